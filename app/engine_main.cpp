@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// ringlab-engine: the headless front end of the Ringlab engine.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "app/duration.h"
+#include "app/params_printer.h"
+#include "app/run_command.h"
+#include "engine/profile.h"
+#include "engine/version.h"
+
+using namespace ringlab;
+
+namespace {
+// A CLI11 validator for durations, naming the option, the value and the accepted forms.
+CLI::Validator durationValidator(std::int64_t minNs)
+{
+    return CLI::Validator(
+        [minNs](std::string &v) -> std::string {
+            const auto ns = parseDurationNs(v);
+            if (!ns) return "\"" + v + "\" is not a duration (use e.g. 10s, 500ms, 2m)";
+            if (*ns < minNs) return "\"" + v + "\" is too short (at least " + std::to_string(minNs / 1'000'000) + " ms)";
+            return {};
+        },
+        "DURATION");
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CLI::App app{"Ringlab engine: drive a NIC datapath, tune it live, measure what it costs"};
+    app.set_version_flag("--version", std::string("ringlab-engine ") + RINGLAB_VERSION + " (" + RINGLAB_GIT_REVISION + ")");
+    app.require_subcommand(1);
+
+    auto *params = app.add_subcommand("params", "List every tunable: type, unit, range, default, live or restart, explanation");
+    bool paramsJson = false;
+    params->add_flag("--json", paramsJson, "Print as JSON");
+
+    auto *profiles = app.add_subcommand("profiles", "List the profiles found and where");
+
+    auto *run = app.add_subcommand("run", "Run the engine, print samples, take live changes on standard input");
+    RunOptions ro;
+    std::string duration, interval = "100ms", warmup = "1s", output = "table";
+    run->add_option("--profile,-p", ro.profile, "Profile name or path to a .json file")->capture_default_str();
+    run->add_option("--set,-s", ro.sets, "Override a tunable: NAME=VALUE (repeatable)");
+    run->add_option("--duration,-d", duration, "Stop after this long (e.g. 10s); default: until 'quit', end of input or Ctrl+C")
+        ->check(durationValidator(1'000'000));
+    run->add_option("--interval,-i", interval, "Sample interval")->check(durationValidator(10'000'000))->capture_default_str();
+    run->add_option("--warmup", warmup, "Left out of the summary")->check(durationValidator(0))->capture_default_str();
+    run->add_option("--output,-o", output, "Output format")->check(CLI::IsMember({"table", "jsonl"}))->capture_default_str();
+    run->add_option("--seed", ro.seed, "Seed of the simulated traffic")->capture_default_str();
+
+    CLI11_PARSE(app, argc, argv);
+
+    if (params->parsed()) {
+        const ParamSet defaults;
+        paramsJson ? printParamsJson(std::cout, defaults) : printParamsText(std::cout, defaults);
+        return 0;
+    }
+    if (profiles->parsed()) {
+        for (const auto &p : listProfiles())
+            std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "", p.file.c_str());
+        return 0;
+    }
+    if (run->parsed()) {
+        if (!duration.empty()) ro.durationNs = *parseDurationNs(duration);
+        ro.intervalNs = *parseDurationNs(interval);
+        ro.warmupS = static_cast<double>(*parseDurationNs(warmup)) / 1e9;
+        ro.output = output == "jsonl" ? OutputFormat::Jsonl : OutputFormat::Table;
+        return runCommand(ro);
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/params_printer.h"
+
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace ringlab {
+
+namespace {
+std::string wrap(std::string_view text, std::size_t width, const std::string &indent)
+{
+    std::string out, line;
+    std::istringstream words{std::string(text)};
+    std::string w;
+    while (words >> w) {
+        if (!line.empty() && line.size() + 1 + w.size() > width) {
+            out += indent + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + w;
+    }
+    if (!line.empty()) out += indent + line + "\n";
+    return out;
+}
+} // namespace
+
+void printParamsText(std::ostream &out, const ParamSet &current)
+{
+    std::string_view group;
+    for (const auto &t : tunables()) {
+        if (t.group != group) {
+            group = t.group;
+            out << (&t == &tunables().front() ? "" : "\n") << "== " << group << " ==\n";
+        }
+        out << std::left << std::setw(20) << t.name << " " << std::setw(8) << typeName(t.type) << " "
+            << std::setw(8) << (t.apply == Apply::Live ? "live" : "restart") << " default "
+            << ParamSet::format(t, current.value(t.id)) << "; allowed: " << allowedText(t) << "\n";
+        out << wrap(t.help, 76, "    ");
+    }
+}
+
+void printParamsJson(std::ostream &out, const ParamSet &current)
+{
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto &t : tunables()) {
+        nlohmann::json j = {{"name", t.name},
+                            {"group", t.group},
+                            {"type", typeName(t.type)},
+                            {"unit", t.unit},
+                            {"apply", t.apply == Apply::Live ? "live" : "restart"},
+                            {"default", ParamSet::format(t, current.value(t.id))},
+                            {"allowed", allowedText(t)},
+                            {"help", t.help}};
+        if (t.type == Type::Integer || t.type == Type::Real) {
+            j["min"] = t.min;
+            j["max"] = t.max;
+        }
+        if (t.type == Type::Choice) {
+            nlohmann::json c = nlohmann::json::array();
+            for (auto ch : t.choices) c.push_back(ch);
+            j["choices"] = c;
+        }
+        if (t.power_of_two) j["power_of_two"] = true;
+        arr.push_back(j);
+    }
+    out << arr.dump(2) << "\n";
+}
+
+std::string paramValueLine(const ParamSet &ps, const TunableInfo &t)
+{
+    std::ostringstream out;
+    out << std::left << std::setw(20) << t.name << " = " << std::setw(18) << ps.text(t.id) << " ("
+        << (t.unit.empty() ? std::string(typeName(t.type)) : std::string(t.unit)) << ", "
+        << (t.apply == Apply::Live ? "live" : "restart") << ")\n";
+    return out.str();
+}
+
+} // namespace ringlab

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/run_command.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "app/console_commands.h"
+#include "drivers/sim/sim_nic.h"
+#include "engine/clock.h"
+#include "engine/engine.h"
+#include "engine/profile.h"
+
+namespace ringlab {
+
+namespace {
+
+bool buildParams(const RunOptions &o, ParamSet &ps, Profile &profile)
+{
+    std::string error;
+    const auto file = findProfile(o.profile, error);
+    if (file.empty() || !loadProfile(file, profile, error)) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", error.c_str());
+        return false;
+    }
+    if (profile.device != "sim") {
+        std::fprintf(stderr, "ringlab-engine: profile %s: device \"%s\" is not available in this build (allowed: sim)\n",
+                     profile.name.c_str(), profile.device.c_str());
+        return false;
+    }
+    if (auto st = ps.set(profile.values); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: profile %s: %s\n", file.c_str(), st.error.c_str());
+        return false;
+    }
+    Assignments overrides;
+    for (const auto &s : o.sets) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            std::fprintf(stderr, "ringlab-engine: --set \"%s\": expected NAME=VALUE, e.g. --set poll.mode=busy\n", s.c_str());
+            return false;
+        }
+        overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    }
+    if (auto st = ps.set(overrides); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: --set: %s\n", st.error.c_str());
+        return false;
+    }
+    return true;
+}
+
+// Reads whole lines from a non-blocking descriptor.
+class LineReader {
+public:
+    explicit LineReader(int fd) : fd_(fd) {}
+    // False at end of input.
+    bool read(std::vector<std::string> &lines)
+    {
+        char buf[4096];
+        const ssize_t n = ::read(fd_, buf, sizeof buf);
+        if (n == 0) {
+            if (!pending_.empty()) lines.push_back(std::move(pending_));
+            return false;
+        }
+        if (n < 0) return errno == EAGAIN || errno == EINTR;
+        pending_.append(buf, static_cast<std::size_t>(n));
+        for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
+            lines.push_back(pending_.substr(0, nl));
+            pending_.erase(0, nl + 1);
+        }
+        return true;
+    }
+
+private:
+    int fd_;
+    std::string pending_;
+};
+
+} // namespace
+
+int runCommand(const RunOptions &o)
+{
+    ParamSet ps;
+    Profile profile;
+    if (!buildParams(o, ps, profile)) return 2;
+
+    // Signals are taken through a descriptor; engine threads inherit the blocked mask.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    const int sigFd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+    const std::uint64_t seed = o.seed;
+    auto factory = [seed](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
+        return std::make_unique<sim::SimNic>(p, live, seed);
+    };
+    std::unique_ptr<Engine> engine;
+    try {
+        engine = std::make_unique<Engine>(ps, factory, EngineOptions{o.intervalNs});
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ringlab-engine: cannot set up the engine: %s\n", e.what());
+        return 1;
+    }
+    auto printer = std::make_shared<SamplePrinter>(o.output, stdout);
+    engine->subscribe(printer);
+
+    const bool interactive = isatty(STDIN_FILENO);
+    std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n", profile.name.c_str(),
+                 profile.file.c_str(), engine->deviceInfo().name.c_str(),
+                 o.durationNs >= 0 ? "running for the given duration" : "running until 'quit', end of input or Ctrl+C");
+    if (interactive) std::fprintf(stderr, "type 'help' for commands\n");
+    try {
+        engine->start();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ringlab-engine: cannot start: %s\n", e.what());
+        return 1;
+    }
+
+    ConsoleCommands console(*engine, *printer, interactive ? "user" : "script", stderr);
+    LineReader reader(STDIN_FILENO);
+    const int flags = fcntl(STDIN_FILENO, F_GETFL);
+    bool stdinOpen = flags >= 0 && fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) == 0;
+    const std::int64_t deadline = o.durationNs >= 0 ? nowNs() + o.durationNs : -1;
+    bool quit = false;
+    while (!quit) {
+        pollfd fds[2] = {{sigFd, POLLIN, 0}, {stdinOpen ? STDIN_FILENO : -1, POLLIN, 0}};
+        int timeoutMs = -1;
+        if (deadline >= 0) {
+            const std::int64_t left = deadline - nowNs();
+            if (left <= 0) break;
+            timeoutMs = static_cast<int>((left + 999'999) / 1'000'000);
+        }
+        if (::poll(fds, 2, timeoutMs) < 0 && errno != EINTR) break;
+        if (fds[0].revents & POLLIN) {
+            signalfd_siginfo si;
+            [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
+            std::fprintf(stderr, "ringlab-engine: %s, stopping\n", strsignal(static_cast<int>(si.ssi_signo)));
+            break;
+        }
+        if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+            std::vector<std::string> lines;
+            stdinOpen = reader.read(lines);
+            for (const auto &line : lines)
+                if (!console.execute(line)) quit = true;
+            // Without a duration, end of input ends the run, as with a pipe of commands.
+            if (!stdinOpen && deadline < 0) quit = true;
+        }
+    }
+    if (flags >= 0) fcntl(STDIN_FILENO, F_SETFL, flags);
+    engine->stop();
+    printer->printSummary(summarizeRun(printer->samples(), o.warmupS));
+    close(sigFd);
+    return 0;
+}
+
+} // namespace ringlab

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `ringlab-engine run`: a profile plus overrides on a device, samples printed as they come,
+// live changes from standard input, and a summary at the end.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/sample_printer.h"
+
+namespace ringlab {
+
+struct RunOptions {
+    std::string profile = "default";
+    std::vector<std::string> sets;    // "name=value"
+    std::int64_t durationNs = -1;     // < 0: until quit, end of input or a signal
+    std::int64_t intervalNs = 100'000'000;
+    double warmupS = 1.0;
+    OutputFormat output = OutputFormat::Table;
+    std::uint64_t seed = 1;
+};
+
+// Returns the process exit code: 0, 1 (failure while running) or 2 (bad input).
+int runCommand(const RunOptions &opts);
+
+} // namespace ringlab

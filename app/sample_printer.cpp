@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/sample_printer.h"
+
+#include "engine/sample_json.h"
+
+namespace ringlab {
+
+std::string stageBreakdown(const Sample &s)
+{
+    if (!s.latency.count) return "-";
+    std::string out = "[0";
+    double sum = 0;
+    char buf[32];
+    for (std::size_t k = 0; k < kStageSpans; ++k) {
+        std::snprintf(buf, sizeof buf, "->%.0f", s.stageUs[k]);
+        out += buf;
+        sum += s.stageUs[k];
+    }
+    std::snprintf(buf, sizeof buf, "=%.0f us]", sum);
+    return out + buf;
+}
+
+void SamplePrinter::header()
+{
+    std::fprintf(out_, "%7s %9s %8s %9s %9s %9s %9s %9s %8s %8s %8s %8s  %s\n", "t(s)", "rx pps",
+                 "rx Mb/s", "tx pps", "missed/s", "poll ms/s", "poll wk/s", "proc ms/s", "p50 us",
+                 "p99 us", "max us", "rtt us", "stages (harvest->handoff->process->txpost->wire)");
+    rowsSinceHeader_ = 0;
+}
+
+void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
+{
+    {
+        std::lock_guard lock(mutex_);
+        samples_.push_back(s);
+    }
+    if (fmt_ == OutputFormat::Jsonl) {
+        std::fprintf(out_, "%s\n", toJson(*s).dump().c_str());
+        std::fflush(out_);
+        return;
+    }
+    if (rowsSinceHeader_ >= 25) header();
+    ++rowsSinceHeader_;
+    const ThreadStat *poll = s->thread("poll");
+    std::fprintf(out_, "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n", s->t,
+                 s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->rateOf(C::RxMissed),
+                 poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->processCpuMsPerS,
+                 s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
+                 stageBreakdown(*s).c_str());
+    std::fflush(out_);
+}
+
+void SamplePrinter::onEvent(const Event &e)
+{
+    if (fmt_ == OutputFormat::Jsonl) {
+        std::fprintf(out_, "%s\n", toJson(e).dump().c_str());
+    } else if (e.kind == "param") {
+        std::fprintf(out_, "# %.2fs %s: %s -> %s (%s)\n", e.t, e.tunable.c_str(), e.before.c_str(),
+                     e.after.c_str(), e.source.c_str());
+    } else {
+        std::fprintf(out_, "# %.2fs %s%s%s\n", e.t, e.kind.c_str(), e.message.empty() ? "" : ": ",
+                     e.message.c_str());
+    }
+    std::fflush(out_);
+}
+
+std::vector<std::shared_ptr<const Sample>> SamplePrinter::samples() const
+{
+    std::lock_guard lock(mutex_);
+    return samples_;
+}
+
+std::shared_ptr<const Sample> SamplePrinter::latest() const
+{
+    std::lock_guard lock(mutex_);
+    return samples_.empty() ? nullptr : samples_.back();
+}
+
+void SamplePrinter::printThreads(std::FILE *out) const
+{
+    auto s = latest();
+    if (!s) {
+        std::fprintf(out, "no sample yet\n");
+        return;
+    }
+    std::fprintf(out, "%-12s %10s %8s %10s\n", "thread", "CPU ms/s", "CPU %", "wakeups/s");
+    for (const auto &t : s->threads)
+        std::fprintf(out, "%-12s %10.1f %8.1f %10.0f\n", t.name.c_str(), t.cpuMsPerS, t.cpuPct, t.wakeupsPerS);
+    std::fprintf(out, "%-12s %10.1f %8.1f\n", "(process)", s->processCpuMsPerS, s->processCpuPct);
+}
+
+void SamplePrinter::printSummary(const RunSummary &r)
+{
+    if (fmt_ == OutputFormat::Jsonl) {
+        nlohmann::json j = {{"type", "summary"}, {"duration", r.duration}, {"warmup", r.warmup}, {"samples", r.samples}};
+        nlohmann::json m = nlohmann::json::object();
+        for (const auto &[k, v] : r.metrics)
+            m[k] = {{"mean", v.mean}, {"median", v.median}, {"min", v.min}, {"max", v.max}, {"n", v.n}};
+        j["metrics"] = m;
+        j["totals"] = r.totals;
+        std::fprintf(out_, "%s\n", j.dump().c_str());
+        std::fflush(out_);
+        return;
+    }
+    auto get = [&](const std::string &k) { auto it = r.metrics.find(k); return it == r.metrics.end() ? MetricSummary{} : it->second; };
+    std::fprintf(out_, "\n== summary: %.1f s, %zu samples after %.1f s warm-up (mean / median / max) ==\n",
+                 r.duration, r.samples, r.warmup);
+    auto row = [&](const char *label, const std::string &key, const char *unit) {
+        const MetricSummary m = get(key);
+        if (m.n) std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", label, m.mean, m.median, m.max, unit);
+    };
+    row("offered", "offered_pps", "pps");
+    row("received", "rx_pps", "pps");
+    row("received", "rx_mbps", "Mbit/s");
+    row("transmitted", "tx_pps", "pps");
+    row("latency p50", "latency_p50_us", "us");
+    row("latency p99", "latency_p99_us", "us");
+    row("latency max", "latency_max_us", "us");
+    row("probe round trip", "probe_rtt_us", "us");
+    row("process CPU", "process_cpu_ms_per_s", "ms/s");
+    for (const auto &name : r.threadNames) {
+        row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");
+        row(("wakeups " + name).c_str(), "thread." + name + ".wakeups_per_s", "/s");
+    }
+    for (const char *k : {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",
+                          "work_items_per_s", "timer_arms_per_s", "timer_fires_per_s"})
+        row(k, k, "/s");
+    std::fprintf(out_, "  totals: offered %llu, delivered %llu, rx_missed %llu, alloc_fail %llu, tx_full %llu, handoff_full %llu\n",
+                 static_cast<unsigned long long>(r.totals.at("offered")),
+                 static_cast<unsigned long long>(r.totals.at("tx_packets")),
+                 static_cast<unsigned long long>(r.totals.at("rx_missed")),
+                 static_cast<unsigned long long>(r.totals.at("alloc_fail")),
+                 static_cast<unsigned long long>(r.totals.at("tx_full")),
+                 static_cast<unsigned long long>(r.totals.at("handoff_full")));
+    std::fflush(out_);
+}
+
+} // namespace ringlab

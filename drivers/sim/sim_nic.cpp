@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "drivers/sim/sim_nic.h"
+
+#include <algorithm>
+
+#include "engine/clock.h"
+
+namespace ringlab::sim {
+
+namespace {
+// Preamble, start delimiter and inter-frame gap add 20 bytes of wire time to every frame.
+constexpr double kWireOverheadBytes = 20;
+double wireNs(double frameBytes, double mbps) { return (frameBytes + kWireOverheadBytes) * 8e3 / mbps; }
+} // namespace
+
+SimNic::SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed)
+    : live_(live), load_(seed), probes_(seed * 31 + 7)
+{
+    reconfigure(params);
+}
+
+void SimNic::reconfigure(const ParamSet &params)
+{
+    rx_ = std::make_unique<RxRing>(static_cast<std::uint32_t>(params.i(P::RxRingSize)));
+    tx_ = std::make_unique<TxRing>(static_cast<std::uint32_t>(params.i(P::TxRingSize)));
+    linkUp(nowNs());
+}
+
+void SimNic::linkUp(std::int64_t nowNs)
+{
+    started_ = nowNs;
+    frameBytes_ = 0;
+    probeHz_ = -1;
+    load_.reshape({}, nowNs);
+    txWireFreeNs_ = 0;
+    followLoad(nowNs);
+}
+
+void SimNic::followLoad(std::int64_t nowNs)
+{
+    const std::int64_t frame = live_.i(P::LoadFrameBytes);
+    const double mbps = static_cast<double>(live_.i(P::LinkMbps));
+    ArrivalShape shape;
+    shape.pattern = live_.choice<LoadPattern>(P::LoadPattern);
+    const double linePps = mbps * 1e6 / ((static_cast<double>(frame) + kWireOverheadBytes) * 8);
+    shape.ratePps = std::min(static_cast<double>(live_.i(P::LoadRatePps)), linePps);
+    shape.onNs = live_.i(P::LoadBurstOnUs) * 1000;
+    shape.offNs = live_.i(P::LoadBurstOffUs) * 1000;
+    frameBytes_ = frame;
+    if (!(shape == load_.shape())) {
+        // Continue from the last arrival so a change does not bunch or skip frames.
+        const std::int64_t next = load_.peek();
+        load_.reshape(shape, next == kNever ? nowNs : std::min(next, nowNs));
+    }
+    const std::int64_t hz = live_.i(P::ProbeRateHz);
+    if (hz != probeHz_) {
+        probeHz_ = hz;
+        probes_.reshape({LoadPattern::Constant, static_cast<double>(hz), 0, 0}, nowNs);
+    }
+}
+
+void SimNic::advance(std::int64_t nowNs, Counters &c)
+{
+    followLoad(nowNs);
+    const std::uint32_t tail = rx_->tail_.load(std::memory_order_acquire);
+    std::uint32_t hw = rx_->hw_.load(std::memory_order_relaxed);
+    std::uint64_t offered = 0, missed = 0;
+    for (;;) {
+        const std::int64_t tl = load_.peek(), tp = probes_.peek();
+        const bool probe = tp <= tl;
+        const std::int64_t t = probe ? tp : tl;
+        if (t > nowNs) break;
+        probe ? probes_.pop() : load_.pop();
+        ++offered;
+        RxDesc &d = rx_->at(hw);
+        if (hw != tail && d.postedNs <= t) {
+            Buffer *b = d.buf;
+            b->len = probe ? kProbeBytes : static_cast<std::uint32_t>(frameBytes_);
+            b->probe = probe;
+            b->seq = seq_++;
+            b->at(Stage::Arrival) = t;
+            ++hw;
+        } else {
+            ++missed;
+        }
+    }
+    rx_->hw_.store(hw, std::memory_order_release);
+    if (offered) c.add(C::Offered, offered);
+    if (missed) c.add(C::RxMissed, missed);
+}
+
+std::uint32_t SimNic::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs, Counters &c)
+{
+    advance(nowNs, c);
+    const std::uint32_t hw = rx_->hw_.load(std::memory_order_relaxed);
+    const std::uint32_t clean = rx_->clean_.load(std::memory_order_relaxed);
+    const std::uint32_t k = std::min(max, hw - clean);
+    for (std::uint32_t j = 0; j < k; ++j) out[j] = rx_->at(clean + j).buf;
+    rx_->clean_.store(clean + k, std::memory_order_release);
+    return k;
+}
+
+std::uint32_t SimNic::rxDrain(Buffer **out, std::uint32_t max)
+{
+    std::uint32_t clean = rx_->clean_.load(std::memory_order_relaxed);
+    const std::uint32_t tail = rx_->tail_.load(std::memory_order_acquire);
+    std::uint32_t k = 0;
+    while (clean != tail && k < max) out[k++] = rx_->at(clean++).buf;
+    rx_->clean_.store(clean, std::memory_order_release);
+    rx_->hw_.store(clean, std::memory_order_release);
+    return k;
+}
+
+std::uint32_t SimNic::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs)
+{
+    const std::uint32_t tail = tx_->tail_.load(std::memory_order_relaxed);
+    const std::uint32_t free = tx_->size() - (tail - tx_->clean_.load(std::memory_order_acquire));
+    const std::uint32_t k = std::min(n, free);
+    const double mbps = static_cast<double>(live_.i(P::LinkMbps));
+    double wire = std::max(txWireFreeNs_, static_cast<double>(nowNs));
+    for (std::uint32_t j = 0; j < k; ++j) {
+        wire += wireNs(bufs[j]->len, mbps);
+        const auto done = static_cast<std::int64_t>(wire);
+        bufs[j]->at(Stage::TxDone) = done;
+        tx_->at(tail + j) = TxDesc{bufs[j], done};
+    }
+    txWireFreeNs_ = wire;
+    tx_->tail_.store(tail + k, std::memory_order_release);
+    return k;
+}
+
+std::uint32_t SimNic::txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs)
+{
+    std::uint32_t clean = tx_->clean_.load(std::memory_order_relaxed);
+    const std::uint32_t tail = tx_->tail_.load(std::memory_order_acquire);
+    std::uint32_t k = 0;
+    while (clean != tail && k < max && tx_->at(clean).doneNs <= nowNs) out[k++] = tx_->at(clean++).buf;
+    tx_->clean_.store(clean, std::memory_order_release);
+    return k;
+}
+
+std::uint32_t SimNic::txDrain(Buffer **out, std::uint32_t max)
+{
+    std::uint32_t clean = tx_->clean_.load(std::memory_order_relaxed);
+    const std::uint32_t tail = tx_->tail_.load(std::memory_order_acquire);
+    std::uint32_t k = 0;
+    while (clean != tail && k < max) out[k++] = tx_->at(clean++).buf;
+    tx_->clean_.store(clean, std::memory_order_release);
+    return k;
+}
+
+std::int64_t SimNic::nextInterruptNs(std::int64_t nowNs)
+{
+    followLoad(nowNs);
+    ArrivalGenerator load = load_, probes = probes_;
+    const std::int64_t first = std::min(load.peek(), probes.peek());
+    if (first == kNever) return -1;
+    const std::int64_t byTime = first + live_.i(P::IrqUsecs) * 1000;
+    const std::int64_t frames = live_.i(P::IrqFrames);
+    for (std::int64_t k = 1;; ++k) {
+        const std::int64_t t = std::min(load.peek(), probes.peek());
+        if (t >= byTime) return byTime;
+        if (k == frames) return t;
+        load.peek() <= probes.peek() ? load.pop() : probes.pop();
+    }
+}
+
+} // namespace ringlab::sim

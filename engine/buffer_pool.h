@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Fixed-size pool of preallocated packet buffers. Allocation and release are bulk operations
+// on a lock-free ring; an allocation that finds the pool empty fails and is counted by the
+// caller.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/mpmc_ring.h"
+#include "engine/packet.h"
+
+namespace ringlab {
+
+class BufferPool {
+public:
+    static constexpr std::uint32_t kDataRoom = 9216; // fits a 9018-byte jumbo frame
+
+    explicit BufferPool(std::uint32_t buffers);
+    ~BufferPool();
+    BufferPool(const BufferPool &) = delete;
+    BufferPool &operator=(const BufferPool &) = delete;
+
+    std::uint32_t size() const { return static_cast<std::uint32_t>(buffers_.size()); }
+    std::uint32_t available() const { return free_.count(); }
+    // Up to n buffers; fewer when the pool runs dry.
+    std::uint32_t alloc(Buffer **out, std::uint32_t n) { return free_.dequeueBurst(out, n); }
+    void release(Buffer *const *bufs, std::uint32_t n);
+
+private:
+    std::uint8_t *memory_ = nullptr;
+    std::size_t bytes_ = 0;
+    std::vector<Buffer> buffers_;
+    MpmcRing<Buffer *> free_;
+};
+
+} // namespace ringlab

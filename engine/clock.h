@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Monotonic time in nanoseconds (vDSO, no system call).
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+
+namespace ringlab {
+
+inline std::int64_t nowNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline timespec toTimespec(std::int64_t ns)
+{
+    return timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+}
+
+inline void cpuRelax() { __builtin_ia32_pause(); }
+
+} // namespace ringlab

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Event counters. Each engine thread owns one Counters block and is its only writer; the
+// sampler reads every block and sums. Increments are plain load + store (no locked RMW).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+namespace ringlab {
+
+enum class C : std::uint8_t {
+    Offered,        // frames the device generated (load + probes)
+    RxPackets,      // harvested from the RX ring
+    RxBytes,
+    Processed,      // finished the processing stage
+    TxPackets,      // completed on the wire and cleaned
+    TxBytes,
+    RxMissed,       // arrival found no posted RX buffer
+    AllocFail,      // buffer pool empty when refilling
+    TxFull,         // TX ring full at transmit
+    HandoffFull,    // hand-off queue full
+    Polls,
+    EmptyPolls,
+    Interrupts,
+    RefillWakeups,  // refill thread woken / refill work queued
+    RefillPosted,   // buffers posted to the RX ring
+    WorkItems,      // work items executed by the work queue
+    TimerArms,
+    TimerCancels,
+    TimerFires,
+    TxCleans,       // TX clean passes
+    TxCleanKicks,   // clean scheduled by tx.coalesce_frames
+    Reordered,      // packets processed out of arrival order
+    Count
+};
+inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(C::Count);
+
+std::string_view counterName(C c);
+
+struct alignas(64) Counters {
+    std::array<std::atomic<std::uint64_t>, kCounterCount> v{};
+
+    void add(C c, std::uint64_t n = 1)
+    {
+        auto &slot = v[static_cast<std::size_t>(c)];
+        slot.store(slot.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
+    std::uint64_t get(C c) const { return v[static_cast<std::size_t>(c)].load(std::memory_order_relaxed); }
+};
+
+// A plain snapshot, for sums and differences.
+struct CounterValues {
+    std::array<std::uint64_t, kCounterCount> v{};
+    std::uint64_t operator[](C c) const { return v[static_cast<std::size_t>(c)]; }
+    void addFrom(const Counters &c)
+    {
+        for (std::size_t k = 0; k < kCounterCount; ++k) v[k] += c.v[k].load(std::memory_order_relaxed);
+    }
+    void addFrom(const CounterValues &c)
+    {
+        for (std::size_t k = 0; k < kCounterCount; ++k) v[k] += c.v[k];
+    }
+};
+
+} // namespace ringlab

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath.h"
+
+#include "engine/clock.h"
+
+namespace ringlab {
+
+namespace {
+// Every 10 ms a housekeeping item runs on the shared work queue, as periodic kernel work
+// (vmstat, neighbour GC...) does, so refill and per-packet work share it with something.
+constexpr std::int64_t kHousekeepingNs = 10'000'000;
+} // namespace
+
+Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, ThreadRegistry &reg)
+    : dev_(dev), pool_(static_cast<std::uint32_t>(params.i(P::RxPoolBuffers))),
+      wq_(reg, static_cast<int>(params.i(P::WorkqueueThreads))),
+      tx_(live, dev, pool_, reg,
+          params.choice<HandoffMode>(P::HandoffMode) == HandoffMode::Work &&
+              params.i(P::WorkqueueThreads) > 1),
+      handoff_(makeHandoff(params.choice<HandoffMode>(P::HandoffMode),
+                           HandoffDeps{live, pool_, tx_, reg, wq_,
+                                       static_cast<std::uint32_t>(params.i(P::HandoffQueueLen))})),
+      refill_(makeRefiller(params.choice<RefillContext>(P::RefillContext), live, dev, pool_, reg, wq_)),
+      poll_(live, dev, *refill_, *handoff_, reg)
+{
+    housekeeping_.ctx = this;
+    housekeeping_.fn = [](WorkItem *w) { static_cast<Datapath *>(w->ctx)->housekeeping(); };
+}
+
+Datapath::~Datapath() { stop(); }
+
+void Datapath::housekeeping()
+{
+    if (running_.load(std::memory_order_acquire)) wq_.queueDelayed(&housekeeping_, kHousekeepingNs);
+}
+
+void Datapath::start()
+{
+    running_.store(true, std::memory_order_release);
+    refill_->prime(currentCounters());
+    dev_.linkUp(nowNs());
+    handoff_->start();
+    refill_->start();
+    poll_.start();
+    wq_.queueDelayed(&housekeeping_, kHousekeepingNs);
+}
+
+void Datapath::stop()
+{
+    if (!running_.exchange(false)) return;
+    // Upstream first: nothing new enters while the stages behind drain.
+    poll_.stop();
+    refill_->stop();
+    handoff_->stop();
+    wq_.stop();
+    tx_.stop();
+    Buffer *bufs[256];
+    while (std::uint32_t k = dev_.rxDrain(bufs, 256)) pool_.release(bufs, k);
+    while (std::uint32_t k = dev_.txDrain(bufs, 256)) pool_.release(bufs, k);
+}
+
+} // namespace ringlab

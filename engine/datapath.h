@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// One build of the datapath for a set of restart tunables: pool, work queue, TX side,
+// hand-off, refill context and poll loop, started and stopped as a unit. A restart tunable
+// change tears one down and builds the next.
+#pragma once
+
+#include <memory>
+
+#include "engine/buffer_pool.h"
+#include "engine/device.h"
+#include "engine/handoff.h"
+#include "engine/live_params.h"
+#include "engine/poll_loop.h"
+#include "engine/refill.h"
+#include "engine/thread_registry.h"
+#include "engine/transmitter.h"
+#include "engine/work_queue.h"
+
+namespace ringlab {
+
+class Datapath {
+public:
+    Datapath(const ParamSet &params, const LiveParams &live, Device &dev, ThreadRegistry &reg);
+    ~Datapath();
+    Datapath(const Datapath &) = delete;
+    Datapath &operator=(const Datapath &) = delete;
+
+    void start();
+    // Quiesce: stop every thread, then hand every buffer back to the pool.
+    void stop();
+    void nudge() { poll_.nudge(); }
+
+    const LatencyStats &latency() const { return tx_.latency(); }
+    const BufferPool &pool() const { return pool_; }
+    std::uint32_t handoffDepth() const { return handoff_->depth(); }
+    std::size_t workQueueDepth() const { return wq_.depth(); }
+
+private:
+    void housekeeping();
+
+    Device &dev_;
+    BufferPool pool_;
+    WorkQueue wq_;
+    Transmitter tx_;
+    std::unique_ptr<Handoff> handoff_;
+    std::unique_ptr<Refiller> refill_;
+    PollLoop poll_;
+    WorkItem housekeeping_;
+    std::atomic<bool> running_{false};
+};
+
+} // namespace ringlab

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/engine.h"
+
+#include <algorithm>
+
+#include "engine/clock.h"
+
+namespace ringlab {
+
+Engine::Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts)
+    : params_(initial), live_(initial), opts_(opts), device_(factory(initial, live_)),
+      stress_(live_, threads_)
+{
+}
+
+Engine::~Engine() { stop(); }
+
+bool Engine::running() const { return running_.load(std::memory_order_acquire); }
+
+ParamSet Engine::params() const
+{
+    std::lock_guard lock(controlMutex_);
+    return params_;
+}
+
+DeviceInfo Engine::deviceInfo() const { return device_->info(); }
+
+double Engine::sinceStart() const
+{
+    return startNs_ ? static_cast<double>(nowNs() - startNs_) / 1e9 : 0.0;
+}
+
+void Engine::subscribe(std::shared_ptr<Subscriber> s)
+{
+    std::lock_guard lock(subscribersMutex_);
+    subscribers_.push_back(std::move(s));
+}
+
+void Engine::unsubscribe(const std::shared_ptr<Subscriber> &s)
+{
+    std::lock_guard lock(subscribersMutex_);
+    subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s), subscribers_.end());
+}
+
+void Engine::emit(const Event &e)
+{
+    std::lock_guard lock(subscribersMutex_);
+    for (auto &s : subscribers_) s->onEvent(e);
+}
+
+void Engine::start()
+{
+    std::lock_guard lock(controlMutex_);
+    if (running()) return;
+    startNs_ = nowNs();
+    {
+        std::lock_guard dpLock(datapathMutex_);
+        device_->reconfigure(params_);
+        datapath_ = std::make_unique<Datapath>(params_, live_, *device_, threads_);
+        datapath_->start();
+    }
+    stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+    running_.store(true, std::memory_order_release);
+    emit({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
+    sampler_ = EngineThread(threads_, "sampler", [this](std::stop_token st, ThreadEntry &) {
+        samplerThread(st);
+    });
+}
+
+void Engine::stop()
+{
+    std::lock_guard lock(controlMutex_);
+    if (!running()) return;
+    {
+        std::lock_guard dpLock(datapathMutex_);
+        datapath_->stop();
+    }
+    stress_.resize(0);
+    // The sampler takes a last, partial sample when it stops.
+    sampler_.requestStop();
+    samplerWaiter_.wake();
+    sampler_.stop();
+    running_.store(false, std::memory_order_release);
+    emit({sinceStart(), "stop", {}, {}, {}, {}, {}});
+    std::lock_guard dpLock(datapathMutex_);
+    datapath_.reset();
+}
+
+DatapathReading Engine::read()
+{
+    std::lock_guard lock(datapathMutex_);
+    DatapathReading r;
+    r.latency = retiredLatency_;
+    if (datapath_) {
+        r.latency.add(datapath_->latency().snapshot());
+        r.poolFree = datapath_->pool().available();
+        r.handoffDepth = datapath_->handoffDepth();
+        r.rxPosted = device_->rxPosted();
+        r.txPending = device_->txPending();
+    }
+    return r;
+}
+
+void Engine::samplerThread(std::stop_token st)
+{
+    setTimerSlackNs(1000);
+    Sampler sampler(threads_, [this] { return read(); }, startNs_);
+    std::int64_t next = startNs_ + opts_.intervalNs;
+    for (;;) {
+        const bool stopping = st.stop_requested();
+        if (!stopping) samplerWaiter_.waitUntil(next);
+        const std::int64_t now = nowNs();
+        if (st.stop_requested()) {
+            // Final partial interval, if it is long enough to mean anything.
+            if (now - (next - opts_.intervalNs) >= opts_.intervalNs / 10) {
+                auto s = sampler.take(now);
+                std::lock_guard lock(subscribersMutex_);
+                for (auto &sub : subscribers_) sub->onSample(s);
+            }
+            return;
+        }
+        if (now < next) continue;
+        auto s = sampler.take(now);
+        {
+            std::lock_guard lock(subscribersMutex_);
+            for (auto &sub : subscribers_) sub->onSample(s);
+        }
+        next += opts_.intervalNs;
+        if (next <= now) next = now + opts_.intervalNs; // fell behind: skip, never burst
+    }
+}
+
+void Engine::mark(const std::string &label) { emit({sinceStart(), "mark", {}, {}, {}, {}, label}); }
+
+Status Engine::apply(const Assignments &assignments, const std::string &source)
+{
+    std::lock_guard lock(controlMutex_);
+    ParamSet next = params_;
+    std::vector<Change> changes;
+    if (auto st = next.set(assignments, &changes); !st.ok()) return st;
+    params_ = next;
+    live_.publish(params_);
+    bool restart = false;
+    for (const auto &ch : changes) {
+        const auto &t = info(ch.id);
+        restart |= t.apply == Apply::Restart;
+        emit({sinceStart(), "param", std::string(t.name), ParamSet::format(t, ch.before),
+              ParamSet::format(t, ch.after), source, {}});
+    }
+    if (!running()) return Status::success();
+    if (restart) {
+        const std::int64_t t0 = nowNs();
+        std::lock_guard dpLock(datapathMutex_);
+        datapath_->stop();
+        retiredLatency_.add(datapath_->latency().snapshot());
+        datapath_.reset();
+        device_->reconfigure(params_);
+        datapath_ = std::make_unique<Datapath>(params_, live_, *device_, threads_);
+        datapath_->start();
+        const double ms = static_cast<double>(nowNs() - t0) / 1e6;
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "datapath quiesced, rebuilt and resumed in %.1f ms", ms);
+        emit({sinceStart(), "restart", {}, {}, {}, source, msg});
+    } else {
+        std::lock_guard dpLock(datapathMutex_);
+        datapath_->nudge();
+    }
+    stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+    return Status::success();
+}
+
+} // namespace ringlab

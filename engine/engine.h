@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine facade: owns the device, the datapath and the sampler; starts from a parameter
+// set, applies changes while running (live at once, restart ones by quiesce, rebuild,
+// resume), stops cleanly, and delivers Samples and Events to any number of subscribers.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/datapath.h"
+#include "engine/device.h"
+#include "engine/live_params.h"
+#include "engine/sample.h"
+#include "engine/sampler.h"
+#include "engine/stress.h"
+#include "engine/thread_registry.h"
+#include "engine/waiter.h"
+
+namespace ringlab {
+
+using DeviceFactory = std::function<std::unique_ptr<Device>(const ParamSet &, const LiveParams &)>;
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+
+struct EngineOptions {
+    std::int64_t intervalNs = 100'000'000;
+};
+
+class Engine {
+public:
+    Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts = {});
+    ~Engine();
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+
+    void start();
+    void stop();
+    bool running() const;
+
+    // Validates through the registry, then applies. A rejected change leaves every value as
+    // it was; the returned message names the tunable, the value and what is allowed.
+    Status apply(const Assignments &assignments, const std::string &source);
+    ParamSet params() const;
+    DeviceInfo deviceInfo() const;
+    void mark(const std::string &label);
+
+    void subscribe(std::shared_ptr<Subscriber> s);
+    void unsubscribe(const std::shared_ptr<Subscriber> &s);
+
+private:
+    void samplerThread(std::stop_token st);
+    void emit(const Event &e);
+    DatapathReading read();
+    double sinceStart() const;
+
+    mutable std::mutex controlMutex_; // serialises start/stop/apply
+    ParamSet params_;
+    LiveParams live_;
+    EngineOptions opts_;
+    ThreadRegistry threads_;
+    std::unique_ptr<Device> device_;
+    StressPool stress_;
+
+    std::mutex datapathMutex_; // datapath_ and retired_ against the sampler
+    std::unique_ptr<Datapath> datapath_;
+    LatencyStats::Snapshot retiredLatency_;
+
+    std::mutex subscribersMutex_;
+    std::vector<std::shared_ptr<Subscriber>> subscribers_;
+
+    std::int64_t startNs_ = 0;
+    std::atomic<bool> running_{false};
+    Waiter samplerWaiter_;
+    EngineThread sampler_;
+};
+
+} // namespace ringlab

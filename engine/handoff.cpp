@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/handoff.h"
+
+#include "engine/spsc_queue.h"
+#include "engine/waiter.h"
+
+namespace ringlab {
+namespace {
+
+class DirectHandoff final : public Handoff {
+public:
+    explicit DirectHandoff(const HandoffDeps &d) : d_(d), proc_(d.live) {}
+    void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
+    {
+        proc_.process(bufs, n);
+        d_.tx.xmit(bufs, n, c);
+    }
+
+private:
+    HandoffDeps d_;
+    Processor proc_;
+};
+
+class FifoHandoff final : public Handoff {
+public:
+    explicit FifoHandoff(const HandoffDeps &d) : d_(d), queue_(d.queueLen) {}
+    ~FifoHandoff() override { stop(); }
+    void start() override
+    {
+        thread_ = EngineThread(d_.reg, "rx-fifo", [this](std::stop_token st, ThreadEntry &self) {
+            Processor proc(d_.live);
+            Buffer *bufs[256];
+            while (!st.stop_requested()) {
+                const std::uint32_t k = queue_.pop(bufs, 256);
+                if (k == 0) {
+                    waiter_.waitUntil(-1);
+                    continue;
+                }
+                proc.process(bufs, k);
+                d_.tx.xmit(bufs, k, self.counters);
+            }
+        });
+    }
+    void stop() override
+    {
+        thread_.requestStop();
+        waiter_.wake();
+        thread_.stop();
+        Buffer *bufs[256];
+        while (std::uint32_t k = queue_.pop(bufs, 256)) d_.pool.release(bufs, k);
+    }
+    void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
+    {
+        const std::uint32_t k = queue_.push(bufs, n);
+        if (k < n) {
+            c.add(C::HandoffFull, n - k);
+            d_.pool.release(bufs + k, n - k);
+        }
+        waiter_.wake(); // a system call only when the consumer sleeps
+    }
+
+private:
+    HandoffDeps d_;
+    SpscQueue<Buffer *> queue_;
+    Waiter waiter_;
+    EngineThread thread_;
+};
+
+class WorkHandoff final : public Handoff {
+public:
+    explicit WorkHandoff(const HandoffDeps &d) : d_(d) {}
+    void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
+    {
+        const std::uint64_t inFlight = queued_ - done_.load(std::memory_order_acquire);
+        std::uint32_t room = inFlight >= d_.queueLen ? 0 : d_.queueLen - static_cast<std::uint32_t>(inFlight);
+        for (std::uint32_t k = 0; k < n; ++k) {
+            Buffer *b = bufs[k];
+            if (room == 0) {
+                c.add(C::HandoffFull);
+                d_.pool.release(&b, 1);
+                continue;
+            }
+            --room;
+            ++queued_;
+            b->work.ctx = this;
+            b->work.arg = b;
+            b->work.fn = &WorkHandoff::run;
+            d_.wq.queue(&b->work);
+        }
+    }
+    std::uint32_t depth() const override
+    {
+        return static_cast<std::uint32_t>(queued_ - done_.load(std::memory_order_acquire));
+    }
+
+private:
+    static void run(WorkItem *w)
+    {
+        auto *self = static_cast<WorkHandoff *>(w->ctx);
+        auto *b = static_cast<Buffer *>(w->arg);
+        thread_local std::unique_ptr<Processor> proc;
+        if (!proc) proc = std::make_unique<Processor>(self->d_.live);
+        proc->process(&b, 1);
+        self->d_.tx.xmit(&b, 1, currentCounters());
+        self->done_.fetch_add(1, std::memory_order_release);
+    }
+
+    HandoffDeps d_;
+    std::uint64_t queued_ = 0; // poll thread only
+    std::atomic<std::uint64_t> done_{0};
+};
+
+} // namespace
+
+std::unique_ptr<Handoff> makeHandoff(HandoffMode mode, const HandoffDeps &deps)
+{
+    switch (mode) {
+    case HandoffMode::Direct: return std::make_unique<DirectHandoff>(deps);
+    case HandoffMode::Fifo: return std::make_unique<FifoHandoff>(deps);
+    case HandoffMode::Work: return std::make_unique<WorkHandoff>(deps);
+    }
+    return nullptr;
+}
+
+} // namespace ringlab

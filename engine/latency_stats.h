@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Per-packet latency, recorded by the one thread that sees a packet complete (TX clean):
+// the end-to-end histogram, the probe round trips, and per-stage sums for the Zephyr-style
+// breakdown arrival -> harvest -> hand-off -> processed -> TX posted -> TX completed.
+#pragma once
+
+#include <array>
+#include <atomic>
+
+#include "engine/histogram.h"
+#include "engine/packet.h"
+
+namespace ringlab {
+
+inline constexpr std::size_t kStageSpans = kStageCount - 1;
+
+class LatencyStats {
+public:
+    void record(const Buffer &b)
+    {
+        const std::int64_t total = b.at(Stage::TxDone) - b.at(Stage::Arrival);
+        (b.probe ? rtt_ : total_).record(static_cast<std::uint64_t>(total > 0 ? total : 0));
+        if (b.probe) return;
+        for (std::size_t s = 0; s < kStageSpans; ++s) {
+            const std::int64_t d = b.ts[s + 1] - b.ts[s];
+            stageNs_[s].store(stageNs_[s].load(std::memory_order_relaxed) + (d > 0 ? d : 0),
+                              std::memory_order_relaxed);
+        }
+    }
+
+    struct Snapshot {
+        Histogram::Snapshot total, rtt;
+        std::array<std::uint64_t, kStageSpans> stageNs{};
+        void add(const Snapshot &o)
+        {
+            total.add(o.total);
+            rtt.add(o.rtt);
+            for (std::size_t s = 0; s < kStageSpans; ++s) stageNs[s] += o.stageNs[s];
+        }
+    };
+    Snapshot snapshot() const
+    {
+        Snapshot s{total_.snapshot(), rtt_.snapshot(), {}};
+        for (std::size_t k = 0; k < kStageSpans; ++k) s.stageNs[k] = stageNs_[k].load(std::memory_order_relaxed);
+        return s;
+    }
+
+private:
+    Histogram total_;
+    Histogram rtt_;
+    std::array<std::atomic<std::uint64_t>, kStageSpans> stageNs_{};
+};
+
+} // namespace ringlab

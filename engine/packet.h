@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A packet buffer and the work item embedded in it (as Zephyr embeds k_work in net_pkt).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace ringlab {
+
+struct WorkItem;
+using WorkFn = void (*)(WorkItem *);
+
+struct WorkItem {
+    WorkFn fn = nullptr;
+    void *ctx = nullptr;
+    void *arg = nullptr;
+    WorkItem *next = nullptr;
+    std::atomic<bool> pending{false};
+    std::int64_t dueNs = 0; // for delayed work
+};
+
+// Stage boundaries a packet's timestamps mark, in order.
+enum class Stage : std::uint8_t { Arrival, Harvest, HandoffDone, Processed, TxPosted, TxDone, Count };
+inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::Count);
+
+struct Buffer {
+    std::uint8_t *data = nullptr;
+    std::uint32_t room = 0;  // bytes of data
+    std::uint32_t len = 0;   // frame length
+    std::uint32_t index = 0; // in the pool
+    bool probe = false;
+    std::uint64_t seq = 0;   // arrival order, stamped by the device
+    std::array<std::int64_t, kStageCount> ts{};
+    WorkItem work;
+
+    std::int64_t &at(Stage s) { return ts[static_cast<std::size_t>(s)]; }
+    std::int64_t at(Stage s) const { return ts[static_cast<std::size_t>(s)]; }
+};
+
+} // namespace ringlab

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/poll_loop.h"
+
+#include <vector>
+
+#include "engine/clock.h"
+
+namespace ringlab {
+
+std::int64_t PollLoop::sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
+                                     std::int64_t maxUs, std::int64_t tickHz, std::int64_t &slackNs)
+{
+    if (mode == PollMode::Tick) {
+        // schedule_timeout(usecs_to_jiffies(min)): whole jiffies, expiring on a tick boundary.
+        const std::int64_t tick = 1'000'000'000 / tickHz;
+        const std::int64_t jiffies = (minUs * 1000 + tick - 1) / tick;
+        slackNs = 1;
+        return (nowNs / tick + (jiffies < 1 ? 1 : jiffies)) * tick;
+    }
+    // usleep_range(min, max): sleep min, let the timer fire anywhere up to max.
+    slackNs = (maxUs - minUs) * 1000;
+    return nowNs + minUs * 1000;
+}
+
+void PollLoop::start()
+{
+    thread_ = EngineThread(reg_, "poll", [this](std::stop_token st, ThreadEntry &self) {
+        run(st, self.counters);
+    });
+}
+
+void PollLoop::stop()
+{
+    thread_.requestStop();
+    waiter_.wake();
+    thread_.stop();
+}
+
+void PollLoop::run(std::stop_token st, Counters &c)
+{
+    std::vector<Buffer *> bufs(4096);
+    while (!st.stop_requested()) {
+        const auto budget = static_cast<std::uint32_t>(live_.i(P::PollBudget));
+        const std::int64_t now = nowNs();
+        const std::uint32_t n = dev_.rxHarvest(bufs.data(), budget, now, c);
+        c.add(C::Polls);
+        refill_.afterHarvest(now, c);
+        if (n == 0) {
+            c.add(C::EmptyPolls);
+        } else {
+            std::uint64_t bytes = 0;
+            for (std::uint32_t k = 0; k < n; ++k) {
+                bufs[k]->at(Stage::Harvest) = now;
+                bytes += bufs[k]->len;
+            }
+            c.add(C::RxPackets, n);
+            c.add(C::RxBytes, bytes);
+            handoff_.deliver(bufs.data(), n, c);
+        }
+        if (n == budget) continue; // a full round: more work is waiting, poll again
+
+        const auto mode = live_.choice<PollMode>(P::PollMode);
+        switch (mode) {
+        case PollMode::Busy: break;
+        case PollMode::Sleep:
+        case PollMode::Tick: {
+            std::int64_t slack = 0;
+            const std::int64_t deadline =
+                sleepDeadline(mode, nowNs(), live_.i(P::PollSleepMinUs), live_.i(P::PollSleepMaxUs),
+                              live_.i(P::PollTickHz), slack);
+            setTimerSlackNs(slack);
+            waiter_.waitUntil(deadline);
+            break;
+        }
+        case PollMode::Interrupt: {
+            // Re-enable the interrupt and block until the device raises it.
+            setTimerSlackNs(1);
+            const std::int64_t irq = dev_.nextInterruptNs(nowNs());
+            if (!waiter_.waitUntil(irq)) c.add(C::Interrupts);
+            break;
+        }
+        }
+    }
+}
+
+} // namespace ringlab

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The poll thread: harvest, refill, hand off, then wait as poll.mode says. The wait
+// strategies are a table indexed by mode, read live at every round.
+#pragma once
+
+#include "engine/device.h"
+#include "engine/handoff.h"
+#include "engine/live_params.h"
+#include "engine/refill.h"
+#include "engine/thread_registry.h"
+#include "engine/waiter.h"
+
+namespace ringlab {
+
+class PollLoop {
+public:
+    PollLoop(const LiveParams &live, Device &dev, Refiller &refill, Handoff &handoff,
+             ThreadRegistry &reg)
+        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), reg_(reg) {}
+    ~PollLoop() { stop(); }
+    void start();
+    void stop();
+    // Ends the current wait early, so a changed tunable takes effect at once.
+    void nudge() { waiter_.wake(); }
+
+    // The end of a usleep_range(min, max) / schedule_timeout style sleep, exposed for tests
+    // and benchmarks: returns the absolute deadline and sets the slack to use.
+    static std::int64_t sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
+                                      std::int64_t maxUs, std::int64_t tickHz, std::int64_t &slackNs);
+
+private:
+    void run(std::stop_token st, Counters &c);
+
+    const LiveParams &live_;
+    Device &dev_;
+    Refiller &refill_;
+    Handoff &handoff_;
+    ThreadRegistry &reg_;
+    Waiter waiter_;
+    EngineThread thread_;
+};
+
+} // namespace ringlab

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The processing stage: calibrated CPU work per packet, an optional payload copy to an
+// application buffer, and the injection header built per packet or from a template.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/live_params.h"
+#include "engine/packet.h"
+
+namespace ringlab {
+
+// Busy work of a calibrated number of nanoseconds, without reading the clock.
+class CalibratedSpin {
+public:
+    static void spinNs(std::int64_t ns);
+    static double loopsPerNs(); // measured once per process
+};
+
+// Injection header field packing, after Linux lib/packing.c as ocelot used it.
+void packField(std::uint8_t *buf, std::size_t len, int startBit, int endBit, std::uint64_t value);
+inline constexpr std::size_t kInjectionHeaderBytes = 16;
+void buildHeaderPerPacket(std::uint8_t *hdr, std::uint32_t port, std::uint64_t seq);
+void buildHeaderPrecomputed(std::uint8_t *hdr, const std::uint8_t *tmpl, std::uint64_t seq);
+
+// One processing context (a thread): its own application buffer and header template.
+class Processor {
+public:
+    explicit Processor(const LiveParams &live);
+    // Stamps HandoffDone and Processed on each packet.
+    void process(Buffer *const *bufs, std::uint32_t n);
+    std::uint64_t checksum() const { return sink_; }
+
+private:
+    const LiveParams &live_;
+    std::vector<std::uint8_t> app_;
+    std::uint8_t template_[kInjectionHeaderBytes]{};
+    std::uint64_t sink_ = 0;
+};
+
+} // namespace ringlab

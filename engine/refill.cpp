@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/refill.h"
+
+#include <sched.h>
+
+#include "engine/clock.h"
+
+namespace ringlab {
+
+bool Refiller::fillRing(Counters &c, bool yieldBetween)
+{
+    Buffer *bufs[1024];
+    for (;;) {
+        const std::uint32_t free = dev_.rxFree();
+        if (free == 0) return true;
+        const auto batch = static_cast<std::uint32_t>(live_.i(P::RefillBatch));
+        const std::uint32_t want = free < batch ? free : batch;
+        const std::uint32_t got = pool_.alloc(bufs, want);
+        if (got) {
+            const std::uint32_t posted = dev_.rxPost(bufs, got, nowNs());
+            c.add(C::RefillPosted, posted);
+        }
+        if (got < want) {
+            c.add(C::AllocFail);
+            return false;
+        }
+        if (yieldBetween) sched_yield();
+    }
+}
+
+namespace {
+
+class InlineRefill final : public Refiller {
+public:
+    using Refiller::Refiller;
+    void afterHarvest(std::int64_t nowNs, Counters &c) override
+    {
+        if (nowNs < retryAt_ || !due(dev_.rxFree())) return;
+        if (!fillRing(c, false)) retryAt_ = nowNs + live_.i(P::RefillRetryMs) * 1'000'000;
+    }
+
+private:
+    std::int64_t retryAt_ = 0;
+};
+
+class WorkqueueRefill final : public Refiller {
+public:
+    WorkqueueRefill(const LiveParams &live, Device &dev, BufferPool &pool, WorkQueue &wq)
+        : Refiller(live, dev, pool), wq_(wq)
+    {
+        work_.ctx = this;
+        work_.fn = [](WorkItem *w) { static_cast<WorkqueueRefill *>(w->ctx)->run(); };
+    }
+    void afterHarvest(std::int64_t, Counters &c) override
+    {
+        // queue() is a no-op while the item is pending: at most one refill in flight.
+        if (!work_.pending.load(std::memory_order_relaxed) && due(dev_.rxFree()) && wq_.queue(&work_))
+            c.add(C::RefillWakeups);
+    }
+
+private:
+    void run()
+    {
+        Counters &c = currentCounters();
+        if (!fillRing(c, false)) wq_.queueDelayed(&work_, live_.i(P::RefillRetryMs) * 1'000'000);
+    }
+    WorkQueue &wq_;
+    WorkItem work_;
+};
+
+class ThreadRefill final : public Refiller {
+public:
+    ThreadRefill(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg)
+        : Refiller(live, dev, pool), reg_(reg) {}
+    ~ThreadRefill() override { stop(); }
+    void start() override
+    {
+        thread_ = EngineThread(reg_, "refill", [this](std::stop_token st, ThreadEntry &self) {
+            Counters &c = self.counters;
+            setTimerSlackNs(50'000);
+            std::int64_t deadline = -1;
+            while (!st.stop_requested()) {
+                if (!fillRing(c, true))
+                    deadline = nowNs() + live_.i(P::RefillRetryMs) * 1'000'000;
+                else
+                    deadline = -1;
+                waiter_.waitUntil(deadline);
+                if (!st.stop_requested()) c.add(C::RefillWakeups);
+            }
+        });
+    }
+    void stop() override
+    {
+        thread_.requestStop();
+        waiter_.wake();
+        thread_.stop();
+    }
+    void afterHarvest(std::int64_t, Counters &) override
+    {
+        if (due(dev_.rxFree())) waiter_.wake();
+    }
+
+private:
+    ThreadRegistry &reg_;
+    Waiter waiter_;
+    EngineThread thread_;
+};
+
+} // namespace
+
+std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live, Device &dev,
+                                       BufferPool &pool, ThreadRegistry &reg, WorkQueue &wq)
+{
+    switch (ctx) {
+    case RefillContext::Inline: return std::make_unique<InlineRefill>(live, dev, pool);
+    case RefillContext::Workqueue: return std::make_unique<WorkqueueRefill>(live, dev, pool, wq);
+    case RefillContext::Thread: return std::make_unique<ThreadRefill>(live, dev, pool, reg);
+    }
+    return nullptr;
+}
+
+} // namespace ringlab

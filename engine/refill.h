@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// RX refill contexts: who puts fresh buffers into the RX ring, and when. The poll loop calls
+// afterHarvest() after every harvest; each strategy decides from there.
+//   inline    - the poll loop refills itself (DPDK PMDs);
+//   workqueue - a work item on the shared queue that loops until the ring is full (old mhi_net);
+//   thread    - a dedicated thread asleep until woken at the threshold (new mhi_net).
+#pragma once
+
+#include <memory>
+
+#include "engine/buffer_pool.h"
+#include "engine/device.h"
+#include "engine/live_params.h"
+#include "engine/thread_registry.h"
+#include "engine/waiter.h"
+#include "engine/work_queue.h"
+
+namespace ringlab {
+
+class Refiller {
+public:
+    Refiller(const LiveParams &live, Device &dev, BufferPool &pool)
+        : live_(live), dev_(dev), pool_(pool) {}
+    virtual ~Refiller() = default;
+    // Fills the empty ring before the link comes up, as a driver's open() does.
+    void prime(Counters &c) { fillRing(c, false); }
+    virtual void start() {}
+    virtual void stop() {}
+    // Poll context, after each harvest.
+    virtual void afterHarvest(std::int64_t nowNs, Counters &c) = 0;
+
+    // Fills the ring to the top in steps of refill.batch. Returns false when the pool ran dry
+    // (an alloc_fail is counted). `yieldBetween`: give up the CPU between steps.
+    bool fillRing(Counters &c, bool yieldBetween);
+
+protected:
+    bool due(std::uint32_t free) const
+    {
+        return free >= static_cast<std::uint32_t>(live_.i(P::RefillThreshold));
+    }
+    const LiveParams &live_;
+    Device &dev_;
+    BufferPool &pool_;
+};
+
+std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live, Device &dev,
+                                       BufferPool &pool, ThreadRegistry &reg, WorkQueue &wq);
+
+} // namespace ringlab

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the engine reports: a Sample every interval and an Event for everything that
+// happens to a run (start, parameter change, restart, mark, stop, warnings).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/counters.h"
+#include "engine/latency_stats.h"
+
+namespace ringlab {
+
+struct ThreadStat {
+    std::string name;
+    double cpuMsPerS = 0;  // CPU time per second of wall time (powertop "Usage")
+    double cpuPct = 0;     // % of one core
+    double wakeupsPerS = 0; // voluntary context switches per second (powertop "Events/s")
+};
+
+struct LatencySummary {
+    double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0, mean = 0; // microseconds
+    std::uint64_t count = 0;
+};
+
+struct Sample {
+    std::uint64_t seq = 0;
+    double t = 0;        // seconds since the session started (end of the interval)
+    double interval = 0; // seconds covered
+    std::array<double, kCounterCount> rate{};          // per second over the interval
+    std::array<std::uint64_t, kCounterCount> total{};  // since the session started
+    double rxMbps = 0, txMbps = 0;
+    LatencySummary latency;  // arrival -> TX completion, load frames
+    LatencySummary rtt;      // probes
+    std::array<double, kStageSpans> stageUs{}; // mean per stage span
+    double processCpuMsPerS = 0, processCpuPct = 0, machineCpuPct = 0;
+    std::vector<ThreadStat> threads;
+    std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+
+    double rateOf(C c) const { return rate[static_cast<std::size_t>(c)]; }
+    std::uint64_t totalOf(C c) const { return total[static_cast<std::size_t>(c)]; }
+    const ThreadStat *thread(const std::string &name) const
+    {
+        for (const auto &th : threads)
+            if (th.name == name) return &th;
+        return nullptr;
+    }
+};
+
+struct Event {
+    double t = 0;
+    std::string kind;    // start, param, restart, mark, warning, stop
+    std::string tunable; // for param
+    std::string before, after;
+    std::string source;  // profile, user, script, cli
+    std::string message;
+};
+
+// Receives samples and events from the engine's sampler thread (samples) and from the
+// thread that caused an event. Calls are serialised. Keep them short: they never block the
+// datapath, but they do delay the next sample.
+class Subscriber {
+public:
+    virtual ~Subscriber() = default;
+    virtual void onSample(const std::shared_ptr<const Sample> &s) = 0;
+    virtual void onEvent(const Event &e) = 0;
+};
+
+} // namespace ringlab

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/sampler.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace ringlab {
+
+namespace {
+std::int64_t processCpuNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+LatencySummary summarize(const Histogram::Snapshot &h)
+{
+    LatencySummary s;
+    s.count = h.total();
+    if (!s.count) return s;
+    s.p50 = h.quantile(0.50) / 1e3;
+    s.p90 = h.quantile(0.90) / 1e3;
+    s.p99 = h.quantile(0.99) / 1e3;
+    s.p999 = h.quantile(0.999) / 1e3;
+    s.max = h.maxValue() / 1e3;
+    s.mean = h.mean() / 1e3;
+    return s;
+}
+} // namespace
+
+Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs)
+    : reg_(reg), reader_(std::move(reader)), startNs_(startNs), prevNs_(startNs)
+{
+    prevProcessCpu_ = processCpuNs();
+    machineTicks(prevBusy_, prevTicks_);
+    prevLatency_ = reader_().latency;
+}
+
+bool Sampler::machineTicks(std::uint64_t &busy, std::uint64_t &total)
+{
+    FILE *f = std::fopen("/proc/stat", "re");
+    if (!f) return false;
+    unsigned long long v[10] = {};
+    const int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                              &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    std::fclose(f);
+    if (n < 5) return false;
+    total = 0;
+    for (int k = 0; k < 8; ++k) total += v[k]; // guest time is already in user
+    busy = total - v[3] - v[4];                // minus idle and iowait
+    return true;
+}
+
+std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
+{
+    auto s = std::make_shared<Sample>();
+    const double dt = static_cast<double>(nowNs - prevNs_) / 1e9;
+    s->seq = seq_++;
+    s->t = static_cast<double>(nowNs - startNs_) / 1e9;
+    s->interval = dt;
+
+    // Threads: CPU and wakeups per thread, summed by name; counters from every block.
+    CounterValues total = retired_;
+    std::map<std::string, ThreadStat> byName;
+    std::vector<std::shared_ptr<ThreadEntry>> gone;
+    for (const auto &e : reg_.entries()) {
+        const bool exited = e->exited.load(std::memory_order_acquire);
+        total.addFrom(e->counters);
+        std::int64_t cpu = e->finalCpuNs;
+        std::uint64_t vol = e->finalVoluntary;
+        if (!exited) {
+            ThreadRegistry::cpuNs(*e, cpu);
+            ThreadRegistry::voluntarySwitches(*e, vol);
+        }
+        ThreadPrev &prev = prevThreads_[e.get()];
+        ThreadStat &ts = byName[e->name];
+        ts.name = e->name;
+        if (dt > 0) {
+            ts.cpuMsPerS += static_cast<double>(cpu - prev.cpuNs) / 1e6 / dt;
+            ts.wakeupsPerS += static_cast<double>(vol - prev.voluntary) / dt;
+        }
+        prev = {cpu, vol};
+        if (exited) gone.push_back(e);
+    }
+    for (const auto &e : gone) {
+        retired_.addFrom(e->counters);
+        prevThreads_.erase(e.get());
+        reg_.remove(e);
+    }
+    for (auto &[name, ts] : byName) {
+        ts.cpuPct = ts.cpuMsPerS / 10.0;
+        s->threads.push_back(ts);
+    }
+
+    for (std::size_t k = 0; k < kCounterCount; ++k) {
+        s->total[k] = total.v[k];
+        s->rate[k] = dt > 0 ? static_cast<double>(total.v[k] - prevTotal_.v[k]) / dt : 0;
+    }
+    prevTotal_ = total;
+    s->rxMbps = s->rateOf(C::RxBytes) * 8 / 1e6;
+    s->txMbps = s->rateOf(C::TxBytes) * 8 / 1e6;
+
+    const DatapathReading dp = reader_();
+    const Histogram::Snapshot lat = dp.latency.total.minus(prevLatency_.total);
+    s->latency = summarize(lat);
+    s->rtt = summarize(dp.latency.rtt.minus(prevLatency_.rtt));
+    if (s->latency.count)
+        for (std::size_t k = 0; k < kStageSpans; ++k)
+            s->stageUs[k] = static_cast<double>(dp.latency.stageNs[k] - prevLatency_.stageNs[k]) /
+                            static_cast<double>(s->latency.count) / 1e3;
+    prevLatency_ = dp.latency;
+    s->poolFree = dp.poolFree;
+    s->rxPosted = dp.rxPosted;
+    s->txPending = dp.txPending;
+    s->handoffDepth = dp.handoffDepth;
+
+    const std::int64_t pcpu = processCpuNs();
+    if (dt > 0) s->processCpuMsPerS = static_cast<double>(pcpu - prevProcessCpu_) / 1e6 / dt;
+    s->processCpuPct = s->processCpuMsPerS / 10.0;
+    prevProcessCpu_ = pcpu;
+    std::uint64_t busy = 0, ticks = 0;
+    if (machineTicks(busy, ticks) && ticks > prevTicks_)
+        s->machineCpuPct = 100.0 * static_cast<double>(busy - prevBusy_) / static_cast<double>(ticks - prevTicks_);
+    prevBusy_ = busy;
+    prevTicks_ = ticks;
+    prevNs_ = nowNs;
+    return s;
+}
+
+} // namespace ringlab

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/transmitter.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <system_error>
+
+#include "engine/clock.h"
+#include "engine/waiter.h"
+
+namespace ringlab {
+
+Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferPool &pool,
+                         ThreadRegistry &reg, bool concurrent)
+    : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent)
+{
+    timerFd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (timerFd_ < 0 || kickFd_ < 0)
+        throw std::system_error(errno, std::generic_category(), "TX coalesce timer");
+    clean_ = EngineThread(reg, "txclean",
+                          [this](std::stop_token st, ThreadEntry &self) { cleanThread(st, self); });
+}
+
+Transmitter::~Transmitter()
+{
+    stop();
+    close(timerFd_);
+    close(kickFd_);
+}
+
+void Transmitter::stop()
+{
+    clean_.requestStop();
+    kick();
+    clean_.stop();
+}
+
+void Transmitter::kick()
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto r = write(kickFd_, &one, sizeof one);
+}
+
+void Transmitter::armTimer(Counters &c)
+{
+    const std::int64_t ns = live_.i(P::TxCoalesceUsecs) * 1000;
+    itimerspec its{};
+    its.it_value = toTimespec(ns);
+    timerfd_settime(timerFd_, 0, &its, nullptr);
+    timerArmed_.store(true, std::memory_order_relaxed);
+    c.add(C::TimerArms);
+}
+
+void Transmitter::cancelTimer(Counters &c)
+{
+    itimerspec its{};
+    timerfd_settime(timerFd_, 0, &its, nullptr);
+    timerArmed_.store(false, std::memory_order_relaxed);
+    c.add(C::TimerCancels);
+}
+
+void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
+{
+    if (n == 0) return;
+    c.add(C::Processed, n);
+    if (concurrent_)
+        while (lock_.test_and_set(std::memory_order_acquire)) cpuRelax();
+
+    const std::int64_t now = nowNs();
+    std::uint64_t reordered = 0;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        bufs[k]->at(Stage::TxPosted) = now;
+        if (anySeq_ && bufs[k]->seq < lastSeq_)
+            ++reordered;
+        else
+            lastSeq_ = bufs[k]->seq;
+        anySeq_ = true;
+    }
+    if (reordered) c.add(C::Reordered, reordered);
+    const std::uint32_t sent = dev_.txPost(bufs, n, now);
+    if (sent < n) {
+        c.add(C::TxFull, n - sent);
+        pool_.release(bufs + sent, n - sent);
+    }
+
+    // Coalesce timer: stmmac_tx_timer_arm() before and after the fix.
+    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm ||
+        !cleanScheduled_.load(std::memory_order_acquire))
+        armTimer(c);
+    else if (timerArmed_.load(std::memory_order_relaxed))
+        cancelTimer(c);
+
+    if (dev_.txPending() >= static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames)) &&
+        !cleanScheduled_.exchange(true, std::memory_order_acq_rel)) {
+        c.add(C::TxCleanKicks);
+        kick();
+    }
+    if (concurrent_) lock_.clear(std::memory_order_release);
+}
+
+void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
+{
+    Counters &c = self.counters;
+    setTimerSlackNs(1);
+    constexpr std::uint32_t kBurst = 256;
+    Buffer *done[kBurst];
+    pollfd fds[2] = {{timerFd_, POLLIN, 0}, {kickFd_, POLLIN, 0}};
+    while (!st.stop_requested()) {
+        if (::poll(fds, 2, -1) < 0) continue;
+        if (st.stop_requested()) break;
+        std::uint64_t v = 0;
+        if (fds[0].revents & POLLIN && read(timerFd_, &v, sizeof v) == sizeof v) {
+            c.add(C::TimerFires, v);
+            timerArmed_.store(false, std::memory_order_relaxed);
+            cleanScheduled_.store(true, std::memory_order_release);
+        }
+        if (fds[1].revents & POLLIN) [[maybe_unused]] auto r = read(kickFd_, &v, sizeof v);
+
+        c.add(C::TxCleans);
+        std::uint32_t k = 0;
+        do {
+            k = dev_.txReclaim(done, kBurst, nowNs());
+            std::uint64_t bytes = 0;
+            for (std::uint32_t j = 0; j < k; ++j) {
+                latency_.record(*done[j]);
+                bytes += done[j]->len;
+            }
+            if (k) {
+                c.add(C::TxPackets, k);
+                c.add(C::TxBytes, bytes);
+                pool_.release(done, k);
+            }
+        } while (k == kBurst);
+        cleanScheduled_.store(false, std::memory_order_release);
+        // Frames still on the wire: the timer brings us back (stmmac re-arms in tx clean).
+        if (dev_.txPending() > 0 && !timerArmed_.load(std::memory_order_relaxed)) armTimer(c);
+    }
+}
+
+} // namespace ringlab

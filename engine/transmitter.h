@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The TX side: transmit onto the device's TX ring, the coalesce timer (a real timerfd) with
+// its arming policy, and the txclean thread that reclaims completed frames on a timer fire
+// or when tx.coalesce_frames are pending.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "engine/buffer_pool.h"
+#include "engine/device.h"
+#include "engine/latency_stats.h"
+#include "engine/live_params.h"
+#include "engine/thread_registry.h"
+
+namespace ringlab {
+
+class Transmitter {
+public:
+    // `concurrent`: several threads may transmit at once (per-packet work with several
+    // workers); a spinlock then serialises the TX ring, as the kernel's TX lock does.
+    Transmitter(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg,
+                bool concurrent);
+    ~Transmitter();
+    Transmitter(const Transmitter &) = delete;
+    Transmitter &operator=(const Transmitter &) = delete;
+
+    // Transmit context. Frames that do not fit are dropped (tx_full) and freed.
+    void xmit(Buffer *const *bufs, std::uint32_t n, Counters &c);
+    void stop();
+    const LatencyStats &latency() const { return latency_; }
+
+private:
+    void cleanThread(std::stop_token st, ThreadEntry &self);
+    void armTimer(Counters &c);
+    void cancelTimer(Counters &c);
+    void kick();
+
+    const LiveParams &live_;
+    Device &dev_;
+    BufferPool &pool_;
+    const bool concurrent_;
+    std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
+    std::uint64_t lastSeq_ = 0;
+    bool anySeq_ = false;
+    int timerFd_ = -1;
+    int kickFd_ = -1;
+    std::atomic<bool> timerArmed_{false};
+    std::atomic<bool> cleanScheduled_{false};
+    LatencyStats latency_;
+    EngineThread clean_;
+};
+
+} // namespace ringlab
