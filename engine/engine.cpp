@@ -42,7 +42,7 @@ void Engine::unsubscribe(const std::shared_ptr<Subscriber> &s)
     subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s), subscribers_.end());
 }
 
-void Engine::emit(const Event &e)
+void Engine::publishEvent(const Event &e)
 {
     std::lock_guard lock(subscribersMutex_);
     for (auto &s : subscribers_) s->onEvent(e);
@@ -61,7 +61,7 @@ void Engine::start()
     }
     stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     running_.store(true, std::memory_order_release);
-    emit({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
+    publishEvent({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
     sampler_ = EngineThread(threads_, "sampler", [this](std::stop_token st, ThreadEntry &) {
         samplerThread(st);
     });
@@ -81,7 +81,7 @@ void Engine::stop()
     samplerWaiter_.wake();
     sampler_.stop();
     running_.store(false, std::memory_order_release);
-    emit({sinceStart(), "stop", {}, {}, {}, {}, {}});
+    publishEvent({sinceStart(), "stop", {}, {}, {}, {}, {}});
     std::lock_guard dpLock(datapathMutex_);
     datapath_.reset();
 }
@@ -130,7 +130,7 @@ void Engine::samplerThread(std::stop_token st)
     }
 }
 
-void Engine::mark(const std::string &label) { emit({sinceStart(), "mark", {}, {}, {}, {}, label}); }
+void Engine::mark(const std::string &label) { publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label}); }
 
 Status Engine::apply(const Assignments &assignments, const std::string &source)
 {
@@ -144,7 +144,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     for (const auto &ch : changes) {
         const auto &t = info(ch.id);
         restart |= t.apply == Apply::Restart;
-        emit({sinceStart(), "param", std::string(t.name), ParamSet::format(t, ch.before),
+        publishEvent({sinceStart(), "param", std::string(t.name), ParamSet::format(t, ch.before),
               ParamSet::format(t, ch.after), source, {}});
     }
     if (!running()) return Status::success();
@@ -160,7 +160,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
         const double ms = static_cast<double>(nowNs() - t0) / 1e6;
         char msg[96];
         std::snprintf(msg, sizeof msg, "datapath quiesced, rebuilt and resumed in %.1f ms", ms);
-        emit({sinceStart(), "restart", {}, {}, {}, source, msg});
+        publishEvent({sinceStart(), "restart", {}, {}, {}, source, msg});
     } else {
         std::lock_guard dpLock(datapathMutex_);
         datapath_->nudge();

@@ -21,7 +21,6 @@
 namespace ringlab {
 
 using DeviceFactory = std::function<std::unique_ptr<Device>(const ParamSet &, const LiveParams &)>;
-using Assignments = std::vector<std::pair<std::string, std::string>>;
 
 struct EngineOptions {
     std::int64_t intervalNs = 100'000'000;
@@ -50,7 +49,7 @@ public:
 
 private:
     void samplerThread(std::stop_token st);
-    void emit(const Event &e);
+    void publishEvent(const Event &e);
     DatapathReading read();
     double sinceStart() const;
 

@@ -71,7 +71,7 @@ public:
     explicit WorkHandoff(const HandoffDeps &d) : d_(d) {}
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
-        const std::uint64_t inFlight = queued_ - done_.load(std::memory_order_acquire);
+        const std::uint64_t inFlight = queued_ - started_.load(std::memory_order_acquire);
         std::uint32_t room = inFlight >= d_.queueLen ? 0 : d_.queueLen - static_cast<std::uint32_t>(inFlight);
         for (std::uint32_t k = 0; k < n; ++k) {
             Buffer *b = bufs[k];
@@ -90,7 +90,7 @@ public:
     }
     std::uint32_t depth() const override
     {
-        return static_cast<std::uint32_t>(queued_ - done_.load(std::memory_order_acquire));
+        return static_cast<std::uint32_t>(queued_ - started_.load(std::memory_order_acquire));
     }
 
 private:
@@ -98,16 +98,18 @@ private:
     {
         auto *self = static_cast<WorkHandoff *>(w->ctx);
         auto *b = static_cast<Buffer *>(w->arg);
+        // The packet has left the queue once a worker has it: count it out before it is
+        // transmitted, since from then on the buffer can be recycled at any moment.
+        self->started_.fetch_add(1, std::memory_order_release);
         thread_local std::unique_ptr<Processor> proc;
         if (!proc) proc = std::make_unique<Processor>(self->d_.live);
         proc->process(&b, 1);
         self->d_.tx.xmit(&b, 1, currentCounters());
-        self->done_.fetch_add(1, std::memory_order_release);
     }
 
     HandoffDeps d_;
     std::uint64_t queued_ = 0; // poll thread only
-    std::atomic<std::uint64_t> done_{0};
+    std::atomic<std::uint64_t> started_{0}; // by the workers
 };
 
 } // namespace

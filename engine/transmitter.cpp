@@ -68,8 +68,8 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
 {
     if (n == 0) return;
     c.add(C::Processed, n);
-    if (concurrent_)
-        while (lock_.test_and_set(std::memory_order_acquire)) cpuRelax();
+    std::unique_lock lock(lock_, std::defer_lock);
+    if (concurrent_) lock.lock();
 
     const std::int64_t now = nowNs();
     std::uint64_t reordered = 0;
@@ -88,19 +88,23 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         pool_.release(bufs + sent, n - sent);
     }
 
-    // Coalesce timer: stmmac_tx_timer_arm() before and after the fix.
+    // Coalesce timer: stmmac_tx_timer_arm() before and after the fix. The fence pairs with
+    // the one in cleanThread(): either we see the clean unscheduled, or it sees our frames.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm ||
-        !cleanScheduled_.load(std::memory_order_acquire))
+        !cleanScheduled_.load(std::memory_order_seq_cst)) {
         armTimer(c);
-    else if (timerArmed_.load(std::memory_order_relaxed))
+    } else if (timerArmed_.load(std::memory_order_relaxed)) {
         cancelTimer(c);
+        // The clean may have finished (and armed the timer for our frames) meanwhile.
+        if (!cleanScheduled_.load(std::memory_order_seq_cst)) armTimer(c);
+    }
 
     if (dev_.txPending() >= static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames)) &&
         !cleanScheduled_.exchange(true, std::memory_order_acq_rel)) {
         c.add(C::TxCleanKicks);
         kick();
     }
-    if (concurrent_) lock_.clear(std::memory_order_release);
 }
 
 void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
@@ -136,9 +140,10 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
                 pool_.release(done, k);
             }
         } while (k == kBurst);
-        cleanScheduled_.store(false, std::memory_order_release);
+        cleanScheduled_.store(false, std::memory_order_seq_cst);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
         // Frames still on the wire: the timer brings us back (stmmac re-arms in tx clean).
-        if (dev_.txPending() > 0 && !timerArmed_.load(std::memory_order_relaxed)) armTimer(c);
+        if (dev_.txPending() > 0) armTimer(c);
     }
 }
 

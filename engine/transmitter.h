@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "engine/buffer_pool.h"
 #include "engine/device.h"
@@ -18,7 +19,8 @@ namespace ringlab {
 class Transmitter {
 public:
     // `concurrent`: several threads may transmit at once (per-packet work with several
-    // workers); a spinlock then serialises the TX ring, as the kernel's TX lock does.
+    // workers); a lock then serialises the TX ring, as the kernel's TX lock does. It is a
+    // mutex, not a spinlock: here the holder can be preempted, in the kernel it cannot.
     Transmitter(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg,
                 bool concurrent);
     ~Transmitter();
@@ -40,7 +42,7 @@ private:
     Device &dev_;
     BufferPool &pool_;
     const bool concurrent_;
-    std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
+    std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;
     int timerFd_ = -1;

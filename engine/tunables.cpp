@@ -306,7 +306,7 @@ Status ParamSet::setValue(P p, Value v)
     return Status::success();
 }
 
-Status ParamSet::set(const std::vector<std::pair<std::string, std::string>> &assignments,
+Status ParamSet::set(const Assignments &assignments,
                      std::vector<Change> *changes)
 {
     ParamSet next = *this;

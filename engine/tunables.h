@@ -99,6 +99,8 @@ struct Status {
     static Status success() { return {}; }
 };
 
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+
 struct Change {
     P id;
     Value before;
@@ -121,7 +123,7 @@ public:
     static Status parse(const TunableInfo &t, std::string_view text, Value &out);
     // Sets several values at once: every value is checked, then cross-field rules on the
     // result. All or nothing. `changes` receives what actually changed.
-    Status set(const std::vector<std::pair<std::string, std::string>> &assignments,
+    Status set(const Assignments &assignments,
                std::vector<Change> *changes = nullptr);
     Status set(std::string_view name, std::string_view text, std::vector<Change> *changes = nullptr);
     // Sets a parsed value (still subject to the cross-field rules).

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// ringlab-engine as a user runs it: JSON lines with every field, live changes on standard
+// input, clear errors for bad input.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+class TstEndToEnd : public QObject {
+    Q_OBJECT
+private slots:
+    void versionAndParams();
+    void headlessRunPrintsCompleteSamples();
+    void liveSetChangesBehaviour();
+    void badInputIsRejected_data();
+    void badInputIsRejected();
+
+private:
+    struct Output {
+        QList<QJsonObject> samples, events;
+        QJsonObject summary;
+        QString stderrText;
+        int exitCode = -1;
+    };
+    static void collect(QProcess &p, Output &out);
+};
+
+void TstEndToEnd::collect(QProcess &p, Output &out)
+{
+    while (p.canReadLine()) {
+        const QByteArray line = p.readLine().trimmed();
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
+        QVERIFY2(err.error == QJsonParseError::NoError, line.constData());
+        const QJsonObject o = doc.object();
+        const QString type = o.value("type").toString();
+        if (type == "sample") out.samples << o;
+        else if (type == "event") out.events << o;
+        else if (type == "summary") out.summary = o;
+        else QFAIL(qPrintable("unknown record type in: " + QString(line)));
+    }
+}
+
+void TstEndToEnd::versionAndParams()
+{
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, {"--version"});
+    QVERIFY(p.waitForFinished(10000));
+    QVERIFY(p.readAllStandardOutput().startsWith("ringlab-engine 0."));
+
+    p.start(RINGLAB_ENGINE_BIN, {"params", "--json"});
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonArray arr = QJsonDocument::fromJson(p.readAllStandardOutput()).array();
+    QVERIFY(arr.size() >= 30);
+    for (const auto &v : arr) {
+        const QJsonObject t = v.toObject();
+        for (const char *k : {"name", "group", "type", "unit", "apply", "default", "allowed", "help"})
+            QVERIFY2(t.contains(k), qPrintable(t.value("name").toString() + " lacks " + k));
+    }
+
+    p.start(RINGLAB_ENGINE_BIN, {"params"});
+    QVERIFY(p.waitForFinished(10000));
+    const QString text = p.readAllStandardOutput();
+    QVERIFY(text.contains("refill.threshold"));
+    QVERIFY(text.contains("usleep_range"));
+}
+
+void TstEndToEnd::headlessRunPrintsCompleteSamples()
+{
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "2s", "--output", "jsonl", "--set", "probe.rate_hz=50"});
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    Output out;
+    collect(p, out);
+    QVERIFY2(out.samples.size() >= 18 && out.samples.size() <= 21, qPrintable(QString::number(out.samples.size())));
+    for (const auto &s : out.samples) {
+        for (const char *k : {"seq", "t", "interval", "throughput", "drops_per_s", "events_per_s", "totals",
+                              "latency_us", "stages_us", "probe_rtt_us", "cpu", "gauges"})
+            QVERIFY2(s.contains(k), k);
+        for (const char *k : {"offered_pps", "rx_pps", "rx_mbps", "tx_pps", "tx_mbps"})
+            QVERIFY2(s["throughput"].toObject().contains(k), k);
+        for (const char *k : {"rx_missed", "alloc_fail", "tx_full", "handoff_full"})
+            QVERIFY2(s["drops_per_s"].toObject().contains(k), k);
+        for (const char *k : {"polls", "empty_polls", "interrupts", "refill_wakeups", "work_items", "timer_arms", "timer_fires"})
+            QVERIFY2(s["events_per_s"].toObject().contains(k), k);
+        for (const char *k : {"p50", "p90", "p99", "p999", "max", "count"})
+            QVERIFY2(s["latency_us"].toObject().contains(k), k);
+        for (const char *k : {"harvest", "handoff", "process", "tx_post", "tx_wire", "total"})
+            QVERIFY2(s["stages_us"].toObject().contains(k), k);
+        const QJsonObject cpu = s["cpu"].toObject();
+        QVERIFY(cpu.contains("process_ms_per_s") && cpu.contains("machine_pct"));
+        QStringList names;
+        for (const auto &t : cpu["threads"].toArray()) names << t.toObject()["name"].toString();
+        QVERIFY2(names.contains("poll") && names.contains("txclean") && names.contains("sampler"),
+                 qPrintable(names.join(",")));
+    }
+    // The default load (100 kpps) went through, was measured, and took time to do so.
+    const QJsonObject mid = out.samples[10];
+    QVERIFY(mid["throughput"].toObject()["rx_pps"].toDouble() > 80000);
+    QVERIFY(mid["latency_us"].toObject()["p50"].toDouble() > 0);
+    QVERIFY(mid["stages_us"].toObject()["harvest"].toDouble() > 0);
+    double pollCpu = 0;
+    for (const auto &t : mid["cpu"].toObject()["threads"].toArray())
+        if (t.toObject()["name"] == "poll") pollCpu = t.toObject()["cpu_ms_per_s"].toDouble();
+    QVERIFY(pollCpu > 0);
+    int probes = 0;
+    for (const auto &s : out.samples) probes += s["probe_rtt_us"].toObject()["count"].toInt();
+    QVERIFY2(probes >= 80, qPrintable(QString::number(probes)));
+    QVERIFY(!out.summary.isEmpty());
+    QVERIFY(out.summary["metrics"].toObject().contains("rx_pps"));
+    QCOMPARE(out.events.first()["kind"].toString(), QString("start"));
+    QCOMPARE(out.events.last()["kind"].toString(), QString("stop"));
+}
+
+void TstEndToEnd::liveSetChangesBehaviour()
+{
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, {"run", "--output", "jsonl", "--set", "poll.sleep_min_us=20", "--set",
+                                 "poll.sleep_max_us=40"});
+    Output out;
+    auto waitSamples = [&](int n) {
+        while (out.samples.size() < n) {
+            if (!p.waitForReadyRead(10000)) return false;
+            collect(p, out);
+        }
+        return true;
+    };
+    QVERIFY(waitSamples(10));
+    p.write("set poll.sleep_min_us 2000 poll.sleep_max_us 2100\n");
+    p.write("set poll.budget 0\n"); // rejected, changes nothing
+    const int changedAt = static_cast<int>(out.samples.size());
+    QVERIFY(waitSamples(changedAt + 12));
+    p.write("show poll\nquit\n");
+    QVERIFY(p.waitForFinished(20000));
+    collect(p, out);
+    QCOMPARE(p.exitCode(), 0);
+    const QString err = p.readAllStandardError();
+    QVERIFY2(err.contains("ok: poll.sleep_min_us = 2000"), qPrintable(err));
+    QVERIFY2(err.contains("error: poll.budget: \"0\" is out of range (allowed: 1..4096 packets)"), qPrintable(err));
+    QVERIFY2(err.contains("poll.sleep_max_us    = 2100"), qPrintable(err));
+
+    double changeT = -1;
+    for (const auto &e : out.events)
+        if (e["kind"] == "param" && e["tunable"] == "poll.sleep_min_us") {
+            QCOMPARE(e["old"].toString(), QString("20"));
+            QCOMPARE(e["new"].toString(), QString("2000"));
+            QCOMPARE(e["source"].toString(), QString("script"));
+            changeT = e["t"].toDouble();
+        }
+    QVERIFY(changeT > 0);
+    auto pollWakeups = [](const QJsonObject &s) {
+        for (const auto &t : s["cpu"].toObject()["threads"].toArray())
+            if (t.toObject()["name"] == "poll") return t.toObject()["wakeups_per_s"].toDouble();
+        return -1.0;
+    };
+    double before = 0, after = 0;
+    int nb = 0, na = 0;
+    for (const auto &s : out.samples) {
+        const double t = s["t"].toDouble(), start = t - s["interval"].toDouble();
+        if (t < changeT && start > 0.2) before += pollWakeups(s), ++nb;
+        if (start > changeT + 0.05) after += pollWakeups(s), ++na;
+    }
+    QVERIFY(nb >= 5 && na >= 5);
+    before /= nb;
+    after /= na;
+    // 20..40 us sleeps wake thousands of times a second; 2 ms sleeps at most 500 times.
+    QVERIFY2(after < 550 && after * 4 < before, qPrintable(QString("poll wakeups/s before %1, after %2").arg(before).arg(after)));
+}
+
+void TstEndToEnd::badInputIsRejected_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("bad value") << QStringList{"run", "--duration", "1s", "--set", "refill.threshold=4096"} << 2
+                               << "refill.threshold: 4096 is not allowed: must be less than rx.ring_size (1024)";
+    QTest::newRow("unknown tunable") << QStringList{"run", "--duration", "1s", "--set", "poll.mod=busy"} << 2
+                                     << "did you mean poll.mode?";
+    QTest::newRow("no equals") << QStringList{"run", "--set", "poll.mode"} << 2 << "expected NAME=VALUE";
+    QTest::newRow("bad duration") << QStringList{"run", "--duration", "ten"} << 105 << "is not a duration";
+    QTest::newRow("missing profile") << QStringList{"run", "--profile", "nope"} << 2 << "profile \"nope\" not found";
+    QTest::newRow("bad output") << QStringList{"run", "--output", "xml"} << 105 << "xml";
+}
+
+void TstEndToEnd::badInputIsRejected()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, args);
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(20000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    const QString err = p.readAllStandardError();
+    QVERIFY2(err.contains(message), qPrintable(err));
+    QCOMPARE(p.exitCode(), exitCode);
+    QVERIFY(p.readAllStandardOutput().isEmpty()); // nothing ran
+}
+
+QTEST_GUILESS_MAIN(TstEndToEnd)
+#include "tst_end_to_end.moc"

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <QtTest>
+
+#include "engine/profile.h"
+
+using namespace ringlab;
+namespace fs = std::filesystem;
+
+class TstProfiles : public QObject {
+    Q_OBJECT
+private slots:
+    void shippedProfilesAreValid();
+    void badProfiles_data();
+    void badProfiles();
+    void findsByNameAndExplainsMisses();
+};
+
+void TstProfiles::shippedProfilesAreValid()
+{
+    int count = 0;
+    bool haveDefault = false;
+    for (const auto &e : fs::directory_iterator(RINGLAB_PROFILE_SOURCE_DIR)) {
+        if (e.path().extension() != ".json") continue;
+        Profile p;
+        std::string error;
+        QVERIFY2(loadProfile(e.path(), p, error), error.c_str());
+        QVERIFY2(!p.description.empty(), e.path().c_str());
+        QCOMPARE(p.device, std::string("sim"));
+        haveDefault |= p.name == "default";
+        ++count;
+    }
+    QVERIFY(haveDefault);
+    QVERIFY(count >= 1);
+}
+
+void TstProfiles::badProfiles_data()
+{
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("not json") << "{\"params\": {" << "not valid JSON";
+    QTest::newRow("not an object") << "[1, 2]" << "top level must be an object";
+    QTest::newRow("unknown tunable") << R"({"params": {"poll.sleepmin_us": 5}})" << "unknown tunable \"poll.sleepmin_us\"";
+    QTest::newRow("out of range") << R"({"params": {"poll.budget": 0}})" << "poll.budget: \"0\" is out of range";
+    QTest::newRow("bad choice") << R"({"params": {"poll.mode": "spin"}})" << "poll.mode: \"spin\" is not a valid choice";
+    QTest::newRow("cross rule") << R"({"params": {"poll.sleep_min_us": 500, "poll.sleep_max_us": 100}})"
+                                << "must be at most poll.sleep_max_us (100)";
+    QTest::newRow("array value") << R"({"params": {"poll.budget": [1]}})" << "poll.budget: value [1] must be";
+    QTest::newRow("unknown key") << R"({"parms": {}})" << "unknown or malformed key \"parms\"";
+    QTest::newRow("unknown device") << R"({"device": "eth0", "params": {}})" << "device \"eth0\" is not known";
+}
+
+void TstProfiles::badProfiles()
+{
+    QFETCH(QString, json);
+    QFETCH(QString, expect);
+    Profile p;
+    std::string error;
+    QVERIFY(!parseProfile(json.toStdString(), "/tmp/bad.json", p, error));
+    QVERIFY2(error.find("profile /tmp/bad.json") == 0, error.c_str());
+    QVERIFY2(error.find(expect.toStdString()) != std::string::npos, error.c_str());
+}
+
+void TstProfiles::findsByNameAndExplainsMisses()
+{
+    qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);
+    std::string error;
+    const fs::path f = findProfile("default", error);
+    QVERIFY2(!f.empty(), error.c_str());
+    QCOMPARE(f.filename().string(), std::string("default.json"));
+    QVERIFY(findProfile("no-such-profile", error).empty());
+    QVERIFY2(error.find("not found (available: ") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("default") != std::string::npos, error.c_str());
+    QVERIFY(findProfile("/nonexistent/x.json", error).empty());
+    QVERIFY2(error.find("no such file") != std::string::npos, error.c_str());
+}
+
+QTEST_GUILESS_MAIN(TstProfiles)
+#include "tst_profiles.moc"

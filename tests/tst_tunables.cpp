@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <QtTest>
+#include <set>
+
+#include "engine/live_params.h"
+#include "engine/tunables.h"
+
+using namespace ringlab;
+
+class TstTunables : public QObject {
+    Q_OBJECT
+private slots:
+    void everyTunable_data();
+    void everyTunable();
+    void namesAreUniqueAndCanonical();
+    void unknownNameSuggests();
+    void crossFieldRules();
+    void rejectionKeepsOldValue();
+    void batchIsAllOrNothing();
+    void changesAreReported();
+    void liveParamsMirrorValues();
+};
+
+void TstTunables::everyTunable_data()
+{
+    QTest::addColumn<int>("index");
+    for (const auto &t : tunables()) QTest::newRow(std::string(t.name).c_str()) << static_cast<int>(t.id);
+}
+
+static std::string fmt(double v)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, "%.17g", v);
+    return b;
+}
+
+void TstTunables::everyTunable()
+{
+    QFETCH(int, index);
+    const TunableInfo &t = tunables()[static_cast<std::size_t>(index)];
+    QCOMPARE(static_cast<int>(t.id), index);
+    QVERIFY2(!t.help.empty() && t.help.size() > 40, "every tunable explains itself");
+    QVERIFY(!t.group.empty());
+
+    // The default is valid: setting it explicitly is accepted and changes nothing.
+    ParamSet ps;
+    std::vector<Change> changes;
+    const std::string def = ps.text(t.id);
+    QVERIFY2(ps.set(t.name, def, &changes).ok(), def.c_str());
+    QVERIFY(changes.empty());
+
+    auto expectRejected = [&](const std::string &value) {
+        ParamSet p;
+        const std::string before = p.text(t.id);
+        const Status st = p.set(t.name, value);
+        QVERIFY2(!st.ok(), (std::string(t.name) + "=" + value + " was accepted").c_str());
+        QVERIFY2(st.error.find(std::string(t.name)) != std::string::npos, st.error.c_str());
+        QVERIFY2(st.error.find(value) != std::string::npos, st.error.c_str());
+        QVERIFY2(st.error.find("allowed") != std::string::npos, st.error.c_str());
+        QCOMPARE(p.text(t.id), before);
+    };
+
+    switch (t.type) {
+    case Type::Integer:
+        expectRejected(fmt(t.min - 1));
+        expectRejected(fmt(t.max + 1));
+        expectRejected("abc");
+        expectRejected("12x");
+        expectRejected("1.5");
+        break;
+    case Type::Real:
+        expectRejected(fmt(t.min - 1));
+        expectRejected(fmt(t.max + 1));
+        expectRejected("abc");
+        expectRejected("nan");
+        break;
+    case Type::Choice:
+        expectRejected("no_such_choice");
+        expectRejected("1");
+        for (auto c : t.choices) {
+            ParamSet p;
+            std::vector<Change> ch;
+            // Every choice is accepted on its own (cross rules never involve choices).
+            QVERIFY2(p.set(t.name, c, &ch).ok(), std::string(c).c_str());
+            QCOMPARE(p.text(t.id), std::string(c));
+        }
+        break;
+    case Type::Flag:
+        expectRejected("maybe");
+        expectRejected("2");
+        break;
+    }
+}
+
+void TstTunables::namesAreUniqueAndCanonical()
+{
+    std::set<std::string_view> names;
+    for (const auto &t : tunables()) QVERIFY2(names.insert(t.name).second, std::string(t.name).c_str());
+    // The canonical names of DESIGN.md.
+    for (const char *n : {"load.rate_pps", "load.frame_bytes", "load.pattern", "load.burst_on_us", "load.burst_off_us",
+                          "link.mbps", "probe.rate_hz", "rx.ring_size", "rx.pool_buffers", "refill.context",
+                          "refill.threshold", "refill.batch", "refill.retry_ms", "poll.mode", "poll.sleep_min_us",
+                          "poll.sleep_max_us", "poll.tick_hz", "poll.budget", "irq.usecs", "irq.frames",
+                          "tx.ring_size", "tx.coalesce_usecs", "tx.coalesce_frames", "tx.timer_policy",
+                          "handoff.mode", "handoff.queue_len", "workqueue.threads", "proc.ns_per_packet",
+                          "proc.copy", "tx.header", "stress.threads", "stress.duty_pct"})
+        QVERIFY2(findTunable(n) != nullptr, n);
+    QCOMPARE(info(P::RxRingSize).apply, Apply::Restart);
+    QCOMPARE(info(P::RefillThreshold).apply, Apply::Live);
+}
+
+void TstTunables::unknownNameSuggests()
+{
+    ParamSet ps;
+    const Status st = ps.set("poll.mod", "busy");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("unknown tunable \"poll.mod\"") != std::string::npos, st.error.c_str());
+    QVERIFY2(st.error.find("did you mean poll.mode") != std::string::npos, st.error.c_str());
+    const Status far = ps.set("completely.wrong", "1");
+    QVERIFY(!far.ok());
+    QVERIFY2(far.error.find("ringlab-engine params") != std::string::npos, far.error.c_str());
+}
+
+void TstTunables::crossFieldRules()
+{
+    ParamSet ps;
+    QVERIFY(ps.set({{"poll.sleep_min_us", "300"}, {"poll.sleep_max_us", "300"}}).ok()); // min == max
+    Status st = ps.set("poll.sleep_min_us", "301");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("poll.sleep_min_us") != std::string::npos, st.error.c_str());
+    QVERIFY2(st.error.find("poll.sleep_max_us (300)") != std::string::npos, st.error.c_str());
+
+    st = ps.set("refill.threshold", "1024"); // == rx.ring_size
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("less than rx.ring_size (1024)") != std::string::npos, st.error.c_str());
+    QVERIFY(ps.set("refill.threshold", "1023").ok());
+    // Shrinking the ring below the threshold is refused too.
+    QVERIFY(!ps.set("rx.ring_size", "512").ok());
+    QVERIFY(ps.set({{"rx.ring_size", "512"}, {"refill.threshold", "100"}}).ok());
+
+    QVERIFY(!ps.set("tx.coalesce_frames", "1024").ok());
+    QVERIFY(!ps.set("rx.ring_size", "1000").ok()); // not a power of two
+    QVERIFY(!ps.set("tx.ring_size", "3000").ok());
+    QVERIFY(ps.set("tx.ring_size", "4096").ok());
+}
+
+void TstTunables::rejectionKeepsOldValue()
+{
+    ParamSet ps;
+    QVERIFY(ps.set("poll.budget", "128").ok());
+    QVERIFY(!ps.set("poll.budget", "0").ok());
+    QCOMPARE(ps.i(P::PollBudget), 128);
+    QVERIFY(!ps.set("poll.mode", "spin").ok());
+    QCOMPARE(ps.choice<PollMode>(P::PollMode), PollMode::Sleep);
+}
+
+void TstTunables::batchIsAllOrNothing()
+{
+    ParamSet ps;
+    const Status st = ps.set({{"poll.budget", "32"}, {"irq.frames", "0"}});
+    QVERIFY(!st.ok());
+    QCOMPARE(ps.i(P::PollBudget), 64); // the valid half was not applied
+    QVERIFY(ps.set({{"poll.sleep_min_us", "2000"}, {"poll.sleep_max_us", "3000"}}).ok());
+    QCOMPARE(ps.i(P::PollSleepMinUs), 2000);
+}
+
+void TstTunables::changesAreReported()
+{
+    ParamSet ps;
+    std::vector<Change> ch;
+    QVERIFY(ps.set({{"poll.mode", "busy"}, {"poll.budget", "64"}, {"stress.duty_pct", "12.5"}}, &ch).ok());
+    QCOMPARE(ch.size(), std::size_t{2}); // poll.budget kept its value
+    QCOMPARE(ch[0].id, P::PollMode);
+    QCOMPARE(ParamSet::format(info(P::PollMode), ch[0].before), std::string("sleep"));
+    QCOMPARE(ParamSet::format(info(P::PollMode), ch[0].after), std::string("busy"));
+    QCOMPARE(ps.r(P::StressDutyPct), 12.5);
+    QCOMPARE(ps.text(P::StressDutyPct), std::string("12.5"));
+}
+
+void TstTunables::liveParamsMirrorValues()
+{
+    ParamSet ps;
+    QVERIFY(ps.set({{"stress.duty_pct", "33.25"}, {"proc.copy", "true"}, {"tx.header", "per_packet"}}).ok());
+    LiveParams live(ps);
+    QCOMPARE(live.r(P::StressDutyPct), 33.25);
+    QVERIFY(live.flag(P::ProcCopy));
+    QCOMPARE(live.choice<HeaderMode>(P::TxHeader), HeaderMode::PerPacket);
+    QCOMPARE(live.i(P::RxRingSize), 1024);
+}
+
+QTEST_GUILESS_MAIN(TstTunables)
+#include "tst_tunables.moc"

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <QtTest>
+#include <set>
+#include <atomic>
+#include <thread>
+
+#include "engine/clock.h"
+#include "engine/work_queue.h"
+
+using namespace ringlab;
+
+class TstWorkQueue : public QObject {
+    Q_OBJECT
+private slots:
+    void everyItemExactlyOnce_data();
+    void everyItemExactlyOnce();
+    void pendingItemIsNotQueuedTwice();
+    void delayedWorkWaits();
+    void workersAreNamedAndCounted();
+};
+
+namespace {
+struct Probe {
+    WorkItem item;
+    std::atomic<int> runs{0};
+};
+void countRun(WorkItem *w) { static_cast<Probe *>(w->ctx)->runs.fetch_add(1); }
+} // namespace
+
+void TstWorkQueue::everyItemExactlyOnce_data()
+{
+    QTest::addColumn<int>("workers");
+    QTest::newRow("1 worker") << 1;
+    QTest::newRow("3 workers") << 3;
+}
+
+void TstWorkQueue::everyItemExactlyOnce()
+{
+    QFETCH(int, workers);
+    ThreadRegistry reg;
+    WorkQueue wq(reg, workers);
+    constexpr int kItems = 20000;
+    std::vector<Probe> probes(kItems);
+    std::atomic<int> total{0};
+    for (auto &p : probes) {
+        p.item.ctx = &p;
+        p.item.fn = [](WorkItem *w) { countRun(w); };
+    }
+    // Two threads queue disjoint halves at once.
+    {
+        std::jthread a([&] { for (int k = 0; k < kItems; k += 2) QVERIFY(wq.queue(&probes[k].item)); });
+        std::jthread b([&] { for (int k = 1; k < kItems; k += 2) QVERIFY(wq.queue(&probes[k].item)); });
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                 int sum = 0;
+                                 for (auto &p : probes) sum += p.runs.load();
+                                 total = sum;
+                                 return sum == kItems;
+                             }()),
+                             20000);
+    for (auto &p : probes) QCOMPARE(p.runs.load(), 1);
+    QCOMPARE(wq.depth(), std::size_t{0});
+}
+
+void TstWorkQueue::pendingItemIsNotQueuedTwice()
+{
+    ThreadRegistry reg;
+    WorkQueue wq(reg, 1);
+    // Block the single worker so the second item stays pending.
+    std::atomic<bool> release{false};
+    std::atomic<bool> blocking{false};
+    WorkItem blocker;
+    blocker.ctx = nullptr;
+    struct Ctx { std::atomic<bool> *release, *blocking; } ctx{&release, &blocking};
+    blocker.ctx = &ctx;
+    blocker.fn = [](WorkItem *w) {
+        auto *c = static_cast<Ctx *>(w->ctx);
+        c->blocking->store(true);
+        while (!c->release->load()) std::this_thread::yield();
+    };
+    Probe p;
+    p.item.ctx = &p;
+    p.item.fn = [](WorkItem *w) { countRun(w); };
+    QVERIFY(wq.queue(&blocker));
+    QTRY_VERIFY(blocking.load());
+    QVERIFY(wq.queue(&p.item));
+    QVERIFY(!wq.queue(&p.item)); // already pending: not queued again
+    QVERIFY(!wq.queue(&p.item));
+    release = true;
+    QTRY_COMPARE(p.runs.load(), 1);
+    QVERIFY(wq.queue(&p.item)); // runnable again once it has started
+    QTRY_COMPARE(p.runs.load(), 2);
+}
+
+void TstWorkQueue::delayedWorkWaits()
+{
+    ThreadRegistry reg;
+    WorkQueue wq(reg, 2);
+    struct Timed { WorkItem item; std::atomic<std::int64_t> ranAt{0}; } t;
+    t.item.ctx = &t;
+    t.item.fn = [](WorkItem *w) { static_cast<Timed *>(w->ctx)->ranAt = nowNs(); };
+    const std::int64_t queuedAt = nowNs();
+    QVERIFY(wq.queueDelayed(&t.item, 30'000'000));
+    QVERIFY(!wq.queue(&t.item)); // pending while it waits
+    QTRY_VERIFY(t.ranAt.load() != 0);
+    QVERIFY2(t.ranAt.load() - queuedAt >= 30'000'000, qPrintable(QString::number(t.ranAt.load() - queuedAt)));
+}
+
+void TstWorkQueue::workersAreNamedAndCounted()
+{
+    ThreadRegistry reg;
+    {
+        WorkQueue wq(reg, 2);
+        Probe p;
+        p.item.ctx = &p;
+        p.item.fn = [](WorkItem *w) { countRun(w); };
+        for (int k = 0; k < 50; ++k) {
+            QVERIFY(wq.queue(&p.item));
+            QTRY_COMPARE(p.runs.load(), k + 1);
+        }
+        QTRY_COMPARE(static_cast<int>(reg.entries().size()), 2);
+        std::uint64_t items = 0;
+        std::set<std::string> names;
+        for (const auto &e : reg.entries()) {
+            items += e->counters.get(C::WorkItems);
+            names.insert(e->name);
+        }
+        QCOMPARE(items, std::uint64_t{50});
+        QVERIFY(names == (std::set<std::string>{"kworker/0", "kworker/1"}));
+    }
+    for (const auto &e : reg.entries()) QVERIFY(e->exited.load()); // stopped with the queue
+}
+
+QTEST_GUILESS_MAIN(TstWorkQueue)
+#include "tst_workqueue.moc"
