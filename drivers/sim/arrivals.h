@@ -31,6 +31,10 @@ public:
 
     std::int64_t peek() const { return next_ >= 9.2e18 ? kNever : static_cast<std::int64_t>(next_); }
     void pop() { next_ = following(next_); }
+    // Consumes every arrival at or before `t` and returns how many there were, in O(1) for
+    // constant and bursty traffic (an overloaded device must not cost the poll thread a
+    // loop iteration per frame it drops).
+    std::uint64_t skipUntil(std::int64_t t);
 
 private:
     double following(double t);

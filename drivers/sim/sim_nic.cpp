@@ -70,6 +70,13 @@ void SimNic::advance(std::int64_t nowNs, Counters &c)
         const bool probe = tp <= tl;
         const std::int64_t t = probe ? tp : tl;
         if (t > nowNs) break;
+        if (hw == tail) {
+            // No posted descriptor left in this advance: the rest until now is missed.
+            const std::uint64_t n = load_.skipUntil(nowNs) + probes_.skipUntil(nowNs);
+            offered += n;
+            missed += n;
+            break;
+        }
         probe ? probes_.pop() : load_.pop();
         ++offered;
         RxDesc &d = rx_->at(hw);

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Shared by the benchmarks: the machine they ran on, medians, and an engine run on the
+// simulated NIC that returns its samples.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "drivers/sim/sim_nic.h"
+#include "engine/sample_collector.h"
+#include "engine/version.h"
+
+namespace ringlab::bench {
+
+inline std::string cpuModel()
+{
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+inline void printMachine(const char *bench)
+{
+    std::printf("%s, ringlab %s (%s)\nmachine: %s, %u cores\n\n", bench, RINGLAB_VERSION, RINGLAB_GIT_REVISION,
+                cpuModel().c_str(), std::thread::hardware_concurrency());
+}
+
+inline double median(std::vector<double> v)
+{
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+inline ParamSet paramsOrDie(const Assignments &a)
+{
+    ParamSet ps;
+    if (auto st = ps.set(a); !st.ok()) {
+        std::fprintf(stderr, "bench: %s\n", st.error.c_str());
+        std::exit(2);
+    }
+    return ps;
+}
+
+inline std::vector<std::shared_ptr<const Sample>> runSim(const ParamSet &ps, std::size_t samples,
+                                                         std::int64_t intervalNs = 100'000'000)
+{
+    DeviceFactory f = [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
+        return std::make_unique<sim::SimNic>(p, live);
+    };
+    return runEngine(ps, f, samples, intervalNs);
+}
+
+// Per-sample values from sample `from` on (the ones before are warm-up).
+template <class F>
+std::vector<double> series(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from, F f)
+{
+    std::vector<double> out;
+    for (std::size_t k = from; k < s.size(); ++k) out.push_back(f(*s[k]));
+    return out;
+}
+
+} // namespace ringlab::bench
