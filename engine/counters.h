@@ -32,6 +32,7 @@ enum class C : std::uint8_t {
     TimerFires,
     TxCleans,       // TX clean passes
     TxCleanKicks,   // clean scheduled by tx.coalesce_frames
+    TxInlineCleans, // completions reclaimed by the transmit path (tx.free_thresh)
     Reordered,      // packets processed out of arrival order
     Count
 };

@@ -46,6 +46,7 @@ public:
     // TX, clean context: completed buffers, in order.
     virtual std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) = 0;
     virtual std::uint32_t txPending() const = 0;
+    virtual std::uint32_t txFree() const = 0;
     // Buffers still in the TX ring, handed back on teardown.
     virtual std::uint32_t txDrain(Buffer **out, std::uint32_t max) = 0;
 

@@ -82,6 +82,8 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         anySeq_ = true;
     }
     if (reordered) c.add(C::Reordered, reordered);
+    if (dev_.txFree() < static_cast<std::uint32_t>(live_.i(P::TxFreeThresh)) && reclaim(c))
+        c.add(C::TxInlineCleans);
     const std::uint32_t sent = dev_.txPost(bufs, n, now);
     if (sent < n) {
         c.add(C::TxFull, n - sent);
@@ -107,12 +109,33 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
     }
 }
 
+bool Transmitter::reclaim(Counters &c)
+{
+    if (reclaiming_.test_and_set(std::memory_order_acquire)) return false;
+    constexpr std::uint32_t kBurst = 256;
+    Buffer *done[kBurst];
+    std::uint32_t k = 0;
+    do {
+        k = dev_.txReclaim(done, kBurst, nowNs());
+        std::uint64_t bytes = 0;
+        for (std::uint32_t j = 0; j < k; ++j) {
+            latency_.record(*done[j]);
+            bytes += done[j]->len;
+        }
+        if (k) {
+            c.add(C::TxPackets, k);
+            c.add(C::TxBytes, bytes);
+            pool_.release(done, k);
+        }
+    } while (k == kBurst);
+    reclaiming_.clear(std::memory_order_release);
+    return true;
+}
+
 void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
 {
     Counters &c = self.counters;
     setTimerSlackNs(1);
-    constexpr std::uint32_t kBurst = 256;
-    Buffer *done[kBurst];
     pollfd fds[2] = {{timerFd_, POLLIN, 0}, {kickFd_, POLLIN, 0}};
     while (!st.stop_requested()) {
         if (::poll(fds, 2, -1) < 0) continue;
@@ -126,20 +149,7 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
         if (fds[1].revents & POLLIN) [[maybe_unused]] auto r = read(kickFd_, &v, sizeof v);
 
         c.add(C::TxCleans);
-        std::uint32_t k = 0;
-        do {
-            k = dev_.txReclaim(done, kBurst, nowNs());
-            std::uint64_t bytes = 0;
-            for (std::uint32_t j = 0; j < k; ++j) {
-                latency_.record(*done[j]);
-                bytes += done[j]->len;
-            }
-            if (k) {
-                c.add(C::TxPackets, k);
-                c.add(C::TxBytes, bytes);
-                pool_.release(done, k);
-            }
-        } while (k == kBurst);
+        reclaim(c);
         cleanScheduled_.store(false, std::memory_order_seq_cst);
         std::atomic_thread_fence(std::memory_order_seq_cst);
         // Frames still on the wire: the timer brings us back (stmmac re-arms in tx clean).

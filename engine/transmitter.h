@@ -34,6 +34,8 @@ public:
 
 private:
     void cleanThread(std::stop_token st, ThreadEntry &self);
+    // Reclaims completed frames unless another context is doing so; false if it was.
+    bool reclaim(Counters &c);
     void armTimer(Counters &c);
     void cancelTimer(Counters &c);
     void kick();
@@ -49,6 +51,7 @@ private:
     int kickFd_ = -1;
     std::atomic<bool> timerArmed_{false};
     std::atomic<bool> cleanScheduled_{false};
+    std::atomic_flag reclaiming_ = ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
     LatencyStats latency_;
     EngineThread clean_;
 };

@@ -106,6 +106,11 @@ const TunableInfo kTable[] = {
      "When the coalesce timer is armed. rearm: on every transmit (stmmac before the fix; each "
      "arm is a timer syscall). skip_if_scheduled: only when a TX clean is not already "
      "scheduled, cancelling the timer otherwise (the stmmac fix)."},
+    {P::TxFreeThresh, "tx.free_thresh", "TX coalescing", T::Integer, "descriptors", 0, 32767, 32, L, none,
+     "When fewer TX descriptors than this are free at transmit, the transmit path reclaims "
+     "completed ones itself before posting, as DPDK PMDs do (tx_free_thresh), instead of "
+     "dropping frames while the TX clean context is late. 0 leaves all cleaning to the "
+     "coalesce timer and tx.coalesce_frames. Must be less than tx.ring_size."},
     {P::HandoffMode, "handoff.mode", "Hand-off", T::Choice, "", 0, 2, 0, R, kHandoffModes,
      "How harvested packets reach processing. direct: the poll thread processes them itself. "
      "fifo: a bounded lock-free queue drained by a dedicated thread (Zephyr k_fifo). work: one "
@@ -292,6 +297,8 @@ Status ParamSet::checkCrossRules() const
         return rule(P::RefillThreshold, "less than", P::RxRingSize);
     if (i(P::TxCoalesceFrames) >= i(P::TxRingSize))
         return rule(P::TxCoalesceFrames, "less than", P::TxRingSize);
+    if (i(P::TxFreeThresh) >= i(P::TxRingSize))
+        return rule(P::TxFreeThresh, "less than", P::TxRingSize);
     if (i(P::RefillBatch) > i(P::RxRingSize))
         return rule(P::RefillBatch, "at most", P::RxRingSize);
     return Status::success();

@@ -42,6 +42,7 @@ enum class P : std::uint16_t {
     TxCoalesceUsecs,
     TxCoalesceFrames,
     TxTimerPolicy,
+    TxFreeThresh,
     HandoffMode,
     HandoffQueueLen,
     WorkqueueThreads,

@@ -36,6 +36,7 @@ public:
     std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) override;
     std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) override;
     std::uint32_t txPending() const override { return tx_->pending(); }
+    std::uint32_t txFree() const override { return tx_->size() - tx_->pending(); }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;
 
     std::int64_t nextInterruptNs(std::int64_t nowNs) override;
