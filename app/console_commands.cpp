@@ -9,19 +9,21 @@
 namespace ringlab {
 
 namespace {
-const char *kHelp = "commands:\n"
-                    "  set NAME VALUE [NAME VALUE ...]  change tunables (several at once are checked together)\n"
-                    "  show all | threads | NAME | PREFIX  e.g. 'show refill', 'show poll.mode'\n"
-                    "  mark [LABEL]                      add a labelled event\n"
-                    "  help                              this text\n"
-                    "  quit                              stop the run and print the summary\n";
+const char *kHelp =
+    "commands:\n"
+    "  set NAME VALUE [NAME VALUE ...]  change tunables (several at once are checked together)\n"
+    "  show all | threads | NAME | PREFIX  e.g. 'show refill', 'show poll.mode'\n"
+    "  mark [LABEL]                      add a labelled event\n"
+    "  help                              this text\n"
+    "  quit                              stop the run and print the summary\n";
 }
 
 bool ConsoleCommands::execute(const std::string &line)
 {
     std::istringstream in(line);
     std::vector<std::string> words;
-    for (std::string w; in >> w;) words.push_back(w);
+    for (std::string w; in >> w;)
+        words.push_back(w);
     if (words.empty() || words[0].starts_with("#")) return true;
     const std::string &cmd = words[0];
     if (cmd == "quit" || cmd == "exit" || cmd == "q") return false;
@@ -33,7 +35,8 @@ bool ConsoleCommands::execute(const std::string &line)
             return true;
         }
         Assignments a;
-        for (std::size_t k = 1; k + 1 < words.size(); k += 2) a.emplace_back(words[k], words[k + 1]);
+        for (std::size_t k = 1; k + 1 < words.size(); k += 2)
+            a.emplace_back(words[k], words[k + 1]);
         const Status st = engine_.apply(a, source_);
         if (!st.ok()) {
             std::fprintf(reply_, "error: %s\n", st.error.c_str());
@@ -68,9 +71,9 @@ void ConsoleCommands::show(const std::string &what)
     const ParamSet ps = engine_.params();
     int shown = 0;
     for (const auto &t : tunables()) {
-        const bool match = what == "all" || t.name == what ||
-                           (t.name.starts_with(what) && t.name.size() > what.size() &&
-                            t.name[what.size()] == '.');
+        const bool match =
+            what == "all" || t.name == what ||
+            (t.name.starts_with(what) && t.name.size() > what.size() && t.name[what.size()] == '.');
         if (match) {
             std::fputs(paramValueLine(ps, t).c_str(), reply_);
             ++shown;

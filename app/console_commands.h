@@ -12,13 +12,15 @@
 namespace ringlab {
 
 class ConsoleCommands {
-public:
+  public:
     ConsoleCommands(Engine &engine, SamplePrinter &printer, std::string source, std::FILE *reply)
-        : engine_(engine), printer_(printer), source_(std::move(source)), reply_(reply) {}
+        : engine_(engine), printer_(printer), source_(std::move(source)), reply_(reply)
+    {
+    }
     // Executes one line. Returns false when the line asks to quit.
     bool execute(const std::string &line);
 
-private:
+  private:
     void show(const std::string &what);
     Engine &engine_;
     SamplePrinter &printer_;

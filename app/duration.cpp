@@ -14,12 +14,18 @@ std::optional<std::int64_t> parseDurationNs(const std::string &text)
     if (ec != std::errc() || p == b || !std::isfinite(v) || v < 0) return std::nullopt;
     const std::string unit(p, e);
     double scale = 0;
-    if (unit.empty() || unit == "s") scale = 1e9;
-    else if (unit == "ms") scale = 1e6;
-    else if (unit == "us") scale = 1e3;
-    else if (unit == "m" || unit == "min") scale = 60e9;
-    else if (unit == "h") scale = 3600e9;
-    else return std::nullopt;
+    if (unit.empty() || unit == "s")
+        scale = 1e9;
+    else if (unit == "ms")
+        scale = 1e6;
+    else if (unit == "us")
+        scale = 1e3;
+    else if (unit == "m" || unit == "min")
+        scale = 60e9;
+    else if (unit == "h")
+        scale = 3600e9;
+    else
+        return std::nullopt;
     const double ns = v * scale;
     if (ns > 9e18) return std::nullopt;
     return static_cast<std::int64_t>(std::llround(ns));

@@ -20,7 +20,9 @@ CLI::Validator durationValidator(std::int64_t minNs)
         [minNs](std::string &v) -> std::string {
             const auto ns = parseDurationNs(v);
             if (!ns) return "\"" + v + "\" is not a duration (use e.g. 10s, 500ms, 2m)";
-            if (*ns < minNs) return "\"" + v + "\" is too short (at least " + std::to_string(minNs / 1'000'000) + " ms)";
+            if (*ns < minNs)
+                return "\"" + v + "\" is too short (at least " + std::to_string(minNs / 1'000'000) +
+                       " ms)";
             return {};
         },
         "DURATION");
@@ -30,25 +32,37 @@ CLI::Validator durationValidator(std::int64_t minNs)
 int main(int argc, char **argv)
 {
     CLI::App app{"Ringlab engine: drive a NIC datapath, tune it live, measure what it costs"};
-    app.set_version_flag("--version", std::string("ringlab-engine ") + RINGLAB_VERSION + " (" + RINGLAB_GIT_REVISION + ")");
+    app.set_version_flag("--version", std::string("ringlab-engine ") + RINGLAB_VERSION + " (" +
+                                          RINGLAB_GIT_REVISION + ")");
     app.require_subcommand(1);
 
-    auto *params = app.add_subcommand("params", "List every tunable: type, unit, range, default, live or restart, explanation");
+    auto *params = app.add_subcommand(
+        "params", "List every tunable: type, unit, range, default, live or restart, explanation");
     bool paramsJson = false;
     params->add_flag("--json", paramsJson, "Print as JSON");
 
     auto *profiles = app.add_subcommand("profiles", "List the profiles found and where");
 
-    auto *run = app.add_subcommand("run", "Run the engine, print samples, take live changes on standard input");
+    auto *run = app.add_subcommand(
+        "run", "Run the engine, print samples, take live changes on standard input");
     RunOptions ro;
     std::string duration, interval = "100ms", warmup = "1s", output = "table";
-    run->add_option("--profile,-p", ro.profile, "Profile name or path to a .json file")->capture_default_str();
+    run->add_option("--profile,-p", ro.profile, "Profile name or path to a .json file")
+        ->capture_default_str();
     run->add_option("--set,-s", ro.sets, "Override a tunable: NAME=VALUE (repeatable)");
-    run->add_option("--duration,-d", duration, "Stop after this long (e.g. 10s); default: until 'quit', end of input or Ctrl+C")
+    run->add_option(
+           "--duration,-d", duration,
+           "Stop after this long (e.g. 10s); default: until 'quit', end of input or Ctrl+C")
         ->check(durationValidator(1'000'000));
-    run->add_option("--interval,-i", interval, "Sample interval")->check(durationValidator(10'000'000))->capture_default_str();
-    run->add_option("--warmup", warmup, "Left out of the summary")->check(durationValidator(0))->capture_default_str();
-    run->add_option("--output,-o", output, "Output format")->check(CLI::IsMember({"table", "jsonl"}))->capture_default_str();
+    run->add_option("--interval,-i", interval, "Sample interval")
+        ->check(durationValidator(10'000'000))
+        ->capture_default_str();
+    run->add_option("--warmup", warmup, "Left out of the summary")
+        ->check(durationValidator(0))
+        ->capture_default_str();
+    run->add_option("--output,-o", output, "Output format")
+        ->check(CLI::IsMember({"table", "jsonl"}))
+        ->capture_default_str();
     run->add_option("--seed", ro.seed, "Seed of the simulated traffic")->capture_default_str();
 
     CLI11_PARSE(app, argc, argv);
@@ -60,7 +74,8 @@ int main(int argc, char **argv)
     }
     if (profiles->parsed()) {
         for (const auto &p : listProfiles())
-            std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "", p.file.c_str());
+            std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "",
+                        p.file.c_str());
         return 0;
     }
     if (run->parsed()) {

@@ -33,8 +33,8 @@ void printParamsText(std::ostream &out, const ParamSet &current)
             group = t.group;
             out << (&t == &tunables().front() ? "" : "\n") << "== " << group << " ==\n";
         }
-        out << std::left << std::setw(20) << t.name << " " << std::setw(8) << typeName(t.type) << " "
-            << std::setw(8) << (t.apply == Apply::Live ? "live" : "restart") << " default "
+        out << std::left << std::setw(20) << t.name << " " << std::setw(8) << typeName(t.type)
+            << " " << std::setw(8) << (t.apply == Apply::Live ? "live" : "restart") << " default "
             << ParamSet::format(t, current.value(t.id)) << "; allowed: " << allowedText(t) << "\n";
         out << wrap(t.help, 76, "    ");
     }
@@ -58,7 +58,8 @@ void printParamsJson(std::ostream &out, const ParamSet &current)
         }
         if (t.type == Type::Choice) {
             nlohmann::json c = nlohmann::json::array();
-            for (auto ch : t.choices) c.push_back(ch);
+            for (auto ch : t.choices)
+                c.push_back(ch);
             j["choices"] = c;
         }
         if (t.power_of_two) j["power_of_two"] = true;

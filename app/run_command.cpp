@@ -29,7 +29,9 @@ bool buildParams(const RunOptions &o, ParamSet &ps, Profile &profile)
         return false;
     }
     if (profile.device != "sim") {
-        std::fprintf(stderr, "ringlab-engine: profile %s: device \"%s\" is not available in this build (allowed: sim)\n",
+        std::fprintf(stderr,
+                     "ringlab-engine: profile %s: device \"%s\" is not available in this build "
+                     "(allowed: sim)\n",
                      profile.name.c_str(), profile.device.c_str());
         return false;
     }
@@ -41,7 +43,10 @@ bool buildParams(const RunOptions &o, ParamSet &ps, Profile &profile)
     for (const auto &s : o.sets) {
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0) {
-            std::fprintf(stderr, "ringlab-engine: --set \"%s\": expected NAME=VALUE, e.g. --set poll.mode=busy\n", s.c_str());
+            std::fprintf(
+                stderr,
+                "ringlab-engine: --set \"%s\": expected NAME=VALUE, e.g. --set poll.mode=busy\n",
+                s.c_str());
             return false;
         }
         overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
@@ -55,7 +60,7 @@ bool buildParams(const RunOptions &o, ParamSet &ps, Profile &profile)
 
 // Reads whole lines from a non-blocking descriptor.
 class LineReader {
-public:
+  public:
     explicit LineReader(int fd) : fd_(fd) {}
     // False at end of input.
     bool read(std::vector<std::string> &lines)
@@ -68,6 +73,10 @@ public:
         }
         if (n < 0) return errno == EAGAIN || errno == EINTR;
         pending_.append(buf, static_cast<std::size_t>(n));
+        if (pending_.size() > kMaxLine && pending_.find('\n') == std::string::npos) {
+            std::fprintf(stderr, "error: input line longer than %zu bytes, ignored\n", kMaxLine);
+            pending_.clear();
+        }
         for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
             lines.push_back(pending_.substr(0, nl));
             pending_.erase(0, nl + 1);
@@ -75,7 +84,8 @@ public:
         return true;
     }
 
-private:
+  private:
+    static constexpr std::size_t kMaxLine = 64 * 1024;
     int fd_;
     std::string pending_;
 };
@@ -114,7 +124,8 @@ int runCommand(const RunOptions &o)
     const bool interactive = isatty(STDIN_FILENO);
     std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n", profile.name.c_str(),
                  profile.file.c_str(), engine->deviceInfo().name.c_str(),
-                 o.durationNs >= 0 ? "running for the given duration" : "running until 'quit', end of input or Ctrl+C");
+                 o.durationNs >= 0 ? "running for the given duration"
+                                   : "running until 'quit', end of input or Ctrl+C");
     if (interactive) std::fprintf(stderr, "type 'help' for commands\n");
     try {
         engine->start();
@@ -141,7 +152,8 @@ int runCommand(const RunOptions &o)
         if (fds[0].revents & POLLIN) {
             signalfd_siginfo si;
             [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
-            std::fprintf(stderr, "ringlab-engine: %s, stopping\n", strsignal(static_cast<int>(si.ssi_signo)));
+            std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
+                         strsignal(static_cast<int>(si.ssi_signo)));
             break;
         }
         if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -13,8 +13,8 @@ namespace ringlab {
 
 struct RunOptions {
     std::string profile = "default";
-    std::vector<std::string> sets;    // "name=value"
-    std::int64_t durationNs = -1;     // < 0: until quit, end of input or a signal
+    std::vector<std::string> sets; // "name=value"
+    std::int64_t durationNs = -1;  // < 0: until quit, end of input or a signal
     std::int64_t intervalNs = 100'000'000;
     double warmupS = 1.0;
     OutputFormat output = OutputFormat::Table;

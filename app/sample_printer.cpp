@@ -42,11 +42,12 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
     if (rowsSinceHeader_ >= 25) header();
     ++rowsSinceHeader_;
     const ThreadStat *poll = s->thread("poll");
-    std::fprintf(out_, "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n", s->t,
-                 s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->rateOf(C::RxMissed),
-                 poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->processCpuMsPerS,
-                 s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
-                 stageBreakdown(*s).c_str());
+    std::fprintf(
+        out_, "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n", s->t,
+        s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->rateOf(C::RxMissed),
+        poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->processCpuMsPerS,
+        s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
+        stageBreakdown(*s).c_str());
     std::fflush(out_);
 }
 
@@ -85,29 +86,40 @@ void SamplePrinter::printThreads(std::FILE *out) const
     }
     std::fprintf(out, "%-12s %10s %8s %10s\n", "thread", "CPU ms/s", "CPU %", "wakeups/s");
     for (const auto &t : s->threads)
-        std::fprintf(out, "%-12s %10.1f %8.1f %10.0f\n", t.name.c_str(), t.cpuMsPerS, t.cpuPct, t.wakeupsPerS);
+        std::fprintf(out, "%-12s %10.1f %8.1f %10.0f\n", t.name.c_str(), t.cpuMsPerS, t.cpuPct,
+                     t.wakeupsPerS);
     std::fprintf(out, "%-12s %10.1f %8.1f\n", "(process)", s->processCpuMsPerS, s->processCpuPct);
 }
 
 void SamplePrinter::printSummary(const RunSummary &r)
 {
     if (fmt_ == OutputFormat::Jsonl) {
-        nlohmann::json j = {{"type", "summary"}, {"duration", r.duration}, {"warmup", r.warmup}, {"samples", r.samples}};
+        nlohmann::json j = {{"type", "summary"},
+                            {"duration", r.duration},
+                            {"warmup", r.warmup},
+                            {"samples", r.samples}};
         nlohmann::json m = nlohmann::json::object();
         for (const auto &[k, v] : r.metrics)
-            m[k] = {{"mean", v.mean}, {"median", v.median}, {"min", v.min}, {"max", v.max}, {"n", v.n}};
+            m[k] = {
+                {"mean", v.mean}, {"median", v.median}, {"min", v.min}, {"max", v.max}, {"n", v.n}};
         j["metrics"] = m;
         j["totals"] = r.totals;
         std::fprintf(out_, "%s\n", j.dump().c_str());
         std::fflush(out_);
         return;
     }
-    auto get = [&](const std::string &k) { auto it = r.metrics.find(k); return it == r.metrics.end() ? MetricSummary{} : it->second; };
-    std::fprintf(out_, "\n== summary: %.1f s, %zu samples after %.1f s warm-up (mean / median / max) ==\n",
-                 r.duration, r.samples, r.warmup);
+    auto get = [&](const std::string &k) {
+        auto it = r.metrics.find(k);
+        return it == r.metrics.end() ? MetricSummary{} : it->second;
+    };
+    std::fprintf(
+        out_, "\n== summary: %.1f s, %zu samples after %.1f s warm-up (mean / median / max) ==\n",
+        r.duration, r.samples, r.warmup);
     auto row = [&](const char *label, const std::string &key, const char *unit) {
         const MetricSummary m = get(key);
-        if (m.n) std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", label, m.mean, m.median, m.max, unit);
+        if (m.n)
+            std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", label, m.mean, m.median, m.max,
+                         unit);
     };
     row("offered", "offered_pps", "pps");
     row("received", "rx_pps", "pps");
@@ -122,10 +134,13 @@ void SamplePrinter::printSummary(const RunSummary &r)
         row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");
         row(("wakeups " + name).c_str(), "thread." + name + ".wakeups_per_s", "/s");
     }
-    for (const char *k : {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",
-                          "work_items_per_s", "timer_arms_per_s", "timer_fires_per_s"})
+    for (const char *k :
+         {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",
+          "work_items_per_s", "timer_arms_per_s", "timer_fires_per_s"})
         row(k, k, "/s");
-    std::fprintf(out_, "  totals: offered %llu, delivered %llu, rx_missed %llu, alloc_fail %llu, tx_full %llu, handoff_full %llu\n",
+    std::fprintf(out_,
+                 "  totals: offered %llu, delivered %llu, rx_missed %llu, alloc_fail %llu, tx_full "
+                 "%llu, handoff_full %llu\n",
                  static_cast<unsigned long long>(r.totals.at("offered")),
                  static_cast<unsigned long long>(r.totals.at("tx_packets")),
                  static_cast<unsigned long long>(r.totals.at("rx_missed")),

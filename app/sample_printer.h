@@ -15,7 +15,7 @@ namespace ringlab {
 enum class OutputFormat { Table, Jsonl };
 
 class SamplePrinter final : public Subscriber {
-public:
+  public:
     SamplePrinter(OutputFormat fmt, std::FILE *out) : fmt_(fmt), out_(out) {}
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override;
@@ -25,7 +25,7 @@ public:
     void printSummary(const RunSummary &r);
     void printThreads(std::FILE *out) const; // `show threads`
 
-private:
+  private:
     void header();
     OutputFormat fmt_;
     std::FILE *out_;

@@ -26,8 +26,8 @@ inline std::string cpuModel()
 
 inline void printMachine(const char *bench)
 {
-    std::printf("%s, ringlab %s (%s)\nmachine: %s, %u cores\n\n", bench, RINGLAB_VERSION, RINGLAB_GIT_REVISION,
-                cpuModel().c_str(), std::thread::hardware_concurrency());
+    std::printf("%s, ringlab %s (%s)\nmachine: %s, %u cores\n\n", bench, RINGLAB_VERSION,
+                RINGLAB_GIT_REVISION, cpuModel().c_str(), std::thread::hardware_concurrency());
 }
 
 inline double median(std::vector<double> v)
@@ -59,10 +59,12 @@ inline std::vector<std::shared_ptr<const Sample>> runSim(const ParamSet &ps, std
 
 // Per-sample values from sample `from` on (the ones before are warm-up).
 template <class F>
-std::vector<double> series(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from, F f)
+std::vector<double> series(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from,
+                           F f)
 {
     std::vector<double> out;
-    for (std::size_t k = from; k < s.size(); ++k) out.push_back(f(*s[k]));
+    for (std::size_t k = from; k < s.size(); ++k)
+        out.push_back(f(*s[k]));
     return out;
 }
 

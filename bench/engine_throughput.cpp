@@ -14,11 +14,21 @@ using namespace ringlab::bench;
 namespace {
 Assignments base(std::int64_t ratePps)
 {
-    return {{"load.rate_pps", std::to_string(ratePps)}, {"load.frame_bytes", "64"}, {"load.pattern", "constant"},
-            {"link.mbps", "400000"},   {"probe.rate_hz", "0"},        {"poll.mode", "busy"},
-            {"refill.context", "inline"}, {"handoff.mode", "direct"}, {"proc.ns_per_packet", "0"},
-            {"rx.ring_size", "32768"}, {"rx.pool_buffers", "131072"},  {"tx.ring_size", "4096"},
-            {"tx.coalesce_frames", "512"}, {"refill.threshold", "64"}, {"refill.batch", "64"},
+    return {{"load.rate_pps", std::to_string(ratePps)},
+            {"load.frame_bytes", "64"},
+            {"load.pattern", "constant"},
+            {"link.mbps", "400000"},
+            {"probe.rate_hz", "0"},
+            {"poll.mode", "busy"},
+            {"refill.context", "inline"},
+            {"handoff.mode", "direct"},
+            {"proc.ns_per_packet", "0"},
+            {"rx.ring_size", "32768"},
+            {"rx.pool_buffers", "131072"},
+            {"tx.ring_size", "4096"},
+            {"tx.coalesce_frames", "512"},
+            {"refill.threshold", "64"},
+            {"refill.batch", "64"},
             {"poll.budget", "256"}};
 }
 
@@ -37,7 +47,8 @@ Result measure(std::int64_t rate, std::size_t samples)
     double drops = 0, offered = 0, pollNs = 0, rx = 0;
     for (std::size_t k = warm; k < s.size(); ++k) {
         const Sample &x = *s[k];
-        drops += (x.rateOf(C::RxMissed) + x.rateOf(C::TxFull) + x.rateOf(C::AllocFail) + x.rateOf(C::HandoffFull)) *
+        drops += (x.rateOf(C::RxMissed) + x.rateOf(C::TxFull) + x.rateOf(C::AllocFail) +
+                  x.rateOf(C::HandoffFull)) *
                  x.interval;
         offered += x.rateOf(C::Offered) * x.interval;
         r.missed += x.rateOf(C::RxMissed) * x.interval;
@@ -48,7 +59,9 @@ Result measure(std::int64_t rate, std::size_t samples)
     }
     r.dropFraction = offered > 0 ? drops / offered : 0;
     r.nsPerPacket = rx > 0 ? pollNs / rx : 0;
-    r.pollCpuPct = median(series(s, warm, [](const Sample &x) { return x.thread("poll") ? x.thread("poll")->cpuPct : 0.0; }));
+    r.pollCpuPct = median(series(s, warm, [](const Sample &x) {
+        return x.thread("poll") ? x.thread("poll")->cpuPct : 0.0;
+    }));
     return r;
 }
 } // namespace
@@ -57,8 +70,10 @@ int main(int argc, char **argv)
 {
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     printMachine("engine_throughput");
-    std::printf("busy polling, inline refill, direct hand-off, 64-byte frames, proc.ns_per_packet=0,\n"
-                "rx ring 32768, tx ring 4096, poll.budget 256, tx.coalesce_frames 512, link 400 Gbit/s\n\n");
+    std::printf(
+        "busy polling, inline refill, direct hand-off, 64-byte frames, proc.ns_per_packet=0,\n"
+        "rx ring 32768, tx ring 4096, poll.budget 256, tx.coalesce_frames 512, link 400 "
+        "Gbit/s\n\n");
 
     const int rounds = quick ? 1 : 3;
     std::vector<double> sat, ns;
@@ -66,12 +81,13 @@ int main(int argc, char **argv)
         const Result r = measure(40'000'000, 15);
         sat.push_back(r.delivered);
         ns.push_back(r.nsPerPacket);
-        std::printf("saturation run %d: offered %.2f Mpps, delivered %.2f Mpps, poll thread %.1f ns/packet (%.0f %% CPU)\n",
+        std::printf("saturation run %d: offered %.2f Mpps, delivered %.2f Mpps, poll thread %.1f "
+                    "ns/packet (%.0f %% CPU)\n",
                     k + 1, r.offered / 1e6, r.delivered / 1e6, r.nsPerPacket, r.pollCpuPct);
     }
     const double capacity = median(sat);
-    std::printf("=> saturation: %.2f Mpps per poll thread (median of %d), %.1f ns per packet\n\n", capacity / 1e6,
-                rounds, median(ns));
+    std::printf("=> saturation: %.2f Mpps per poll thread (median of %d), %.1f ns per packet\n\n",
+                capacity / 1e6, rounds, median(ns));
 
     std::int64_t lo = 500'000, hi = static_cast<std::int64_t>(capacity * 1.05);
     Result best;
@@ -79,10 +95,11 @@ int main(int argc, char **argv)
         const std::int64_t mid = (lo + hi) / 2;
         const Result r = measure(mid, 12);
         const bool lossless = r.dropFraction <= 1e-4;
-        std::printf("offered %6.2f Mpps: delivered %6.2f Mpps, drops %.4f %% (rx_missed %.0f, tx_full %.0f, "
+        std::printf("offered %6.2f Mpps: delivered %6.2f Mpps, drops %.4f %% (rx_missed %.0f, "
+                    "tx_full %.0f, "
                     "alloc_fail %.0f) -> %s\n",
-                    mid / 1e6, r.delivered / 1e6, r.dropFraction * 100, r.missed, r.txFull, r.allocFail,
-                    lossless ? "lossless" : "loss");
+                    mid / 1e6, r.delivered / 1e6, r.dropFraction * 100, r.missed, r.txFull,
+                    r.allocFail, lossless ? "lossless" : "loss");
         if (lossless) {
             lo = mid;
             best = r;
@@ -90,8 +107,9 @@ int main(int argc, char **argv)
             hi = mid;
         }
     }
-    std::printf("=> maximum lossless rate: %.2f Mpps (drops <= 0.01 %%), poll thread %.1f ns/packet there\n", lo / 1e6,
-                best.nsPerPacket);
+    std::printf("=> maximum lossless rate: %.2f Mpps (drops <= 0.01 %%), poll thread %.1f "
+                "ns/packet there\n",
+                lo / 1e6, best.nsPerPacket);
     std::printf("goal: >= 10 Mpps on one core: %s\n", lo >= 10'000'000 ? "met" : "NOT met");
     return 0;
 }

@@ -11,33 +11,46 @@ int main()
 {
     printMachine("kni_table");
     std::printf("load 0, probes 50/s, 2 s per row, medians over the samples after 0.3 s\n\n");
-    std::printf("%-26s %12s %12s %14s %14s\n", "poll wait", "poll CPU %", "wakeups/s", "RTT p50 us", "RTT max us");
+    std::printf("%-26s %12s %12s %14s %14s\n", "poll wait", "poll CPU %", "wakeups/s", "RTT p50 us",
+                "RTT max us");
     struct Row {
         const char *label;
         Assignments a;
     };
     const std::vector<Row> rows = {
-        {"schedule_timeout(1 jiffy)", {{"poll.mode", "tick"}, {"poll.tick_hz", "1000"}, {"poll.sleep_min_us", "5"}, {"poll.sleep_max_us", "5"}}},
-        {"usleep_range(5, 10)", {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "5"}, {"poll.sleep_max_us", "10"}}},
-        {"usleep_range(20, 50)", {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "20"}, {"poll.sleep_max_us", "50"}}},
-        {"usleep_range(50, 100)", {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "50"}, {"poll.sleep_max_us", "100"}}},
-        {"usleep_range(100, 200)", {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "100"}, {"poll.sleep_max_us", "200"}}},
-        {"usleep_range(1000, 1100)", {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "1000"}, {"poll.sleep_max_us", "1100"}}},
+        {"schedule_timeout(1 jiffy)",
+         {{"poll.mode", "tick"},
+          {"poll.tick_hz", "1000"},
+          {"poll.sleep_min_us", "5"},
+          {"poll.sleep_max_us", "5"}}},
+        {"usleep_range(5, 10)",
+         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "5"}, {"poll.sleep_max_us", "10"}}},
+        {"usleep_range(20, 50)",
+         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "20"}, {"poll.sleep_max_us", "50"}}},
+        {"usleep_range(50, 100)",
+         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "50"}, {"poll.sleep_max_us", "100"}}},
+        {"usleep_range(100, 200)",
+         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "100"}, {"poll.sleep_max_us", "200"}}},
+        {"usleep_range(1000, 1100)",
+         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "1000"}, {"poll.sleep_max_us", "1100"}}},
     };
     std::vector<double> cpu, rtt;
     for (const auto &row : rows) {
         Assignments a = {{"load.rate_pps", "0"}, {"probe.rate_hz", "50"}};
         a.insert(a.end(), row.a.begin(), row.a.end());
         const auto s = runSim(paramsOrDie(a), 20);
-        const double c = median(series(s, 3, [](const Sample &x) { return x.thread("poll")->cpuPct; }));
-        const double w = median(series(s, 3, [](const Sample &x) { return x.thread("poll")->wakeupsPerS; }));
+        const double c =
+            median(series(s, 3, [](const Sample &x) { return x.thread("poll")->cpuPct; }));
+        const double w =
+            median(series(s, 3, [](const Sample &x) { return x.thread("poll")->wakeupsPerS; }));
         std::vector<double> r, rmax;
         for (std::size_t k = 3; k < s.size(); ++k)
             if (s[k]->rtt.count) {
                 r.push_back(s[k]->rtt.p50);
                 rmax.push_back(s[k]->rtt.max);
             }
-        std::printf("%-26s %12.1f %12.0f %14.1f %14.1f\n", row.label, c, w, median(r), rmax.empty() ? 0.0 : *std::max_element(rmax.begin(), rmax.end()));
+        std::printf("%-26s %12.1f %12.0f %14.1f %14.1f\n", row.label, c, w, median(r),
+                    rmax.empty() ? 0.0 : *std::max_element(rmax.begin(), rmax.end()));
         if (&row != &rows.front()) {
             cpu.push_back(c);
             rtt.push_back(median(r));
@@ -48,7 +61,7 @@ int main()
         cpuFalls &= cpu[k] < cpu[k - 1];
         rttRises &= rtt[k] > rtt[k - 1];
     }
-    std::printf("\nas the sleep grows: CPU falls at every step: %s; RTT rises at every step: %s\n", cpuFalls ? "yes" : "no",
-                rttRises ? "yes" : "no");
+    std::printf("\nas the sleep grows: CPU falls at every step: %s; RTT rises at every step: %s\n",
+                cpuFalls ? "yes" : "no", rttRises ? "yes" : "no");
     return 0;
 }

@@ -15,7 +15,9 @@ namespace {
 // Mean interval of the engine's poll loop with no traffic: one harvest plus one sleep.
 double engineIntervalUs(int us)
 {
-    const auto s = runSim(paramsOrDie({{"load.rate_pps", "0"}, {"probe.rate_hz", "0"}, {"poll.mode", "sleep"},
+    const auto s = runSim(paramsOrDie({{"load.rate_pps", "0"},
+                                       {"probe.rate_hz", "0"},
+                                       {"poll.mode", "sleep"},
                                        {"poll.sleep_min_us", std::to_string(us)},
                                        {"poll.sleep_max_us", std::to_string(us)}}),
                           8);
@@ -39,7 +41,8 @@ double bareIntervalUs(int us, double seconds)
 int main()
 {
     printMachine("sleep_precision");
-    std::printf("%10s %14s %14s %8s   (medians of 3 alternating rounds)\n", "request us", "engine us", "nanosleep us", "ratio");
+    std::printf("%10s %14s %14s %8s   (medians of 3 alternating rounds)\n", "request us",
+                "engine us", "nanosleep us", "ratio");
     bool ok = true;
     for (int us : {5, 20, 50, 100, 1000}) {
         std::vector<double> eng, bare;

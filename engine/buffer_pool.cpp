@@ -14,8 +14,8 @@ BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers
     // Reserved up front, touched only where frames are copied, so a large pool costs address
     // space rather than resident memory.
     bytes_ = std::size_t{buffers} * kDataRoom;
-    void *mem = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                     -1, 0);
+    void *mem = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED)
         throw std::runtime_error("buffer pool: cannot reserve " + std::to_string(bytes_ >> 20) +
                                  " MiB for " + std::to_string(buffers) + " buffers");

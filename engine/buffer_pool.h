@@ -14,7 +14,7 @@
 namespace ringlab {
 
 class BufferPool {
-public:
+  public:
     static constexpr std::uint32_t kDataRoom = 9216; // fits a 9018-byte jumbo frame
 
     explicit BufferPool(std::uint32_t buffers);
@@ -28,7 +28,7 @@ public:
     std::uint32_t alloc(Buffer **out, std::uint32_t n) { return free_.dequeueBurst(out, n); }
     void release(Buffer *const *bufs, std::uint32_t n);
 
-private:
+  private:
     std::uint8_t *memory_ = nullptr;
     std::size_t bytes_ = 0;
     std::vector<Buffer> buffers_;

@@ -19,6 +19,9 @@ inline timespec toTimespec(std::int64_t ns)
     return timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
 }
 
-inline void cpuRelax() { __builtin_ia32_pause(); }
+inline void cpuRelax()
+{
+    __builtin_ia32_pause();
+}
 
 } // namespace ringlab

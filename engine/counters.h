@@ -11,22 +11,22 @@
 namespace ringlab {
 
 enum class C : std::uint8_t {
-    Offered,        // frames the device generated (load + probes)
-    RxPackets,      // harvested from the RX ring
+    Offered,   // frames the device generated (load + probes)
+    RxPackets, // harvested from the RX ring
     RxBytes,
-    Processed,      // finished the processing stage
-    TxPackets,      // completed on the wire and cleaned
+    Processed, // finished the processing stage
+    TxPackets, // completed on the wire and cleaned
     TxBytes,
-    RxMissed,       // arrival found no posted RX buffer
-    AllocFail,      // buffer pool empty when refilling
-    TxFull,         // TX ring full at transmit
-    HandoffFull,    // hand-off queue full
+    RxMissed,    // arrival found no posted RX buffer
+    AllocFail,   // buffer pool empty when refilling
+    TxFull,      // TX ring full at transmit
+    HandoffFull, // hand-off queue full
     Polls,
     EmptyPolls,
     Interrupts,
-    RefillWakeups,  // refill thread woken / refill work queued
-    RefillPosted,   // buffers posted to the RX ring
-    WorkItems,      // work items executed by the work queue
+    RefillWakeups, // refill thread woken / refill work queued
+    RefillPosted,  // buffers posted to the RX ring
+    WorkItems,     // work items executed by the work queue
     TimerArms,
     TimerCancels,
     TimerFires,
@@ -48,7 +48,10 @@ struct alignas(64) Counters {
         auto &slot = v[static_cast<std::size_t>(c)];
         slot.store(slot.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     }
-    std::uint64_t get(C c) const { return v[static_cast<std::size_t>(c)].load(std::memory_order_relaxed); }
+    std::uint64_t get(C c) const
+    {
+        return v[static_cast<std::size_t>(c)].load(std::memory_order_relaxed);
+    }
 };
 
 // A plain snapshot, for sums and differences.
@@ -57,11 +60,13 @@ struct CounterValues {
     std::uint64_t operator[](C c) const { return v[static_cast<std::size_t>(c)]; }
     void addFrom(const Counters &c)
     {
-        for (std::size_t k = 0; k < kCounterCount; ++k) v[k] += c.v[k].load(std::memory_order_relaxed);
+        for (std::size_t k = 0; k < kCounterCount; ++k)
+            v[k] += c.v[k].load(std::memory_order_relaxed);
     }
     void addFrom(const CounterValues &c)
     {
-        for (std::size_t k = 0; k < kCounterCount; ++k) v[k] += c.v[k];
+        for (std::size_t k = 0; k < kCounterCount; ++k)
+            v[k] += c.v[k];
     }
 };
 

@@ -20,14 +20,18 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
       handoff_(makeHandoff(params.choice<HandoffMode>(P::HandoffMode),
                            HandoffDeps{live, pool_, tx_, reg, wq_,
                                        static_cast<std::uint32_t>(params.i(P::HandoffQueueLen))})),
-      refill_(makeRefiller(params.choice<RefillContext>(P::RefillContext), live, dev, pool_, reg, wq_)),
+      refill_(
+          makeRefiller(params.choice<RefillContext>(P::RefillContext), live, dev, pool_, reg, wq_)),
       poll_(live, dev, *refill_, *handoff_, reg)
 {
     housekeeping_.ctx = this;
     housekeeping_.fn = [](WorkItem *w) { static_cast<Datapath *>(w->ctx)->housekeeping(); };
 }
 
-Datapath::~Datapath() { stop(); }
+Datapath::~Datapath()
+{
+    stop();
+}
 
 void Datapath::housekeeping()
 {
@@ -55,8 +59,10 @@ void Datapath::stop()
     wq_.stop();
     tx_.stop();
     Buffer *bufs[256];
-    while (std::uint32_t k = dev_.rxDrain(bufs, 256)) pool_.release(bufs, k);
-    while (std::uint32_t k = dev_.txDrain(bufs, 256)) pool_.release(bufs, k);
+    while (std::uint32_t k = dev_.rxDrain(bufs, 256))
+        pool_.release(bufs, k);
+    while (std::uint32_t k = dev_.txDrain(bufs, 256))
+        pool_.release(bufs, k);
 }
 
 } // namespace ringlab

@@ -19,7 +19,7 @@
 namespace ringlab {
 
 class Datapath {
-public:
+  public:
     Datapath(const ParamSet &params, const LiveParams &live, Device &dev, ThreadRegistry &reg);
     ~Datapath();
     Datapath(const Datapath &) = delete;
@@ -35,7 +35,7 @@ public:
     std::uint32_t handoffDepth() const { return handoff_->depth(); }
     std::size_t workQueueDepth() const { return wq_.depth(); }
 
-private:
+  private:
     void housekeeping();
 
     Device &dev_;

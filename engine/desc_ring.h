@@ -19,7 +19,7 @@ struct RxDesc {
 };
 
 class RxRing {
-public:
+  public:
     explicit RxRing(std::uint32_t size) : desc_(size), mask_(size - 1), size_(size) {}
     std::uint32_t size() const { return size_; }
     RxDesc &at(std::uint32_t i) { return desc_[i & mask_]; }
@@ -27,7 +27,8 @@ public:
     // Driver side (refill context): descriptors it may post.
     std::uint32_t freeCount() const
     {
-        return size_ - (tail_.load(std::memory_order_relaxed) - clean_.load(std::memory_order_acquire));
+        return size_ -
+               (tail_.load(std::memory_order_relaxed) - clean_.load(std::memory_order_acquire));
     }
     // Posted and not yet filled by the device.
     std::uint32_t postedCount() const
@@ -39,7 +40,8 @@ public:
         const std::uint32_t tail = tail_.load(std::memory_order_relaxed);
         const std::uint32_t free = size_ - (tail - clean_.load(std::memory_order_acquire));
         const std::uint32_t k = n < free ? n : free;
-        for (std::uint32_t j = 0; j < k; ++j) desc_[(tail + j) & mask_] = RxDesc{bufs[j], nowNs};
+        for (std::uint32_t j = 0; j < k; ++j)
+            desc_[(tail + j) & mask_] = RxDesc{bufs[j], nowNs};
         tail_.store(tail + k, std::memory_order_release); // the doorbell
         return k;
     }
@@ -48,7 +50,7 @@ public:
     std::atomic<std::uint32_t> hw_{0};
     std::atomic<std::uint32_t> clean_{0};
 
-private:
+  private:
     std::vector<RxDesc> desc_;
     std::uint32_t mask_;
     std::uint32_t size_;
@@ -60,7 +62,7 @@ struct TxDesc {
 };
 
 class TxRing {
-public:
+  public:
     explicit TxRing(std::uint32_t size) : desc_(size), mask_(size - 1), size_(size) {}
     std::uint32_t size() const { return size_; }
     TxDesc &at(std::uint32_t i) { return desc_[i & mask_]; }
@@ -72,7 +74,7 @@ public:
     std::atomic<std::uint32_t> tail_{0};
     std::atomic<std::uint32_t> clean_{0};
 
-private:
+  private:
     std::vector<TxDesc> desc_;
     std::uint32_t mask_;
     std::uint32_t size_;

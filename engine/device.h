@@ -14,14 +14,14 @@
 namespace ringlab {
 
 struct DeviceInfo {
-    std::string name;        // e.g. "sim0"
-    std::string driver;      // e.g. "sim", "net_ring"
-    bool descriptorRefill;   // rxPost() places buffers in descriptors
-    bool interrupts;         // nextInterruptNs() is meaningful
+    std::string name;      // e.g. "sim0"
+    std::string driver;    // e.g. "sim", "net_ring"
+    bool descriptorRefill; // rxPost() places buffers in descriptors
+    bool interrupts;       // nextInterruptNs() is meaningful
 };
 
 class Device {
-public:
+  public:
     virtual ~Device() = default;
     virtual DeviceInfo info() const = 0;
 

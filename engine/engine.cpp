@@ -13,9 +13,15 @@ Engine::Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts)
 {
 }
 
-Engine::~Engine() { stop(); }
+Engine::~Engine()
+{
+    stop();
+}
 
-bool Engine::running() const { return running_.load(std::memory_order_acquire); }
+bool Engine::running() const
+{
+    return running_.load(std::memory_order_acquire);
+}
 
 ParamSet Engine::params() const
 {
@@ -23,7 +29,10 @@ ParamSet Engine::params() const
     return params_;
 }
 
-DeviceInfo Engine::deviceInfo() const { return device_->info(); }
+DeviceInfo Engine::deviceInfo() const
+{
+    return device_->info();
+}
 
 double Engine::sinceStart() const
 {
@@ -39,13 +48,15 @@ void Engine::subscribe(std::shared_ptr<Subscriber> s)
 void Engine::unsubscribe(const std::shared_ptr<Subscriber> &s)
 {
     std::lock_guard lock(subscribersMutex_);
-    subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s), subscribers_.end());
+    subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s),
+                       subscribers_.end());
 }
 
 void Engine::publishEvent(const Event &e)
 {
     std::lock_guard lock(subscribersMutex_);
-    for (auto &s : subscribers_) s->onEvent(e);
+    for (auto &s : subscribers_)
+        s->onEvent(e);
 }
 
 void Engine::start()
@@ -62,9 +73,8 @@ void Engine::start()
     stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     running_.store(true, std::memory_order_release);
     publishEvent({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
-    sampler_ = EngineThread(threads_, "sampler", [this](std::stop_token st, ThreadEntry &) {
-        samplerThread(st);
-    });
+    sampler_ = EngineThread(threads_, "sampler",
+                            [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
 }
 
 void Engine::stop()
@@ -104,7 +114,8 @@ DatapathReading Engine::read()
 void Engine::samplerThread(std::stop_token st)
 {
     setTimerSlackNs(1000);
-    Sampler sampler(threads_, [this] { return read(); }, startNs_);
+    Sampler sampler(
+        threads_, [this] { return read(); }, startNs_);
     std::int64_t next = startNs_ + opts_.intervalNs;
     for (;;) {
         const bool stopping = st.stop_requested();
@@ -115,7 +126,8 @@ void Engine::samplerThread(std::stop_token st)
             if (now - (next - opts_.intervalNs) >= opts_.intervalNs / 10) {
                 auto s = sampler.take(now);
                 std::lock_guard lock(subscribersMutex_);
-                for (auto &sub : subscribers_) sub->onSample(s);
+                for (auto &sub : subscribers_)
+                    sub->onSample(s);
             }
             return;
         }
@@ -123,14 +135,18 @@ void Engine::samplerThread(std::stop_token st)
         auto s = sampler.take(now);
         {
             std::lock_guard lock(subscribersMutex_);
-            for (auto &sub : subscribers_) sub->onSample(s);
+            for (auto &sub : subscribers_)
+                sub->onSample(s);
         }
         next += opts_.intervalNs;
         if (next <= now) next = now + opts_.intervalNs; // fell behind: skip, never burst
     }
 }
 
-void Engine::mark(const std::string &label) { publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label}); }
+void Engine::mark(const std::string &label)
+{
+    publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label});
+}
 
 Status Engine::apply(const Assignments &assignments, const std::string &source)
 {
@@ -144,8 +160,13 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     for (const auto &ch : changes) {
         const auto &t = info(ch.id);
         restart |= t.apply == Apply::Restart;
-        publishEvent({sinceStart(), "param", std::string(t.name), ParamSet::format(t, ch.before),
-              ParamSet::format(t, ch.after), source, {}});
+        publishEvent({sinceStart(),
+                      "param",
+                      std::string(t.name),
+                      ParamSet::format(t, ch.before),
+                      ParamSet::format(t, ch.after),
+                      source,
+                      {}});
     }
     if (!running()) return Status::success();
     if (restart) {

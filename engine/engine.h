@@ -27,7 +27,7 @@ struct EngineOptions {
 };
 
 class Engine {
-public:
+  public:
     Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts = {});
     ~Engine();
     Engine(const Engine &) = delete;
@@ -47,7 +47,7 @@ public:
     void subscribe(std::shared_ptr<Subscriber> s);
     void unsubscribe(const std::shared_ptr<Subscriber> &s);
 
-private:
+  private:
     void samplerThread(std::stop_token st);
     void publishEvent(const Event &e);
     DatapathReading read();

@@ -8,7 +8,7 @@ namespace ringlab {
 namespace {
 
 class DirectHandoff final : public Handoff {
-public:
+  public:
     explicit DirectHandoff(const HandoffDeps &d) : d_(d), proc_(d.live) {}
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
@@ -16,13 +16,13 @@ public:
         d_.tx.xmit(bufs, n, c);
     }
 
-private:
+  private:
     HandoffDeps d_;
     Processor proc_;
 };
 
 class FifoHandoff final : public Handoff {
-public:
+  public:
     explicit FifoHandoff(const HandoffDeps &d) : d_(d), queue_(d.queueLen) {}
     ~FifoHandoff() override { stop(); }
     void start() override
@@ -47,7 +47,8 @@ public:
         waiter_.wake();
         thread_.stop();
         Buffer *bufs[256];
-        while (std::uint32_t k = queue_.pop(bufs, 256)) d_.pool.release(bufs, k);
+        while (std::uint32_t k = queue_.pop(bufs, 256))
+            d_.pool.release(bufs, k);
     }
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
@@ -59,7 +60,7 @@ public:
         waiter_.wake(); // a system call only when the consumer sleeps
     }
 
-private:
+  private:
     HandoffDeps d_;
     SpscQueue<Buffer *> queue_;
     Waiter waiter_;
@@ -67,12 +68,13 @@ private:
 };
 
 class WorkHandoff final : public Handoff {
-public:
+  public:
     explicit WorkHandoff(const HandoffDeps &d) : d_(d) {}
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
         const std::uint64_t inFlight = queued_ - started_.load(std::memory_order_acquire);
-        std::uint32_t room = inFlight >= d_.queueLen ? 0 : d_.queueLen - static_cast<std::uint32_t>(inFlight);
+        std::uint32_t room =
+            inFlight >= d_.queueLen ? 0 : d_.queueLen - static_cast<std::uint32_t>(inFlight);
         for (std::uint32_t k = 0; k < n; ++k) {
             Buffer *b = bufs[k];
             if (room == 0) {
@@ -93,7 +95,7 @@ public:
         return static_cast<std::uint32_t>(queued_ - started_.load(std::memory_order_acquire));
     }
 
-private:
+  private:
     static void run(WorkItem *w)
     {
         auto *self = static_cast<WorkHandoff *>(w->ctx);
@@ -108,7 +110,7 @@ private:
     }
 
     HandoffDeps d_;
-    std::uint64_t queued_ = 0; // poll thread only
+    std::uint64_t queued_ = 0;              // poll thread only
     std::atomic<std::uint64_t> started_{0}; // by the workers
 };
 
@@ -117,9 +119,12 @@ private:
 std::unique_ptr<Handoff> makeHandoff(HandoffMode mode, const HandoffDeps &deps)
 {
     switch (mode) {
-    case HandoffMode::Direct: return std::make_unique<DirectHandoff>(deps);
-    case HandoffMode::Fifo: return std::make_unique<FifoHandoff>(deps);
-    case HandoffMode::Work: return std::make_unique<WorkHandoff>(deps);
+    case HandoffMode::Direct:
+        return std::make_unique<DirectHandoff>(deps);
+    case HandoffMode::Fifo:
+        return std::make_unique<FifoHandoff>(deps);
+    case HandoffMode::Work:
+        return std::make_unique<WorkHandoff>(deps);
     }
     return nullptr;
 }

@@ -17,7 +17,7 @@
 namespace ringlab {
 
 class Handoff {
-public:
+  public:
     virtual ~Handoff() = default;
     virtual void start() {}
     virtual void stop() {}

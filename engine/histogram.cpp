@@ -32,13 +32,15 @@ std::uint64_t Histogram::bucketHigh(std::size_t b)
 Histogram::Snapshot Histogram::snapshot() const
 {
     Snapshot s;
-    for (std::size_t b = 0; b < kBuckets; ++b) s.counts[b] = counts_[b].load(std::memory_order_relaxed);
+    for (std::size_t b = 0; b < kBuckets; ++b)
+        s.counts[b] = counts_[b].load(std::memory_order_relaxed);
     return s;
 }
 
 void Histogram::Snapshot::add(const Snapshot &o)
 {
-    for (std::size_t b = 0; b < kBuckets; ++b) counts[b] += o.counts[b];
+    for (std::size_t b = 0; b < kBuckets; ++b)
+        counts[b] += o.counts[b];
 }
 
 Histogram::Snapshot Histogram::Snapshot::minus(const Snapshot &earlier) const
@@ -52,7 +54,8 @@ Histogram::Snapshot Histogram::Snapshot::minus(const Snapshot &earlier) const
 std::uint64_t Histogram::Snapshot::total() const
 {
     std::uint64_t n = 0;
-    for (auto c : counts) n += c;
+    for (auto c : counts)
+        n += c;
     return n;
 }
 
@@ -78,7 +81,8 @@ double Histogram::Snapshot::quantile(double q) const
 double Histogram::Snapshot::maxValue() const
 {
     for (std::size_t b = kBuckets; b-- > 0;)
-        if (counts[b]) return b < 256 ? static_cast<double>(b) : static_cast<double>(bucketHigh(b) - 1);
+        if (counts[b])
+            return b < 256 ? static_cast<double>(b) : static_cast<double>(bucketHigh(b) - 1);
     return 0.0;
 }
 
@@ -87,8 +91,9 @@ double Histogram::Snapshot::mean() const
     double sum = 0, n = 0;
     for (std::size_t b = 0; b < kBuckets; ++b)
         if (counts[b]) {
-            const double mid = b < 256 ? static_cast<double>(b)
-                                       : 0.5 * static_cast<double>(bucketLow(b) + bucketHigh(b) - 1);
+            const double mid = b < 256
+                                   ? static_cast<double>(b)
+                                   : 0.5 * static_cast<double>(bucketLow(b) + bucketHigh(b) - 1);
             sum += mid * static_cast<double>(counts[b]);
             n += static_cast<double>(counts[b]);
         }

@@ -12,9 +12,9 @@
 namespace ringlab {
 
 class Histogram {
-public:
-    static constexpr int kSubBits = 8;                     // values < 256 are exact
-    static constexpr int kMaxExp = 40;                     // up to 2^40 ns (~18 min)
+  public:
+    static constexpr int kSubBits = 8; // values < 256 are exact
+    static constexpr int kMaxExp = 40; // up to 2^40 ns (~18 min)
     static constexpr std::size_t kBuckets = 256 + (kMaxExp - kSubBits) * 128;
 
     static std::size_t bucketOf(std::uint64_t v);
@@ -41,7 +41,7 @@ public:
     };
     Snapshot snapshot() const;
 
-private:
+  private:
     std::array<std::atomic<std::uint64_t>, kBuckets> counts_{};
 };
 

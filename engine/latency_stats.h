@@ -15,7 +15,7 @@ namespace ringlab {
 inline constexpr std::size_t kStageSpans = kStageCount - 1;
 
 class LatencyStats {
-public:
+  public:
     void record(const Buffer &b)
     {
         const std::int64_t total = b.at(Stage::TxDone) - b.at(Stage::Arrival);
@@ -35,17 +35,19 @@ public:
         {
             total.add(o.total);
             rtt.add(o.rtt);
-            for (std::size_t s = 0; s < kStageSpans; ++s) stageNs[s] += o.stageNs[s];
+            for (std::size_t s = 0; s < kStageSpans; ++s)
+                stageNs[s] += o.stageNs[s];
         }
     };
     Snapshot snapshot() const
     {
         Snapshot s{total_.snapshot(), rtt_.snapshot(), {}};
-        for (std::size_t k = 0; k < kStageSpans; ++k) s.stageNs[k] = stageNs_[k].load(std::memory_order_relaxed);
+        for (std::size_t k = 0; k < kStageSpans; ++k)
+            s.stageNs[k] = stageNs_[k].load(std::memory_order_relaxed);
         return s;
     }
 
-private:
+  private:
     Histogram total_;
     Histogram rtt_;
     std::array<std::atomic<std::uint64_t>, kStageSpans> stageNs_{};

@@ -10,7 +10,7 @@
 namespace ringlab {
 
 class LiveParams {
-public:
+  public:
     explicit LiveParams(const ParamSet &ps) { publish(ps); }
 
     void publish(const ParamSet &ps)
@@ -26,7 +26,7 @@ public:
     bool flag(P p) const { return i(p) != 0; }
     template <class E> E choice(P p) const { return static_cast<E>(i(p)); }
 
-private:
+  private:
     const std::atomic<std::int64_t> &slot(P p) const { return slots_[static_cast<std::size_t>(p)]; }
     std::array<std::atomic<std::int64_t>, kParamCount> slots_{};
 };

@@ -13,11 +13,12 @@
 namespace ringlab {
 
 template <class T> class MpmcRing {
-public:
+  public:
     explicit MpmcRing(std::uint32_t capacity)
     {
         std::uint32_t size = 1;
-        while (size < capacity) size <<= 1;
+        while (size < capacity)
+            size <<= 1;
         mask_ = size - 1;
         capacity_ = capacity;
         slots_.resize(size);
@@ -25,7 +26,8 @@ public:
     std::uint32_t capacity() const { return capacity_; }
     std::uint32_t count() const
     {
-        return prodTail_.load(std::memory_order_acquire) - consTail_.load(std::memory_order_acquire);
+        return prodTail_.load(std::memory_order_acquire) -
+               consTail_.load(std::memory_order_acquire);
     }
 
     // All n or nothing. Returns true when enqueued.
@@ -39,7 +41,8 @@ public:
                                                 std::memory_order_relaxed))
                 break;
         }
-        for (std::uint32_t k = 0; k < n; ++k) slots_[(head + k) & mask_] = items[k];
+        for (std::uint32_t k = 0; k < n; ++k)
+            slots_[(head + k) & mask_] = items[k];
         publish(prodTail_, head, head + n);
         return true;
     }
@@ -57,12 +60,13 @@ public:
                                                 std::memory_order_relaxed))
                 break;
         }
-        for (std::uint32_t k = 0; k < take; ++k) items[k] = slots_[(head + k) & mask_];
+        for (std::uint32_t k = 0; k < take; ++k)
+            items[k] = slots_[(head + k) & mask_];
         publish(consTail_, head, head + take);
         return take;
     }
 
-private:
+  private:
     // Tails move in reservation order: wait for earlier reservations to finish first.
     static void publish(std::atomic<std::uint32_t> &tail, std::uint32_t from, std::uint32_t to)
     {

@@ -21,7 +21,15 @@ struct WorkItem {
 };
 
 // Stage boundaries a packet's timestamps mark, in order.
-enum class Stage : std::uint8_t { Arrival, Harvest, HandoffDone, Processed, TxPosted, TxDone, Count };
+enum class Stage : std::uint8_t {
+    Arrival,
+    Harvest,
+    HandoffDone,
+    Processed,
+    TxPosted,
+    TxDone,
+    Count
+};
 inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::Count);
 
 struct Buffer {
@@ -30,7 +38,7 @@ struct Buffer {
     std::uint32_t len = 0;   // frame length
     std::uint32_t index = 0; // in the pool
     bool probe = false;
-    std::uint64_t seq = 0;   // arrival order, stamped by the device
+    std::uint64_t seq = 0; // arrival order, stamped by the device
     std::array<std::int64_t, kStageCount> ts{};
     WorkItem work;
 

@@ -24,9 +24,8 @@ std::int64_t PollLoop::sleepDeadline(PollMode mode, std::int64_t nowNs, std::int
 
 void PollLoop::start()
 {
-    thread_ = EngineThread(reg_, "poll", [this](std::stop_token st, ThreadEntry &self) {
-        run(st, self.counters);
-    });
+    thread_ = EngineThread(
+        reg_, "poll", [this](std::stop_token st, ThreadEntry &self) { run(st, self.counters); });
 }
 
 void PollLoop::stop()
@@ -61,7 +60,8 @@ void PollLoop::run(std::stop_token st, Counters &c)
 
         const auto mode = live_.choice<PollMode>(P::PollMode);
         switch (mode) {
-        case PollMode::Busy: break;
+        case PollMode::Busy:
+            break;
         case PollMode::Sleep:
         case PollMode::Tick: {
             std::int64_t slack = 0;

@@ -13,10 +13,12 @@
 namespace ringlab {
 
 class PollLoop {
-public:
+  public:
     PollLoop(const LiveParams &live, Device &dev, Refiller &refill, Handoff &handoff,
              ThreadRegistry &reg)
-        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), reg_(reg) {}
+        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), reg_(reg)
+    {
+    }
     ~PollLoop() { stop(); }
     void start();
     void stop();
@@ -26,9 +28,10 @@ public:
     // The end of a usleep_range(min, max) / schedule_timeout style sleep, exposed for tests
     // and benchmarks: returns the absolute deadline and sets the slack to use.
     static std::int64_t sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
-                                      std::int64_t maxUs, std::int64_t tickHz, std::int64_t &slackNs);
+                                      std::int64_t maxUs, std::int64_t tickHz,
+                                      std::int64_t &slackNs);
 
-private:
+  private:
     void run(std::stop_token st, Counters &c);
 
     const LiveParams &live_;

@@ -12,7 +12,8 @@ namespace ringlab {
 namespace {
 inline void spinLoops(std::uint64_t loops)
 {
-    for (std::uint64_t k = 0; k < loops; ++k) asm volatile("" ::: "memory");
+    for (std::uint64_t k = 0; k < loops; ++k)
+        asm volatile("" ::: "memory");
 }
 } // namespace
 
@@ -52,14 +53,16 @@ void packField(std::uint8_t *buf, std::size_t len, int startBit, int endBit, std
         const int boxEndBit = box == plogicalLastU8 ? endBit % 8 : 0;
         const int projStartBit = (box * 8 + boxStartBit) - endBit;
         const int projEndBit = (box * 8 + boxEndBit) - endBit;
-        const std::uint8_t boxMask = static_cast<std::uint8_t>(((1u << (boxStartBit + 1)) - 1) &
-                                                               ~((1u << boxEndBit) - 1));
+        const std::uint8_t boxMask =
+            static_cast<std::uint8_t>(((1u << (boxStartBit + 1)) - 1) & ~((1u << boxEndBit) - 1));
         const std::size_t boxAddr = len - 1 - static_cast<std::size_t>(box);
-        const std::uint64_t projMask = ((projStartBit - projEndBit + 1) < 64
-                                            ? ((std::uint64_t{1} << (projStartBit - projEndBit + 1)) - 1)
-                                            : ~std::uint64_t{0})
-                                       << projEndBit;
-        const std::uint8_t pval = static_cast<std::uint8_t>(((value & projMask) >> projEndBit) << boxEndBit);
+        const std::uint64_t projMask =
+            ((projStartBit - projEndBit + 1) < 64
+                 ? ((std::uint64_t{1} << (projStartBit - projEndBit + 1)) - 1)
+                 : ~std::uint64_t{0})
+            << projEndBit;
+        const std::uint8_t pval =
+            static_cast<std::uint8_t>(((value & projMask) >> projEndBit) << boxEndBit);
         buf[boxAddr] = static_cast<std::uint8_t>((buf[boxAddr] & ~boxMask) | (pval & boxMask));
     }
 }
@@ -68,13 +71,13 @@ void packField(std::uint8_t *buf, std::size_t len, int startBit, int endBit, std
 void buildHeaderPerPacket(std::uint8_t *hdr, std::uint32_t port, std::uint64_t seq)
 {
     std::memset(hdr, 0, kInjectionHeaderBytes);
-    packField(hdr, kInjectionHeaderBytes, 127, 127, 1);                  // bypass
-    packField(hdr, kInjectionHeaderBytes, 66, 56, 1u << port);           // destination ports
-    packField(hdr, kInjectionHeaderBytes, 28, 20, 0);                    // source port
-    packField(hdr, kInjectionHeaderBytes, 19, 17, 0);                    // QoS class
-    packField(hdr, kInjectionHeaderBytes, 16, 16, 0);                    // tag type
-    packField(hdr, kInjectionHeaderBytes, 11, 0, 1);                     // VLAN id
-    packField(hdr, kInjectionHeaderBytes, 125, 117, seq & 0x1ff);        // rewriter op
+    packField(hdr, kInjectionHeaderBytes, 127, 127, 1);           // bypass
+    packField(hdr, kInjectionHeaderBytes, 66, 56, 1u << port);    // destination ports
+    packField(hdr, kInjectionHeaderBytes, 28, 20, 0);             // source port
+    packField(hdr, kInjectionHeaderBytes, 19, 17, 0);             // QoS class
+    packField(hdr, kInjectionHeaderBytes, 16, 16, 0);             // tag type
+    packField(hdr, kInjectionHeaderBytes, 11, 0, 1);              // VLAN id
+    packField(hdr, kInjectionHeaderBytes, 125, 117, seq & 0x1ff); // rewriter op
     packField(hdr, kInjectionHeaderBytes, 116, 85, static_cast<std::uint32_t>(seq)); // timestamp
 }
 

@@ -13,7 +13,7 @@ namespace ringlab {
 
 // Busy work of a calibrated number of nanoseconds, without reading the clock.
 class CalibratedSpin {
-public:
+  public:
     static void spinNs(std::int64_t ns);
     static double loopsPerNs(); // measured once per process
 };
@@ -26,13 +26,13 @@ void buildHeaderPrecomputed(std::uint8_t *hdr, const std::uint8_t *tmpl, std::ui
 
 // One processing context (a thread): its own application buffer and header template.
 class Processor {
-public:
+  public:
     explicit Processor(const LiveParams &live);
     // Stamps HandoffDone and Processed on each packet.
     void process(Buffer *const *bufs, std::uint32_t n);
     std::uint64_t checksum() const { return sink_; }
 
-private:
+  private:
     const LiveParams &live_;
     std::vector<std::uint8_t> app_;
     std::uint8_t template_[kInjectionHeaderBytes]{};

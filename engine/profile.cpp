@@ -115,8 +115,10 @@ fs::path findProfile(const std::string &nameOrPath, std::string &error)
         if (fs::is_regular_file(f, ec)) return fs::weakly_canonical(f, ec);
     }
     std::string names;
-    for (const auto &p : listProfiles()) names += (names.empty() ? "" : ", ") + p.name;
-    error = "profile \"" + nameOrPath + "\" not found (available: " + (names.empty() ? "none" : names) +
+    for (const auto &p : listProfiles())
+        names += (names.empty() ? "" : ", ") + p.name;
+    error = "profile \"" + nameOrPath +
+            "\" not found (available: " + (names.empty() ? "none" : names) +
             "; or give a path to a .json file)";
     return {};
 }

@@ -31,7 +31,7 @@ bool Refiller::fillRing(Counters &c, bool yieldBetween)
 namespace {
 
 class InlineRefill final : public Refiller {
-public:
+  public:
     using Refiller::Refiller;
     void afterHarvest(std::int64_t nowNs, Counters &c) override
     {
@@ -39,12 +39,12 @@ public:
         if (!fillRing(c, false)) retryAt_ = nowNs + live_.i(P::RefillRetryMs) * 1'000'000;
     }
 
-private:
+  private:
     std::int64_t retryAt_ = 0;
 };
 
 class WorkqueueRefill final : public Refiller {
-public:
+  public:
     WorkqueueRefill(const LiveParams &live, Device &dev, BufferPool &pool, WorkQueue &wq)
         : Refiller(live, dev, pool), wq_(wq)
     {
@@ -54,11 +54,12 @@ public:
     void afterHarvest(std::int64_t, Counters &c) override
     {
         // queue() is a no-op while the item is pending: at most one refill in flight.
-        if (!work_.pending.load(std::memory_order_relaxed) && due(dev_.rxFree()) && wq_.queue(&work_))
+        if (!work_.pending.load(std::memory_order_relaxed) && due(dev_.rxFree()) &&
+            wq_.queue(&work_))
             c.add(C::RefillWakeups);
     }
 
-private:
+  private:
     void run()
     {
         Counters &c = currentCounters();
@@ -69,9 +70,11 @@ private:
 };
 
 class ThreadRefill final : public Refiller {
-public:
+  public:
     ThreadRefill(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg)
-        : Refiller(live, dev, pool), reg_(reg) {}
+        : Refiller(live, dev, pool), reg_(reg)
+    {
+    }
     ~ThreadRefill() override { stop(); }
     void start() override
     {
@@ -100,7 +103,7 @@ public:
         if (due(dev_.rxFree())) waiter_.wake();
     }
 
-private:
+  private:
     ThreadRegistry &reg_;
     Waiter waiter_;
     EngineThread thread_;
@@ -112,9 +115,12 @@ std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live
                                        BufferPool &pool, ThreadRegistry &reg, WorkQueue &wq)
 {
     switch (ctx) {
-    case RefillContext::Inline: return std::make_unique<InlineRefill>(live, dev, pool);
-    case RefillContext::Workqueue: return std::make_unique<WorkqueueRefill>(live, dev, pool, wq);
-    case RefillContext::Thread: return std::make_unique<ThreadRefill>(live, dev, pool, reg);
+    case RefillContext::Inline:
+        return std::make_unique<InlineRefill>(live, dev, pool);
+    case RefillContext::Workqueue:
+        return std::make_unique<WorkqueueRefill>(live, dev, pool, wq);
+    case RefillContext::Thread:
+        return std::make_unique<ThreadRefill>(live, dev, pool, reg);
     }
     return nullptr;
 }

@@ -18,9 +18,11 @@
 namespace ringlab {
 
 class Refiller {
-public:
+  public:
     Refiller(const LiveParams &live, Device &dev, BufferPool &pool)
-        : live_(live), dev_(dev), pool_(pool) {}
+        : live_(live), dev_(dev), pool_(pool)
+    {
+    }
     virtual ~Refiller() = default;
     // Fills the empty ring before the link comes up, as a driver's open() does.
     void prime(Counters &c) { fillRing(c, false); }
@@ -33,7 +35,7 @@ public:
     // (an alloc_fail is counted). `yieldBetween`: give up the CPU between steps.
     bool fillRing(Counters &c, bool yieldBetween);
 
-protected:
+  protected:
     bool due(std::uint32_t free) const
     {
         return free >= static_cast<std::uint32_t>(live_.i(P::RefillThreshold));

@@ -16,8 +16,8 @@ namespace ringlab {
 
 struct ThreadStat {
     std::string name;
-    double cpuMsPerS = 0;  // CPU time per second of wall time (powertop "Usage")
-    double cpuPct = 0;     // % of one core
+    double cpuMsPerS = 0;   // CPU time per second of wall time (powertop "Usage")
+    double cpuPct = 0;      // % of one core
     double wakeupsPerS = 0; // voluntary context switches per second (powertop "Events/s")
 };
 
@@ -30,11 +30,11 @@ struct Sample {
     std::uint64_t seq = 0;
     double t = 0;        // seconds since the session started (end of the interval)
     double interval = 0; // seconds covered
-    std::array<double, kCounterCount> rate{};          // per second over the interval
-    std::array<std::uint64_t, kCounterCount> total{};  // since the session started
+    std::array<double, kCounterCount> rate{};         // per second over the interval
+    std::array<std::uint64_t, kCounterCount> total{}; // since the session started
     double rxMbps = 0, txMbps = 0;
-    LatencySummary latency;  // arrival -> TX completion, load frames
-    LatencySummary rtt;      // probes
+    LatencySummary latency;                    // arrival -> TX completion, load frames
+    LatencySummary rtt;                        // probes
     std::array<double, kStageSpans> stageUs{}; // mean per stage span
     double processCpuMsPerS = 0, processCpuPct = 0, machineCpuPct = 0;
     std::vector<ThreadStat> threads;
@@ -55,7 +55,7 @@ struct Event {
     std::string kind;    // start, param, restart, mark, warning, stop
     std::string tunable; // for param
     std::string before, after;
-    std::string source;  // profile, user, script, cli
+    std::string source; // profile, user, script, cli
     std::string message;
 };
 
@@ -63,7 +63,7 @@ struct Event {
 // thread that caused an event. Calls are serialised. Keep them short: they never block the
 // datapath, but they do delay the next sample.
 class Subscriber {
-public:
+  public:
     virtual ~Subscriber() = default;
     virtual void onSample(const std::shared_ptr<const Sample> &s) = 0;
     virtual void onEvent(const Event &e) = 0;

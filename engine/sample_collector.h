@@ -14,7 +14,7 @@
 namespace ringlab {
 
 class SampleCollector final : public Subscriber {
-public:
+  public:
     void onSample(const std::shared_ptr<const Sample> &s) override
     {
         std::lock_guard lock(mutex_);
@@ -44,7 +44,7 @@ public:
         return events_;
     }
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::condition_variable cv_;
     std::vector<std::shared_ptr<const Sample>> samples_;
@@ -52,8 +52,10 @@ private:
 };
 
 // Starts an engine, waits for `samples` samples, stops it and returns them all.
-inline std::vector<std::shared_ptr<const Sample>> runEngine(const ParamSet &ps, const DeviceFactory &factory,
-                                                            std::size_t samples, std::int64_t intervalNs)
+inline std::vector<std::shared_ptr<const Sample>> runEngine(const ParamSet &ps,
+                                                            const DeviceFactory &factory,
+                                                            std::size_t samples,
+                                                            std::int64_t intervalNs)
 {
     Engine engine(ps, factory, EngineOptions{intervalNs});
     auto c = std::make_shared<SampleCollector>();

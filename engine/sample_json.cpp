@@ -27,16 +27,19 @@ json toJson(const Sample &s)
     j["seq"] = s.seq;
     j["t"] = s.t;
     j["interval"] = s.interval;
-    j["throughput"] = {{"offered_pps", s.rateOf(C::Offered)}, {"rx_pps", s.rateOf(C::RxPackets)},
-                       {"rx_mbps", s.rxMbps},                 {"tx_pps", s.rateOf(C::TxPackets)},
+    j["throughput"] = {{"offered_pps", s.rateOf(C::Offered)},
+                       {"rx_pps", s.rateOf(C::RxPackets)},
+                       {"rx_mbps", s.rxMbps},
+                       {"tx_pps", s.rateOf(C::TxPackets)},
                        {"tx_mbps", s.txMbps}};
     json drops = json::object();
     for (C c : {C::RxMissed, C::AllocFail, C::TxFull, C::HandoffFull})
         drops[std::string(counterName(c))] = s.rateOf(c);
     j["drops_per_s"] = drops;
     json events = json::object();
-    for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::RefillPosted, C::WorkItems,
-                C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks, C::Reordered})
+    for (C c :
+         {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::RefillPosted, C::WorkItems,
+          C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks, C::Reordered})
         events[std::string(counterName(c))] = s.rateOf(c);
     j["events_per_s"] = events;
     json totals = json::object();
@@ -55,7 +58,9 @@ json toJson(const Sample &s)
     j["probe_rtt_us"] = latencyJson(s.rtt);
     json threads = json::array();
     for (const auto &t : s.threads)
-        threads.push_back({{"name", t.name}, {"cpu_ms_per_s", t.cpuMsPerS}, {"cpu_pct", t.cpuPct},
+        threads.push_back({{"name", t.name},
+                           {"cpu_ms_per_s", t.cpuMsPerS},
+                           {"cpu_pct", t.cpuPct},
                            {"wakeups_per_s", t.wakeupsPerS}});
     j["cpu"] = {{"process_ms_per_s", s.processCpuMsPerS},
                 {"process_pct", s.processCpuPct},

@@ -42,13 +42,14 @@ bool Sampler::machineTicks(std::uint64_t &busy, std::uint64_t &total)
     FILE *f = std::fopen("/proc/stat", "re");
     if (!f) return false;
     unsigned long long v[10] = {};
-    const int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-                              &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    const int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+                              &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
     std::fclose(f);
     if (n < 5) return false;
     total = 0;
-    for (int k = 0; k < 8; ++k) total += v[k]; // guest time is already in user
-    busy = total - v[3] - v[4];                // minus idle and iowait
+    for (int k = 0; k < 8; ++k)
+        total += v[k];          // guest time is already in user
+    busy = total - v[3] - v[4]; // minus idle and iowait
     return true;
 }
 
@@ -121,7 +122,8 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     prevProcessCpu_ = pcpu;
     std::uint64_t busy = 0, ticks = 0;
     if (machineTicks(busy, ticks) && ticks > prevTicks_)
-        s->machineCpuPct = 100.0 * static_cast<double>(busy - prevBusy_) / static_cast<double>(ticks - prevTicks_);
+        s->machineCpuPct =
+            100.0 * static_cast<double>(busy - prevBusy_) / static_cast<double>(ticks - prevTicks_);
     prevBusy_ = busy;
     prevTicks_ = ticks;
     prevNs_ = nowNs;

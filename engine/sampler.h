@@ -19,13 +19,13 @@ struct DatapathReading {
 };
 
 class Sampler {
-public:
+  public:
     using Reader = std::function<DatapathReading()>;
     Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs);
     // Measures everything since the previous call (or since startNs).
     std::shared_ptr<Sample> take(std::int64_t nowNs);
 
-private:
+  private:
     struct ThreadPrev {
         std::int64_t cpuNs = 0;
         std::uint64_t voluntary = 0;
@@ -37,7 +37,7 @@ private:
     std::int64_t startNs_;
     std::int64_t prevNs_;
     std::uint64_t seq_ = 0;
-    CounterValues retired_;   // counters of threads that have ended
+    CounterValues retired_; // counters of threads that have ended
     CounterValues prevTotal_;
     LatencyStats::Snapshot prevLatency_;
     std::map<const ThreadEntry *, ThreadPrev> prevThreads_;

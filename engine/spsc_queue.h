@@ -10,11 +10,12 @@
 namespace ringlab {
 
 template <class T> class SpscQueue {
-public:
+  public:
     explicit SpscQueue(std::uint32_t capacity)
     {
         std::uint32_t size = 1;
-        while (size < capacity) size <<= 1;
+        while (size < capacity)
+            size <<= 1;
         slots_.resize(size);
         mask_ = size - 1;
         capacity_ = capacity;
@@ -31,7 +32,8 @@ public:
             free = capacity_ - (tail - headCache_);
         }
         const std::uint32_t k = n < free ? n : free;
-        for (std::uint32_t j = 0; j < k; ++j) slots_[(tail + j) & mask_] = items[j];
+        for (std::uint32_t j = 0; j < k; ++j)
+            slots_[(tail + j) & mask_] = items[j];
         tail_.store(tail + k, std::memory_order_release);
         return k;
     }
@@ -46,7 +48,8 @@ public:
             avail = tailCache_ - head;
         }
         const std::uint32_t k = n < avail ? n : avail;
-        for (std::uint32_t j = 0; j < k; ++j) items[j] = slots_[(head + j) & mask_];
+        for (std::uint32_t j = 0; j < k; ++j)
+            items[j] = slots_[(head + j) & mask_];
         head_.store(head + k, std::memory_order_release);
         return k;
     }
@@ -56,7 +59,7 @@ public:
         return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
     }
 
-private:
+  private:
     std::vector<T> slots_;
     std::uint32_t mask_ = 0;
     std::uint32_t capacity_ = 0;

@@ -12,13 +12,13 @@
 namespace ringlab {
 
 class StressPool {
-public:
+  public:
     StressPool(const LiveParams &live, ThreadRegistry &reg) : live_(live), reg_(reg) {}
     ~StressPool() { resize(0); }
     // Starts or stops threads to match the count.
     void resize(int threads);
 
-private:
+  private:
     const LiveParams &live_;
     ThreadRegistry &reg_;
     std::mutex mutex_;

@@ -14,7 +14,8 @@ MetricSummary summarizeValues(std::vector<double> v)
     if (v.empty()) return m;
     std::sort(v.begin(), v.end());
     double sum = 0;
-    for (double x : v) sum += x;
+    for (double x : v)
+        sum += x;
     m.mean = sum / static_cast<double>(v.size());
     const std::size_t mid = v.size() / 2;
     m.median = v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
@@ -63,13 +64,16 @@ RunSummary summarizeRun(const std::vector<std::shared_ptr<const Sample>> &sample
         for (const auto &t : s->threads) {
             put("thread." + t.name + ".cpu_ms_per_s", t.cpuMsPerS);
             put("thread." + t.name + ".wakeups_per_s", t.wakeupsPerS);
-            if (std::find(r.threadNames.begin(), r.threadNames.end(), t.name) == r.threadNames.end())
+            if (std::find(r.threadNames.begin(), r.threadNames.end(), t.name) ==
+                r.threadNames.end())
                 r.threadNames.push_back(t.name);
         }
     }
-    for (auto &[k, v] : series) r.metrics[k] = summarizeValues(std::move(v));
+    for (auto &[k, v] : series)
+        r.metrics[k] = summarizeValues(std::move(v));
     const Sample &last = *samples.back();
-    for (std::size_t k = 0; k < kCounterCount; ++k) r.totals[std::string(counterName(static_cast<C>(k)))] = last.total[k];
+    for (std::size_t k = 0; k < kCounterCount; ++k)
+        r.totals[std::string(counterName(static_cast<C>(k)))] = last.total[k];
     return r;
 }
 

@@ -20,7 +20,10 @@ Counters &orphanCounters()
 }
 } // namespace
 
-Counters &currentCounters() { return tlsCounters ? *tlsCounters : orphanCounters(); }
+Counters &currentCounters()
+{
+    return tlsCounters ? *tlsCounters : orphanCounters();
+}
 
 std::shared_ptr<ThreadEntry> ThreadRegistry::enter(std::string name)
 {

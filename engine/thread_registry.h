@@ -25,15 +25,15 @@ struct ThreadEntry {
     clockid_t cpuClock{};
     Counters counters;
     std::atomic<bool> exited{false};
-    std::int64_t finalCpuNs = 0;       // valid once exited
-    std::uint64_t finalVoluntary = 0;  // valid once exited
+    std::int64_t finalCpuNs = 0;      // valid once exited
+    std::uint64_t finalVoluntary = 0; // valid once exited
 };
 
 // The calling engine thread's counter block (set by EngineThread).
 Counters &currentCounters();
 
 class ThreadRegistry {
-public:
+  public:
     std::shared_ptr<ThreadEntry> enter(std::string name); // called by the new thread itself
     void leave(ThreadEntry &e);                           // called by the thread before it ends
     std::vector<std::shared_ptr<ThreadEntry>> entries() const;
@@ -44,14 +44,14 @@ public:
     // Voluntary context switches of a live thread from /proc; false when gone.
     static bool voluntarySwitches(const ThreadEntry &e, std::uint64_t &out);
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::vector<std::shared_ptr<ThreadEntry>> entries_;
 };
 
 // A std::jthread that names itself, registers with the registry and leaves it on exit.
 class EngineThread {
-public:
+  public:
     using Body = std::function<void(std::stop_token, ThreadEntry &)>;
     EngineThread() = default;
     EngineThread(ThreadRegistry &reg, std::string name, Body body);
@@ -59,7 +59,10 @@ public:
     EngineThread &operator=(EngineThread &&) = default;
     ~EngineThread() { stop(); }
 
-    void requestStop() { if (thread_.joinable()) thread_.request_stop(); }
+    void requestStop()
+    {
+        if (thread_.joinable()) thread_.request_stop();
+    }
     void stop()
     {
         if (thread_.joinable()) {
@@ -68,7 +71,7 @@ public:
         }
     }
 
-private:
+  private:
     std::jthread thread_;
 };
 

@@ -14,8 +14,8 @@
 
 namespace ringlab {
 
-Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferPool &pool,
-                         ThreadRegistry &reg, bool concurrent)
+Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg,
+                         bool concurrent)
     : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent)
 {
     timerFd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -146,7 +146,8 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
             timerArmed_.store(false, std::memory_order_relaxed);
             cleanScheduled_.store(true, std::memory_order_release);
         }
-        if (fds[1].revents & POLLIN) [[maybe_unused]] auto r = read(kickFd_, &v, sizeof v);
+        if (fds[1].revents & POLLIN) [[maybe_unused]]
+            auto r = read(kickFd_, &v, sizeof v);
 
         c.add(C::TxCleans);
         reclaim(c);

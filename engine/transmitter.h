@@ -17,7 +17,7 @@
 namespace ringlab {
 
 class Transmitter {
-public:
+  public:
     // `concurrent`: several threads may transmit at once (per-packet work with several
     // workers); a lock then serialises the TX ring, as the kernel's TX lock does. It is a
     // mutex, not a spinlock: here the holder can be preempted, in the kernel it cannot.
@@ -32,7 +32,7 @@ public:
     void stop();
     const LatencyStats &latency() const { return latency_; }
 
-private:
+  private:
     void cleanThread(std::stop_token st, ThreadEntry &self);
     // Reclaims completed frames unless another context is doing so; false if it was.
     bool reclaim(Counters &c);
@@ -51,7 +51,8 @@ private:
     int kickFd_ = -1;
     std::atomic<bool> timerArmed_{false};
     std::atomic<bool> cleanScheduled_{false};
-    std::atomic_flag reclaiming_ = ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
+    std::atomic_flag reclaiming_ =
+        ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
     LatencyStats latency_;
     EngineThread clean_;
 };

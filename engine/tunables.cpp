@@ -139,7 +139,10 @@ const TunableInfo kTable[] = {
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");
 
-bool isPowerOfTwo(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool isPowerOfTwo(std::int64_t v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
 
 std::string formatNumber(double v)
 {
@@ -154,7 +157,8 @@ std::string formatNumber(double v)
 std::size_t editDistance(std::string_view a, std::string_view b)
 {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j)
@@ -164,13 +168,22 @@ std::size_t editDistance(std::string_view a, std::string_view b)
     return prev[b.size()];
 }
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quoted(std::string_view s)
+{
+    return "\"" + std::string(s) + "\"";
+}
 
 } // namespace
 
-std::span<const TunableInfo> tunables() { return kTable; }
+std::span<const TunableInfo> tunables()
+{
+    return kTable;
+}
 
-const TunableInfo &info(P p) { return kTable[static_cast<std::size_t>(p)]; }
+const TunableInfo &info(P p)
+{
+    return kTable[static_cast<std::size_t>(p)];
+}
 
 const TunableInfo *findTunable(std::string_view name)
 {
@@ -182,10 +195,14 @@ const TunableInfo *findTunable(std::string_view name)
 std::string_view typeName(Type t)
 {
     switch (t) {
-    case Type::Integer: return "integer";
-    case Type::Real: return "real";
-    case Type::Choice: return "choice";
-    case Type::Flag: return "flag";
+    case Type::Integer:
+        return "integer";
+    case Type::Real:
+        return "real";
+    case Type::Choice:
+        return "choice";
+    case Type::Flag:
+        return "flag";
     }
     return "?";
 }
@@ -195,10 +212,12 @@ std::string allowedText(const TunableInfo &t)
     switch (t.type) {
     case Type::Choice: {
         std::string s;
-        for (auto c : t.choices) s += (s.empty() ? "" : ", ") + std::string(c);
+        for (auto c : t.choices)
+            s += (s.empty() ? "" : ", ") + std::string(c);
         return "one of " + s;
     }
-    case Type::Flag: return "true or false";
+    case Type::Flag:
+        return "true or false";
     case Type::Integer:
     case Type::Real: {
         std::string s = formatNumber(t.min) + ".." + formatNumber(t.max);
@@ -213,10 +232,14 @@ std::string allowedText(const TunableInfo &t)
 std::string ParamSet::format(const TunableInfo &t, Value v)
 {
     switch (t.type) {
-    case Type::Choice: return std::string(t.choices[static_cast<std::size_t>(v.i)]);
-    case Type::Flag: return v.i ? "true" : "false";
-    case Type::Integer: return std::to_string(v.i);
-    case Type::Real: return formatNumber(v.r);
+    case Type::Choice:
+        return std::string(t.choices[static_cast<std::size_t>(v.i)]);
+    case Type::Flag:
+        return v.i ? "true" : "false";
+    case Type::Integer:
+        return std::to_string(v.i);
+    case Type::Real:
+        return formatNumber(v.r);
     }
     return {};
 }
@@ -233,7 +256,10 @@ ParamSet::ParamSet()
     }
 }
 
-std::string ParamSet::text(P p) const { return format(info(p), value(p)); }
+std::string ParamSet::text(P p) const
+{
+    return format(info(p), value(p));
+}
 
 Status ParamSet::parse(const TunableInfo &t, std::string_view text, Value &out)
 {
@@ -299,8 +325,7 @@ Status ParamSet::checkCrossRules() const
         return rule(P::TxCoalesceFrames, "less than", P::TxRingSize);
     if (i(P::TxFreeThresh) >= i(P::TxRingSize))
         return rule(P::TxFreeThresh, "less than", P::TxRingSize);
-    if (i(P::RefillBatch) > i(P::RxRingSize))
-        return rule(P::RefillBatch, "at most", P::RxRingSize);
+    if (i(P::RefillBatch) > i(P::RxRingSize)) return rule(P::RefillBatch, "at most", P::RxRingSize);
     return Status::success();
 }
 
@@ -313,8 +338,7 @@ Status ParamSet::setValue(P p, Value v)
     return Status::success();
 }
 
-Status ParamSet::set(const Assignments &assignments,
-                     std::vector<Change> *changes)
+Status ParamSet::set(const Assignments &assignments, std::vector<Change> *changes)
 {
     ParamSet next = *this;
     for (const auto &[name, text] : assignments) {
@@ -328,7 +352,8 @@ Status ParamSet::set(const Assignments &assignments,
                     best = c.name;
                 }
             std::string msg = "unknown tunable " + quoted(name);
-            msg += best.empty() ? " (see 'ringlab-engine params')" : " (did you mean " + best + "?)";
+            msg +=
+                best.empty() ? " (see 'ringlab-engine params')" : " (did you mean " + best + "?)";
             return Status{msg};
         }
         Value v;

@@ -110,7 +110,7 @@ struct Change {
 
 // A complete, valid set of values for every tunable.
 class ParamSet {
-public:
+  public:
     ParamSet(); // the registry defaults
 
     std::int64_t i(P p) const { return values_[idx(p)].i; }
@@ -124,15 +124,15 @@ public:
     static Status parse(const TunableInfo &t, std::string_view text, Value &out);
     // Sets several values at once: every value is checked, then cross-field rules on the
     // result. All or nothing. `changes` receives what actually changed.
-    Status set(const Assignments &assignments,
+    Status set(const Assignments &assignments, std::vector<Change> *changes = nullptr);
+    Status set(std::string_view name, std::string_view text,
                std::vector<Change> *changes = nullptr);
-    Status set(std::string_view name, std::string_view text, std::vector<Change> *changes = nullptr);
     // Sets a parsed value (still subject to the cross-field rules).
     Status setValue(P p, Value v);
 
     static std::string format(const TunableInfo &t, Value v);
 
-private:
+  private:
     static std::size_t idx(P p) { return static_cast<std::size_t>(p); }
     Status checkCrossRules() const;
     std::array<Value, kParamCount> values_{};

@@ -10,7 +10,7 @@
 namespace ringlab {
 
 class Waiter {
-public:
+  public:
     // Sleeps until `deadlineNs` (CLOCK_MONOTONIC, absolute; < 0 means no deadline) unless a
     // wake() arrives first. Returns true when woken, false on timeout.
     bool waitUntil(std::int64_t deadlineNs);
@@ -19,8 +19,8 @@ public:
     // A wake() that arrived while nobody slept is kept for the next waitUntil.
     void clear() { word_.store(0, std::memory_order_relaxed); }
 
-private:
-    std::atomic<std::uint32_t> word_{0};    // 1 = wake pending
+  private:
+    std::atomic<std::uint32_t> word_{0}; // 1 = wake pending
     std::atomic<std::uint32_t> sleeping_{0};
 };
 

@@ -64,7 +64,8 @@ void WorkQueue::stop()
         stopping_ = true;
     }
     cv_.notify_all();
-    for (auto &w : workers_) w.stop();
+    for (auto &w : workers_)
+        w.stop();
     workers_.clear();
 }
 

@@ -16,7 +16,7 @@
 namespace ringlab {
 
 class WorkQueue {
-public:
+  public:
     WorkQueue(ThreadRegistry &reg, int threads);
     ~WorkQueue() { stop(); }
     WorkQueue(const WorkQueue &) = delete;
@@ -29,7 +29,7 @@ public:
     void stop();
     std::size_t depth() const;
 
-private:
+  private:
     void worker(std::stop_token st);
     void enqueueLocked(WorkItem *w);
 

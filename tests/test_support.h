@@ -31,18 +31,20 @@ inline ParamSet params(const Assignments &a)
 
 // Runs an engine for `samples` intervals of `intervalMs` and returns every sample.
 inline std::vector<std::shared_ptr<const Sample>> runFor(const ParamSet &ps, std::size_t samples,
-                                                          std::int64_t intervalMs = 100)
+                                                         std::int64_t intervalMs = 100)
 {
     return runEngine(ps, simFactory(), samples, intervalMs * 1'000'000);
 }
 
 // Mean of a per-sample figure over samples [from, to).
 template <class F>
-double meanOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from, std::size_t to, F f)
+double meanOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from, std::size_t to,
+              F f)
 {
     double sum = 0;
     std::size_t n = 0;
-    for (std::size_t k = from; k < to && k < s.size(); ++k, ++n) sum += f(*s[k]);
+    for (std::size_t k = from; k < to && k < s.size(); ++k, ++n)
+        sum += f(*s[k]);
     return n ? sum / static_cast<double>(n) : 0.0;
 }
 

@@ -9,14 +9,14 @@
 
 class TstEndToEnd : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void versionAndParams();
     void headlessRunPrintsCompleteSamples();
     void liveSetChangesBehaviour();
     void badInputIsRejected_data();
     void badInputIsRejected();
 
-private:
+  private:
     struct Output {
         QList<QJsonObject> samples, events;
         QJsonObject summary;
@@ -35,10 +35,14 @@ void TstEndToEnd::collect(QProcess &p, Output &out)
         QVERIFY2(err.error == QJsonParseError::NoError, line.constData());
         const QJsonObject o = doc.object();
         const QString type = o.value("type").toString();
-        if (type == "sample") out.samples << o;
-        else if (type == "event") out.events << o;
-        else if (type == "summary") out.summary = o;
-        else QFAIL(qPrintable("unknown record type in: " + QString(line)));
+        if (type == "sample")
+            out.samples << o;
+        else if (type == "event")
+            out.events << o;
+        else if (type == "summary")
+            out.summary = o;
+        else
+            QFAIL(qPrintable("unknown record type in: " + QString(line)));
     }
 }
 
@@ -56,7 +60,8 @@ void TstEndToEnd::versionAndParams()
     QVERIFY(arr.size() >= 30);
     for (const auto &v : arr) {
         const QJsonObject t = v.toObject();
-        for (const char *k : {"name", "group", "type", "unit", "apply", "default", "allowed", "help"})
+        for (const char *k :
+             {"name", "group", "type", "unit", "apply", "default", "allowed", "help"})
             QVERIFY2(t.contains(k), qPrintable(t.value("name").toString() + " lacks " + k));
     }
 
@@ -71,23 +76,26 @@ void TstEndToEnd::headlessRunPrintsCompleteSamples()
 {
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "2s", "--output", "jsonl", "--set", "probe.rate_hz=50"});
+    p.start(RINGLAB_ENGINE_BIN,
+            {"run", "--duration", "2s", "--output", "jsonl", "--set", "probe.rate_hz=50"});
     p.closeWriteChannel();
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 0);
     Output out;
     collect(p, out);
-    QVERIFY2(out.samples.size() >= 18 && out.samples.size() <= 21, qPrintable(QString::number(out.samples.size())));
+    QVERIFY2(out.samples.size() >= 18 && out.samples.size() <= 21,
+             qPrintable(QString::number(out.samples.size())));
     for (const auto &s : out.samples) {
-        for (const char *k : {"seq", "t", "interval", "throughput", "drops_per_s", "events_per_s", "totals",
-                              "latency_us", "stages_us", "probe_rtt_us", "cpu", "gauges"})
+        for (const char *k : {"seq", "t", "interval", "throughput", "drops_per_s", "events_per_s",
+                              "totals", "latency_us", "stages_us", "probe_rtt_us", "cpu", "gauges"})
             QVERIFY2(s.contains(k), k);
         for (const char *k : {"offered_pps", "rx_pps", "rx_mbps", "tx_pps", "tx_mbps"})
             QVERIFY2(s["throughput"].toObject().contains(k), k);
         for (const char *k : {"rx_missed", "alloc_fail", "tx_full", "handoff_full"})
             QVERIFY2(s["drops_per_s"].toObject().contains(k), k);
-        for (const char *k : {"polls", "empty_polls", "interrupts", "refill_wakeups", "work_items", "timer_arms", "timer_fires"})
+        for (const char *k : {"polls", "empty_polls", "interrupts", "refill_wakeups", "work_items",
+                              "timer_arms", "timer_fires"})
             QVERIFY2(s["events_per_s"].toObject().contains(k), k);
         for (const char *k : {"p50", "p90", "p99", "p999", "max", "count"})
             QVERIFY2(s["latency_us"].toObject().contains(k), k);
@@ -96,7 +104,8 @@ void TstEndToEnd::headlessRunPrintsCompleteSamples()
         const QJsonObject cpu = s["cpu"].toObject();
         QVERIFY(cpu.contains("process_ms_per_s") && cpu.contains("machine_pct"));
         QStringList names;
-        for (const auto &t : cpu["threads"].toArray()) names << t.toObject()["name"].toString();
+        for (const auto &t : cpu["threads"].toArray())
+            names << t.toObject()["name"].toString();
         QVERIFY2(names.contains("poll") && names.contains("txclean") && names.contains("sampler"),
                  qPrintable(names.join(",")));
     }
@@ -110,7 +119,8 @@ void TstEndToEnd::headlessRunPrintsCompleteSamples()
         if (t.toObject()["name"] == "poll") pollCpu = t.toObject()["cpu_ms_per_s"].toDouble();
     QVERIFY(pollCpu > 0);
     int probes = 0;
-    for (const auto &s : out.samples) probes += s["probe_rtt_us"].toObject()["count"].toInt();
+    for (const auto &s : out.samples)
+        probes += s["probe_rtt_us"].toObject()["count"].toInt();
     QVERIFY2(probes >= 80, qPrintable(QString::number(probes)));
     QVERIFY(!out.summary.isEmpty());
     QVERIFY(out.summary["metrics"].toObject().contains("rx_pps"));
@@ -121,8 +131,8 @@ void TstEndToEnd::headlessRunPrintsCompleteSamples()
 void TstEndToEnd::liveSetChangesBehaviour()
 {
     QProcess p;
-    p.start(RINGLAB_ENGINE_BIN, {"run", "--output", "jsonl", "--set", "poll.sleep_min_us=20", "--set",
-                                 "poll.sleep_max_us=40"});
+    p.start(RINGLAB_ENGINE_BIN, {"run", "--output", "jsonl", "--set", "poll.sleep_min_us=20",
+                                 "--set", "poll.sleep_max_us=40"});
     Output out;
     auto waitSamples = [&](int n) {
         while (out.samples.size() < n) {
@@ -142,7 +152,8 @@ void TstEndToEnd::liveSetChangesBehaviour()
     QCOMPARE(p.exitCode(), 0);
     const QString err = p.readAllStandardError();
     QVERIFY2(err.contains("ok: poll.sleep_min_us = 2000"), qPrintable(err));
-    QVERIFY2(err.contains("error: poll.budget: \"0\" is out of range (allowed: 1..4096 packets)"), qPrintable(err));
+    QVERIFY2(err.contains("error: poll.budget: \"0\" is out of range (allowed: 1..4096 packets)"),
+             qPrintable(err));
     QVERIFY2(err.contains("poll.sleep_max_us    = 2100"), qPrintable(err));
 
     double changeT = -1;
@@ -170,7 +181,8 @@ void TstEndToEnd::liveSetChangesBehaviour()
     before /= nb;
     after /= na;
     // 20..40 us sleeps wake thousands of times a second; 2 ms sleeps at most 500 times.
-    QVERIFY2(after < 550 && after * 4 < before, qPrintable(QString("poll wakeups/s before %1, after %2").arg(before).arg(after)));
+    QVERIFY2(after < 550 && after * 4 < before,
+             qPrintable(QString("poll wakeups/s before %1, after %2").arg(before).arg(after)));
 }
 
 void TstEndToEnd::badInputIsRejected_data()
@@ -178,13 +190,18 @@ void TstEndToEnd::badInputIsRejected_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");
-    QTest::newRow("bad value") << QStringList{"run", "--duration", "1s", "--set", "refill.threshold=4096"} << 2
-                               << "refill.threshold: 4096 is not allowed: must be less than rx.ring_size (1024)";
-    QTest::newRow("unknown tunable") << QStringList{"run", "--duration", "1s", "--set", "poll.mod=busy"} << 2
-                                     << "did you mean poll.mode?";
-    QTest::newRow("no equals") << QStringList{"run", "--set", "poll.mode"} << 2 << "expected NAME=VALUE";
-    QTest::newRow("bad duration") << QStringList{"run", "--duration", "ten"} << 105 << "is not a duration";
-    QTest::newRow("missing profile") << QStringList{"run", "--profile", "nope"} << 2 << "profile \"nope\" not found";
+    QTest::newRow("bad value")
+        << QStringList{"run", "--duration", "1s", "--set", "refill.threshold=4096"} << 2
+        << "refill.threshold: 4096 is not allowed: must be less than rx.ring_size (1024)";
+    QTest::newRow("unknown tunable")
+        << QStringList{"run", "--duration", "1s", "--set", "poll.mod=busy"} << 2
+        << "did you mean poll.mode?";
+    QTest::newRow("no equals") << QStringList{"run", "--set", "poll.mode"} << 2
+                               << "expected NAME=VALUE";
+    QTest::newRow("bad duration") << QStringList{"run", "--duration", "ten"} << 105
+                                  << "is not a duration";
+    QTest::newRow("missing profile")
+        << QStringList{"run", "--profile", "nope"} << 2 << "profile \"nope\" not found";
     QTest::newRow("bad output") << QStringList{"run", "--output", "xml"} << 105 << "xml";
 }
 

@@ -12,7 +12,7 @@ using namespace ringlab;
 
 class TstHandoff : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void exactlyOnce_data();
     void exactlyOnce();
     void fullQueueDropsAndCounts();
@@ -22,7 +22,8 @@ namespace {
 std::uint64_t total(ThreadRegistry &reg, Counters &own, C c)
 {
     std::uint64_t v = own.get(c);
-    for (const auto &e : reg.entries()) v += e->counters.get(c);
+    for (const auto &e : reg.entries())
+        v += e->counters.get(c);
     return v;
 }
 } // namespace
@@ -44,8 +45,12 @@ void TstHandoff::exactlyOnce()
     QFETCH(int, workers);
     QFETCH(bool, ordered);
     ParamSet ps;
-    QVERIFY(ps.set({{"tx.ring_size", "8192"}, {"tx.coalesce_frames", "16"}, {"tx.coalesce_usecs", "200"},
-                    {"proc.ns_per_packet", "100"}, {"link.mbps", "100000"}, {"rx.pool_buffers", "8192"}})
+    QVERIFY(ps.set({{"tx.ring_size", "8192"},
+                    {"tx.coalesce_frames", "16"},
+                    {"tx.coalesce_usecs", "200"},
+                    {"proc.ns_per_packet", "100"},
+                    {"link.mbps", "100000"},
+                    {"rx.pool_buffers", "8192"}})
                 .ok());
     LiveParams live(ps);
     sim::SimNic nic(ps, live);
@@ -53,7 +58,8 @@ void TstHandoff::exactlyOnce()
     ThreadRegistry reg;
     WorkQueue wq(reg, workers);
     Transmitter tx(live, nic, pool, reg, workers > 1);
-    auto handoff = makeHandoff(static_cast<HandoffMode>(mode), HandoffDeps{live, pool, tx, reg, wq, 8192});
+    auto handoff =
+        makeHandoff(static_cast<HandoffMode>(mode), HandoffDeps{live, pool, tx, reg, wq, 8192});
     handoff->start();
 
     Counters own;
@@ -61,7 +67,8 @@ void TstHandoff::exactlyOnce()
     std::uint64_t seq = 0;
     Buffer *bufs[32];
     while (seq < kPackets) {
-        const std::uint32_t n = pool.alloc(bufs, static_cast<std::uint32_t>(std::min<std::uint64_t>(32, kPackets - seq)));
+        const std::uint32_t n = pool.alloc(
+            bufs, static_cast<std::uint32_t>(std::min<std::uint64_t>(32, kPackets - seq)));
         for (std::uint32_t k = 0; k < n; ++k) {
             bufs[k]->seq = seq++;
             bufs[k]->len = 64;
@@ -70,14 +77,15 @@ void TstHandoff::exactlyOnce()
         }
         if (n) handoff->deliver(bufs, n, own);
         // The pool refills as TX clean completes packets; otherwise wait for it.
-        else QTRY_VERIFY(pool.available() > 0);
+        else
+            QTRY_VERIFY(pool.available() > 0);
     }
     QTRY_COMPARE_WITH_TIMEOUT(total(reg, own, C::TxPackets), kPackets, 20000);
     QCOMPARE(total(reg, own, C::Processed), kPackets);
     QCOMPARE(total(reg, own, C::HandoffFull), std::uint64_t{0});
     QCOMPARE(total(reg, own, C::TxFull), std::uint64_t{0});
     QCOMPARE(tx.latency().snapshot().total.total(), kPackets); // each completion recorded once
-    QTRY_COMPARE(pool.available(), pool.size());                // every buffer back, none twice
+    QTRY_COMPARE(pool.available(), pool.size());               // every buffer back, none twice
     if (ordered) QCOMPARE(total(reg, own, C::Reordered), std::uint64_t{0});
     handoff->stop();
     wq.stop();
@@ -105,12 +113,14 @@ void TstHandoff::fullQueueDropsAndCounts()
         bufs[k]->len = 64;
     }
     handoff->deliver(bufs, 200, own);
-    QVERIFY2(own.get(C::HandoffFull) >= 200 - 16 - 1, qPrintable(QString::number(own.get(C::HandoffFull))));
+    QVERIFY2(own.get(C::HandoffFull) >= 200 - 16 - 1,
+             qPrintable(QString::number(own.get(C::HandoffFull))));
     handoff->stop(); // drops what is queued, returns it to the pool
     wq.stop();
     tx.stop();
     Buffer *rest[1024];
-    while (std::uint32_t k = nic.txDrain(rest, 1024)) pool.release(rest, k);
+    while (std::uint32_t k = nic.txDrain(rest, 1024))
+        pool.release(rest, k);
     QCOMPARE(pool.available(), pool.size());
 }
 

@@ -10,7 +10,7 @@ using namespace ringlab::test;
 
 class TstPollModes : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void deadlines();
     void tickRoundsUpToJiffies();
     void sleepHonoursTheRange();
@@ -41,7 +41,8 @@ static double meanSleepUs(PollMode mode, int minUs, int maxUs, int hz, int round
     const std::int64_t start = nowNs();
     for (int k = 0; k < rounds; ++k) {
         std::int64_t slack = 0;
-        const std::int64_t deadline = PollLoop::sleepDeadline(mode, nowNs(), minUs, maxUs, hz, slack);
+        const std::int64_t deadline =
+            PollLoop::sleepDeadline(mode, nowNs(), minUs, maxUs, hz, slack);
         setTimerSlackNs(slack);
         w.waitUntil(deadline);
     }
@@ -52,16 +53,20 @@ void TstPollModes::tickRoundsUpToJiffies()
 {
     // The KNI case: schedule_timeout(usecs_to_jiffies(5)) sleeps to the next tick.
     const double tickMean = meanSleepUs(PollMode::Tick, 5, 10, 250, 40);
-    QVERIFY2(tickMean >= 1000.0, qPrintable(QString("tick mode slept %1 us on average").arg(tickMean)));
-    QVERIFY2(tickMean <= 4000.0 * 1.5, qPrintable(QString("tick mode slept %1 us on average").arg(tickMean)));
+    QVERIFY2(tickMean >= 1000.0,
+             qPrintable(QString("tick mode slept %1 us on average").arg(tickMean)));
+    QVERIFY2(tickMean <= 4000.0 * 1.5,
+             qPrintable(QString("tick mode slept %1 us on average").arg(tickMean)));
 }
 
 void TstPollModes::sleepHonoursTheRange()
 {
     const double sleepMean = meanSleepUs(PollMode::Sleep, 5, 10, 250, 400);
-    QVERIFY2(sleepMean < 500.0, qPrintable(QString("sleep mode slept %1 us on average").arg(sleepMean)));
+    QVERIFY2(sleepMean < 500.0,
+             qPrintable(QString("sleep mode slept %1 us on average").arg(sleepMean)));
     const double longer = meanSleepUs(PollMode::Sleep, 2000, 2100, 250, 20);
-    QVERIFY2(longer >= 2000.0, qPrintable(QString("usleep_range(2000, 2100) slept %1 us").arg(longer)));
+    QVERIFY2(longer >= 2000.0,
+             qPrintable(QString("usleep_range(2000, 2100) slept %1 us").arg(longer)));
 }
 
 void TstPollModes::interruptModeration_data()
@@ -70,9 +75,12 @@ void TstPollModes::interruptModeration_data()
     QTest::addColumn<QString>("frames");
     QTest::addColumn<double>("expectedIrqPerS");
     // 2000 frames/s, evenly spaced (every 500 us).
-    QTest::newRow("one interrupt per frame") << "0" << "1" << 2000.0;
-    QTest::newRow("frames bound: every 4 frames") << "100000" << "4" << 500.0;
-    QTest::newRow("time bound: 1.9 ms after the first frame") << "1900" << "4096" << 500.0;
+    QTest::newRow("one interrupt per frame") << "0"
+                                             << "1" << 2000.0;
+    QTest::newRow("frames bound: every 4 frames") << "100000"
+                                                  << "4" << 500.0;
+    QTest::newRow("time bound: 1.9 ms after the first frame") << "1900"
+                                                              << "4096" << 500.0;
 }
 
 void TstPollModes::interruptModeration()
@@ -80,17 +88,23 @@ void TstPollModes::interruptModeration()
     QFETCH(QString, usecs);
     QFETCH(QString, frames);
     QFETCH(double, expectedIrqPerS);
-    const auto s = runFor(params({{"poll.mode", "interrupt"}, {"load.rate_pps", "2000"}, {"load.pattern", "constant"},
-                                  {"probe.rate_hz", "0"}, {"irq.usecs", usecs.toStdString()},
+    const auto s = runFor(params({{"poll.mode", "interrupt"},
+                                  {"load.rate_pps", "2000"},
+                                  {"load.pattern", "constant"},
+                                  {"probe.rate_hz", "0"},
+                                  {"irq.usecs", usecs.toStdString()},
                                   {"irq.frames", frames.toStdString()}}),
                           12);
-    const double irq = meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::Interrupts); });
+    const double irq =
+        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::Interrupts); });
     QVERIFY2(std::abs(irq - expectedIrqPerS) / expectedIrqPerS < 0.1,
              qPrintable(QString("interrupts/s %1, expected %2").arg(irq).arg(expectedIrqPerS)));
-    const double rx = meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::RxPackets); });
+    const double rx =
+        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::RxPackets); });
     QVERIFY2(std::abs(rx - 2000) < 200, qPrintable(QString::number(rx)));
     // The poll thread sleeps between interrupts: about one wakeup per interrupt.
-    const double wakeups = meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.thread("poll")->wakeupsPerS; });
+    const double wakeups =
+        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.thread("poll")->wakeupsPerS; });
     QVERIFY2(wakeups < expectedIrqPerS * 1.5, qPrintable(QString::number(wakeups)));
 }
 

@@ -8,7 +8,7 @@ namespace fs = std::filesystem;
 
 class TstProfiles : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void shippedProfilesAreValid();
     void badProfiles_data();
     void badProfiles();
@@ -37,16 +37,25 @@ void TstProfiles::badProfiles_data()
 {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("expect");
-    QTest::newRow("not json") << "{\"params\": {" << "not valid JSON";
-    QTest::newRow("not an object") << "[1, 2]" << "top level must be an object";
-    QTest::newRow("unknown tunable") << R"({"params": {"poll.sleepmin_us": 5}})" << "unknown tunable \"poll.sleepmin_us\"";
-    QTest::newRow("out of range") << R"({"params": {"poll.budget": 0}})" << "poll.budget: \"0\" is out of range";
-    QTest::newRow("bad choice") << R"({"params": {"poll.mode": "spin"}})" << "poll.mode: \"spin\" is not a valid choice";
-    QTest::newRow("cross rule") << R"({"params": {"poll.sleep_min_us": 500, "poll.sleep_max_us": 100}})"
-                                << "must be at most poll.sleep_max_us (100)";
-    QTest::newRow("array value") << R"({"params": {"poll.budget": [1]}})" << "poll.budget: value [1] must be";
-    QTest::newRow("unknown key") << R"({"parms": {}})" << "unknown or malformed key \"parms\"";
-    QTest::newRow("unknown device") << R"({"device": "eth0", "params": {}})" << "device \"eth0\" is not known";
+    QTest::newRow("not json") << "{\"params\": {"
+                              << "not valid JSON";
+    QTest::newRow("not an object") << "[1, 2]"
+                                   << "top level must be an object";
+    QTest::newRow("unknown tunable") << R"({"params": {"poll.sleepmin_us": 5}})"
+                                     << "unknown tunable \"poll.sleepmin_us\"";
+    QTest::newRow("out of range") << R"({"params": {"poll.budget": 0}})"
+                                  << "poll.budget: \"0\" is out of range";
+    QTest::newRow("bad choice") << R"({"params": {"poll.mode": "spin"}})"
+                                << "poll.mode: \"spin\" is not a valid choice";
+    QTest::newRow("cross rule")
+        << R"({"params": {"poll.sleep_min_us": 500, "poll.sleep_max_us": 100}})"
+        << "must be at most poll.sleep_max_us (100)";
+    QTest::newRow("array value") << R"({"params": {"poll.budget": [1]}})"
+                                 << "poll.budget: value [1] must be";
+    QTest::newRow("unknown key") << R"({"parms": {}})"
+                                 << "unknown or malformed key \"parms\"";
+    QTest::newRow("unknown device") << R"({"device": "eth0", "params": {}})"
+                                    << "device \"eth0\" is not known";
 }
 
 void TstProfiles::badProfiles()

@@ -10,7 +10,7 @@ using namespace ringlab;
 
 class TstRefill : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void refillsToFullAndRespectsThreshold_data();
     void refillsToFullAndRespectsThreshold();
     void poolExhaustionIsCountedAndRetried_data();
@@ -21,8 +21,9 @@ namespace {
 struct Rig {
     explicit Rig(RefillContext ctx, const Assignments &extra = {})
     {
-        Assignments a = {{"rx.ring_size", "256"}, {"refill.threshold", "64"}, {"refill.batch", "16"},
-                         {"load.rate_pps", "1000000"}, {"load.pattern", "constant"}, {"probe.rate_hz", "0"},
+        Assignments a = {{"rx.ring_size", "256"},      {"refill.threshold", "64"},
+                         {"refill.batch", "16"},       {"load.rate_pps", "1000000"},
+                         {"load.pattern", "constant"}, {"probe.rate_hz", "0"},
                          {"link.mbps", "100000"}};
         a.insert(a.end(), extra.begin(), extra.end());
         if (!ps.set(a).ok()) qFatal("bad rig parameters");
@@ -53,7 +54,8 @@ struct Rig {
     std::uint64_t total(C c)
     {
         std::uint64_t v = counters.get(c);
-        for (const auto &e : reg.entries()) v += e->counters.get(c);
+        for (const auto &e : reg.entries())
+            v += e->counters.get(c);
         return v;
     }
     ParamSet ps;
@@ -94,18 +96,23 @@ void TstRefill::refillsToFullAndRespectsThreshold()
     rig.refill->afterHarvest(nowNs(), rig.counters);
     QTRY_COMPARE(rig.nic->rxFree(), 0u);
     QCOMPARE(rig.total(C::RxMissed), std::uint64_t{0});
-    if (context != static_cast<int>(RefillContext::Inline)) QTRY_VERIFY(rig.total(C::RefillWakeups) >= 1);
+    if (context != static_cast<int>(RefillContext::Inline))
+        QTRY_VERIFY(rig.total(C::RefillWakeups) >= 1);
     QCOMPARE(rig.total(C::AllocFail), std::uint64_t{0});
     QCOMPARE(rig.pool->available(), rig.pool->size() - 256u);
 }
 
-void TstRefill::poolExhaustionIsCountedAndRetried_data() { refillsToFullAndRespectsThreshold_data(); }
+void TstRefill::poolExhaustionIsCountedAndRetried_data()
+{
+    refillsToFullAndRespectsThreshold_data();
+}
 
 void TstRefill::poolExhaustionIsCountedAndRetried()
 {
     QFETCH(int, context);
     // A pool of 64 behind a ring of 256: priming already runs dry.
-    Rig rig(static_cast<RefillContext>(context), {{"rx.pool_buffers", "64"}, {"refill.retry_ms", "5"}});
+    Rig rig(static_cast<RefillContext>(context),
+            {{"rx.pool_buffers", "64"}, {"refill.retry_ms", "5"}});
     QTRY_VERIFY(rig.total(C::AllocFail) >= 1);
     QCOMPARE(rig.nic->rxPosted(), 64u);
     QCOMPARE(rig.pool->available(), 0u);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <QtTest>
-#include <set>
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "engine/buffer_pool.h"
@@ -14,7 +14,7 @@ using namespace ringlab;
 
 class TstRings : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void rxRingWrapsFullAndEmpty();
     void mpmcBulkIsAllOrNothing();
     void mpmcConcurrentExactlyOnce();
@@ -30,7 +30,8 @@ void TstRings::rxRingWrapsFullAndEmpty()
     RxRing ring(8);
     std::vector<Buffer> storage(32);
     std::vector<Buffer *> bufs;
-    for (int k = 0; k < 64; ++k) bufs.push_back(&storage[k % 32]); // windows may run past 32
+    for (int k = 0; k < 64; ++k)
+        bufs.push_back(&storage[k % 32]); // windows may run past 32
     QCOMPARE(ring.freeCount(), 8u);
     QCOMPARE(ring.post(bufs.data(), 5, 100), 5u);
     QCOMPARE(ring.freeCount(), 3u);
@@ -68,7 +69,8 @@ void TstRings::mpmcBulkIsAllOrNothing()
     QVERIFY(r.enqueueBulk(in + 7, 3));
     int out[16] = {};
     QCOMPARE(r.dequeueBurst(out, 16), 10u);
-    for (int k = 0; k < 10; ++k) QCOMPARE(out[k], k);
+    for (int k = 0; k < 10; ++k)
+        QCOMPARE(out[k], k);
     QCOMPARE(r.dequeueBurst(out, 1), 0u);
 }
 
@@ -84,9 +86,12 @@ void TstRings::mpmcConcurrentExactlyOnce()
             for (int k = 0; k < kPerProducer;) {
                 int batch[8];
                 const int n = std::min(8, kPerProducer - k);
-                for (int j = 0; j < n; ++j) batch[j] = p * kPerProducer + k + j;
-                if (r.enqueueBulk(batch, static_cast<std::uint32_t>(n))) k += n;
-                else std::this_thread::yield();
+                for (int j = 0; j < n; ++j)
+                    batch[j] = p * kPerProducer + k + j;
+                if (r.enqueueBulk(batch, static_cast<std::uint32_t>(n)))
+                    k += n;
+                else
+                    std::this_thread::yield();
             }
         });
     for (int c = 0; c < 2; ++c)
@@ -94,13 +99,15 @@ void TstRings::mpmcConcurrentExactlyOnce()
             int batch[16];
             while (consumed.load() < kProducers * kPerProducer) {
                 const std::uint32_t n = r.dequeueBurst(batch, 16);
-                for (std::uint32_t j = 0; j < n; ++j) seen[batch[j]].fetch_add(1);
+                for (std::uint32_t j = 0; j < n; ++j)
+                    seen[batch[j]].fetch_add(1);
                 consumed.fetch_add(static_cast<int>(n));
                 if (!n) std::this_thread::yield();
             }
         });
     threads.clear();
-    for (auto &s : seen) QCOMPARE(s.load(), 1);
+    for (auto &s : seen)
+        QCOMPARE(s.load(), 1);
 }
 
 void TstRings::spscWrapsAndBounds()
@@ -114,7 +121,8 @@ void TstRings::spscWrapsAndBounds()
     QCOMPARE(q.push(in + 5, 3), 2u);
     QCOMPARE(q.pop(out, 8), 5u);
     const int expect[] = {3, 4, 5, 6, 7};
-    for (int k = 0; k < 5; ++k) QCOMPARE(out[k], expect[k]);
+    for (int k = 0; k < 5; ++k)
+        QCOMPARE(out[k], expect[k]);
     QVERIFY(q.empty());
 }
 
@@ -125,7 +133,8 @@ void TstRings::spscConcurrentInOrder()
     std::jthread producer([&] {
         for (int k = 0; k < kCount;) {
             int batch[4] = {k, k + 1, k + 2, k + 3};
-            k += static_cast<int>(q.push(batch, static_cast<std::uint32_t>(std::min(4, kCount - k))));
+            k += static_cast<int>(
+                q.push(batch, static_cast<std::uint32_t>(std::min(4, kCount - k))));
         }
     });
     int expect = 0;
@@ -133,7 +142,8 @@ void TstRings::spscConcurrentInOrder()
     while (expect < kCount) {
         int out[32];
         const std::uint32_t n = q.pop(out, 32);
-        for (std::uint32_t j = 0; j < n; ++j) inOrder &= out[j] == expect++;
+        for (std::uint32_t j = 0; j < n; ++j)
+            inOrder &= out[j] == expect++;
     }
     QVERIFY(inOrder);
 }
@@ -144,7 +154,8 @@ void TstRings::poolExhaustionAndReturn()
     QCOMPARE(pool.available(), 64u);
     Buffer *bufs[100];
     QCOMPARE(pool.alloc(bufs, 40), 40u);
-    QCOMPARE(pool.alloc(bufs + 40, 60), 24u); // only 24 left: the shortfall is the caller's to count
+    QCOMPARE(pool.alloc(bufs + 40, 60),
+             24u); // only 24 left: the shortfall is the caller's to count
     QCOMPARE(pool.alloc(bufs + 64, 1), 0u);
     std::set<std::uint32_t> indices;
     for (int k = 0; k < 64; ++k) {
@@ -169,7 +180,8 @@ void TstRings::histogramPrecision()
         QCOMPARE(Histogram::bucketOf(Histogram::bucketHigh(b) - 1), b);
     }
     Histogram h;
-    for (std::uint64_t v = 1; v <= 100000; ++v) h.record(v * 1000); // 1 us .. 100 ms, uniform
+    for (std::uint64_t v = 1; v <= 100000; ++v)
+        h.record(v * 1000); // 1 us .. 100 ms, uniform
     const auto s = h.snapshot();
     QCOMPARE(s.total(), 100000u);
     auto near = [](double got, double want) { return std::abs(got - want) / want < 0.01; };
@@ -183,9 +195,11 @@ void TstRings::histogramPrecision()
 void TstRings::histogramIntervals()
 {
     Histogram h;
-    for (int k = 0; k < 1000; ++k) h.record(10'000);
+    for (int k = 0; k < 1000; ++k)
+        h.record(10'000);
     const auto first = h.snapshot();
-    for (int k = 0; k < 10; ++k) h.record(5'000'000);
+    for (int k = 0; k < 10; ++k)
+        h.record(5'000'000);
     const auto interval = h.snapshot().minus(first);
     QCOMPARE(interval.total(), 10u);
     QVERIFY(std::abs(interval.quantile(0.5) - 5e6) / 5e6 < 0.01);

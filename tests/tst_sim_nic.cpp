@@ -11,7 +11,7 @@ using namespace ringlab::test;
 
 class TstSimNic : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void exactArrivalsAndMisses();
     void linkCapsTheRate();
     void poissonAndBurstyMeanRates_data();
@@ -26,7 +26,10 @@ private slots:
 namespace {
 struct Nic {
     explicit Nic(const Assignments &a)
-        : ps(params(a)), live(ps), nic(ps, live), pool(static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers))) {}
+        : ps(params(a)), live(ps), nic(ps, live),
+          pool(static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers)))
+    {
+    }
     std::uint32_t post(std::uint32_t n)
     {
         std::vector<Buffer *> b(n);
@@ -43,7 +46,10 @@ struct Nic {
 
 void TstSimNic::exactArrivalsAndMisses()
 {
-    Nic n({{"load.rate_pps", "1000000"}, {"load.pattern", "constant"}, {"probe.rate_hz", "0"}, {"link.mbps", "100000"}});
+    Nic n({{"load.rate_pps", "1000000"},
+           {"load.pattern", "constant"},
+           {"probe.rate_hz", "0"},
+           {"link.mbps", "100000"}});
     QCOMPARE(n.post(64), 64u);
     const std::int64_t t0 = nowNs();
     n.nic.linkUp(t0);
@@ -65,13 +71,17 @@ void TstSimNic::exactArrivalsAndMisses()
 void TstSimNic::linkCapsTheRate()
 {
     // 64-byte frames at 1 Gbit/s: at most 1e9 / (84 * 8) = 1488095 pps.
-    Nic n({{"load.rate_pps", "5000000"}, {"load.frame_bytes", "64"}, {"load.pattern", "constant"},
-           {"probe.rate_hz", "0"}, {"link.mbps", "1000"}});
+    Nic n({{"load.rate_pps", "5000000"},
+           {"load.frame_bytes", "64"},
+           {"load.pattern", "constant"},
+           {"probe.rate_hz", "0"},
+           {"link.mbps", "1000"}});
     const std::int64_t t0 = nowNs();
     n.nic.linkUp(t0);
     Buffer *out[8];
     n.nic.rxHarvest(out, 8, t0 + 100'000'000, n.c);
-    QVERIFY2(std::abs(static_cast<double>(n.c.get(C::Offered)) - 148809.5) < 2, qPrintable(QString::number(n.c.get(C::Offered))));
+    QVERIFY2(std::abs(static_cast<double>(n.c.get(C::Offered)) - 148809.5) < 2,
+             qPrintable(QString::number(n.c.get(C::Offered))));
 }
 
 void TstSimNic::poissonAndBurstyMeanRates_data()
@@ -86,8 +96,11 @@ void TstSimNic::poissonAndBurstyMeanRates()
 {
     QFETCH(QString, pattern);
     QFETCH(double, expected);
-    Nic n({{"load.rate_pps", "100000"}, {"load.pattern", pattern.toStdString()}, {"probe.rate_hz", "0"},
-           {"load.burst_on_us", "1000"}, {"load.burst_off_us", "3000"}});
+    Nic n({{"load.rate_pps", "100000"},
+           {"load.pattern", pattern.toStdString()},
+           {"probe.rate_hz", "0"},
+           {"load.burst_on_us", "1000"},
+           {"load.burst_off_us", "3000"}});
     const std::int64_t t0 = nowNs();
     n.nic.linkUp(t0);
     Buffer *out[8];
@@ -101,7 +114,8 @@ void TstSimNic::wireTimeOrdersCompletions()
     Nic n(Assignments{{"link.mbps", "1000"}});
     Buffer *b[4];
     QCOMPARE(n.pool.alloc(b, 4), 4u);
-    for (auto *x : b) x->len = 1480; // (1480 + 20) * 8 bits at 1 Gbit/s = 12 us each
+    for (auto *x : b)
+        x->len = 1480; // (1480 + 20) * 8 bits at 1 Gbit/s = 12 us each
     const std::int64_t t = 1'000'000'000;
     QCOMPARE(n.nic.txPost(b, 4, t), 4u);
     QCOMPARE(n.nic.txPending(), 4u);
@@ -116,14 +130,20 @@ void TstSimNic::wireTimeOrdersCompletions()
 
 void TstSimNic::interruptTimeFollowsModeration()
 {
-    Nic n({{"load.rate_pps", "10000"}, {"load.pattern", "constant"}, {"probe.rate_hz", "0"},
-           {"irq.usecs", "250"}, {"irq.frames", "2"}});
+    Nic n({{"load.rate_pps", "10000"},
+           {"load.pattern", "constant"},
+           {"probe.rate_hz", "0"},
+           {"irq.usecs", "250"},
+           {"irq.frames", "2"}});
     const std::int64_t t0 = nowNs();
     n.nic.linkUp(t0);
     // Frames every 100 us; the 2nd frame (t0 + 200 us) comes before first + 250 us.
     QCOMPARE(n.nic.nextInterruptNs(t0), t0 + 200'000);
-    n.live.publish(params({{"load.rate_pps", "10000"}, {"load.pattern", "constant"}, {"probe.rate_hz", "0"},
-                           {"irq.usecs", "50"}, {"irq.frames", "2"}}));
+    n.live.publish(params({{"load.rate_pps", "10000"},
+                           {"load.pattern", "constant"},
+                           {"probe.rate_hz", "0"},
+                           {"irq.usecs", "50"},
+                           {"irq.frames", "2"}}));
     QCOMPARE(n.nic.nextInterruptNs(t0), t0 + 150'000); // first frame + 50 us
     n.live.publish(params({{"load.rate_pps", "0"}, {"probe.rate_hz", "0"}}));
     QCOMPARE(n.nic.nextInterruptNs(t0), std::int64_t{-1}); // no traffic, no interrupt
@@ -145,7 +165,9 @@ void TstSimNic::deliveredPlusDroppedEqualsOffered()
 
 void TstSimNic::noMissesWithLargeRingInline()
 {
-    const auto s = runFor(params({{"rx.ring_size", "4096"}, {"rx.pool_buffers", "16384"}, {"refill.context", "inline"},
+    const auto s = runFor(params({{"rx.ring_size", "4096"},
+                                  {"rx.pool_buffers", "16384"},
+                                  {"refill.context", "inline"},
                                   {"load.rate_pps", "100000"}}),
                           10);
     QCOMPARE(s.back()->totalOf(C::RxMissed), std::uint64_t{0});
@@ -156,8 +178,10 @@ void TstSimNic::missesWhenRefillIsStarved()
 {
     // 128 buffers for a 1024-descriptor ring, held in the TX ring for up to 50 ms before
     // they are cleaned: the pool runs dry, refill fails, and arrivals find no descriptor.
-    const auto s = runFor(params({{"rx.pool_buffers", "128"}, {"tx.coalesce_frames", "1000"},
-                                  {"tx.coalesce_usecs", "50000"}, {"load.rate_pps", "100000"}}),
+    const auto s = runFor(params({{"rx.pool_buffers", "128"},
+                                  {"tx.coalesce_frames", "1000"},
+                                  {"tx.coalesce_usecs", "50000"},
+                                  {"load.rate_pps", "100000"}}),
                           10);
     QVERIFY(s.back()->totalOf(C::RxMissed) > 1000);
     QVERIFY(s.back()->totalOf(C::AllocFail) > 0);

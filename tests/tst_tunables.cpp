@@ -9,7 +9,7 @@ using namespace ringlab;
 
 class TstTunables : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void everyTunable_data();
     void everyTunable();
     void namesAreUniqueAndCanonical();
@@ -24,7 +24,8 @@ private slots:
 void TstTunables::everyTunable_data()
 {
     QTest::addColumn<int>("index");
-    for (const auto &t : tunables()) QTest::newRow(std::string(t.name).c_str()) << static_cast<int>(t.id);
+    for (const auto &t : tunables())
+        QTest::newRow(std::string(t.name).c_str()) << static_cast<int>(t.id);
 }
 
 static std::string fmt(double v)
@@ -95,15 +96,18 @@ void TstTunables::everyTunable()
 void TstTunables::namesAreUniqueAndCanonical()
 {
     std::set<std::string_view> names;
-    for (const auto &t : tunables()) QVERIFY2(names.insert(t.name).second, std::string(t.name).c_str());
+    for (const auto &t : tunables())
+        QVERIFY2(names.insert(t.name).second, std::string(t.name).c_str());
     // The canonical names of DESIGN.md.
-    for (const char *n : {"load.rate_pps", "load.frame_bytes", "load.pattern", "load.burst_on_us", "load.burst_off_us",
-                          "link.mbps", "probe.rate_hz", "rx.ring_size", "rx.pool_buffers", "refill.context",
-                          "refill.threshold", "refill.batch", "refill.retry_ms", "poll.mode", "poll.sleep_min_us",
-                          "poll.sleep_max_us", "poll.tick_hz", "poll.budget", "irq.usecs", "irq.frames",
-                          "tx.ring_size", "tx.coalesce_usecs", "tx.coalesce_frames", "tx.timer_policy",
-                          "handoff.mode", "handoff.queue_len", "workqueue.threads", "proc.ns_per_packet",
-                          "proc.copy", "tx.header", "stress.threads", "stress.duty_pct"})
+    for (const char *n :
+         {"load.rate_pps",     "load.frame_bytes",  "load.pattern",       "load.burst_on_us",
+          "load.burst_off_us", "link.mbps",         "probe.rate_hz",      "rx.ring_size",
+          "rx.pool_buffers",   "refill.context",    "refill.threshold",   "refill.batch",
+          "refill.retry_ms",   "poll.mode",         "poll.sleep_min_us",  "poll.sleep_max_us",
+          "poll.tick_hz",      "poll.budget",       "irq.usecs",          "irq.frames",
+          "tx.ring_size",      "tx.coalesce_usecs", "tx.coalesce_frames", "tx.timer_policy",
+          "handoff.mode",      "handoff.queue_len", "workqueue.threads",  "proc.ns_per_packet",
+          "proc.copy",         "tx.header",         "stress.threads",     "stress.duty_pct"})
         QVERIFY2(findTunable(n) != nullptr, n);
     QCOMPARE(info(P::RxRingSize).apply, Apply::Restart);
     QCOMPARE(info(P::RefillThreshold).apply, Apply::Live);
@@ -124,7 +128,8 @@ void TstTunables::unknownNameSuggests()
 void TstTunables::crossFieldRules()
 {
     ParamSet ps;
-    QVERIFY(ps.set({{"poll.sleep_min_us", "300"}, {"poll.sleep_max_us", "300"}}).ok()); // min == max
+    QVERIFY(
+        ps.set({{"poll.sleep_min_us", "300"}, {"poll.sleep_max_us", "300"}}).ok()); // min == max
     Status st = ps.set("poll.sleep_min_us", "301");
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("poll.sleep_min_us") != std::string::npos, st.error.c_str());
@@ -168,7 +173,8 @@ void TstTunables::changesAreReported()
 {
     ParamSet ps;
     std::vector<Change> ch;
-    QVERIFY(ps.set({{"poll.mode", "busy"}, {"poll.budget", "64"}, {"stress.duty_pct", "12.5"}}, &ch).ok());
+    QVERIFY(ps.set({{"poll.mode", "busy"}, {"poll.budget", "64"}, {"stress.duty_pct", "12.5"}}, &ch)
+                .ok());
     QCOMPARE(ch.size(), std::size_t{2}); // poll.budget kept its value
     QCOMPARE(ch[0].id, P::PollMode);
     QCOMPARE(ParamSet::format(info(P::PollMode), ch[0].before), std::string("sleep"));
@@ -180,7 +186,9 @@ void TstTunables::changesAreReported()
 void TstTunables::liveParamsMirrorValues()
 {
     ParamSet ps;
-    QVERIFY(ps.set({{"stress.duty_pct", "33.25"}, {"proc.copy", "true"}, {"tx.header", "per_packet"}}).ok());
+    QVERIFY(
+        ps.set({{"stress.duty_pct", "33.25"}, {"proc.copy", "true"}, {"tx.header", "per_packet"}})
+            .ok());
     LiveParams live(ps);
     QCOMPARE(live.r(P::StressDutyPct), 33.25);
     QVERIFY(live.flag(P::ProcCopy));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <QtTest>
-#include <set>
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "engine/clock.h"
@@ -11,7 +11,7 @@ using namespace ringlab;
 
 class TstWorkQueue : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void everyItemExactlyOnce_data();
     void everyItemExactlyOnce();
     void pendingItemIsNotQueuedTwice();
@@ -24,7 +24,10 @@ struct Probe {
     WorkItem item;
     std::atomic<int> runs{0};
 };
-void countRun(WorkItem *w) { static_cast<Probe *>(w->ctx)->runs.fetch_add(1); }
+void countRun(WorkItem *w)
+{
+    static_cast<Probe *>(w->ctx)->runs.fetch_add(1);
+}
 } // namespace
 
 void TstWorkQueue::everyItemExactlyOnce_data()
@@ -48,17 +51,25 @@ void TstWorkQueue::everyItemExactlyOnce()
     }
     // Two threads queue disjoint halves at once.
     {
-        std::jthread a([&] { for (int k = 0; k < kItems; k += 2) QVERIFY(wq.queue(&probes[k].item)); });
-        std::jthread b([&] { for (int k = 1; k < kItems; k += 2) QVERIFY(wq.queue(&probes[k].item)); });
+        std::jthread a([&] {
+            for (int k = 0; k < kItems; k += 2)
+                QVERIFY(wq.queue(&probes[k].item));
+        });
+        std::jthread b([&] {
+            for (int k = 1; k < kItems; k += 2)
+                QVERIFY(wq.queue(&probes[k].item));
+        });
     }
     QTRY_VERIFY_WITH_TIMEOUT(([&] {
                                  int sum = 0;
-                                 for (auto &p : probes) sum += p.runs.load();
+                                 for (auto &p : probes)
+                                     sum += p.runs.load();
                                  total = sum;
                                  return sum == kItems;
                              }()),
                              20000);
-    for (auto &p : probes) QCOMPARE(p.runs.load(), 1);
+    for (auto &p : probes)
+        QCOMPARE(p.runs.load(), 1);
     QCOMPARE(wq.depth(), std::size_t{0});
 }
 
@@ -71,12 +82,15 @@ void TstWorkQueue::pendingItemIsNotQueuedTwice()
     std::atomic<bool> blocking{false};
     WorkItem blocker;
     blocker.ctx = nullptr;
-    struct Ctx { std::atomic<bool> *release, *blocking; } ctx{&release, &blocking};
+    struct Ctx {
+        std::atomic<bool> *release, *blocking;
+    } ctx{&release, &blocking};
     blocker.ctx = &ctx;
     blocker.fn = [](WorkItem *w) {
         auto *c = static_cast<Ctx *>(w->ctx);
         c->blocking->store(true);
-        while (!c->release->load()) std::this_thread::yield();
+        while (!c->release->load())
+            std::this_thread::yield();
     };
     Probe p;
     p.item.ctx = &p;
@@ -96,14 +110,18 @@ void TstWorkQueue::delayedWorkWaits()
 {
     ThreadRegistry reg;
     WorkQueue wq(reg, 2);
-    struct Timed { WorkItem item; std::atomic<std::int64_t> ranAt{0}; } t;
+    struct Timed {
+        WorkItem item;
+        std::atomic<std::int64_t> ranAt{0};
+    } t;
     t.item.ctx = &t;
     t.item.fn = [](WorkItem *w) { static_cast<Timed *>(w->ctx)->ranAt = nowNs(); };
     const std::int64_t queuedAt = nowNs();
     QVERIFY(wq.queueDelayed(&t.item, 30'000'000));
     QVERIFY(!wq.queue(&t.item)); // pending while it waits
     QTRY_VERIFY(t.ranAt.load() != 0);
-    QVERIFY2(t.ranAt.load() - queuedAt >= 30'000'000, qPrintable(QString::number(t.ranAt.load() - queuedAt)));
+    QVERIFY2(t.ranAt.load() - queuedAt >= 30'000'000,
+             qPrintable(QString::number(t.ranAt.load() - queuedAt)));
 }
 
 void TstWorkQueue::workersAreNamedAndCounted()
@@ -128,7 +146,8 @@ void TstWorkQueue::workersAreNamedAndCounted()
         QCOMPARE(items, std::uint64_t{50});
         QVERIFY(names == (std::set<std::string>{"kworker/0", "kworker/1"}));
     }
-    for (const auto &e : reg.entries()) QVERIFY(e->exited.load()); // stopped with the queue
+    for (const auto &e : reg.entries())
+        QVERIFY(e->exited.load()); // stopped with the queue
 }
 
 QTEST_GUILESS_MAIN(TstWorkQueue)

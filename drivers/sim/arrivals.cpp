@@ -63,8 +63,10 @@ std::uint64_t ArrivalGenerator::skipUntil(std::int64_t until)
         }
         // Many arrivals: a normal draw for the count (Box-Muller), then, the process being
         // memoryless, the next arrival an exponential gap after t.
-        const double z = std::sqrt(-2.0 * std::log(uniform())) * std::cos(6.283185307179586 * uniform());
-        n = 1 + static_cast<std::uint64_t>(std::max(0.0, std::llround(mean + z * std::sqrt(mean)) + 0.0));
+        const double z =
+            std::sqrt(-2.0 * std::log(uniform())) * std::cos(6.283185307179586 * uniform());
+        n = 1 + static_cast<std::uint64_t>(
+                    std::max(0.0, std::llround(mean + z * std::sqrt(mean)) + 0.0));
         next_ = following(t);
         return n;
     }
@@ -76,8 +78,10 @@ double ArrivalGenerator::following(double t)
 {
     if (shape_.ratePps <= 0) return 9.3e18;
     switch (shape_.pattern) {
-    case LoadPattern::Constant: return t + gapNs_;
-    case LoadPattern::Poisson: return t - std::log(uniform()) * gapNs_;
+    case LoadPattern::Constant:
+        return t + gapNs_;
+    case LoadPattern::Poisson:
+        return t - std::log(uniform()) * gapNs_;
     case LoadPattern::Bursty: {
         const double on = static_cast<double>(shape_.onNs);
         const double period = on + static_cast<double>(shape_.offNs);

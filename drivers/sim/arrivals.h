@@ -14,14 +14,14 @@ inline constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 struct ArrivalShape {
     LoadPattern pattern = LoadPattern::Constant;
-    double ratePps = 0;      // during bursts for the bursty pattern
-    std::int64_t onNs = 0;   // bursty only
-    std::int64_t offNs = 0;  // bursty only
+    double ratePps = 0;     // during bursts for the bursty pattern
+    std::int64_t onNs = 0;  // bursty only
+    std::int64_t offNs = 0; // bursty only
     friend bool operator==(const ArrivalShape &, const ArrivalShape &) = default;
 };
 
 class ArrivalGenerator {
-public:
+  public:
     explicit ArrivalGenerator(std::uint64_t seed = 0x9e3779b97f4a7c15ULL) : rng_(seed | 1) {}
 
     // Takes a new shape; the next arrival follows from `fromNs` (the previous arrival, or the
@@ -29,14 +29,17 @@ public:
     void reshape(const ArrivalShape &shape, std::int64_t fromNs);
     const ArrivalShape &shape() const { return shape_; }
 
-    std::int64_t peek() const { return next_ >= 9.2e18 ? kNever : static_cast<std::int64_t>(next_); }
+    std::int64_t peek() const
+    {
+        return next_ >= 9.2e18 ? kNever : static_cast<std::int64_t>(next_);
+    }
     void pop() { next_ = following(next_); }
     // Consumes every arrival at or before `t` and returns how many there were, in O(1) for
     // constant and bursty traffic (an overloaded device must not cost the poll thread a
     // loop iteration per frame it drops).
     std::uint64_t skipUntil(std::int64_t t);
 
-private:
+  private:
     double following(double t);
     double uniform();
 

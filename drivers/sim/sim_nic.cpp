@@ -10,7 +10,10 @@ namespace ringlab::sim {
 namespace {
 // Preamble, start delimiter and inter-frame gap add 20 bytes of wire time to every frame.
 constexpr double kWireOverheadBytes = 20;
-double wireNs(double frameBytes, double mbps) { return (frameBytes + kWireOverheadBytes) * 8e3 / mbps; }
+double wireNs(double frameBytes, double mbps)
+{
+    return (frameBytes + kWireOverheadBytes) * 8e3 / mbps;
+}
 } // namespace
 
 SimNic::SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed)
@@ -102,7 +105,8 @@ std::uint32_t SimNic::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t no
     const std::uint32_t hw = rx_->hw_.load(std::memory_order_relaxed);
     const std::uint32_t clean = rx_->clean_.load(std::memory_order_relaxed);
     const std::uint32_t k = std::min(max, hw - clean);
-    for (std::uint32_t j = 0; j < k; ++j) out[j] = rx_->at(clean + j).buf;
+    for (std::uint32_t j = 0; j < k; ++j)
+        out[j] = rx_->at(clean + j).buf;
     rx_->clean_.store(clean + k, std::memory_order_release);
     return k;
 }
@@ -112,7 +116,8 @@ std::uint32_t SimNic::rxDrain(Buffer **out, std::uint32_t max)
     std::uint32_t clean = rx_->clean_.load(std::memory_order_relaxed);
     const std::uint32_t tail = rx_->tail_.load(std::memory_order_acquire);
     std::uint32_t k = 0;
-    while (clean != tail && k < max) out[k++] = rx_->at(clean++).buf;
+    while (clean != tail && k < max)
+        out[k++] = rx_->at(clean++).buf;
     rx_->clean_.store(clean, std::memory_order_release);
     rx_->hw_.store(clean, std::memory_order_release);
     return k;
@@ -141,7 +146,8 @@ std::uint32_t SimNic::txReclaim(Buffer **out, std::uint32_t max, std::int64_t no
     std::uint32_t clean = tx_->clean_.load(std::memory_order_relaxed);
     const std::uint32_t tail = tx_->tail_.load(std::memory_order_acquire);
     std::uint32_t k = 0;
-    while (clean != tail && k < max && tx_->at(clean).doneNs <= nowNs) out[k++] = tx_->at(clean++).buf;
+    while (clean != tail && k < max && tx_->at(clean).doneNs <= nowNs)
+        out[k++] = tx_->at(clean++).buf;
     tx_->clean_.store(clean, std::memory_order_release);
     return k;
 }
@@ -151,7 +157,8 @@ std::uint32_t SimNic::txDrain(Buffer **out, std::uint32_t max)
     std::uint32_t clean = tx_->clean_.load(std::memory_order_relaxed);
     const std::uint32_t tail = tx_->tail_.load(std::memory_order_acquire);
     std::uint32_t k = 0;
-    while (clean != tail && k < max) out[k++] = tx_->at(clean++).buf;
+    while (clean != tail && k < max)
+        out[k++] = tx_->at(clean++).buf;
     tx_->clean_.store(clean, std::memory_order_release);
     return k;
 }

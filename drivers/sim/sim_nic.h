@@ -15,7 +15,7 @@
 namespace ringlab::sim {
 
 class SimNic final : public Device {
-public:
+  public:
     static constexpr std::uint32_t kProbeBytes = 98; // an ICMP echo in Ethernet
 
     SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed = 1);
@@ -24,7 +24,8 @@ public:
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;
 
-    std::uint32_t rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs, Counters &c) override;
+    std::uint32_t rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,
+                            Counters &c) override;
     std::uint32_t rxFree() const override { return rx_->freeCount(); }
     std::uint32_t rxPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) override
     {
@@ -41,7 +42,7 @@ public:
 
     std::int64_t nextInterruptNs(std::int64_t nowNs) override;
 
-private:
+  private:
     void followLoad(std::int64_t nowNs); // picks up live changes of the load tunables
     void advance(std::int64_t nowNs, Counters &c);
 
