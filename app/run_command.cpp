@@ -15,6 +15,8 @@
 #include "engine/clock.h"
 #include "engine/engine.h"
 #include "engine/profile.h"
+#include "engine/recorder.h"
+#include "engine/session_store.h"
 
 namespace ringlab {
 
@@ -92,21 +94,14 @@ class LineReader {
 
 } // namespace
 
-int runCommand(const RunOptions &o)
+namespace {
+
+enum class Ended { Duration, Quit, Signal, Failed };
+
+// One run: an engine from `ps`, until the duration, 'quit', end of input or a signal.
+Ended runOnce(const RunOptions &o, const ParamSet &ps, int sigFd, const std::shared_ptr<Subscriber> &recorder,
+              SamplePrinter &printer, bool &stdinOpen)
 {
-    ParamSet ps;
-    Profile profile;
-    if (!buildParams(o, ps, profile)) return 2;
-
-    // Signals are taken through a descriptor; engine threads inherit the blocked mask.
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-    const int sigFd = signalfd(-1, &mask, SFD_CLOEXEC);
-
     const std::uint64_t seed = o.seed;
     auto factory = [seed](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
         return std::make_unique<sim::SimNic>(p, live, seed);
@@ -114,33 +109,22 @@ int runCommand(const RunOptions &o)
     std::unique_ptr<Engine> engine;
     try {
         engine = std::make_unique<Engine>(ps, factory, EngineOptions{o.intervalNs});
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "ringlab-engine: cannot set up the engine: %s\n", e.what());
-        return 1;
-    }
-    auto printer = std::make_shared<SamplePrinter>(o.output, stdout);
-    engine->subscribe(printer);
-
-    const bool interactive = isatty(STDIN_FILENO);
-    std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n", profile.name.c_str(),
-                 profile.file.c_str(), engine->deviceInfo().name.c_str(),
-                 o.durationNs >= 0 ? "running for the given duration"
-                                   : "running until 'quit', end of input or Ctrl+C");
-    if (interactive) std::fprintf(stderr, "type 'help' for commands\n");
-    try {
+        engine->subscribe(std::shared_ptr<Subscriber>(&printer, [](Subscriber *) {}));
+        if (recorder) engine->subscribe(recorder);
         engine->start();
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "ringlab-engine: cannot start: %s\n", e.what());
-        return 1;
+        std::fprintf(stderr, "ringlab-engine: cannot start the engine: %s\n", e.what());
+        return Ended::Failed;
     }
 
-    ConsoleCommands console(*engine, *printer, interactive ? "user" : "script", stderr);
+    const bool interactive = isatty(STDIN_FILENO);
+    ConsoleCommands console(*engine, printer, interactive ? "user" : "script", stderr);
     LineReader reader(STDIN_FILENO);
     const int flags = fcntl(STDIN_FILENO, F_GETFL);
-    bool stdinOpen = flags >= 0 && fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) == 0;
+    if (flags < 0 || fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) != 0) stdinOpen = false;
     const std::int64_t deadline = o.durationNs >= 0 ? nowNs() + o.durationNs : -1;
-    bool quit = false;
-    while (!quit) {
+    Ended ended = Ended::Duration;
+    for (bool done = false; !done;) {
         pollfd fds[2] = {{sigFd, POLLIN, 0}, {stdinOpen ? STDIN_FILENO : -1, POLLIN, 0}};
         int timeoutMs = -1;
         if (deadline >= 0) {
@@ -152,24 +136,118 @@ int runCommand(const RunOptions &o)
         if (fds[0].revents & POLLIN) {
             signalfd_siginfo si;
             [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
-            std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
-                         strsignal(static_cast<int>(si.ssi_signo)));
+            std::fprintf(stderr, "ringlab-engine: %s, stopping\n", strsignal(static_cast<int>(si.ssi_signo)));
+            ended = Ended::Signal;
             break;
         }
         if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
             std::vector<std::string> lines;
             stdinOpen = reader.read(lines);
             for (const auto &line : lines)
-                if (!console.execute(line)) quit = true;
+                if (!console.execute(line)) {
+                    ended = Ended::Quit;
+                    done = true;
+                }
             // Without a duration, end of input ends the run, as with a pipe of commands.
-            if (!stdinOpen && deadline < 0) quit = true;
+            if (!stdinOpen && deadline < 0) {
+                ended = Ended::Quit;
+                done = true;
+            }
         }
     }
     if (flags >= 0) fcntl(STDIN_FILENO, F_SETFL, flags);
     engine->stop();
-    printer->printSummary(summarizeRun(printer->samples(), o.warmupS));
+    return ended;
+}
+
+std::unique_ptr<SessionStore> openStore(const RunOptions &o)
+{
+    const std::filesystem::path path = o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
+    try {
+        return std::make_unique<SessionStore>(path);
+    } catch (const DbError &e) {
+        std::fprintf(stderr, "ringlab-engine: cannot record: %s (use --db FILE elsewhere, or --no-record)\n", e.what());
+        return nullptr;
+    }
+}
+
+} // namespace
+
+int runCommand(const RunOptions &o)
+{
+    ParamSet ps;
+    Profile profile;
+    if (!buildParams(o, ps, profile)) return 2;
+    if (o.repeat > 1 && o.durationNs < 0) {
+        std::fprintf(stderr, "ringlab-engine: --repeat %d needs --duration (each repeat must be as long as the others)\n", o.repeat);
+        return 2;
+    }
+    // A run asked to record that cannot open its database fails before it starts.
+    std::unique_ptr<SessionStore> store;
+    if (o.record) {
+        store = openStore(o);
+        if (!store) return 1;
+        if (store->interruptedOnOpen())
+            std::fprintf(stderr, "ringlab-engine: %d session(s) left running by a process that is gone were marked interrupted\n",
+                         store->interruptedOnOpen());
+    }
+
+    // Signals are taken through a descriptor; engine threads inherit the blocked mask.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    const int sigFd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+    std::fprintf(stderr, "ringlab-engine: profile %s (%s) on sim0; %s\n", profile.name.c_str(), profile.file.c_str(),
+                 o.durationNs >= 0 ? "running for the given duration" : "running until 'quit', end of input or Ctrl+C");
+    if (isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
+
+    std::string group;
+    int exitCode = 0;
+    bool stdinOpen = true;
+    for (int k = 1; k <= o.repeat; ++k) {
+        SamplePrinter printer(o.output, stdout);
+        std::shared_ptr<Recorder> recorder;
+        std::int64_t id = 0;
+        if (store) {
+            SessionInfo info;
+            info.name = o.name.empty() ? profile.name : o.name;
+            if (o.repeat > 1) info.name += " #" + std::to_string(k);
+            info.device = "sim0";
+            info.profile = profile.name;
+            info.intervalS = static_cast<double>(o.intervalNs) / 1e9;
+            info.repeatIndex = o.repeat > 1 ? k : 0;
+            try {
+                if (o.repeat > 1 && group.empty()) group = "group-" + isoTimeNow();
+                info.runGroup = group;
+                id = store->createSession(info, ps);
+            } catch (const DbError &e) {
+                std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
+                return 1;
+            }
+            recorder = std::make_shared<Recorder>(*store, id, 500'000'000, [](const std::string &msg) {
+                std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
+            });
+        }
+        const Ended ended = runOnce(o, ps, sigFd, recorder, printer, stdinOpen);
+        if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");
+        printer.printSummary(summarizeRun(printer.samples(), o.warmupS));
+        if (store)
+            std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n", static_cast<long long>(id),
+                         store->file().c_str());
+        if (ended == Ended::Failed) {
+            exitCode = 1;
+            break;
+        }
+        if (ended != Ended::Duration) break; // quit or a signal ends the repeats too
+    }
     close(sigFd);
-    return 0;
+    return exitCode;
 }
 
 } // namespace ringlab

@@ -157,10 +157,11 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     params_ = next;
     live_.publish(params_);
     bool restart = false;
+    const double when = sinceStart(); // one time for the whole batch: one segment boundary
     for (const auto &ch : changes) {
         const auto &t = info(ch.id);
         restart |= t.apply == Apply::Restart;
-        publishEvent({sinceStart(),
+        publishEvent({when,
                       "param",
                       std::string(t.name),
                       ParamSet::format(t, ch.before),

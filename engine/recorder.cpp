@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/recorder.h"
+
+#include <pthread.h>
+
+#include <chrono>
+
+namespace ringlab {
+
+Recorder::Recorder(SessionStore &store, std::int64_t session, std::int64_t flushNs, ErrorFn onError)
+    : store_(store), session_(session), flushNs_(flushNs), onError_(std::move(onError)),
+      thread_([this](std::stop_token st) { run(st); })
+{
+}
+
+Recorder::~Recorder()
+{
+    if (thread_.joinable()) finish("completed");
+}
+
+void Recorder::onSample(const std::shared_ptr<const Sample> &s)
+{
+    std::lock_guard lock(mutex_);
+    samples_.push_back(s);
+    lastIntervalS_ = s->interval > 0 ? s->interval : lastIntervalS_;
+}
+
+void Recorder::onEvent(const Event &e)
+{
+    std::lock_guard lock(mutex_);
+    events_.push_back(e);
+}
+
+std::uint64_t Recorder::timesBehind() const
+{
+    std::lock_guard lock(mutex_);
+    return behind_;
+}
+
+std::uint64_t Recorder::samplesWritten() const
+{
+    std::lock_guard lock(mutex_);
+    return written_;
+}
+
+void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples, std::vector<Event> &events)
+{
+    if (samples.empty() && events.empty()) return;
+    // Samples of more than a second waiting at once: the disk is not keeping up. Say so in
+    // the session itself, and keep everything.
+    const double waiting = static_cast<double>(samples.size()) * lastIntervalS_;
+    if (waiting > 1.0 + 1e-9) {
+        Event warn;
+        warn.t = samples.back()->t;
+        warn.kind = "warning";
+        warn.source = "recorder";
+        warn.message = "recorder behind: " + std::to_string(samples.size()) + " samples waited for one commit";
+        events.push_back(warn);
+        std::lock_guard lock(mutex_);
+        ++behind_;
+    }
+    try {
+        store_.append(session_, samples, events);
+        std::lock_guard lock(mutex_);
+        written_ += samples.size();
+    } catch (const DbError &e) {
+        {
+            std::lock_guard lock(mutex_);
+            failed_ = true;
+            // Put them back: a later flush (e.g. after space was freed) may still succeed.
+            samples_.insert(samples_.begin(), samples.begin(), samples.end());
+            events_.insert(events_.begin(), events.begin(), events.end());
+        }
+        if (onError_) onError_(e.what());
+    }
+    samples.clear();
+    events.clear();
+}
+
+void Recorder::run(std::stop_token st)
+{
+    pthread_setname_np(pthread_self(), "recorder");
+    std::vector<std::shared_ptr<const Sample>> samples;
+    std::vector<Event> events;
+    while (!st.stop_requested()) {
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait_for(lock, st, std::chrono::nanoseconds(flushNs_), [] { return false; });
+            samples.swap(samples_);
+            events.swap(events_);
+        }
+        flush(samples, events);
+    }
+}
+
+void Recorder::finish(const std::string &status)
+{
+    thread_.request_stop();
+    if (thread_.joinable()) thread_.join();
+    std::vector<std::shared_ptr<const Sample>> samples;
+    std::vector<Event> events;
+    {
+        std::lock_guard lock(mutex_);
+        samples.swap(samples_);
+        events.swap(events_);
+    }
+    flush(samples, events);
+    try {
+        store_.finishSession(session_, failed_ && !samples_.empty() ? "failed" : status);
+    } catch (const DbError &e) {
+        if (onError_) onError_(e.what());
+    }
+}
+
+} // namespace ringlab

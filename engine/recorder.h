@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Records a running session: a subscriber that only queues what the engine reports, and a
+// recorder thread that writes the queue to the session store in one transaction at least
+// every flush interval. The datapath and the sampler never wait for the disk.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/session_store.h"
+
+namespace ringlab {
+
+class Recorder final : public Subscriber {
+public:
+    using ErrorFn = std::function<void(const std::string &)>;
+    // Takes over `store` for writing until finish(). flushNs: at most this long between
+    // commits (a crash loses at most this much).
+    Recorder(SessionStore &store, std::int64_t session, std::int64_t flushNs = 500'000'000, ErrorFn onError = {});
+    ~Recorder() override;
+
+    void onSample(const std::shared_ptr<const Sample> &s) override;
+    void onEvent(const Event &e) override;
+
+    // Writes what is queued, stops the thread and sets the session's final status.
+    void finish(const std::string &status);
+    // Batches that found more than a second's worth of samples waiting.
+    std::uint64_t timesBehind() const;
+    std::uint64_t samplesWritten() const;
+
+private:
+    void run(std::stop_token st);
+    void flush(std::vector<std::shared_ptr<const Sample>> &samples, std::vector<Event> &events);
+
+    SessionStore &store_;
+    const std::int64_t session_;
+    const std::int64_t flushNs_;
+    ErrorFn onError_;
+    mutable std::mutex mutex_;
+    std::condition_variable_any cv_;
+    std::vector<std::shared_ptr<const Sample>> samples_;
+    std::vector<Event> events_;
+    std::uint64_t behind_ = 0, written_ = 0;
+    bool failed_ = false;
+    double lastIntervalS_ = 0.1;
+    std::jthread thread_;
+};
+
+} // namespace ringlab

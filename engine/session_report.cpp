@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/session_report.h"
+
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace ringlab {
+
+std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes, double warmupS)
+{
+    std::vector<Segment> segs;
+    const double end = tab.t.empty() ? 0 : tab.t.back();
+    segs.push_back({1, 0.0, end, "start", {}});
+    for (const auto &c : changes) {
+        std::string what = c.tunable + " " + c.oldValue + " -> " + c.newValue;
+        if (segs.size() > 1 && std::fabs(segs.back().start - c.t) < 1e-3) {
+            segs.back().opened += ", " + what; // changed together
+            continue;
+        }
+        segs.back().end = c.t;
+        segs.push_back({static_cast<int>(segs.size()) + 1, c.t, end, what, {}});
+    }
+    for (auto &s : segs) {
+        std::vector<std::size_t> all, settled;
+        for (std::size_t r = 0; r < tab.t.size(); ++r) {
+            const double from = tab.t[r] - tab.interval[r], to = tab.t[r];
+            if (from >= s.start - 1e-9 && to <= s.end + 1e-9) {
+                all.push_back(r);
+                if (from >= s.start + warmupS - 1e-9) settled.push_back(r);
+            }
+        }
+        s.rows = settled.empty() ? all : settled;
+    }
+    return segs;
+}
+
+Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows, const std::string &name,
+                    const std::string &thread)
+{
+    const int col = tab.column(name, thread);
+    if (col < 0) return {};
+    std::vector<double> v;
+    for (auto r : rows) v.push_back(tab.values[static_cast<std::size_t>(col)][r]);
+    return estimate(v);
+}
+
+std::string csvCell(const std::string &text)
+{
+    std::string s = text;
+    if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r'))
+        s = "'" + s;
+    if (s.find_first_of(",\"\n\r") != std::string::npos) {
+        std::string q = "\"";
+        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    }
+    return s;
+}
+
+std::string csvNumber(double v)
+{
+    if (!std::isfinite(v)) return {};
+    char buf[64];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, p) : std::string();
+}
+
+void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out)
+{
+    const SampleTable tab = store.samples(session);
+    out << "seq,t,interval";
+    for (const auto &m : tab.metrics) out << ',' << csvCell(m.label());
+    out << '\n';
+    for (std::size_t r = 0; r < tab.seq.size(); ++r) {
+        out << tab.seq[r] << ',' << csvNumber(tab.t[r]) << ',' << csvNumber(tab.interval[r]);
+        for (std::size_t c = 0; c < tab.metrics.size(); ++c) out << ',' << csvNumber(tab.values[c][r]);
+        out << '\n';
+    }
+}
+
+void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
+{
+    using nlohmann::json;
+    SessionInfo s;
+    if (!store.get(session, s)) return;
+    json j;
+    j["format"] = "ringlab-session";
+    j["format_version"] = 1;
+    j["session"] = {{"id", s.id},
+                    {"uuid", s.uuid},
+                    {"name", s.name},
+                    {"created_at", s.createdAt},
+                    {"ended_at", s.endedAt},
+                    {"status", s.status},
+                    {"device", s.device},
+                    {"profile", s.profile},
+                    {"host", {{"name", s.host.hostname}, {"cpu", s.host.cpuModel}, {"cores", s.host.cores}, {"kernel", s.host.kernel}}},
+                    {"engine_version", s.engineVersion},
+                    {"git_revision", s.gitRevision},
+                    {"interval_s", s.intervalS},
+                    {"notes", s.notes},
+                    {"run_group", s.runGroup},
+                    {"repeat_index", s.repeatIndex}};
+    json params = json::object();
+    for (const auto &[k, v] : store.params(session)) params[k] = v;
+    j["params"] = params;
+    json changes = json::array();
+    for (const auto &c : store.changes(session))
+        changes.push_back({{"t", c.t}, {"tunable", c.tunable}, {"old", c.oldValue}, {"new", c.newValue}, {"source", c.source}});
+    j["param_changes"] = changes;
+    json events = json::array();
+    for (const auto &e : store.events(session))
+        events.push_back({{"t", e.t}, {"kind", e.kind}, {"message", e.message}, {"source", e.source}});
+    j["events"] = events;
+    const SampleTable tab = store.samples(session);
+    json metrics = json::array();
+    for (const auto &m : tab.metrics) metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"thread", m.thread}});
+    j["metrics"] = metrics;
+    json samples = json::array();
+    for (std::size_t r = 0; r < tab.seq.size(); ++r) {
+        json values = json::object();
+        for (std::size_t c = 0; c < tab.metrics.size(); ++c)
+            if (std::isfinite(tab.values[c][r])) values[tab.metrics[c].label()] = tab.values[c][r];
+        samples.push_back({{"seq", tab.seq[r]}, {"t", tab.t[r]}, {"interval", tab.interval[r]}, {"values", values}});
+    }
+    j["samples"] = samples;
+    out << j.dump(1) << '\n';
+}
+
+} // namespace ringlab
