@@ -66,29 +66,56 @@ int main(int argc, char **argv)
         ->capture_default_str();
     run->add_option("--seed", ro.seed, "Seed of the simulated traffic")->capture_default_str();
     run->add_option("--name", ro.name, "Session name (default: the profile's name)");
-    auto *dbOpt = run->add_option("--db", ro.db, "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
-    run->add_flag("--no-record", [&ro](std::int64_t) { ro.record = false; }, "Do not record the run as a session")
+    auto *dbOpt = run->add_option("--db", ro.db,
+                                  "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    run->add_flag(
+           "--no-record", [&ro](std::int64_t) { ro.record = false; },
+           "Do not record the run as a session")
         ->excludes(dbOpt);
-    run->add_option("--repeat", ro.repeat, "Run N times, each its own session in one group (needs --duration)")
+    run->add_option("--repeat", ro.repeat,
+                    "Run N times, each its own session in one group (needs --duration)")
         ->check(CLI::Range(1, 1000));
 
     SessionsOptions so;
     std::string sessionsWarmup = "1s";
     auto *sessions = app.add_subcommand("sessions", "Work on recorded sessions");
     sessions->require_subcommand(1);
-    sessions->add_option("--db", so.db, "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
-    auto *sList = sessions->add_subcommand("list", "id, name, start, duration, status, profile, mean throughput");
+    sessions->add_option("--db", so.db,
+                         "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    auto *sList = sessions->add_subcommand(
+        "list", "id, name, start, duration, status, profile, mean throughput");
     auto *sShow = sessions->add_subcommand("show", "Parameters, segments with summaries, events");
     sShow->add_option("id", so.id, "Session id")->required();
-    sShow->add_option("--warmup", sessionsWarmup, "Left out at the start of each segment")->check(durationValidator(0));
-    auto *sExport = sessions->add_subcommand("export", "One row per sample (CSV) or everything (JSON)");
+    sShow->add_option("--warmup", sessionsWarmup, "Left out at the start of each segment")
+        ->check(durationValidator(0));
+    auto *sExport =
+        sessions->add_subcommand("export", "One row per sample (CSV) or everything (JSON)");
     sExport->add_option("id", so.id, "Session id")->required();
-    sExport->add_option("--format,-f", so.format, "csv or json")->check(CLI::IsMember({"csv", "json"}))->capture_default_str();
+    sExport->add_option("--format,-f", so.format, "csv or json")
+        ->check(CLI::IsMember({"csv", "json"}))
+        ->capture_default_str();
     sExport->add_option("-o,--output", so.output, "File to write (default: standard output)");
-    auto *sDelete = sessions->add_subcommand("delete", "Delete a session and everything recorded with it");
+    auto *sDelete =
+        sessions->add_subcommand("delete", "Delete a session and everything recorded with it");
     sDelete->add_option("id", so.id, "Session id")->required();
-    for (auto *sub : {sList, sShow, sExport, sDelete})
-        sub->add_option("--db", so.db, "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    auto *sImport = sessions->add_subcommand(
+        "import", "Merge the sessions of another database (e.g. from another host)");
+    sImport->add_option("file", so.other, "The other database")->required();
+    for (auto *sub : {sList, sShow, sExport, sDelete, sImport})
+        sub->add_option("--db", so.db,
+                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+
+    auto *compare =
+        app.add_subcommand("compare", "Compare two sessions or segments metric by metric");
+    std::string compareWarmup = "1s";
+    compare->add_option("a", so.a, "A: session ID or segment ID:SEG")->required();
+    compare->add_option("b", so.b, "B: session ID or segment ID:SEG")->required();
+    compare->add_option("--metric,-m", so.metrics,
+                        "Metric to compare, e.g. rx_pps or cpu_ms_per_s[refill] (repeatable)");
+    compare->add_option("--warmup", compareWarmup, "Left out at the start of each run or segment")
+        ->check(durationValidator(0));
+    compare->add_option("--db", so.db,
+                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
 
     CLI11_PARSE(app, argc, argv);
 
@@ -109,6 +136,11 @@ int main(int argc, char **argv)
         if (sShow->parsed()) return sessionsShow(so);
         if (sExport->parsed()) return sessionsExport(so);
         if (sDelete->parsed()) return sessionsDelete(so);
+        if (sImport->parsed()) return sessionsImport(so);
+    }
+    if (compare->parsed()) {
+        so.warmupS = static_cast<double>(*parseDurationNs(compareWarmup)) / 1e9;
+        return compareCommand(so);
     }
     if (run->parsed()) {
         if (!duration.empty()) ro.durationNs = *parseDurationNs(duration);

@@ -74,10 +74,18 @@ class LineReader {
             return false;
         }
         if (n < 0) return errno == EAGAIN || errno == EINTR;
-        pending_.append(buf, static_cast<std::size_t>(n));
+        std::string_view chunk(buf, static_cast<std::size_t>(n));
+        if (discarding_) {
+            const auto nl = chunk.find('\n');
+            if (nl == std::string_view::npos) return true;
+            chunk.remove_prefix(nl + 1);
+            discarding_ = false;
+        }
+        pending_.append(chunk);
         if (pending_.size() > kMaxLine && pending_.find('\n') == std::string::npos) {
             std::fprintf(stderr, "error: input line longer than %zu bytes, ignored\n", kMaxLine);
             pending_.clear();
+            discarding_ = true; // the rest of that line too
         }
         for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
             lines.push_back(pending_.substr(0, nl));
@@ -90,6 +98,7 @@ class LineReader {
     static constexpr std::size_t kMaxLine = 64 * 1024;
     int fd_;
     std::string pending_;
+    bool discarding_ = false;
 };
 
 } // namespace
@@ -99,8 +108,8 @@ namespace {
 enum class Ended { Duration, Quit, Signal, Failed };
 
 // One run: an engine from `ps`, until the duration, 'quit', end of input or a signal.
-Ended runOnce(const RunOptions &o, const ParamSet &ps, int sigFd, const std::shared_ptr<Subscriber> &recorder,
-              SamplePrinter &printer, bool &stdinOpen)
+Ended runOnce(const RunOptions &o, const ParamSet &ps, int sigFd,
+              const std::shared_ptr<Subscriber> &recorder, SamplePrinter &printer, bool &stdinOpen)
 {
     const std::uint64_t seed = o.seed;
     auto factory = [seed](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
@@ -136,7 +145,8 @@ Ended runOnce(const RunOptions &o, const ParamSet &ps, int sigFd, const std::sha
         if (fds[0].revents & POLLIN) {
             signalfd_siginfo si;
             [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
-            std::fprintf(stderr, "ringlab-engine: %s, stopping\n", strsignal(static_cast<int>(si.ssi_signo)));
+            std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
+                         strsignal(static_cast<int>(si.ssi_signo)));
             ended = Ended::Signal;
             break;
         }
@@ -162,13 +172,16 @@ Ended runOnce(const RunOptions &o, const ParamSet &ps, int sigFd, const std::sha
 
 std::unique_ptr<SessionStore> openStore(const RunOptions &o)
 {
-    const std::filesystem::path path = o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
+    const std::filesystem::path path =
+        o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
     try {
         return std::make_unique<SessionStore>(path);
     } catch (const DbError &e) {
-        std::fprintf(stderr, "ringlab-engine: cannot record: %s (use --db FILE elsewhere, or --no-record)\n", e.what());
+        std::fprintf(
+            stderr, "ringlab-engine: cannot record: %s (use --db FILE elsewhere, or --no-record)\n",
+            e.what());
         return nullptr;
     }
 }
@@ -181,7 +194,10 @@ int runCommand(const RunOptions &o)
     Profile profile;
     if (!buildParams(o, ps, profile)) return 2;
     if (o.repeat > 1 && o.durationNs < 0) {
-        std::fprintf(stderr, "ringlab-engine: --repeat %d needs --duration (each repeat must be as long as the others)\n", o.repeat);
+        std::fprintf(stderr,
+                     "ringlab-engine: --repeat %d needs --duration (each repeat must be as long as "
+                     "the others)\n",
+                     o.repeat);
         return 2;
     }
     // A run asked to record that cannot open its database fails before it starts.
@@ -190,7 +206,9 @@ int runCommand(const RunOptions &o)
         store = openStore(o);
         if (!store) return 1;
         if (store->interruptedOnOpen())
-            std::fprintf(stderr, "ringlab-engine: %d session(s) left running by a process that is gone were marked interrupted\n",
+            std::fprintf(stderr,
+                         "ringlab-engine: %d session(s) left running by a process that is gone "
+                         "were marked interrupted\n",
                          store->interruptedOnOpen());
     }
 
@@ -203,8 +221,10 @@ int runCommand(const RunOptions &o)
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     const int sigFd = signalfd(-1, &mask, SFD_CLOEXEC);
 
-    std::fprintf(stderr, "ringlab-engine: profile %s (%s) on sim0; %s\n", profile.name.c_str(), profile.file.c_str(),
-                 o.durationNs >= 0 ? "running for the given duration" : "running until 'quit', end of input or Ctrl+C");
+    std::fprintf(stderr, "ringlab-engine: profile %s (%s) on sim0; %s\n", profile.name.c_str(),
+                 profile.file.c_str(),
+                 o.durationNs >= 0 ? "running for the given duration"
+                                   : "running until 'quit', end of input or Ctrl+C");
     if (isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
 
     std::string group;
@@ -230,16 +250,17 @@ int runCommand(const RunOptions &o)
                 std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
                 return 1;
             }
-            recorder = std::make_shared<Recorder>(*store, id, 500'000'000, [](const std::string &msg) {
-                std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
-            });
+            recorder =
+                std::make_shared<Recorder>(*store, id, 500'000'000, [](const std::string &msg) {
+                    std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
+                });
         }
         const Ended ended = runOnce(o, ps, sigFd, recorder, printer, stdinOpen);
         if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(summarizeRun(printer.samples(), o.warmupS));
         if (store)
-            std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n", static_cast<long long>(id),
-                         store->file().c_str());
+            std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n",
+                         static_cast<long long>(id), store->file().c_str());
         if (ended == Ended::Failed) {
             exitCode = 1;
             break;

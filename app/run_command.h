@@ -19,10 +19,10 @@ struct RunOptions {
     double warmupS = 1.0;
     OutputFormat output = OutputFormat::Table;
     std::uint64_t seed = 1;
-    std::string name;        // session name; default: the profile's
-    std::string db;          // empty: the default database
+    std::string name; // session name; default: the profile's
+    std::string db;   // empty: the default database
     bool record = true;
-    int repeat = 1;          // > 1: that many sessions in one group (needs a duration)
+    int repeat = 1; // > 1: that many sessions in one group (needs a duration)
 };
 
 // Returns the process exit code: 0, 1 (failure while running) or 2 (bad input).

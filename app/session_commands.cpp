@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "engine/session_compare.h"
 #include "engine/session_report.h"
 #include "engine/session_store.h"
 
@@ -23,7 +24,9 @@ std::unique_ptr<SessionStore> openExisting(const SessionsOptions &o)
     const auto path = dbPath(o);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-        std::fprintf(stderr, "ringlab-engine: database %s does not exist yet (record a run first, or give --db FILE)\n",
+        std::fprintf(stderr,
+                     "ringlab-engine: database %s does not exist yet (record a run first, or give "
+                     "--db FILE)\n",
                      path.c_str());
         return nullptr;
     }
@@ -38,12 +41,16 @@ std::unique_ptr<SessionStore> openExisting(const SessionsOptions &o)
 bool findSession(SessionStore &store, std::int64_t id, SessionInfo &s)
 {
     if (store.get(id, s)) return true;
-    std::fprintf(stderr, "ringlab-engine: no session %lld in %s (see 'ringlab-engine sessions list')\n",
+    std::fprintf(stderr,
+                 "ringlab-engine: no session %lld in %s (see 'ringlab-engine sessions list')\n",
                  static_cast<long long>(id), store.file().c_str());
     return false;
 }
 
-std::string shortTime(const std::string &iso) { return iso.size() >= 19 ? iso.substr(0, 10) + " " + iso.substr(11, 8) : iso; }
+std::string shortTime(const std::string &iso)
+{
+    return iso.size() >= 19 ? iso.substr(0, 10) + " " + iso.substr(11, 8) : iso;
+}
 } // namespace
 
 int sessionsList(const SessionsOptions &o)
@@ -52,11 +59,12 @@ int sessionsList(const SessionsOptions &o)
     if (!store) return 2;
     try {
         const auto all = store->list();
-        std::printf("%5s  %-24s %-19s %9s  %-11s %-22s %12s\n", "id", "name", "start (UTC)", "duration", "status",
-                    "profile", "mean rx pps");
+        std::printf("%5s  %-24s %-19s %9s  %-11s %-22s %12s\n", "id", "name", "start (UTC)",
+                    "duration", "status", "profile", "mean rx pps");
         for (const auto &s : all)
-            std::printf("%5lld  %-24s %-19s %8.1fs  %-11s %-22s %12.0f\n", static_cast<long long>(s.id),
-                        s.name.substr(0, 24).c_str(), shortTime(s.createdAt).c_str(), s.durationS, s.status.c_str(),
+            std::printf("%5lld  %-24s %-19s %8.1fs  %-11s %-22s %12.0f\n",
+                        static_cast<long long>(s.id), s.name.substr(0, 24).c_str(),
+                        shortTime(s.createdAt).c_str(), s.durationS, s.status.c_str(),
                         s.profile.substr(0, 22).c_str(), s.meanRxPps);
         if (all.empty()) std::printf("(no sessions in %s)\n", store->file().c_str());
     } catch (const DbError &e) {
@@ -72,13 +80,14 @@ int sessionsShow(const SessionsOptions &o)
     if (!store) return 2;
     SessionInfo s;
     if (!findSession(*store, o.id, s)) return 2;
-    std::printf("session %lld \"%s\" (%s)\n", static_cast<long long>(s.id), s.name.c_str(), s.uuid.c_str());
-    std::printf("  status %s; started %s, ended %s, %.1f s, %lld samples every %.0f ms\n", s.status.c_str(),
-                s.createdAt.c_str(), s.endedAt.empty() ? "-" : s.endedAt.c_str(), s.durationS,
-                static_cast<long long>(s.sampleCount), s.intervalS * 1e3);
+    std::printf("session %lld \"%s\" (%s)\n", static_cast<long long>(s.id), s.name.c_str(),
+                s.uuid.c_str());
+    std::printf("  status %s; started %s, ended %s, %.1f s, %lld samples every %.0f ms\n",
+                s.status.c_str(), s.createdAt.c_str(), s.endedAt.empty() ? "-" : s.endedAt.c_str(),
+                s.durationS, static_cast<long long>(s.sampleCount), s.intervalS * 1e3);
     std::printf("  device %s, profile %s\n", s.device.c_str(), s.profile.c_str());
-    std::printf("  host %s: %s, %d cores, %s\n", s.host.hostname.c_str(), s.host.cpuModel.c_str(), s.host.cores,
-                s.host.kernel.c_str());
+    std::printf("  host %s: %s, %d cores, %s\n", s.host.hostname.c_str(), s.host.cpuModel.c_str(),
+                s.host.cores, s.host.kernel.c_str());
     std::printf("  ringlab %s (%s)\n", s.engineVersion.c_str(), s.gitRevision.c_str());
     if (!s.notes.empty()) std::printf("  notes: %s\n", s.notes.c_str());
 
@@ -95,9 +104,10 @@ int sessionsShow(const SessionsOptions &o)
 
     const SampleTable tab = store->samples(o.id);
     const auto segs = segmentsOf(tab, store->changes(o.id), o.warmupS);
-    std::printf("\nsegments (means with 95 %% confidence, first %.1f s of each left out):\n", o.warmupS);
-    std::printf("  %3s %8s %8s  %-20s %-20s %-16s %-18s %s\n", "#", "from s", "to s", "rx pps", "process CPU ms/s",
-                "p99 latency us", "poll wakeups/s", "opened by");
+    std::printf("\nsegments (means with 95 %% confidence, first %.1f s of each left out):\n",
+                o.warmupS);
+    std::printf("  %3s %8s %8s  %-20s %-20s %-16s %-18s %s\n", "#", "from s", "to s", "rx pps",
+                "process CPU ms/s", "p99 latency us", "poll wakeups/s", "opened by");
     auto fmt = [](const Estimate &e) {
         char b[64];
         if (!e.n) return std::string("-");
@@ -105,27 +115,30 @@ int sessionsShow(const SessionsOptions &o)
         return std::string(b);
     };
     for (const auto &seg : segs) {
-        std::printf("  %3d %8.1f %8.1f  %-20s %-20s %-16s %-18s %s\n", seg.index, seg.start, seg.end,
-                    fmt(estimateOf(tab, seg.rows, "rx_pps")).c_str(),
+        std::printf("  %3d %8.1f %8.1f  %-20s %-20s %-16s %-18s %s\n", seg.index, seg.start,
+                    seg.end, fmt(estimateOf(tab, seg.rows, "rx_pps")).c_str(),
                     fmt(estimateOf(tab, seg.rows, "process_cpu_ms_per_s")).c_str(),
                     fmt(estimateOf(tab, seg.rows, "latency_p99_us")).c_str(),
-                    fmt(estimateOf(tab, seg.rows, "wakeups_per_s", "poll")).c_str(), seg.opened.c_str());
+                    fmt(estimateOf(tab, seg.rows, "wakeups_per_s", "poll")).c_str(),
+                    seg.opened.c_str());
     }
     std::printf("\nevents:\n");
     std::vector<std::pair<double, std::string>> lines;
     char buf[512];
     for (const auto &c : store->changes(o.id)) {
-        std::snprintf(buf, sizeof buf, "  %8.2f s  %s: %s -> %s (%s)", c.t, c.tunable.c_str(), c.oldValue.c_str(),
-                      c.newValue.c_str(), c.source.c_str());
+        std::snprintf(buf, sizeof buf, "  %8.2f s  %s: %s -> %s (%s)", c.t, c.tunable.c_str(),
+                      c.oldValue.c_str(), c.newValue.c_str(), c.source.c_str());
         lines.emplace_back(c.t, buf);
     }
     for (const auto &e : store->events(o.id)) {
-        std::snprintf(buf, sizeof buf, "  %8.2f s  %s%s%s", e.t, e.kind.c_str(), e.message.empty() ? "" : ": ",
-                      e.message.c_str());
+        std::snprintf(buf, sizeof buf, "  %8.2f s  %s%s%s", e.t, e.kind.c_str(),
+                      e.message.empty() ? "" : ": ", e.message.c_str());
         lines.emplace_back(e.t, buf);
     }
-    std::stable_sort(lines.begin(), lines.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    for (const auto &l : lines) std::printf("%s\n", l.second.c_str());
+    std::stable_sort(lines.begin(), lines.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (const auto &l : lines)
+        std::printf("%s\n", l.second.c_str());
     return 0;
 }
 
@@ -150,10 +163,13 @@ int sessionsExport(const SessionsOptions &o)
         exportCsv(*store, o.id, out);
     out.flush();
     if (!out) {
-        std::fprintf(stderr, "ringlab-engine: writing %s failed\n", o.output.empty() ? "standard output" : o.output.c_str());
+        std::fprintf(stderr, "ringlab-engine: writing %s failed\n",
+                     o.output.empty() ? "standard output" : o.output.c_str());
         return 1;
     }
-    if (!o.output.empty()) std::fprintf(stderr, "ringlab-engine: session %lld written to %s\n", static_cast<long long>(o.id), o.output.c_str());
+    if (!o.output.empty())
+        std::fprintf(stderr, "ringlab-engine: session %lld written to %s\n",
+                     static_cast<long long>(o.id), o.output.c_str());
     return 0;
 }
 
@@ -164,12 +180,80 @@ int sessionsDelete(const SessionsOptions &o)
     SessionInfo s;
     if (!findSession(*store, o.id, s)) return 2;
     if (s.status == "running") {
-        std::fprintf(stderr, "ringlab-engine: session %lld is still being recorded (pid %lld); stop it first\n",
-                     static_cast<long long>(o.id), static_cast<long long>(s.pid));
+        std::fprintf(
+            stderr,
+            "ringlab-engine: session %lld is still being recorded (pid %lld); stop it first\n",
+            static_cast<long long>(o.id), static_cast<long long>(s.pid));
         return 2;
     }
     store->deleteSession(o.id);
-    std::fprintf(stderr, "ringlab-engine: deleted session %lld \"%s\"\n", static_cast<long long>(o.id), s.name.c_str());
+    std::fprintf(stderr, "ringlab-engine: deleted session %lld \"%s\"\n",
+                 static_cast<long long>(o.id), s.name.c_str());
+    return 0;
+}
+
+int sessionsImport(const SessionsOptions &o)
+{
+    const auto path = dbPath(o);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    try {
+        SessionStore store(path);
+        const auto r = store.importFrom(o.other);
+        std::fprintf(stderr, "ringlab-engine: imported %d session(s) from %s into %s", r.imported,
+                     o.other.c_str(), path.c_str());
+        if (r.skipped) std::fprintf(stderr, "; %d already there, skipped", r.skipped);
+        std::fprintf(stderr, "\n");
+    } catch (const DbError &e) {
+        std::fprintf(stderr, "ringlab-engine: import: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
+int compareCommand(const SessionsOptions &o)
+{
+    auto store = openExisting(o);
+    if (!store) return 2;
+    CompareSide a, b;
+    std::string error;
+    if (!loadCompareSide(*store, o.a, o.warmupS, a, error) ||
+        !loadCompareSide(*store, o.b, o.warmupS, b, error)) {
+        std::fprintf(stderr, "ringlab-engine: compare: %s\n", error.c_str());
+        return 2;
+    }
+    std::vector<std::string> metrics = o.metrics;
+    if (metrics.empty()) {
+        metrics = {"rx_pps",         "tx_pps",         "rx_missed_per_s", "process_cpu_ms_per_s",
+                   "latency_p50_us", "latency_p99_us", "rtt_mean_us",     "timer_arms_per_s"};
+        // Every engine thread present on both sides: CPU and wakeups.
+        for (const auto &[label, v] : a.values)
+            if (b.values.count(label) &&
+                (label.rfind("cpu_ms_per_s[", 0) == 0 || label.rfind("wakeups_per_s[", 0) == 0) &&
+                label.find("sampler") == std::string::npos)
+                metrics.push_back(label);
+    }
+    std::vector<std::string> missing;
+    const auto rows = compareSides(a, b, metrics, missing);
+    std::printf("A: %s\nB: %s\n", a.label.c_str(), b.label.c_str());
+    std::printf("%s; differences are B - A with their 95 %% confidence interval\n\n",
+                a.repeats || b.repeats ? "repeats are the samples"
+                                       : "samples are batch means of each run");
+    std::printf("%-28s %14s %14s %14s %9s %14s  %s\n", "metric", "A", "B", "B - A", "%", "95 % CI",
+                "verdict");
+    for (const auto &r : rows) {
+        char ci[32] = "-";
+        if (r.diff.ciHalf > 0) std::snprintf(ci, sizeof ci, "±%.2f", r.diff.ciHalf);
+        std::printf("%-28s %14.2f %14.2f %+14.2f %+8.1f%% %14s  %s\n",
+                    (r.metric + " " + r.unit).substr(0, 28).c_str(), r.a.mean, r.b.mean,
+                    r.diff.diff, r.diff.pct, ci, r.verdict.c_str());
+    }
+    for (const auto &m : o.metrics)
+        if (std::find(missing.begin(), missing.end(), m) != missing.end())
+            std::fprintf(stderr,
+                         "ringlab-engine: compare: metric \"%s\" is not in both sides (see "
+                         "'sessions export')\n",
+                         m.c_str());
     return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ringlab {
 
@@ -13,11 +14,16 @@ struct SessionsOptions {
     std::string format = "csv";
     std::string output; // empty: standard output
     double warmupS = 1.0;
+    std::string other;                // import
+    std::string a, b;                 // compare: ID or ID:SEG
+    std::vector<std::string> metrics; // compare: empty = the default set
 };
 
 int sessionsList(const SessionsOptions &o);
 int sessionsShow(const SessionsOptions &o);
 int sessionsExport(const SessionsOptions &o);
 int sessionsDelete(const SessionsOptions &o);
+int sessionsImport(const SessionsOptions &o);
+int compareCommand(const SessionsOptions &o);
 
 } // namespace ringlab

@@ -32,7 +32,7 @@ enum class C : std::uint8_t {
     TimerFires,
     TxCleans,       // TX clean passes
     TxCleanKicks,   // clean scheduled by tx.coalesce_frames
-    TxInlineCleans, // completions reclaimed by the transmit path (tx.free_thresh)
+    TxInlineCleans, // transmit-path passes that reclaimed completions (tx.free_thresh)
     Reordered,      // packets processed out of arrival order
     Count
 };

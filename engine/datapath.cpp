@@ -38,10 +38,10 @@ void Datapath::housekeeping()
     if (running_.load(std::memory_order_acquire)) wq_.queueDelayed(&housekeeping_, kHousekeepingNs);
 }
 
-void Datapath::start()
+void Datapath::start(Counters &control)
 {
     running_.store(true, std::memory_order_release);
-    refill_->prime(currentCounters());
+    refill_->prime(control);
     dev_.linkUp(nowNs());
     handoff_->start();
     refill_->start();

@@ -25,7 +25,8 @@ class Datapath {
     Datapath(const Datapath &) = delete;
     Datapath &operator=(const Datapath &) = delete;
 
-    void start();
+    // `control`: the counter block for work the calling thread does (priming the RX ring).
+    void start(Counters &control);
     // Quiesce: stop every thread, then hand every buffer back to the pool.
     void stop();
     void nudge() { poll_.nudge(); }

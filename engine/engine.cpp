@@ -9,7 +9,7 @@ namespace ringlab {
 
 Engine::Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts)
     : params_(initial), live_(initial), opts_(opts), device_(factory(initial, live_)),
-      stress_(live_, threads_)
+      stress_(live_, threads_), control_(threads_.counterBlock("control"))
 {
 }
 
@@ -68,7 +68,7 @@ void Engine::start()
         std::lock_guard dpLock(datapathMutex_);
         device_->reconfigure(params_);
         datapath_ = std::make_unique<Datapath>(params_, live_, *device_, threads_);
-        datapath_->start();
+        datapath_->start(control_->counters);
     }
     stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     running_.store(true, std::memory_order_release);
@@ -83,7 +83,7 @@ void Engine::stop()
     if (!running()) return;
     {
         std::lock_guard dpLock(datapathMutex_);
-        datapath_->stop();
+        if (datapath_) datapath_->stop();
     }
     stress_.resize(0);
     // The sampler takes a last, partial sample when it stops.
@@ -94,6 +94,19 @@ void Engine::stop()
     publishEvent({sinceStart(), "stop", {}, {}, {}, {}, {}});
     std::lock_guard dpLock(datapathMutex_);
     datapath_.reset();
+}
+
+std::string Engine::rebuild(const ParamSet &ps)
+{
+    try {
+        device_->reconfigure(ps);
+        datapath_ = std::make_unique<Datapath>(ps, live_, *device_, threads_);
+        datapath_->start(control_->counters);
+        return {};
+    } catch (const std::exception &e) {
+        datapath_.reset();
+        return e.what();
+    }
 }
 
 DatapathReading Engine::read()
@@ -151,6 +164,7 @@ void Engine::mark(const std::string &label)
 Status Engine::apply(const Assignments &assignments, const std::string &source)
 {
     std::lock_guard lock(controlMutex_);
+    const ParamSet previous = params_;
     ParamSet next = params_;
     std::vector<Change> changes;
     if (auto st = next.set(assignments, &changes); !st.ok()) return st;
@@ -172,20 +186,33 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     if (!running()) return Status::success();
     if (restart) {
         const std::int64_t t0 = nowNs();
-        std::lock_guard dpLock(datapathMutex_);
-        datapath_->stop();
-        retiredLatency_.add(datapath_->latency().snapshot());
-        datapath_.reset();
-        device_->reconfigure(params_);
-        datapath_ = std::make_unique<Datapath>(params_, live_, *device_, threads_);
-        datapath_->start();
+        std::string failure;
+        {
+            std::lock_guard dpLock(datapathMutex_);
+            datapath_->stop();
+            retiredLatency_.add(datapath_->latency().snapshot());
+            datapath_.reset();
+            failure = rebuild(params_);
+            if (!failure.empty()) {
+                // The new settings could not be built: go back to the ones that ran.
+                params_ = previous;
+                live_.publish(params_);
+                if (const std::string again = rebuild(params_); !again.empty())
+                    failure += "; the previous settings could not be rebuilt either: " + again;
+            }
+        }
+        if (!failure.empty()) {
+            publishEvent(
+                {sinceStart(), "warning", {}, {}, {}, source, "restart failed: " + failure});
+            return Status{"restart failed: " + failure + "; previous settings restored"};
+        }
         const double ms = static_cast<double>(nowNs() - t0) / 1e6;
         char msg[96];
         std::snprintf(msg, sizeof msg, "datapath quiesced, rebuilt and resumed in %.1f ms", ms);
         publishEvent({sinceStart(), "restart", {}, {}, {}, source, msg});
     } else {
         std::lock_guard dpLock(datapathMutex_);
-        datapath_->nudge();
+        if (datapath_) datapath_->nudge();
     }
     stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     return Status::success();

@@ -51,6 +51,8 @@ class Engine {
     void samplerThread(std::stop_token st);
     void publishEvent(const Event &e);
     DatapathReading read();
+    // Builds and starts the datapath for `ps` (datapathMutex_ held); the error, or empty.
+    std::string rebuild(const ParamSet &ps);
     double sinceStart() const;
 
     mutable std::mutex controlMutex_; // serialises start/stop/apply
@@ -60,6 +62,7 @@ class Engine {
     ThreadRegistry threads_;
     std::unique_ptr<Device> device_;
     StressPool stress_;
+    std::shared_ptr<ThreadEntry> control_; // counters of work done under controlMutex_
 
     std::mutex datapathMutex_; // datapath_ and retired_ against the sampler
     std::unique_ptr<Datapath> datapath_;

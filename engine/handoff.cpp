@@ -50,6 +50,7 @@ class FifoHandoff final : public Handoff {
         while (std::uint32_t k = queue_.pop(bufs, 256))
             d_.pool.release(bufs, k);
     }
+    std::uint32_t depth() const override { return queue_.size(); }
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
         const std::uint32_t k = queue_.push(bufs, n);
@@ -72,7 +73,8 @@ class WorkHandoff final : public Handoff {
     explicit WorkHandoff(const HandoffDeps &d) : d_(d) {}
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
-        const std::uint64_t inFlight = queued_ - started_.load(std::memory_order_acquire);
+        const std::uint64_t inFlight =
+            queued_.load(std::memory_order_relaxed) - started_.load(std::memory_order_acquire);
         std::uint32_t room =
             inFlight >= d_.queueLen ? 0 : d_.queueLen - static_cast<std::uint32_t>(inFlight);
         for (std::uint32_t k = 0; k < n; ++k) {
@@ -83,7 +85,7 @@ class WorkHandoff final : public Handoff {
                 continue;
             }
             --room;
-            ++queued_;
+            queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
             b->work.ctx = this;
             b->work.arg = b;
             b->work.fn = &WorkHandoff::run;
@@ -92,7 +94,9 @@ class WorkHandoff final : public Handoff {
     }
     std::uint32_t depth() const override
     {
-        return static_cast<std::uint32_t>(queued_ - started_.load(std::memory_order_acquire));
+        // started_ first: it never passes queued_, so the difference cannot wrap.
+        const std::uint64_t started = started_.load(std::memory_order_acquire);
+        return static_cast<std::uint32_t>(queued_.load(std::memory_order_acquire) - started);
     }
 
   private:
@@ -110,7 +114,7 @@ class WorkHandoff final : public Handoff {
     }
 
     HandoffDeps d_;
-    std::uint64_t queued_ = 0;              // poll thread only
+    std::atomic<std::uint64_t> queued_{0};  // written by the poll thread only
     std::atomic<std::uint64_t> started_{0}; // by the workers
 };
 

@@ -43,7 +43,8 @@ std::uint64_t Recorder::samplesWritten() const
     return written_;
 }
 
-void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples, std::vector<Event> &events)
+void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
+                     std::vector<Event> &events)
 {
     if (samples.empty() && events.empty()) return;
     // Samples of more than a second waiting at once: the disk is not keeping up. Say so in
@@ -54,7 +55,8 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples, std::v
         warn.t = samples.back()->t;
         warn.kind = "warning";
         warn.source = "recorder";
-        warn.message = "recorder behind: " + std::to_string(samples.size()) + " samples waited for one commit";
+        warn.message =
+            "recorder behind: " + std::to_string(samples.size()) + " samples waited for one commit";
         events.push_back(warn);
         std::lock_guard lock(mutex_);
         ++behind_;

@@ -15,11 +15,12 @@
 namespace ringlab {
 
 class Recorder final : public Subscriber {
-public:
+  public:
     using ErrorFn = std::function<void(const std::string &)>;
     // Takes over `store` for writing until finish(). flushNs: at most this long between
     // commits (a crash loses at most this much).
-    Recorder(SessionStore &store, std::int64_t session, std::int64_t flushNs = 500'000'000, ErrorFn onError = {});
+    Recorder(SessionStore &store, std::int64_t session, std::int64_t flushNs = 500'000'000,
+             ErrorFn onError = {});
     ~Recorder() override;
 
     void onSample(const std::shared_ptr<const Sample> &s) override;
@@ -31,7 +32,7 @@ public:
     std::uint64_t timesBehind() const;
     std::uint64_t samplesWritten() const;
 
-private:
+  private:
     void run(std::stop_token st);
     void flush(std::vector<std::shared_ptr<const Sample>> &samples, std::vector<Event> &events);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sampler.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -66,20 +67,29 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     std::map<std::string, ThreadStat> byName;
     std::vector<std::shared_ptr<ThreadEntry>> gone;
     for (const auto &e : reg_.entries()) {
-        const bool exited = e->exited.load(std::memory_order_acquire);
+        bool exited = e->exited.load(std::memory_order_acquire);
         total.addFrom(e->counters);
-        std::int64_t cpu = e->finalCpuNs;
-        std::uint64_t vol = e->finalVoluntary;
-        if (!exited) {
-            ThreadRegistry::cpuNs(*e, cpu);
-            ThreadRegistry::voluntarySwitches(*e, vol);
+        if (e->countersOnly) continue;
+        std::int64_t cpu = 0;
+        std::uint64_t vol = 0;
+        if (!exited &&
+            !(ThreadRegistry::cpuNs(*e, cpu) && ThreadRegistry::voluntarySwitches(*e, vol))) {
+            // It ended while we read it: its final figures are valid once exited is seen.
+            exited = e->exited.load(std::memory_order_acquire);
+            if (!exited) continue; // neither readable nor final: measure it next time
+        }
+        if (exited) {
+            cpu = e->finalCpuNs;
+            vol = e->finalVoluntary;
         }
         ThreadPrev &prev = prevThreads_[e.get()];
         ThreadStat &ts = byName[e->name];
         ts.name = e->name;
         if (dt > 0) {
-            ts.cpuMsPerS += static_cast<double>(cpu - prev.cpuNs) / 1e6 / dt;
-            ts.wakeupsPerS += static_cast<double>(vol - prev.voluntary) / dt;
+            ts.cpuMsPerS +=
+                static_cast<double>(std::max<std::int64_t>(0, cpu - prev.cpuNs)) / 1e6 / dt;
+            ts.wakeupsPerS +=
+                static_cast<double>(vol >= prev.voluntary ? vol - prev.voluntary : 0) / dt;
         }
         prev = {cpu, vol};
         if (exited) gone.push_back(e);

@@ -7,7 +7,8 @@
 
 namespace ringlab {
 
-std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes, double warmupS)
+std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
+                                double warmupS)
 {
     std::vector<Segment> segs;
     const double end = tab.t.empty() ? 0 : tab.t.back();
@@ -35,24 +36,27 @@ std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamC
     return segs;
 }
 
-Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows, const std::string &name,
-                    const std::string &thread)
+Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows,
+                    const std::string &name, const std::string &thread)
 {
     const int col = tab.column(name, thread);
     if (col < 0) return {};
     std::vector<double> v;
-    for (auto r : rows) v.push_back(tab.values[static_cast<std::size_t>(col)][r]);
+    for (auto r : rows)
+        v.push_back(tab.values[static_cast<std::size_t>(col)][r]);
     return estimate(v);
 }
 
 std::string csvCell(const std::string &text)
 {
     std::string s = text;
-    if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r'))
+    if (!s.empty() &&
+        (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r'))
         s = "'" + s;
     if (s.find_first_of(",\"\n\r") != std::string::npos) {
         std::string q = "\"";
-        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        for (char c : s)
+            q += c == '"' ? std::string("\"\"") : std::string(1, c);
         return q + "\"";
     }
     return s;
@@ -70,11 +74,13 @@ void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out)
 {
     const SampleTable tab = store.samples(session);
     out << "seq,t,interval";
-    for (const auto &m : tab.metrics) out << ',' << csvCell(m.label());
+    for (const auto &m : tab.metrics)
+        out << ',' << csvCell(m.label());
     out << '\n';
     for (std::size_t r = 0; r < tab.seq.size(); ++r) {
         out << tab.seq[r] << ',' << csvNumber(tab.t[r]) << ',' << csvNumber(tab.interval[r]);
-        for (std::size_t c = 0; c < tab.metrics.size(); ++c) out << ',' << csvNumber(tab.values[c][r]);
+        for (std::size_t c = 0; c < tab.metrics.size(); ++c)
+            out << ',' << csvNumber(tab.values[c][r]);
         out << '\n';
     }
 }
@@ -95,7 +101,11 @@ void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
                     {"status", s.status},
                     {"device", s.device},
                     {"profile", s.profile},
-                    {"host", {{"name", s.host.hostname}, {"cpu", s.host.cpuModel}, {"cores", s.host.cores}, {"kernel", s.host.kernel}}},
+                    {"host",
+                     {{"name", s.host.hostname},
+                      {"cpu", s.host.cpuModel},
+                      {"cores", s.host.cores},
+                      {"kernel", s.host.kernel}}},
                     {"engine_version", s.engineVersion},
                     {"git_revision", s.gitRevision},
                     {"interval_s", s.intervalS},
@@ -103,26 +113,36 @@ void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
                     {"run_group", s.runGroup},
                     {"repeat_index", s.repeatIndex}};
     json params = json::object();
-    for (const auto &[k, v] : store.params(session)) params[k] = v;
+    for (const auto &[k, v] : store.params(session))
+        params[k] = v;
     j["params"] = params;
     json changes = json::array();
     for (const auto &c : store.changes(session))
-        changes.push_back({{"t", c.t}, {"tunable", c.tunable}, {"old", c.oldValue}, {"new", c.newValue}, {"source", c.source}});
+        changes.push_back({{"t", c.t},
+                           {"tunable", c.tunable},
+                           {"old", c.oldValue},
+                           {"new", c.newValue},
+                           {"source", c.source}});
     j["param_changes"] = changes;
     json events = json::array();
     for (const auto &e : store.events(session))
-        events.push_back({{"t", e.t}, {"kind", e.kind}, {"message", e.message}, {"source", e.source}});
+        events.push_back(
+            {{"t", e.t}, {"kind", e.kind}, {"message", e.message}, {"source", e.source}});
     j["events"] = events;
     const SampleTable tab = store.samples(session);
     json metrics = json::array();
-    for (const auto &m : tab.metrics) metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"thread", m.thread}});
+    for (const auto &m : tab.metrics)
+        metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"thread", m.thread}});
     j["metrics"] = metrics;
     json samples = json::array();
     for (std::size_t r = 0; r < tab.seq.size(); ++r) {
         json values = json::object();
         for (std::size_t c = 0; c < tab.metrics.size(); ++c)
             if (std::isfinite(tab.values[c][r])) values[tab.metrics[c].label()] = tab.values[c][r];
-        samples.push_back({{"seq", tab.seq[r]}, {"t", tab.t[r]}, {"interval", tab.interval[r]}, {"values", values}});
+        samples.push_back({{"seq", tab.seq[r]},
+                           {"t", tab.t[r]},
+                           {"interval", tab.interval[r]},
+                           {"values", values}});
     }
     j["samples"] = samples;
     out << j.dump(1) << '\n';

@@ -13,19 +13,20 @@
 namespace ringlab {
 
 struct Segment {
-    int index = 0;          // 1-based
+    int index = 0; // 1-based
     double start = 0, end = 0;
-    std::string opened;     // "poll.sleep_min_us 20 -> 2000" or "start"
+    std::string opened;            // "poll.sleep_min_us 20 -> 2000" or "start"
     std::vector<std::size_t> rows; // samples wholly inside, after the warm-up
 };
 
 // Segments split at parameter changes. A sample that straddles a change belongs to neither
 // side; the first `warmupS` seconds of each segment are left out unless nothing would be left.
-std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes, double warmupS);
+std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
+                                double warmupS);
 
 // The estimate of one metric over some rows.
-Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows, const std::string &name,
-                    const std::string &thread = {});
+Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows,
+                    const std::string &name, const std::string &thread = {});
 
 // A text cell safe for spreadsheets: cells that start like a formula (=, +, -, @) get a
 // leading apostrophe; cells with commas, quotes or line breaks are quoted.

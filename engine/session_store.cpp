@@ -100,7 +100,8 @@ static_assert(std::size(kMigrations) == kSchemaVersion);
 std::string newUuid()
 {
     std::random_device rd;
-    std::mt19937_64 g((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(getpid()));
+    std::mt19937_64 g((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+                      static_cast<std::uint64_t>(getpid()));
     const std::uint64_t a = g(), b = g();
     char buf[40];
     std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
@@ -118,7 +119,8 @@ bool processGone(std::int64_t pid)
 
 const char *kSessionColumns =
     "s.id, s.uuid, s.name, s.created_at, COALESCE(s.ended_at, ''), s.status, s.device, s.profile, "
-    "s.host_name, s.host_cpu, s.host_cores, s.host_kernel, s.engine_version, s.git_revision, s.notes, "
+    "s.host_name, s.host_cpu, s.host_cores, s.host_kernel, s.engine_version, s.git_revision, "
+    "s.notes, "
     "s.interval_s, s.pid, s.run_group, s.repeat_index, "
     "(SELECT COALESCE(MAX(t), 0) FROM sample_times st WHERE st.session_id = s.id), "
     "(SELECT COUNT(*) FROM sample_times st WHERE st.session_id = s.id), "
@@ -157,7 +159,8 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(file, mode
                       "); use a newer ringlab");
     if (mode == Db::Mode::ReadOnly) {
         if (version < kSchemaVersion)
-            throw DbError("database " + file.string() + ": schema version " + std::to_string(version) +
+            throw DbError("database " + file.string() + ": schema version " +
+                          std::to_string(version) +
                           " needs an upgrade, which a read-only open cannot do");
         return;
     }
@@ -195,9 +198,10 @@ int SessionStore::markInterrupted()
     if (dead.empty()) return 0;
     Transaction tx(db_);
     // It ended when its last sample was taken.
-    auto upd = db_.prepare(
-        "UPDATE sessions SET status = 'interrupted', ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at, "
-        "'+' || (SELECT COALESCE(MAX(t), 0) FROM sample_times WHERE session_id = ?1) || ' seconds') WHERE id = ?1");
+    auto upd = db_.prepare("UPDATE sessions SET status = 'interrupted', ended_at = "
+                           "strftime('%Y-%m-%dT%H:%M:%fZ', created_at, "
+                           "'+' || (SELECT COALESCE(MAX(t), 0) FROM sample_times WHERE session_id "
+                           "= ?1) || ' seconds') WHERE id = ?1");
     for (auto id : dead) {
         upd.bind(1, id).run();
         upd.reset();
@@ -216,17 +220,27 @@ std::int64_t SessionStore::createSession(SessionInfo &s, const ParamSet &params)
     if (s.status.empty()) s.status = "running";
     if (s.pid == 0) s.pid = getpid();
     Transaction tx(db_);
-    auto q = db_.prepare(
-        "INSERT INTO sessions (uuid, name, created_at, ended_at, status, device, profile, host_name, host_cpu, "
-        "host_cores, host_kernel, engine_version, git_revision, interval_s, notes, pid, run_group, repeat_index) "
-        "VALUES (?1, ?2, ?3, NULLIF(?4, ''), ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+    auto q = db_.prepare("INSERT INTO sessions (uuid, name, created_at, ended_at, status, device, "
+                         "profile, host_name, host_cpu, "
+                         "host_cores, host_kernel, engine_version, git_revision, interval_s, "
+                         "notes, pid, run_group, repeat_index) "
+                         "VALUES (?1, ?2, ?3, NULLIF(?4, ''), ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                         "?13, ?14, ?15, ?16, ?17, ?18)");
     q.bind(1, s.uuid).bind(2, s.name).bind(3, s.createdAt).bind(4, s.endedAt).bind(5, s.status);
     q.bind(6, s.device).bind(7, s.profile).bind(8, s.host.hostname).bind(9, s.host.cpuModel);
-    q.bind(10, s.host.cores).bind(11, s.host.kernel).bind(12, s.engineVersion).bind(13, s.gitRevision);
-    q.bind(14, s.intervalS).bind(15, s.notes).bind(16, s.pid).bind(17, s.runGroup).bind(18, s.repeatIndex);
+    q.bind(10, s.host.cores)
+        .bind(11, s.host.kernel)
+        .bind(12, s.engineVersion)
+        .bind(13, s.gitRevision);
+    q.bind(14, s.intervalS)
+        .bind(15, s.notes)
+        .bind(16, s.pid)
+        .bind(17, s.runGroup)
+        .bind(18, s.repeatIndex);
     q.run();
     s.id = db_.lastInsertId();
-    auto p = db_.prepare("INSERT INTO session_params (session_id, tunable, value) VALUES (?1, ?2, ?3)");
+    auto p =
+        db_.prepare("INSERT INTO session_params (session_id, tunable, value) VALUES (?1, ?2, ?3)");
     for (const auto &t : tunables()) {
         p.bind(1, s.id).bind(2, std::string(t.name)).bind(3, params.text(t.id)).run();
         p.reset();
@@ -235,7 +249,8 @@ std::int64_t SessionStore::createSession(SessionInfo &s, const ParamSet &params)
     return s.id;
 }
 
-std::int64_t SessionStore::metricId(const std::string &name, const std::string &unit, const std::string &thread)
+std::int64_t SessionStore::metricId(const std::string &name, const std::string &unit,
+                                    const std::string &thread)
 {
     const std::string key = name + '\t' + thread;
     for (const auto &[k, id] : metricCache_)
@@ -254,32 +269,52 @@ std::int64_t SessionStore::metricId(const std::string &name, const std::string &
     return id;
 }
 
-void SessionStore::append(std::int64_t session, const std::vector<std::shared_ptr<const Sample>> &samples,
+void SessionStore::append(std::int64_t session,
+                          const std::vector<std::shared_ptr<const Sample>> &samples,
                           const std::vector<Event> &events)
 {
     if (samples.empty() && events.empty()) return;
     Transaction tx(db_);
-    auto times = db_.prepare("INSERT OR REPLACE INTO sample_times (session_id, seq, t, interval) VALUES (?1, ?2, ?3, ?4)");
-    auto vals = db_.prepare("INSERT OR REPLACE INTO samples (session_id, seq, metric_id, value) VALUES (?1, ?2, ?3, ?4)");
+    auto times = db_.prepare("INSERT OR REPLACE INTO sample_times (session_id, seq, t, interval) "
+                             "VALUES (?1, ?2, ?3, ?4)");
+    auto vals = db_.prepare("INSERT OR REPLACE INTO samples (session_id, seq, metric_id, value) "
+                            "VALUES (?1, ?2, ?3, ?4)");
     for (const auto &s : samples) {
         const auto seq = static_cast<std::int64_t>(s->seq);
         times.bind(1, session).bind(2, seq).bind(3, s->t).bind(4, s->interval).run();
         times.reset();
         for (const auto &m : flattenSample(*s)) {
             if (!std::isfinite(m.value)) continue;
-            vals.bind(1, session).bind(2, seq).bind(3, metricId(m.name, m.unit, m.thread)).bind(4, m.value).run();
+            vals.bind(1, session)
+                .bind(2, seq)
+                .bind(3, metricId(m.name, m.unit, m.thread))
+                .bind(4, m.value)
+                .run();
             vals.reset();
         }
     }
-    auto change = db_.prepare("INSERT INTO param_changes (session_id, t, tunable, old_value, new_value, source) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    auto event = db_.prepare("INSERT INTO events (session_id, t, kind, message, source) VALUES (?1, ?2, ?3, ?4, ?5)");
+    auto change = db_.prepare(
+        "INSERT INTO param_changes (session_id, t, tunable, old_value, new_value, source) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    auto event = db_.prepare(
+        "INSERT INTO events (session_id, t, kind, message, source) VALUES (?1, ?2, ?3, ?4, ?5)");
     for (const auto &e : events) {
         if (e.kind == "param") {
-            change.bind(1, session).bind(2, e.t).bind(3, e.tunable).bind(4, e.before).bind(5, e.after).bind(6, e.source).run();
+            change.bind(1, session)
+                .bind(2, e.t)
+                .bind(3, e.tunable)
+                .bind(4, e.before)
+                .bind(5, e.after)
+                .bind(6, e.source)
+                .run();
             change.reset();
         } else {
-            event.bind(1, session).bind(2, e.t).bind(3, e.kind).bind(4, e.message).bind(5, e.source).run();
+            event.bind(1, session)
+                .bind(2, e.t)
+                .bind(3, e.kind)
+                .bind(4, e.message)
+                .bind(5, e.source)
+                .run();
             event.reset();
         }
     }
@@ -301,7 +336,8 @@ void SessionStore::rename(std::int64_t session, const std::string &name)
 bool SessionStore::deleteSession(std::int64_t session)
 {
     Transaction tx(db_);
-    for (const char *table : {"samples", "sample_times", "events", "param_changes", "session_params"}) {
+    for (const char *table :
+         {"samples", "sample_times", "events", "param_changes", "session_params"}) {
         auto q = db_.prepare(std::string("DELETE FROM ") + table + " WHERE session_id = ?1");
         q.bind(1, session).run();
     }
@@ -335,17 +371,99 @@ void SessionStore::fill(Stmt &q, SessionInfo &s)
     s.meanRxPps = q.real(21);
 }
 
+SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(other, ec))
+        throw DbError("database " + other.string() + ": no such file");
+    int otherVersion = 0;
+    {
+        // Check it on its own first, for a message that names it rather than this one.
+        Db probe(other, Db::Mode::ReadOnly);
+        auto q = probe.prepare("PRAGMA user_version");
+        otherVersion = q.step() ? static_cast<int>(q.i64(0)) : 0;
+        if (otherVersion < 1 || otherVersion > kSchemaVersion)
+            throw DbError("database " + other.string() +
+                          ": not a ringlab session database (schema version " +
+                          std::to_string(otherVersion) + ")");
+    }
+    ImportResult result;
+    auto attach = db_.prepare("ATTACH DATABASE ?1 AS other");
+    attach.bind(1, other.string()).run();
+    try {
+        Transaction tx(db_);
+        db_.exec("INSERT OR IGNORE INTO metrics (name, unit, thread) SELECT name, unit, thread "
+                 "FROM other.metrics");
+        const std::string group = otherVersion >= 2 ? "run_group, repeat_index" : "'', 0";
+        std::vector<std::int64_t> ids;
+        {
+            auto q = db_.prepare("SELECT id FROM other.sessions WHERE uuid NOT IN (SELECT uuid "
+                                 "FROM main.sessions) ORDER BY id");
+            while (q.step())
+                ids.push_back(q.i64(0));
+            auto n = db_.prepare("SELECT COUNT(*) FROM other.sessions");
+            n.step();
+            result.skipped = static_cast<int>(n.i64(0)) - static_cast<int>(ids.size());
+        }
+        auto ins = db_.prepare("INSERT INTO main.sessions (uuid, name, created_at, ended_at, "
+                               "status, device, profile, host_name, host_cpu, "
+                               "host_cores, host_kernel, engine_version, git_revision, interval_s, "
+                               "notes, pid, run_group, repeat_index) "
+                               "SELECT uuid, name, created_at, ended_at, CASE status WHEN "
+                               "'running' THEN 'interrupted' ELSE status END, "
+                               "device, profile, host_name, host_cpu, host_cores, host_kernel, "
+                               "engine_version, git_revision, interval_s, "
+                               "notes, 0, " +
+                               group + " FROM other.sessions WHERE id = ?1");
+        for (auto old : ids) {
+            ins.bind(1, old).run();
+            ins.reset();
+            const std::int64_t id = db_.lastInsertId();
+            const std::string o = std::to_string(old), n = std::to_string(id);
+            db_.exec("INSERT INTO main.session_params SELECT " + n +
+                     ", tunable, value FROM other.session_params WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.param_changes (session_id, t, tunable, old_value, "
+                     "new_value, source) SELECT " +
+                     n +
+                     ", t, tunable, old_value, new_value, source FROM other.param_changes WHERE "
+                     "session_id = " +
+                     o);
+            db_.exec("INSERT INTO main.events (session_id, t, kind, message, source) SELECT " + n +
+                     ", t, kind, message, source FROM other.events WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.sample_times SELECT " + n +
+                     ", seq, t, interval FROM other.sample_times WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.samples SELECT " + n +
+                     ", s.seq, m.id, s.value FROM other.samples s "
+                     "JOIN other.metrics om ON om.id = s.metric_id "
+                     "JOIN main.metrics m ON m.name = om.name AND m.thread = om.thread WHERE "
+                     "s.session_id = " +
+                     o);
+            ++result.imported;
+        }
+        tx.commit();
+    } catch (...) {
+        db_.exec("DETACH DATABASE other");
+        throw;
+    }
+    db_.exec("DETACH DATABASE other");
+    metricCache_.clear();
+    return result;
+}
+
 std::vector<SessionInfo> SessionStore::list()
 {
     std::vector<SessionInfo> out;
-    auto q = db_.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions s ORDER BY s.id");
-    while (q.step()) fill(q, out.emplace_back());
+    auto q =
+        db_.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions s ORDER BY s.id");
+    while (q.step())
+        fill(q, out.emplace_back());
     return out;
 }
 
 bool SessionStore::get(std::int64_t session, SessionInfo &out)
 {
-    auto q = db_.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions s WHERE s.id = ?1");
+    auto q =
+        db_.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions s WHERE s.id = ?1");
     q.bind(1, session);
     if (!q.step()) return false;
     fill(q, out);
@@ -357,26 +475,31 @@ std::vector<std::pair<std::string, std::string>> SessionStore::params(std::int64
     std::vector<std::pair<std::string, std::string>> out;
     auto q = db_.prepare("SELECT tunable, value FROM session_params WHERE session_id = ?1");
     q.bind(1, session);
-    while (q.step()) out.emplace_back(q.text(0), q.text(1));
+    while (q.step())
+        out.emplace_back(q.text(0), q.text(1));
     return out;
 }
 
 std::vector<ParamChangeRow> SessionStore::changes(std::int64_t session)
 {
     std::vector<ParamChangeRow> out;
-    auto q = db_.prepare("SELECT t, tunable, old_value, new_value, source FROM param_changes WHERE session_id = ?1 "
-                         "ORDER BY t, id");
+    auto q = db_.prepare(
+        "SELECT t, tunable, old_value, new_value, source FROM param_changes WHERE session_id = ?1 "
+        "ORDER BY t, id");
     q.bind(1, session);
-    while (q.step()) out.push_back({q.real(0), q.text(1), q.text(2), q.text(3), q.text(4)});
+    while (q.step())
+        out.push_back({q.real(0), q.text(1), q.text(2), q.text(3), q.text(4)});
     return out;
 }
 
 std::vector<EventRow> SessionStore::events(std::int64_t session)
 {
     std::vector<EventRow> out;
-    auto q = db_.prepare("SELECT t, kind, message, source FROM events WHERE session_id = ?1 ORDER BY t, id");
+    auto q = db_.prepare(
+        "SELECT t, kind, message, source FROM events WHERE session_id = ?1 ORDER BY t, id");
     q.bind(1, session);
-    while (q.step()) out.push_back({q.real(0), q.text(1), q.text(2), q.text(3)});
+    while (q.step())
+        out.push_back({q.real(0), q.text(1), q.text(2), q.text(3)});
     return out;
 }
 
@@ -384,7 +507,8 @@ SampleTable SessionStore::samples(std::int64_t session)
 {
     SampleTable tab;
     {
-        auto q = db_.prepare("SELECT seq, t, interval FROM sample_times WHERE session_id = ?1 ORDER BY seq");
+        auto q = db_.prepare(
+            "SELECT seq, t, interval FROM sample_times WHERE session_id = ?1 ORDER BY seq");
         q.bind(1, session);
         while (q.step()) {
             tab.seq.push_back(q.i64(0));
@@ -394,8 +518,9 @@ SampleTable SessionStore::samples(std::int64_t session)
     }
     std::vector<std::int64_t> ids;
     {
-        auto q = db_.prepare("SELECT DISTINCT m.id, m.name, m.unit, m.thread FROM metrics m JOIN samples s ON "
-                             "s.metric_id = m.id WHERE s.session_id = ?1 ORDER BY m.id");
+        auto q = db_.prepare(
+            "SELECT DISTINCT m.id, m.name, m.unit, m.thread FROM metrics m JOIN samples s ON "
+            "s.metric_id = m.id WHERE s.session_id = ?1 ORDER BY m.id");
         q.bind(1, session);
         while (q.step()) {
             ids.push_back(q.i64(0));

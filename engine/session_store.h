@@ -63,7 +63,7 @@ struct SampleTable {
 };
 
 class SessionStore {
-public:
+  public:
     // Opens or creates the database and brings its schema up to date; sessions left
     // "running" by processes that are gone are marked "interrupted". Throws DbError with a
     // message naming the file and the cause.
@@ -83,6 +83,14 @@ public:
     void rename(std::int64_t session, const std::string &name);
     bool deleteSession(std::int64_t session);
 
+    struct ImportResult {
+        int imported = 0;
+        int skipped = 0; // already here (same uuid)
+    };
+    // Merges every session of another database under new ids, keeping its host
+    // information. Throws DbError naming the other file when it cannot be read.
+    ImportResult importFrom(const std::filesystem::path &other);
+
     std::vector<SessionInfo> list();
     bool get(std::int64_t session, SessionInfo &out);
     std::vector<std::pair<std::string, std::string>> params(std::int64_t session);
@@ -92,10 +100,11 @@ public:
 
     Db &db() { return db_; }
 
-private:
+  private:
     void migrate();
     int markInterrupted();
-    std::int64_t metricId(const std::string &name, const std::string &unit, const std::string &thread);
+    std::int64_t metricId(const std::string &name, const std::string &unit,
+                          const std::string &thread);
     void fill(Stmt &q, SessionInfo &s);
 
     Db db_;

@@ -54,6 +54,10 @@ template <class T> class SpscQueue {
         return k;
     }
 
+    std::uint32_t size() const
+    {
+        return tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_acquire);
+    }
     bool empty() const
     {
         return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);

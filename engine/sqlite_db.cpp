@@ -7,24 +7,33 @@ namespace {
 std::string explain(int rc)
 {
     switch (rc & 0xff) {
-    case SQLITE_NOTADB: return "not a SQLite database";
-    case SQLITE_CORRUPT: return "the database file is corrupt";
+    case SQLITE_NOTADB:
+        return "not a SQLite database";
+    case SQLITE_CORRUPT:
+        return "the database file is corrupt";
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return "the database is locked by another writer";
-    case SQLITE_READONLY: return "the database is read-only here";
-    case SQLITE_FULL: return "the disk is full";
-    case SQLITE_CANTOPEN: return "cannot open the file (missing directory or no permission)";
-    case SQLITE_PERM: return "permission denied";
-    case SQLITE_IOERR: return "input/output error";
-    default: return sqlite3_errstr(rc);
+    case SQLITE_LOCKED:
+        return "the database is locked by another writer";
+    case SQLITE_READONLY:
+        return "the database is read-only here";
+    case SQLITE_FULL:
+        return "the disk is full";
+    case SQLITE_CANTOPEN:
+        return "cannot open the file (missing directory or no permission)";
+    case SQLITE_PERM:
+        return "permission denied";
+    case SQLITE_IOERR:
+        return "input/output error";
+    default:
+        return sqlite3_errstr(rc);
     }
 }
 } // namespace
 
 Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
 {
-    const int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
-                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    const int flags =
+        mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     const int rc = sqlite3_open_v2(file.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         const std::string msg = "database " + file.string() + ": " + explain(rc);
@@ -36,7 +45,10 @@ Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
     sqlite3_busy_timeout(db_, 2000);
 }
 
-Db::~Db() { sqlite3_close(db_); }
+Db::~Db()
+{
+    sqlite3_close(db_);
+}
 
 void Db::fail(const std::string &what, int rc) const
 {

@@ -14,14 +14,14 @@
 namespace ringlab {
 
 class DbError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class Stmt;
 
 class Db {
-public:
+  public:
     enum class Mode { ReadWrite, ReadOnly };
     // Opens (and for ReadWrite creates) the file; throws DbError naming the file and cause.
     Db(const std::filesystem::path &file, Mode mode);
@@ -38,13 +38,13 @@ public:
     // "database /x/sessions.db: <what>: <sqlite message>"
     [[noreturn]] void fail(const std::string &what, int rc) const;
 
-private:
+  private:
     sqlite3 *db_ = nullptr;
     std::filesystem::path file_;
 };
 
 class Stmt {
-public:
+  public:
     Stmt(Db &db, sqlite3_stmt *s) : db_(&db), s_(s) {}
     Stmt(Stmt &&o) noexcept : db_(o.db_), s_(o.s_) { o.s_ = nullptr; }
     ~Stmt() { sqlite3_finalize(s_); }
@@ -57,7 +57,11 @@ public:
     Stmt &bindNull(int i);
     // True while a row is available.
     bool step();
-    void run() { while (step()) {} }
+    void run()
+    {
+        while (step()) {
+        }
+    }
     void reset();
 
     std::int64_t i64(int col) const { return sqlite3_column_int64(s_, col); }
@@ -65,14 +69,14 @@ public:
     std::string text(int col) const;
     bool isNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 
-private:
+  private:
     Db *db_;
     sqlite3_stmt *s_;
 };
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back if not committed.
 class Transaction {
-public:
+  public:
     explicit Transaction(Db &db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
     ~Transaction()
     {
@@ -84,7 +88,7 @@ public:
         done_ = true;
     }
 
-private:
+  private:
     Db &db_;
     bool done_ = false;
 };

@@ -21,11 +21,11 @@ Estimate estimate(const std::vector<double> &values);
 double tQuantile975(int dof);
 
 struct Difference {
-    double a = 0, b = 0;       // means
-    double diff = 0;           // b - a
-    double pct = 0;            // (b - a) / |a| * 100, 0 when a == 0
-    double ciHalf = 0;         // 95 % half-width of the difference (Welch)
-    bool significant = false;  // the interval excludes zero
+    double a = 0, b = 0;      // means
+    double diff = 0;          // b - a
+    double pct = 0;           // (b - a) / |a| * 100, 0 when a == 0
+    double ciHalf = 0;        // 95 % half-width of the difference (Welch)
+    bool significant = false; // the interval excludes zero
 };
 
 // B against A from two estimates (batch means of each, Welch-Satterthwaite dof).

@@ -38,6 +38,16 @@ std::shared_ptr<ThreadEntry> ThreadRegistry::enter(std::string name)
     return e;
 }
 
+std::shared_ptr<ThreadEntry> ThreadRegistry::counterBlock(std::string name)
+{
+    auto e = std::make_shared<ThreadEntry>();
+    e->name = std::move(name);
+    e->countersOnly = true;
+    std::lock_guard lock(mutex_);
+    entries_.push_back(e);
+    return e;
+}
+
 void ThreadRegistry::leave(ThreadEntry &e)
 {
     timespec ts;

@@ -25,6 +25,7 @@ struct ThreadEntry {
     clockid_t cpuClock{};
     Counters counters;
     std::atomic<bool> exited{false};
+    bool countersOnly = false;        // a counter block without a thread of its own
     std::int64_t finalCpuNs = 0;      // valid once exited
     std::uint64_t finalVoluntary = 0; // valid once exited
 };
@@ -35,7 +36,10 @@ Counters &currentCounters();
 class ThreadRegistry {
   public:
     std::shared_ptr<ThreadEntry> enter(std::string name); // called by the new thread itself
-    void leave(ThreadEntry &e);                           // called by the thread before it ends
+    // A counter block for work done on behalf of the engine by threads that are not its own
+    // (the control thread priming rings). Its writers must be serialised by the caller.
+    std::shared_ptr<ThreadEntry> counterBlock(std::string name);
+    void leave(ThreadEntry &e); // called by the thread before it ends
     std::vector<std::shared_ptr<ThreadEntry>> entries() const;
     void remove(const std::shared_ptr<ThreadEntry> &e);
 

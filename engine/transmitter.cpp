@@ -82,7 +82,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         anySeq_ = true;
     }
     if (reordered) c.add(C::Reordered, reordered);
-    if (dev_.txFree() < static_cast<std::uint32_t>(live_.i(P::TxFreeThresh)) && reclaim(c))
+    if (dev_.txFree() < static_cast<std::uint32_t>(live_.i(P::TxFreeThresh)) && reclaim(c) > 0)
         c.add(C::TxInlineCleans);
     const std::uint32_t sent = dev_.txPost(bufs, n, now);
     if (sent < n) {
@@ -109,14 +109,16 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
     }
 }
 
-bool Transmitter::reclaim(Counters &c)
+std::uint32_t Transmitter::reclaim(Counters &c)
 {
-    if (reclaiming_.test_and_set(std::memory_order_acquire)) return false;
+    if (reclaiming_.test_and_set(std::memory_order_acquire)) return 0;
+    std::uint32_t total = 0;
     constexpr std::uint32_t kBurst = 256;
     Buffer *done[kBurst];
     std::uint32_t k = 0;
     do {
         k = dev_.txReclaim(done, kBurst, nowNs());
+        total += k;
         std::uint64_t bytes = 0;
         for (std::uint32_t j = 0; j < k; ++j) {
             latency_.record(*done[j]);
@@ -129,7 +131,7 @@ bool Transmitter::reclaim(Counters &c)
         }
     } while (k == kBurst);
     reclaiming_.clear(std::memory_order_release);
-    return true;
+    return total;
 }
 
 void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)

@@ -34,8 +34,8 @@ class Transmitter {
 
   private:
     void cleanThread(std::stop_token st, ThreadEntry &self);
-    // Reclaims completed frames unless another context is doing so; false if it was.
-    bool reclaim(Counters &c);
+    // Reclaims completed frames unless another context is doing so; returns how many.
+    std::uint32_t reclaim(Counters &c);
     void armTimer(Counters &c);
     void cancelTimer(Counters &c);
     void kick();

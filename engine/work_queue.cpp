@@ -85,11 +85,21 @@ void WorkQueue::worker(std::stop_token)
             head_ = w->next;
             if (!head_) tail_ = nullptr;
             --depth_;
-            lock.unlock();
-            w->pending.store(false, std::memory_order_release);
-            w->fn(w);
-            c.add(C::WorkItems);
-            lock.lock();
+            if (w->running) {
+                w->rerun = true; // its worker runs it again when it is done
+                continue;
+            }
+            w->running = true;
+            for (;;) {
+                lock.unlock();
+                w->pending.store(false, std::memory_order_release);
+                w->fn(w);
+                c.add(C::WorkItems);
+                lock.lock();
+                if (!w->rerun) break;
+                w->rerun = false;
+            }
+            w->running = false;
             continue;
         }
         ++idle_;

@@ -2,7 +2,8 @@
 // A shared work queue with N worker threads (kworker/N), as the kernel's system workqueue:
 // refill work, per-packet hand-off work and housekeeping all wait in the same queue, so
 // queueing delay is real. A work item is pending at most once; it may be queued again as
-// soon as it starts to run.
+// soon as it starts to run, and is never run by two workers at once (as in Linux, a work
+// item is non-reentrant): queued again while it runs, it runs again after, on that worker.
 #pragma once
 
 #include <condition_variable>

@@ -5,18 +5,23 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 class TstEndToEnd : public QObject {
     Q_OBJECT
   private slots:
+    // Runs record into the default database: keep it in a scratch directory.
+    void initTestCase() { qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit()); }
     void versionAndParams();
     void headlessRunPrintsCompleteSamples();
     void liveSetChangesBehaviour();
     void badInputIsRejected_data();
     void badInputIsRejected();
+    void recordedRunIsASession();
 
   private:
+    QTemporaryDir dataHome_;
     struct Output {
         QList<QJsonObject> samples, events;
         QJsonObject summary;
@@ -219,6 +224,49 @@ void TstEndToEnd::badInputIsRejected()
     QVERIFY2(err.contains(message), qPrintable(err));
     QCOMPARE(p.exitCode(), exitCode);
     QVERIFY(p.readAllStandardOutput().isEmpty()); // nothing ran
+}
+
+void TstEndToEnd::recordedRunIsASession()
+{
+    const QString db = dataHome_.filePath("e2e.db");
+    auto run = [&](const QStringList &args, QString *out = nullptr, QString *err = nullptr) {
+        QProcess p;
+        p.start(RINGLAB_ENGINE_BIN, args);
+        p.closeWriteChannel();
+        if (!p.waitForFinished(30000)) return -1;
+        if (out) *out = p.readAllStandardOutput();
+        if (err) *err = p.readAllStandardError();
+        return p.exitCode();
+    };
+    QString out, err;
+    QCOMPARE(
+        run({"run", "--duration", "1500ms", "--db", db, "--name", "first", "--output", "jsonl"},
+            &out, &err),
+        0);
+    QVERIFY2(err.contains("recorded as session 1 in " + db), qPrintable(err));
+    QCOMPARE(run({"run", "--duration", "1500ms", "--db", db, "--name", "second", "--set",
+                  "poll.mode=busy", "--output", "jsonl"}),
+             0);
+    QCOMPARE(run({"sessions", "list", "--db", db}, &out), 0);
+    QVERIFY2(out.contains("first") && out.contains("second") && out.contains("completed"),
+             qPrintable(out));
+    QCOMPARE(run({"sessions", "show", "1", "--db", db}, &out), 0);
+    QVERIFY2(out.contains("segments") && out.contains("load.frame_bytes"), qPrintable(out));
+    QCOMPARE(run({"sessions", "export", "2", "--format", "csv", "--db", db}, &out), 0);
+    const QStringList lines = out.split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() >= 14 && lines[0].startsWith("seq,t,interval,"),
+             qPrintable(lines.value(0)));
+    QCOMPARE(run({"compare", "1", "2", "--db", db}, &out), 0);
+    // Busy polling costs the poll thread far more CPU than 100..200 us sleeps: found, with
+    // direction.
+    QVERIFY2(out.contains(QRegularExpression(
+                 "cpu_ms_per_s\\[poll\\].*\\(lower is better\\), significant: B is worse")),
+             qPrintable(out));
+    QCOMPARE(run({"sessions", "delete", "1", "--db", db}, nullptr, &err), 0);
+    QCOMPARE(run({"sessions", "show", "1", "--db", db}, nullptr, &err), 2);
+    QVERIFY2(err.contains("no session 1 in"), qPrintable(err));
+    QCOMPARE(run({"run", "--duration", "1s", "--db", "/proc/nope/x.db"}, nullptr, &err), 1);
+    QVERIFY2(err.contains("cannot record: database /proc/nope/x.db"), qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(TstEndToEnd)

@@ -17,6 +17,7 @@ class TstWorkQueue : public QObject {
     void pendingItemIsNotQueuedTwice();
     void delayedWorkWaits();
     void workersAreNamedAndCounted();
+    void anItemNeverRunsTwiceAtOnce();
 };
 
 namespace {
@@ -148,6 +149,35 @@ void TstWorkQueue::workersAreNamedAndCounted()
     }
     for (const auto &e : reg.entries())
         QVERIFY(e->exited.load()); // stopped with the queue
+}
+
+void TstWorkQueue::anItemNeverRunsTwiceAtOnce()
+{
+    // Queued again while it runs (as refill work is), an item runs again after, on the same
+    // worker, never on a second one at the same time.
+    ThreadRegistry reg;
+    WorkQueue wq(reg, 3);
+    struct Reentry {
+        WorkItem item;
+        std::atomic<int> inside{0}, overlaps{0}, runs{0};
+    } r;
+    r.item.ctx = &r;
+    r.item.fn = [](WorkItem *w) {
+        auto *x = static_cast<Reentry *>(w->ctx);
+        if (x->inside.fetch_add(1) != 0) x->overlaps.fetch_add(1);
+        for (int k = 0; k < 2000; ++k)
+            asm volatile("" ::: "memory");
+        x->inside.fetch_sub(1);
+        x->runs.fetch_add(1);
+    };
+    // Each queue() succeeds once the previous one has started to run, i.e. while it runs.
+    int queued = 0;
+    for (int k = 0; k < 500; ++k, ++queued)
+        while (!wq.queue(&r.item))
+            std::this_thread::yield();
+    QTRY_VERIFY(!r.item.pending.load() && r.inside.load() == 0 && r.runs.load() == queued);
+    QCOMPARE(r.overlaps.load(), 0);
+    QVERIFY(queued > 1);
 }
 
 QTEST_GUILESS_MAIN(TstWorkQueue)

@@ -18,6 +18,7 @@ double ArrivalGenerator::uniform()
 void ArrivalGenerator::reshape(const ArrivalShape &shape, std::int64_t fromNs)
 {
     shape_ = shape;
+    last_ = static_cast<double>(fromNs);
     if (shape.ratePps <= 0) {
         next_ = 9.3e18;
         return;

@@ -33,7 +33,13 @@ class ArrivalGenerator {
     {
         return next_ >= 9.2e18 ? kNever : static_cast<std::int64_t>(next_);
     }
-    void pop() { next_ = following(next_); }
+    void pop()
+    {
+        last_ = next_;
+        next_ = following(next_);
+    }
+    // The arrival before the pending one (or where the source started).
+    double last() const { return last_; }
     // Consumes every arrival at or before `t` and returns how many there were, in O(1) for
     // constant and bursty traffic (an overloaded device must not cost the poll thread a
     // loop iteration per frame it drops).
@@ -45,6 +51,7 @@ class ArrivalGenerator {
 
     ArrivalShape shape_;
     double next_ = 9.3e18;
+    double last_ = 0;
     double gapNs_ = 0;
     double epochNs_ = 0; // bursty: start of the first burst
     std::uint64_t rng_;

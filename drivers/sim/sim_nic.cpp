@@ -51,9 +51,11 @@ void SimNic::followLoad(std::int64_t nowNs)
     shape.offNs = live_.i(P::LoadBurstOffUs) * 1000;
     frameBytes_ = frame;
     if (!(shape == load_.shape())) {
-        // Continue from the last arrival so a change does not bunch or skip frames.
-        const std::int64_t next = load_.peek();
-        load_.reshape(shape, next == kNever ? nowNs : std::min(next, nowNs));
+        // The next arrival follows the last one at the new spacing, so a change neither
+        // skips the pending frame nor, after silence, releases a backlog of them.
+        const double gap = shape.ratePps > 0 ? 1e9 / shape.ratePps : 0;
+        const double from = std::max(load_.last(), static_cast<double>(nowNs) - gap);
+        load_.reshape(shape, static_cast<std::int64_t>(std::min(from, static_cast<double>(nowNs))));
     }
     const std::int64_t hz = live_.i(P::ProbeRateHz);
     if (hz != probeHz_) {

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Comparing two sessions or segments, metric by metric, with confidence intervals and a
+// verdict that spells out the direction. A difference inside the noise is never a gain.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/session_store.h"
+#include "engine/statistics.h"
+
+namespace ringlab {
+
+// One side of a comparison: per metric label, the values treated as samples.
+struct CompareSide {
+    std::string label;    // "session 3", "session 3 segment 2", "group of 5 repeats (3, 4, ...)"
+    bool repeats = false; // values are per-repeat means (independent)
+    std::map<std::string, std::vector<double>> values;
+    std::map<std::string, std::string> units;
+};
+
+// "ID" or "ID:SEG". A session that belongs to a group of repeats stands for the group.
+bool loadCompareSide(SessionStore &store, const std::string &spec, double warmupS, CompareSide &out,
+                     std::string &error);
+
+struct CompareRow {
+    std::string metric, unit;
+    Estimate a, b;
+    Difference diff;
+    int better = 0; // +1 higher is better, -1 lower is better, 0 neither
+    std::string verdict;
+};
+
+// Every metric in `metrics` (all common ones when empty), in a stable order.
+std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
+                                     const std::vector<std::string> &metrics,
+                                     std::vector<std::string> &missing);
+
+} // namespace ringlab

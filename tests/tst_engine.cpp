@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine facade: live and restart changes while running, rejected changes, events.
+#include <QtTest>
+
+#include "test_support.h"
+
+using namespace ringlab;
+using namespace ringlab::test;
+
+class TstEngine : public QObject {
+    Q_OBJECT
+  private slots:
+    void restartWhileRunningKeepsMeasuring();
+    void rejectedChangeKeepsEverything();
+    void fifoDepthIsReported();
+};
+
+void TstEngine::restartWhileRunningKeepsMeasuring()
+{
+    Engine engine(params({{"load.rate_pps", "50000"}}), simFactory(), EngineOptions{50'000'000});
+    auto c = std::make_shared<Collector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(10));
+    const Status st = engine.apply(
+        {{"rx.ring_size", "2048"}, {"refill.context", "thread"}, {"refill.threshold", "682"}},
+        "test");
+    QVERIFY2(st.ok(), st.error.c_str());
+    QCOMPARE(engine.params().i(P::RxRingSize), 2048);
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 10));
+    engine.stop();
+
+    const auto s = c->samples();
+    const auto ev = c->events();
+    QVERIFY(std::any_of(ev.begin(), ev.end(), [](const Event &e) { return e.kind == "restart"; }));
+    QCOMPARE(std::count_if(ev.begin(), ev.end(), [](const Event &e) { return e.kind == "param"; }),
+             3);
+    // Totals never go backwards across the rebuild, and traffic flows on after it.
+    for (std::size_t k = 1; k < s.size(); ++k)
+        for (std::size_t j = 0; j < kCounterCount; ++j)
+            QVERIFY(s[k]->total[j] >= s[k - 1]->total[j]);
+    const Sample &last = *s[s.size() - 2];
+    QVERIFY2(last.rateOf(C::RxPackets) > 40000,
+             qPrintable(QString::number(last.rateOf(C::RxPackets))));
+    QVERIFY(last.thread("refill") != nullptr); // the new refill context runs
+    QVERIFY(last.rxPosted > 1024);             // in the bigger ring
+}
+
+void TstEngine::rejectedChangeKeepsEverything()
+{
+    Engine engine(ParamSet{}, simFactory(), EngineOptions{50'000'000});
+    auto c = std::make_shared<Collector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(2));
+    const Status st = engine.apply({{"poll.budget", "32"}, {"rx.ring_size", "1000"}}, "test");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("rx.ring_size: \"1000\" is not a power of two") != std::string::npos,
+             st.error.c_str());
+    QCOMPARE(engine.params().i(P::PollBudget), 64);
+    engine.stop();
+    for (const auto &e : c->events())
+        QVERIFY(e.kind != "param" && e.kind != "restart");
+}
+
+void TstEngine::fifoDepthIsReported()
+{
+    // A consumer slower than the load: the fifo fills and says so.
+    const auto s = runFor(params({{"handoff.mode", "fifo"},
+                                  {"handoff.queue_len", "256"},
+                                  {"load.rate_pps", "20000"},
+                                  {"proc.ns_per_packet", "100000"}}),
+                          8, 50);
+    const Sample &last = *s[s.size() - 2];
+    QVERIFY2(last.handoffDepth > 100, qPrintable(QString::number(last.handoffDepth)));
+    QVERIFY(last.rateOf(C::HandoffFull) > 0);
+}
+
+QTEST_GUILESS_MAIN(TstEngine)
+#include "tst_engine.moc"

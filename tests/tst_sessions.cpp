@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The session store: round trip, migrations, kill -9, bad files, export, compare, import.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/recorder.h"
+#include "engine/session_compare.h"
+#include "engine/session_report.h"
+#include "engine/session_store.h"
+#include "test_support.h"
+
+using namespace ringlab;
+using namespace ringlab::test;
+namespace fs = std::filesystem;
+
+class TstSessions : public QObject {
+    Q_OBJECT
+  private slots:
+    void init() { QVERIFY(dir_.isValid()); }
+    void roundTrip();
+    void migrationFromEmptyAndFromVersion1();
+    void killDashNineLosesAtMostASecond();
+    void badFiles_data();
+    void badFiles();
+    void fullDiskAndLockedWriter();
+    void exportCsvAndJson();
+    void csvCellsAreSafe();
+    void compareFindsRealDifferencesOnly();
+    void repeatsAreTheSamples();
+    void importMergesWithoutClashes();
+    void deleteRemovesEverything();
+
+  private:
+    fs::path db(const char *name) const { return fs::path(dir_.path().toStdString()) / name; }
+    // A synthetic sample: value `rx` for rx_pps, `cpu` for the poll thread's CPU.
+    static std::shared_ptr<Sample> sample(std::uint64_t seq, double rx, double cpu)
+    {
+        auto s = std::make_shared<Sample>();
+        s->seq = seq;
+        s->t = 0.1 * static_cast<double>(seq + 1);
+        s->interval = 0.1;
+        s->rate[static_cast<std::size_t>(C::RxPackets)] = rx;
+        s->threads.push_back({"poll", cpu, cpu / 10, 1000});
+        return s;
+    }
+    static std::int64_t synthetic(SessionStore &store, const std::string &name, double mean,
+                                  double sd, int n, std::uint64_t seed,
+                                  const std::string &group = {}, int index = 0)
+    {
+        SessionInfo info;
+        info.name = name;
+        info.device = "sim0";
+        info.profile = "synthetic";
+        info.intervalS = 0.1;
+        info.runGroup = group;
+        info.repeatIndex = index;
+        const std::int64_t id = store.createSession(info, ParamSet{});
+        std::mt19937_64 g(seed);
+        std::normal_distribution<double> d(mean, sd);
+        std::vector<std::shared_ptr<const Sample>> s;
+        for (int k = 0; k < n; ++k)
+            s.push_back(sample(static_cast<std::uint64_t>(k), d(g), 100));
+        store.append(id, s, {});
+        store.finishSession(id, "completed");
+        return id;
+    }
+    QTemporaryDir dir_;
+};
+
+void TstSessions::roundTrip()
+{
+    SessionStore store(db("a.db"));
+    QCOMPARE(store.schemaVersion(), kSchemaVersion);
+    SessionInfo info;
+    info.name = "round trip";
+    info.device = "sim0";
+    info.profile = "default";
+    info.intervalS = 0.1;
+    ParamSet ps;
+    QVERIFY(ps.set("poll.mode", "busy").ok());
+    const std::int64_t id = store.createSession(info, ps);
+    Event change{0.25, "param", "poll.sleep_min_us", "100", "300", "user", {}};
+    Event mark{0.3, "mark", {}, {}, {}, "user", "hello"};
+    store.append(id, {sample(0, 1000, 50), sample(1, 2000, 60)}, {change, mark});
+    store.append(id, {sample(2, 3000, 70)}, {});
+    store.finishSession(id, "completed");
+
+    SessionInfo back;
+    QVERIFY(store.get(id, back));
+    QCOMPARE(back.name, std::string("round trip"));
+    QCOMPARE(back.status, std::string("completed"));
+    QCOMPARE(back.sampleCount, std::int64_t{3});
+    QCOMPARE(back.meanRxPps, 2000.0);
+    QCOMPARE(back.host.hostname, currentHost().hostname);
+    QVERIFY(!back.endedAt.empty());
+    QCOMPARE(back.uuid.size(), std::size_t{36});
+    const auto params = store.params(id);
+    QCOMPARE(params.size(), kParamCount);
+    QVERIFY((std::find(params.begin(), params.end(),
+                       std::pair<std::string, std::string>{"poll.mode", "busy"}) != params.end()));
+    const auto changes = store.changes(id);
+    QCOMPARE(changes.size(), std::size_t{1});
+    QCOMPARE(changes[0].newValue, std::string("300"));
+    QCOMPARE(store.events(id).size(), std::size_t{1});
+    QCOMPARE(store.events(id)[0].message, std::string("hello"));
+    const SampleTable tab = store.samples(id);
+    QCOMPARE(tab.seq.size(), std::size_t{3});
+    const int rx = tab.column("rx_pps"), cpu = tab.column("cpu_ms_per_s", "poll");
+    QVERIFY(rx >= 0 && cpu >= 0);
+    QCOMPARE(tab.values[rx][2], 3000.0);
+    QCOMPARE(tab.values[cpu][1], 60.0);
+    QCOMPARE(tab.column("latency_p50_us"), -1); // no packet, no latency: absent, not zero
+
+    // Segments split at the change; the sample straddling it belongs to neither side.
+    const auto segs = segmentsOf(tab, changes, 0.0);
+    QCOMPARE(segs.size(), std::size_t{2});
+    QCOMPARE(segs[0].rows, (std::vector<std::size_t>{0, 1}));
+    QVERIFY(segs[1].rows.empty());
+}
+
+void TstSessions::migrationFromEmptyAndFromVersion1()
+{
+    // An empty file is a database of version 0.
+    {
+        std::ofstream(db("empty.db"));
+    }
+    {
+        SessionStore store(db("empty.db"));
+        QCOMPARE(store.schemaVersion(), kSchemaVersion);
+    }
+    // A version-1 database, as the first release wrote it, with a session in it.
+    {
+        // Build v1 by hand: the v1 tables without the v2 columns.
+        Db old(db("v1.db"), Db::Mode::ReadWrite);
+        old.exec(
+            "CREATE TABLE sessions (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, name TEXT "
+            "NOT NULL, "
+            "created_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL, device TEXT NOT NULL, "
+            "profile TEXT "
+            "NOT NULL, host_name TEXT NOT NULL DEFAULT '', host_cpu TEXT NOT NULL DEFAULT '', "
+            "host_cores INTEGER "
+            "NOT NULL DEFAULT 0, host_kernel TEXT NOT NULL DEFAULT '', engine_version TEXT NOT "
+            "NULL DEFAULT '', "
+            "git_revision TEXT NOT NULL DEFAULT '', interval_s REAL NOT NULL, notes TEXT NOT NULL "
+            "DEFAULT '', pid "
+            "INTEGER NOT NULL DEFAULT 0);"
+            "CREATE TABLE session_params (session_id INTEGER NOT NULL, tunable TEXT NOT NULL, "
+            "value TEXT NOT "
+            "NULL, PRIMARY KEY (session_id, tunable)) WITHOUT ROWID;"
+            "CREATE TABLE param_changes (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, t "
+            "REAL NOT NULL, "
+            "tunable TEXT NOT NULL, old_value TEXT NOT NULL, new_value TEXT NOT NULL, source TEXT "
+            "NOT NULL);"
+            "CREATE TABLE events (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, t REAL NOT "
+            "NULL, kind "
+            "TEXT NOT NULL, message TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '');"
+            "CREATE TABLE metrics (id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT NOT NULL, "
+            "thread TEXT "
+            "NOT NULL DEFAULT '', UNIQUE (name, thread));"
+            "CREATE TABLE sample_times (session_id INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL "
+            "NOT NULL, "
+            "interval REAL NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;"
+            "CREATE TABLE samples (session_id INTEGER NOT NULL, seq INTEGER NOT NULL, metric_id "
+            "INTEGER NOT "
+            "NULL, value REAL NOT NULL, PRIMARY KEY (session_id, seq, metric_id)) WITHOUT ROWID;"
+            "INSERT INTO sessions (uuid, name, created_at, ended_at, status, device, profile, "
+            "interval_s) VALUES "
+            "('u-1', 'old run', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:05.000Z', "
+            "'completed', 'sim0', "
+            "'default', 0.1);"
+            "PRAGMA user_version = 1;");
+    }
+    SessionStore store(db("v1.db"));
+    QCOMPARE(store.schemaVersion(), 2);
+    const auto all = store.list();
+    QCOMPARE(all.size(), std::size_t{1});
+    QCOMPARE(all[0].name, std::string("old run"));
+    QCOMPARE(all[0].runGroup, std::string()); // the new column, with its default
+    // A newer schema than this build knows is refused with a clear message.
+    store.db().exec("PRAGMA user_version = 99");
+    try {
+        SessionStore newer(db("v1.db"));
+        QFAIL("a newer schema was accepted");
+    } catch (const DbError &e) {
+        QVERIFY2(std::string(e.what()).find("schema version 99 is newer") != std::string::npos,
+                 e.what());
+    }
+}
+
+void TstSessions::killDashNineLosesAtMostASecond()
+{
+    const fs::path file = db("killed.db");
+    int ready[2];
+    QVERIFY(pipe(ready) == 0);
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        // The child records a real engine run until it is killed.
+        close(ready[0]);
+        SessionStore store(file);
+        SessionInfo info;
+        info.name = "to be killed";
+        info.device = "sim0";
+        info.profile = "default";
+        info.intervalS = 0.1;
+        const ParamSet ps;
+        const std::int64_t id = store.createSession(info, ps);
+        auto rec = std::make_shared<Recorder>(store, id);
+        Engine engine(ps, simFactory(), EngineOptions{100'000'000});
+        engine.subscribe(rec);
+        engine.start();
+        [[maybe_unused]] auto w = write(ready[1], "x", 1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c;
+    QCOMPARE(read(ready[0], &c, 1), ssize_t{1});
+    const auto startedAt = std::chrono::steady_clock::now(); // the child's engine is running
+    close(ready[0]);
+    // Let it record for a while: wait until the file holds at least 2 s of samples.
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                 try {
+                                     SessionStore peek(file, Db::Mode::ReadOnly);
+                                     const auto l = peek.list();
+                                     return !l.empty() && l[0].durationS >= 2.0;
+                                 } catch (const DbError &) {
+                                     return false;
+                                 }
+                             }()),
+                             20000);
+    const auto killedAt = std::chrono::steady_clock::now();
+    QCOMPARE(kill(child, SIGKILL), 0);
+    int status = 0;
+    QCOMPARE(waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status));
+    const double aliveS = std::chrono::duration<double>(killedAt - startedAt).count();
+
+    SessionStore store(file);
+    QCOMPARE(store.interruptedOnOpen(), 1);
+    {
+        auto q = store.db().prepare("PRAGMA integrity_check");
+        QVERIFY(q.step());
+        QCOMPARE(q.text(0), std::string("ok"));
+    }
+    const auto all = store.list();
+    QCOMPARE(all.size(), std::size_t{1});
+    QCOMPARE(all[0].status, std::string("interrupted"));
+    QVERIFY(!all[0].endedAt.empty());
+    // Its samples reach to at most a second before the kill.
+    QVERIFY2(all[0].durationS >= aliveS - 1.0,
+             qPrintable(QString("ran %1 s, recorded %2 s").arg(aliveS).arg(all[0].durationS)));
+    // Reopening again finds nothing more to mark.
+    SessionStore again(file);
+    QCOMPARE(again.interruptedOnOpen(), 0);
+}
+
+void TstSessions::badFiles_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("not a database") << "text"
+                                    << "not a SQLite database";
+    QTest::newRow("read-only location") << "readonly"
+                                        << "cannot open the file";
+    QTest::newRow("missing directory") << "nodir"
+                                       << "cannot open the file";
+}
+
+void TstSessions::badFiles()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, expect);
+    fs::path file;
+    if (kind == "text") {
+        file = db("notes.txt");
+        std::ofstream(file) << "these are my notes, not a database\n" << std::string(4096, 'x');
+    } else if (kind == "readonly") {
+        file = "/proc/ringlab-sessions.db"; // read-only even for root
+    } else {
+        file = db("no/such/dir/sessions.db");
+    }
+    try {
+        SessionStore store(file);
+        QFAIL("a bad file was accepted");
+    } catch (const DbError &e) {
+        const std::string msg = e.what();
+        QVERIFY2(msg.find(file.string()) != std::string::npos, e.what());
+        QVERIFY2(msg.find(expect.toStdString()) != std::string::npos, e.what());
+    }
+    if (kind == "text") { // and the file is left as it was
+        std::ifstream in(file);
+        std::string first;
+        std::getline(in, first);
+        QCOMPARE(first, std::string("these are my notes, not a database"));
+    }
+}
+
+void TstSessions::fullDiskAndLockedWriter()
+{
+    SessionStore store(db("full.db"));
+    SessionInfo info;
+    info.name = "full";
+    info.device = "sim0";
+    info.profile = "default";
+    info.intervalS = 0.1;
+    const std::int64_t id = store.createSession(info, ParamSet{});
+    // The database may not grow past its current size: as a full disk does.
+    {
+        auto q = store.db().prepare("PRAGMA page_count");
+        q.step();
+        store.db().exec("PRAGMA max_page_count = " + std::to_string(q.i64(0)));
+    }
+    std::vector<std::shared_ptr<const Sample>> many;
+    for (std::uint64_t k = 0; k < 2000; ++k)
+        many.push_back(sample(k, 1, 1));
+    try {
+        store.append(id, many, {});
+        QFAIL("writing past a full disk succeeded");
+    } catch (const DbError &e) {
+        QVERIFY2(std::string(e.what()).find("the disk is full") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("full.db") != std::string::npos, e.what());
+    }
+    QCOMPARE(store.samples(id).seq.size(), std::size_t{0}); // all or nothing
+    store.db().exec("PRAGMA max_page_count = 1073741823");
+
+    // Another writer holds the database.
+    Db other(db("full.db"), Db::Mode::ReadWrite);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+        store.append(id, {sample(0, 1, 1)}, {});
+        QFAIL("writing under another writer's lock succeeded");
+    } catch (const DbError &e) {
+        QVERIFY2(std::string(e.what()).find("locked by another writer") != std::string::npos,
+                 e.what());
+    }
+    other.exec("ROLLBACK");
+    store.append(id, {sample(0, 1, 1)}, {});
+    QCOMPARE(store.samples(id).seq.size(), std::size_t{1});
+}
+
+void TstSessions::exportCsvAndJson()
+{
+    SessionStore store(db("export.db"));
+    SessionInfo info;
+    info.name = "=cmd|' /C calc'!A0"; // a name a spreadsheet would run
+    info.device = "sim0";
+    info.profile = "default";
+    info.intervalS = 0.1;
+    const std::int64_t id = store.createSession(info, ParamSet{});
+    store.append(id, {sample(0, 1500.25, 12.5), sample(1, 1600.5, -0.75)},
+                 {Event{0.15, "param", "poll.budget", "64", "32", "user", {}}});
+    store.finishSession(id, "completed");
+
+    std::ostringstream csv;
+    setlocale(LC_NUMERIC, "de_DE.UTF-8"); // a decimal comma locale, where installed
+    exportCsv(store, id, csv);
+    setlocale(LC_NUMERIC, "C");
+    std::istringstream lines(csv.str());
+    std::string header, row0, row1, extra;
+    std::getline(lines, header);
+    std::getline(lines, row0);
+    std::getline(lines, row1);
+    QVERIFY(!std::getline(lines, extra) || extra.empty());
+    QVERIFY2(header.rfind("seq,t,interval,", 0) == 0, header.c_str());
+    // Columns by name.
+    std::vector<std::string> cols;
+    for (std::stringstream h(header); std::getline(h, extra, ',');)
+        cols.push_back(extra);
+    auto cell = [&](const std::string &row, const std::string &col) {
+        const auto at = std::find(cols.begin(), cols.end(), col) - cols.begin();
+        std::stringstream r(row);
+        std::string v;
+        for (long k = 0; k <= at; ++k)
+            std::getline(r, v, ',');
+        return v;
+    };
+    QCOMPARE(cell(row0, "rx_pps"), std::string("1500.25"));
+    QCOMPARE(cell(row1, "cpu_ms_per_s[poll]"), std::string("-0.75")); // numbers are not escaped
+    QCOMPARE(cell(row0, "t"), std::string("0.1"));
+    QCOMPARE(cols.size(), static_cast<std::size_t>(std::count(row0.begin(), row0.end(), ',') + 1));
+
+    std::ostringstream js;
+    exportJson(store, id, js);
+    const auto j = nlohmann::json::parse(js.str());
+    QCOMPARE(j["session"]["name"].get<std::string>(), info.name);
+    QCOMPARE(j["session"]["host"]["name"].get<std::string>(), currentHost().hostname);
+    QCOMPARE(j["params"].size(), kParamCount);
+    QCOMPARE(j["param_changes"][0]["new"].get<std::string>(), std::string("32"));
+    QCOMPARE(j["samples"].size(), std::size_t{2});
+    QCOMPARE(j["samples"][1]["values"]["rx_pps"].get<double>(), 1600.5);
+}
+
+void TstSessions::csvCellsAreSafe()
+{
+    QCOMPARE(csvCell("=SUM(A1)"), std::string("'=SUM(A1)"));
+    QCOMPARE(csvCell("+1"), std::string("'+1"));
+    QCOMPARE(csvCell("-x"), std::string("'-x"));
+    QCOMPARE(csvCell("@cmd"), std::string("'@cmd"));
+    QCOMPARE(csvCell("a,b"), std::string("\"a,b\""));
+    QCOMPARE(csvCell("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
+    QCOMPARE(csvCell("cpu_ms_per_s[kworker/0]"), std::string("cpu_ms_per_s[kworker/0]"));
+    QCOMPARE(csvNumber(0.1), std::string("0.1"));
+    QCOMPARE(csvNumber(std::nan("")), std::string());
+}
+
+void TstSessions::compareFindsRealDifferencesOnly()
+{
+    SessionStore store(db("compare.db"));
+    const auto a = synthetic(store, "a", 1000, 50, 200, 1);
+    const auto same = synthetic(store, "same", 1000, 50, 200, 2);
+    const auto better = synthetic(store, "better", 1100, 50, 200, 3);
+    CompareSide sa, ss, sb;
+    std::string err;
+    QVERIFY(loadCompareSide(store, std::to_string(a), 0, sa, err));
+    QVERIFY(loadCompareSide(store, std::to_string(same), 0, ss, err));
+    QVERIFY(loadCompareSide(store, std::to_string(better), 0, sb, err));
+    std::vector<std::string> missing;
+    const auto eq = compareSides(sa, ss, {"rx_pps"}, missing);
+    QCOMPARE(eq.size(), std::size_t{1});
+    QVERIFY2(!eq[0].diff.significant, eq[0].verdict.c_str());
+    QCOMPARE(eq[0].verdict, std::string("no significant difference"));
+    const auto up = compareSides(sa, sb, {"rx_pps"}, missing);
+    QVERIFY(up[0].diff.significant);
+    QVERIFY(std::abs(up[0].diff.pct - 10.0) < 2.0);
+    QVERIFY2(up[0].verdict.find("(higher is better), significant: B is better") !=
+                 std::string::npos,
+             up[0].verdict.c_str());
+    // The interval covers the true difference (100) and is of the right size: sd 50 over
+    // 200 samples gives a standard error of the difference of 5, so about ±10.
+    QVERIFY(std::abs(up[0].diff.diff - 100) < up[0].diff.ciHalf + 5);
+    QVERIFY2(up[0].diff.ciHalf > 5 && up[0].diff.ciHalf < 25,
+             qPrintable(QString::number(up[0].diff.ciHalf)));
+    // Bad specifications are explained.
+    CompareSide x;
+    QVERIFY(!loadCompareSide(store, "abc", 0, x, err));
+    QVERIFY2(err.find("is not a session (ID) or a segment (ID:SEG)") != std::string::npos,
+             err.c_str());
+    QVERIFY(!loadCompareSide(store, "99", 0, x, err));
+    QVERIFY2(err.find("no session 99") != std::string::npos, err.c_str());
+    QVERIFY(!loadCompareSide(store, std::to_string(a) + ":5", 0, x, err));
+    QVERIFY2(err.find("has 1 segment(s), not 5") != std::string::npos, err.c_str());
+}
+
+void TstSessions::repeatsAreTheSamples()
+{
+    SessionStore store(db("repeats.db"));
+    std::int64_t first = 0;
+    for (int k = 1; k <= 4; ++k) {
+        const auto id =
+            synthetic(store, "r", 1000 + k, 5, 50, 10 + static_cast<std::uint64_t>(k), "g1", k);
+        if (k == 1) first = id;
+    }
+    CompareSide side;
+    std::string err;
+    QVERIFY(loadCompareSide(store, std::to_string(first), 0, side, err));
+    QVERIFY(side.repeats);
+    QCOMPARE(side.values["rx_pps"].size(), std::size_t{4}); // one mean per repeat
+    QVERIFY2(side.label.find("group of 4 repeats") == 0, side.label.c_str());
+}
+
+void TstSessions::importMergesWithoutClashes()
+{
+    {
+        SessionStore other(db("other.db"));
+        synthetic(other, "from elsewhere 1", 10, 1, 20, 5);
+        synthetic(other, "from elsewhere 2", 20, 1, 20, 6);
+        other.db().exec("UPDATE sessions SET host_name = 'lab-box-7', host_cpu = 'Other CPU'");
+    }
+    SessionStore store(db("mine.db"));
+    synthetic(store, "mine", 30, 1, 20, 7);
+    const auto r = store.importFrom(db("other.db"));
+    QCOMPARE(r.imported, 2);
+    QCOMPARE(r.skipped, 0);
+    const auto all = store.list();
+    QCOMPARE(all.size(), std::size_t{3});
+    QCOMPARE(all[1].name, std::string("from elsewhere 1"));
+    QCOMPARE(all[1].host.hostname, std::string("lab-box-7"));
+    QCOMPARE(all[1].host.cpuModel, std::string("Other CPU"));
+    QCOMPARE(all[2].sampleCount, std::int64_t{20});
+    QVERIFY(std::abs(all[2].meanRxPps - 20) < 1);
+    QCOMPARE(store.params(all[2].id).size(), kParamCount);
+    // Importing again adds nothing.
+    const auto again = store.importFrom(db("other.db"));
+    QCOMPARE(again.imported, 0);
+    QCOMPARE(again.skipped, 2);
+    try {
+        store.importFrom(db("missing.db"));
+        QFAIL("importing a missing file succeeded");
+    } catch (const DbError &e) {
+        QVERIFY2(std::string(e.what()).find("missing.db: no such file") != std::string::npos,
+                 e.what());
+    }
+}
+
+void TstSessions::deleteRemovesEverything()
+{
+    SessionStore store(db("delete.db"));
+    const auto keep = synthetic(store, "keep", 1, 1, 10, 1);
+    const auto gone = synthetic(store, "gone", 1, 1, 10, 2);
+    QVERIFY(store.deleteSession(gone));
+    QVERIFY(!store.deleteSession(gone));
+    QCOMPARE(store.list().size(), std::size_t{1});
+    QCOMPARE(store.samples(gone).seq.size(), std::size_t{0});
+    QCOMPARE(store.params(gone).size(), std::size_t{0});
+    QCOMPARE(store.samples(keep).seq.size(), std::size_t{10});
+}
+
+QTEST_GUILESS_MAIN(TstSessions)
+#include "tst_sessions.moc"
