@@ -71,7 +71,8 @@ template <class T> class MpmcRing {
     static void publish(std::atomic<std::uint32_t> &tail, std::uint32_t from, std::uint32_t to)
     {
         int spins = 0;
-        while (tail.load(std::memory_order_relaxed) != from) {
+        // Acquire: the earlier reserver's element writes must be visible to whoever acquires ours.
+        while (tail.load(std::memory_order_acquire) != from) {
             if (++spins < 64)
                 cpuRelax();
             else

@@ -55,6 +55,79 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     return m;
 }
 
+void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double v)
+{
+    if (!thread.empty()) {
+        ThreadStat *t = nullptr;
+        for (auto &x : s.threads)
+            if (x.name == thread) t = &x;
+        if (!t) {
+            s.threads.push_back({thread, 0, 0, 0});
+            t = &s.threads.back();
+        }
+        if (name == "cpu_ms_per_s") {
+            t->cpuMsPerS = v;
+            t->cpuPct = v / 10;
+        } else if (name == "wakeups_per_s") {
+            t->wakeupsPerS = v;
+        }
+        return;
+    }
+    auto rate = [&](C c) { s.rate[static_cast<std::size_t>(c)] = v; };
+    if (name == "offered_pps") return rate(C::Offered);
+    if (name == "rx_pps") return rate(C::RxPackets);
+    if (name == "tx_pps") return rate(C::TxPackets);
+    if (name == "rx_mbps") {
+        s.rxMbps = v;
+        return;
+    }
+    if (name == "tx_mbps") {
+        s.txMbps = v;
+        return;
+    }
+    for (std::size_t k = 0; k < kCounterCount; ++k)
+        if (name == std::string(counterName(static_cast<C>(k))) + "_per_s")
+            return rate(static_cast<C>(k));
+    for (auto [prefix, l] : {std::pair{"latency_", &s.latency}, std::pair{"rtt_", &s.rtt}}) {
+        const std::string p = prefix;
+        if (name.rfind(p, 0) != 0) continue;
+        const std::string f = name.substr(p.size());
+        if (f == "count")
+            l->count = static_cast<std::uint64_t>(v);
+        else if (f == "p50_us")
+            l->p50 = v;
+        else if (f == "p90_us")
+            l->p90 = v;
+        else if (f == "p99_us")
+            l->p99 = v;
+        else if (f == "p999_us")
+            l->p999 = v;
+        else if (f == "max_us")
+            l->max = v;
+        else if (f == "mean_us")
+            l->mean = v;
+        return;
+    }
+    for (std::size_t k = 0; k < kStageSpans; ++k)
+        if (name == std::string("stage_") + stageSpanName(k) + "_us") {
+            s.stageUs[k] = v;
+            return;
+        }
+    if (name == "process_cpu_ms_per_s") {
+        s.processCpuMsPerS = v;
+        s.processCpuPct = v / 10;
+    } else if (name == "machine_cpu_pct")
+        s.machineCpuPct = v;
+    else if (name == "pool_free")
+        s.poolFree = static_cast<std::uint32_t>(v);
+    else if (name == "rx_posted")
+        s.rxPosted = static_cast<std::uint32_t>(v);
+    else if (name == "tx_pending")
+        s.txPending = static_cast<std::uint32_t>(v);
+    else if (name == "handoff_depth")
+        s.handoffDepth = static_cast<std::uint32_t>(v);
+}
+
 int betterDirection(const std::string &name)
 {
     if (name == "rx_pps" || name == "tx_pps" || name == "rx_mbps" || name == "tx_mbps") return +1;

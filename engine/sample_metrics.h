@@ -21,5 +21,7 @@ std::vector<MetricValue> flattenSample(const Sample &s);
 // Whether a larger value of this metric is better (throughput) or worse (CPU, latency,
 // drops); nullopt-like 0 when neither applies. Returns +1, -1 or 0.
 int betterDirection(const std::string &name);
+// The inverse of flattenSample for one metric: sets the field it came from.
+void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double value);
 
 } // namespace ringlab

@@ -3,6 +3,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
+
+#include "engine/sample_metrics.h"
 #include <nlohmann/json.hpp>
 
 namespace ringlab {
@@ -45,6 +48,65 @@ Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows
     for (auto r : rows)
         v.push_back(tab.values[static_cast<std::size_t>(col)][r]);
     return estimate(v);
+}
+
+void SampleTableBuilder::add(const Sample &s)
+{
+    const std::size_t r = tab_.seq.size();
+    tab_.seq.push_back(static_cast<std::int64_t>(s.seq));
+    tab_.t.push_back(s.t);
+    tab_.interval.push_back(s.interval);
+    for (auto &col : tab_.values)
+        col.push_back(std::nan(""));
+    for (const auto &m : flattenSample(s)) {
+        const std::string key = m.name + '\t' + m.thread;
+        auto it = index_.find(key);
+        if (it == index_.end()) {
+            it = index_.emplace(key, tab_.metrics.size()).first;
+            tab_.metrics.push_back({m.name, m.unit, m.thread});
+            tab_.values.emplace_back(r + 1, std::nan(""));
+        }
+        tab_.values[it->second][r] = m.value;
+    }
+}
+
+void SampleTableBuilder::clear()
+{
+    tab_ = {};
+    index_.clear();
+}
+
+SampleTable tableFromSamples(const std::vector<std::shared_ptr<const Sample>> &samples)
+{
+    SampleTableBuilder b;
+    for (const auto &s : samples)
+        b.add(*s);
+    return b.table();
+}
+
+std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab)
+{
+    std::vector<std::shared_ptr<const Sample>> out;
+    out.reserve(tab.seq.size());
+    for (std::size_t r = 0; r < tab.seq.size(); ++r) {
+        auto s = std::make_shared<Sample>();
+        s->seq = static_cast<std::uint64_t>(tab.seq[r]);
+        s->t = tab.t[r];
+        s->interval = tab.interval[r];
+        for (std::size_t c = 0; c < tab.metrics.size(); ++c)
+            if (std::isfinite(tab.values[c][r]))
+                setSampleMetric(*s, tab.metrics[c].name, tab.metrics[c].thread, tab.values[c][r]);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<ParamChangeRow> changesFromEvents(const std::vector<Event> &events)
+{
+    std::vector<ParamChangeRow> out;
+    for (const auto &e : events)
+        if (e.kind == "param") out.push_back({e.t, e.tunable, e.before, e.after, e.source});
+    return out;
 }
 
 std::string csvCell(const std::string &text)

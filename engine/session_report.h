@@ -3,6 +3,7 @@
 // summaries, and its export as CSV (one row per sample) or JSON (everything).
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,6 +33,24 @@ Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows
 // leading apostrophe; cells with commas, quotes or line breaks are quoted.
 std::string csvCell(const std::string &text);
 std::string csvNumber(double v); // '.' as decimal separator whatever the locale; empty for NaN
+
+// The same table from samples held in memory (a live session), and its parameter changes
+// from the engine's events.
+SampleTable tableFromSamples(const std::vector<std::shared_ptr<const Sample>> &samples);
+// The same, one sample at a time (a live view appends as samples arrive).
+class SampleTableBuilder {
+  public:
+    void add(const Sample &s);
+    const SampleTable &table() const { return tab_; }
+    void clear();
+
+  private:
+    SampleTable tab_;
+    std::map<std::string, std::size_t> index_; // "name\tthread" -> column
+};
+std::vector<ParamChangeRow> changesFromEvents(const std::vector<Event> &events);
+// Samples rebuilt from a recorded table (for charts of a recorded session).
+std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab);
 
 void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out);
 void exportJson(SessionStore &store, std::int64_t session, std::ostream &out);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// ringlab: the desktop workbench. Also runs without a window for screenshots and for
+// rendering a recorded session's charts to a file.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/duration.h"
+#include "engine/session_store.h"
+#include "engine/version.h"
+#include "ui/chart_export.h"
+#include "ui/engine_controller.h"
+#include "ui/main_window.h"
+
+using namespace ringlab;
+
+namespace {
+int render(QApplication &app, const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(
+        QStringLiteral("Draw a recorded session's charts to a PNG or SVG file"));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("render"), QStringLiteral("the command"));
+    p.addPositionalArgument(QStringLiteral("SESSION"), QStringLiteral("session id"));
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("FILE.png or FILE.svg"),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("size"), QStringLiteral("image size, e.g. 1200x900"),
+                 QStringLiteral("WxH"), QStringLiteral("1200x900")});
+    p.process(args);
+    const QStringList pos = p.positionalArguments();
+    bool ok = false;
+    const qint64 id = pos.size() >= 2 ? pos[1].toLongLong(&ok) : 0;
+    if (!ok || id <= 0 || !p.isSet(QStringLiteral("output"))) {
+        std::fprintf(stderr, "ringlab: usage: ringlab render SESSION -o FILE.png|FILE.svg [--db "
+                             "FILE] [--size WxH]\n");
+        return 2;
+    }
+    const QStringList wh = p.value(QStringLiteral("size")).split('x');
+    const QSize size(wh.value(0).toInt(), wh.value(1).toInt());
+    if (size.width() < 200 || size.height() < 200) {
+        std::fprintf(stderr, "ringlab: --size \"%s\": expected WxH, each at least 200\n",
+                     qPrintable(p.value("size")));
+        return 2;
+    }
+    const std::string db =
+        p.isSet("db") ? p.value("db").toStdString() : SessionStore::defaultPath().string();
+    try {
+        SessionStore store(db, Db::Mode::ReadWrite);
+        QString error;
+        if (!ui::renderSessionCharts(store, id, p.value(QStringLiteral("output")), size, &error)) {
+            std::fprintf(stderr, "ringlab: render: %s\n", qPrintable(error));
+            return 1;
+        }
+    } catch (const DbError &e) {
+        std::fprintf(stderr, "ringlab: %s\n", e.what());
+        return 1;
+    }
+    Q_UNUSED(app);
+    return 0;
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    Q_INIT_RESOURCE(ringlab); // the icons, linked in from the static ui library
+    QApplication::setApplicationName(QStringLiteral("ringlab"));
+    QApplication::setOrganizationName(QStringLiteral("ringlab"));
+    QApplication::setOrganizationDomain(QStringLiteral("ringlab.example.org"));
+    QApplication::setApplicationVersion(
+        QStringLiteral(RINGLAB_VERSION " (" RINGLAB_GIT_REVISION ")"));
+    QApplication::setDesktopFileName(QStringLiteral("org.example.ringlab"));
+
+    const QStringList args = QApplication::arguments();
+    if (args.size() > 1 && args[1] == QLatin1String("render")) return render(app, args);
+
+    QCommandLineParser p;
+    p.setApplicationDescription(
+        QStringLiteral("Ringlab: tune a NIC driver's host side live and measure what it costs"));
+    p.addHelpOption();
+    p.addVersionOption();
+    p.addOption({QStringLiteral("profile"), QStringLiteral("profile name or .json file"),
+                 QStringLiteral("PROFILE")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("screenshot"),
+                 QStringLiteral("run, save a PNG of the window, exit"), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("duration"),
+                 QStringLiteral("with --screenshot: how long to run first"),
+                 QStringLiteral("DURATION"), QStringLiteral("5s")});
+    p.addOption({QStringLiteral("size"), QStringLiteral("window size, e.g. 1280x800"),
+                 QStringLiteral("WxH")});
+    p.process(app);
+
+    ui::MainWindow w;
+    if (p.isSet("db")) w.controller()->setDatabasePath(p.value("db"));
+    if (p.isSet("profile")) {
+        QString error;
+        if (!w.loadProfile(p.value("profile"), &error)) {
+            std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
+            return 2;
+        }
+    }
+    if (p.isSet("size")) {
+        const QStringList wh = p.value("size").split('x');
+        w.resize(wh.value(0).toInt(), wh.value(1).toInt());
+    } else if (p.isSet("screenshot")) {
+        w.resize(1280, 800);
+    }
+    w.show();
+
+    if (p.isSet("screenshot")) {
+        const auto ns = parseDurationNs(p.value("duration").toStdString());
+        if (!ns) {
+            std::fprintf(stderr,
+                         "ringlab: --duration \"%s\" is not a duration (use e.g. 5s, 500ms)\n",
+                         qPrintable(p.value("duration")));
+            return 2;
+        }
+        const QString file = p.value("screenshot");
+        if (!w.startRun()) return 1;
+        int rc = 0;
+        QTimer::singleShot(static_cast<int>(*ns / 1'000'000), &w, [&] {
+            w.stopRun();
+            QCoreApplication::processEvents();
+            if (!w.grab().save(file, "PNG")) {
+                std::fprintf(stderr, "ringlab: cannot write %s\n", qPrintable(file));
+                rc = 1;
+            } else {
+                std::fprintf(stderr, "ringlab: screenshot written to %s\n", qPrintable(file));
+            }
+            w.close();
+            QCoreApplication::exit(rc);
+        });
+        return QApplication::exec() == 0 ? rc : 1;
+    }
+    return QApplication::exec();
+}

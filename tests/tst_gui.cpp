@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The workbench through its real widgets, on the offscreen platform.
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "engine/session_store.h"
+#include "ui/charts_view.h"
+#include "ui/compare_dialog.h"
+#include "ui/compare_model.h"
+#include "ui/engine_controller.h"
+#include "ui/main_window.h"
+#include "ui/parameter_panel.h"
+#include "ui/segment_model.h"
+#include "ui/session_list_model.h"
+#include "ui/sessions_panel.h"
+#include "ui/time_chart.h"
+
+using namespace ringlab;
+using namespace ringlab::ui;
+
+class TstGui : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void panelHasAControlForEveryTunable();
+    void liveRunEditUndoStop();
+    void restartTunablesWaitForApply();
+    void openRecordedSessionAndExport();
+    void compareTwoSessions();
+    void closingDuringARunCompletesTheSession();
+
+  private:
+    // Types a value into a spin box as a user does, and presses Enter.
+    static void typeInto(QAbstractSpinBox *box, const QString &text)
+    {
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, text);
+        QTest::keyClick(box, Qt::Key_Return);
+    }
+    QString dbPath() const { return dir_.filePath("gui.db"); }
+    QTemporaryDir dir_;
+    std::unique_ptr<MainWindow> w_;
+};
+
+void TstGui::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // settings go to a test location
+    Q_INIT_RESOURCE(ringlab);
+    QVERIFY(dir_.isValid());
+}
+
+void TstGui::init()
+{
+    w_ = std::make_unique<MainWindow>();
+    w_->controller()->setDatabasePath(dbPath());
+    QVERIFY(w_->loadProfile("default"));
+    w_->resize(1280, 800);
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    new QAbstractItemModelTester(w_->segments(),
+                                 QAbstractItemModelTester::FailureReportingMode::QtTest, w_.get());
+    new QAbstractItemModelTester(w_->sessions()->model(),
+                                 QAbstractItemModelTester::FailureReportingMode::QtTest, w_.get());
+}
+
+void TstGui::cleanup()
+{
+    if (w_) w_->close();
+    w_.reset();
+}
+
+void TstGui::panelHasAControlForEveryTunable()
+{
+    ParameterPanel *panel = w_->parameters();
+    QCOMPARE(panel->controlCount(), static_cast<int>(kParamCount));
+    const ParamSet ps = w_->controller()->params();
+    for (const auto &t : tunables()) {
+        const QString name = QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()));
+        QWidget *c = panel->control(name);
+        QVERIFY2(c, qPrintable(name));
+        QVERIFY2(c->toolTip().contains(
+                     QString::fromUtf8(t.help.data(), static_cast<int>(t.help.size()))),
+                 qPrintable(name));
+        switch (t.type) {
+        case Type::Integer: {
+            auto *spin = qobject_cast<QSpinBox *>(c);
+            QVERIFY2(spin, qPrintable(name));
+            QCOMPARE(spin->minimum(), static_cast<int>(t.min));
+            QCOMPARE(spin->maximum(), static_cast<int>(t.max));
+            QCOMPARE(QString::number(spin->value()), QString::fromStdString(ps.text(t.id)));
+            break;
+        }
+        case Type::Real:
+            QVERIFY2(qobject_cast<QDoubleSpinBox *>(c), qPrintable(name));
+            break;
+        case Type::Choice: {
+            auto *combo = qobject_cast<QComboBox *>(c);
+            QVERIFY2(combo, qPrintable(name));
+            QCOMPARE(combo->count(), static_cast<int>(t.choices.size()));
+            QCOMPARE(combo->currentText(), QString::fromStdString(ps.text(t.id)));
+            break;
+        }
+        case Type::Flag:
+            QVERIFY2(qobject_cast<QCheckBox *>(c), qPrintable(name));
+            break;
+        }
+        if (t.apply == Apply::Restart)
+            QVERIFY2(c->toolTip().contains("restarts the datapath"), qPrintable(name));
+    }
+}
+
+void TstGui::liveRunEditUndoStop()
+{
+    QTest::mouseClick(w_->findChild<QToolBar *>()->widgetForAction(w_->startAction()),
+                      Qt::LeftButton);
+    QVERIFY(w_->controller()->isRunning());
+    const qint64 id = w_->controller()->sessionId();
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->throughput()->pointCount("rx") >= 5, 10000);
+    QTRY_VERIFY(w_->segments()->rowCount() == 1);
+
+    // A live change through its control: the engine has it, a marker and a segment follow.
+    auto *minSleep = qobject_cast<QSpinBox *>(w_->parameters()->control("poll.sleep_min_us"));
+    typeInto(minSleep, "150");
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 150);
+    QTRY_VERIFY(w_->charts()->throughput()->seriesNames().size() >= 2);
+    QTRY_COMPARE(w_->segments()->rowCount(), 2);
+    QVERIFY(w_->segments()
+                ->data(w_->segments()->index(1, 3), Qt::DisplayRole)
+                .toString()
+                .contains("poll.sleep_min_us 100 -> 150"));
+
+    // Out of its range: the spin box does not take it; the old value stays.
+    auto *budget = qobject_cast<QSpinBox *>(w_->parameters()->control("poll.budget"));
+    typeInto(budget, "0");
+    QCOMPARE(w_->controller()->params().i(P::PollBudget), 64);
+    QCOMPARE(budget->value(), 64);
+    // Against another tunable: refused with the registry's message, the control goes back.
+    typeInto(minSleep, "500");
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 150);
+    QCOMPARE(minSleep->value(), 150);
+    QVERIFY2(w_->statusBar()->currentMessage().contains("must be at most poll.sleep_max_us (200)"),
+             qPrintable(w_->statusBar()->currentMessage()));
+
+    // Undo and redo with the keyboard.
+    QTest::keyClick(w_.get(), Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 100);
+    QCOMPARE(minSleep->value(), 100);
+    QTest::keyClick(w_.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 150);
+
+    // Stop: the session is completed in the database, with its changes.
+    QTest::mouseClick(w_->findChild<QToolBar *>()->widgetForAction(w_->stopAction()),
+                      Qt::LeftButton);
+    QVERIFY(!w_->controller()->isRunning());
+    SessionStore store(dbPath().toStdString());
+    SessionInfo info;
+    QVERIFY(store.get(id, info));
+    QCOMPARE(info.status, std::string("completed"));
+    QCOMPARE(store.changes(id).size(), std::size_t{3}); // change, undo, redo
+    QTRY_VERIFY(w_->sessions()->model()->rowOf(id) >= 0);
+}
+
+void TstGui::restartTunablesWaitForApply()
+{
+    QVERIFY(w_->startRun());
+    auto *ring = qobject_cast<QSpinBox *>(w_->parameters()->control("rx.ring_size"));
+    typeInto(ring, "2048");
+    QCOMPARE(w_->controller()->params().i(P::RxRingSize), 1024); // staged, not applied
+    QVERIFY(w_->parameters()->applyRestartButton()->isEnabled());
+    typeInto(ring, "3000"); // not a power of two: refused
+    QVERIFY(w_->statusBar()->currentMessage().contains("not a power of two"));
+    QTest::mouseClick(w_->parameters()->applyRestartButton(), Qt::LeftButton);
+    QCOMPARE(w_->controller()->params().i(P::RxRingSize), 2048);
+    const auto &ev = w_->controller()->events();
+    QTRY_VERIFY(
+        std::any_of(ev.begin(), ev.end(), [](const Event &e) { return e.kind == "restart"; }));
+    w_->stopRun();
+}
+
+void TstGui::openRecordedSessionAndExport()
+{
+    QVERIFY(w_->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 15, 10000);
+    QVERIFY(w_->controller()->apply({{"poll.mode", "busy"}}, "test").ok());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 30, 10000);
+    const qint64 id = w_->controller()->sessionId();
+    w_->stopRun();
+
+    w_->charts()->clear();
+    w_->openSession(id);
+    QVERIFY(w_->charts()->throughput()->pointCount("rx") >= 25);
+    QVERIFY(w_->charts()->cpu()->seriesNames().contains("poll"));
+    QCOMPARE(w_->segments()->rowCount(), 2);
+
+    QString error;
+    const QString csv = dir_.filePath("s.csv"), json = dir_.filePath("s.json"),
+                  png = dir_.filePath("s.png"), svg = dir_.filePath("s.svg");
+    for (const QString &f : {csv, json, png, svg})
+        QVERIFY2(w_->exportSession(id, f, &error), qPrintable(error));
+    QFile c(csv);
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = c.readAll().split('\n');
+    QVERIFY(lines[0].startsWith("seq,t,interval,"));
+    QVERIFY(lines.size() >= 30);
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::ReadOnly));
+    const auto doc = QJsonDocument::fromJson(j.readAll());
+    QCOMPARE(doc["session"]["id"].toInteger(), id);
+    QCOMPARE(doc["param_changes"].toArray().size(), 1);
+    QImage img(png);
+    QVERIFY(!img.isNull() && img.width() > 300);
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    QVERIFY(s.readAll().contains("<svg"));
+    QVERIFY(!w_->exportSession(id, dir_.filePath("s.xls"), &error));
+    QVERIFY(error.contains("allowed: .csv, .json, .png, .svg"));
+}
+
+void TstGui::compareTwoSessions()
+{
+    for (const char *mode : {"sleep", "busy"}) {
+        QVERIFY(w_->controller()->apply({{"poll.mode", mode}}, "test").ok());
+        QVERIFY(w_->startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 25, 10000);
+        w_->stopRun();
+    }
+    SessionStore *store = w_->controller()->store();
+    const auto all = store->list();
+    QVERIFY(all.size() >= 2);
+    CompareDialog dlg(*store, all[all.size() - 2].id, all.back().id);
+    QVERIFY2(dlg.ok(), qPrintable(dlg.error()));
+    QAbstractItemModelTester tester(dlg.model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    bool pollCpuWorse = false;
+    for (int r = 0; r < dlg.model()->rowCount(); ++r)
+        if (dlg.model()
+                ->data(dlg.model()->index(r, 0), Qt::DisplayRole)
+                .toString()
+                .startsWith("cpu_ms_per_s[poll]"))
+            pollCpuWorse = dlg.model()
+                               ->data(dlg.model()->index(r, 5), Qt::DisplayRole)
+                               .toString()
+                               .contains("B is worse");
+    QVERIFY(pollCpuWorse);
+    QVERIFY(dlg.charts()->cpu()->seriesNames().contains("poll A"));
+    QVERIFY(dlg.charts()->cpu()->seriesNames().contains("poll B"));
+}
+
+void TstGui::closingDuringARunCompletesTheSession()
+{
+    QVERIFY(w_->startRun());
+    const qint64 id = w_->controller()->sessionId();
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 3, 10000);
+    w_->close();
+    QVERIFY(!w_->controller()->isRunning());
+    SessionStore store(dbPath().toStdString());
+    SessionInfo info;
+    QVERIFY(store.get(id, info));
+    QCOMPARE(info.status, std::string("completed"));
+}
+
+QTEST_MAIN(TstGui)
+#include "tst_gui.moc"

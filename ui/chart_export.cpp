@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/chart_export.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <fstream>
+
+#include "engine/session_report.h"
+#include "ui/charts_view.h"
+
+namespace ringlab::ui {
+
+bool saveWidgetImage(QWidget *widget, const QString &file, QString *error)
+{
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(widget->size());
+        svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
+        svg.setTitle(QStringLiteral("Ringlab charts"));
+        QPainter p;
+        if (!p.begin(&svg)) {
+            if (error) *error = QObject::tr("cannot write %1").arg(file);
+            return false;
+        }
+        widget->render(&p);
+        p.end();
+        return true;
+    }
+    if (suffix != QLatin1String("png")) {
+        if (error) *error = QObject::tr("%1: unknown image type (allowed: .png, .svg)").arg(file);
+        return false;
+    }
+    if (!widget->grab().save(file, "PNG")) {
+        if (error) *error = QObject::tr("cannot write %1").arg(file);
+        return false;
+    }
+    return true;
+}
+
+bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
+                         QString *error)
+{
+    SessionInfo info;
+    if (!store.get(id, info)) {
+        if (error)
+            *error = QObject::tr("no session %1 in %2")
+                         .arg(id)
+                         .arg(QString::fromStdString(store.file().string()));
+        return false;
+    }
+    ChartsView view;
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.resize(size);
+    view.setWindow(ChartsView::kWholeSession);
+    view.show();
+    const SampleTable tab = store.samples(id);
+    view.appendSamples(samplesFromTable(tab));
+    for (const auto &c : store.changes(id))
+        view.addMarker(c.t,
+                       QString::fromStdString(c.tunable + " " + c.oldValue + "→" + c.newValue));
+    QCoreApplication::processEvents(); // lay the charts out at their size before drawing
+    view.replot();
+    return saveWidgetImage(&view, file, error);
+}
+
+bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error)
+{
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if (suffix == QLatin1String("png") || suffix == QLatin1String("svg"))
+        return renderSessionCharts(store, id, file, QSize(1200, 900), error);
+    if (suffix != QLatin1String("csv") && suffix != QLatin1String("json")) {
+        if (error)
+            *error =
+                QObject::tr("%1: unknown export type (allowed: .csv, .json, .png, .svg)").arg(file);
+        return false;
+    }
+    std::ofstream out(file.toStdString());
+    if (!out) {
+        if (error) *error = QObject::tr("cannot write %1").arg(file);
+        return false;
+    }
+    if (suffix == QLatin1String("csv"))
+        exportCsv(store, id, out);
+    else
+        exportJson(store, id, out);
+    out.flush();
+    if (!out) {
+        if (error) *error = QObject::tr("writing %1 failed").arg(file);
+        return false;
+    }
+    return true;
+}
+
+} // namespace ringlab::ui

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Files from a session: CSV and JSON through the engine, the charts as PNG or SVG.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "engine/session_store.h"
+
+namespace ringlab::ui {
+
+// Draws `widget` into FILE.png or FILE.svg at its current size. False with an error.
+bool saveWidgetImage(QWidget *widget, const QString &file, QString *error);
+// A recorded session's charts, drawn off screen at `size`, saved as PNG or SVG.
+bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
+                         QString *error);
+// By the file's suffix: .csv, .json, .png or .svg.
+bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error);
+
+} // namespace ringlab::ui

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/charts_view.h"
+
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "ui/time_chart.h"
+
+namespace ringlab::ui {
+
+ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    charts_ = {new TimeChart(tr("Throughput"), tr("Mbit/s"), false),
+               new TimeChart(tr("CPU per thread"), tr("ms/s"), false),
+               new TimeChart(tr("Latency"), tr("µs (log)"), true),
+               new TimeChart(tr("Events"), tr("1/s"), false)};
+    for (auto *c : charts_)
+        split->addWidget(c);
+    layout->addWidget(split);
+}
+
+void ChartsView::clear()
+{
+    for (auto *c : charts_)
+        c->clearAll();
+    end_ = 0;
+    replot();
+}
+
+void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
+{
+    const double t = s.t;
+    end_ = std::max(end_, t);
+    auto put = [&](TimeChart *c, const QString &name, double v) {
+        c->append(name + suffix, t, v, dashed, name);
+    };
+    put(charts_[0], tr("rx"), s.rxMbps);
+    put(charts_[0], tr("tx"), s.txMbps);
+    for (const auto &th : s.threads) {
+        if (th.name == "sampler") continue; // the measuring thread, not the driver's
+        const QString name = QString::fromStdString(th.name);
+        put(charts_[1], name, th.cpuMsPerS);
+        // Same thread, same colour: the wakeups series is keyed by the thread's name too.
+        charts_[3]->append(name + tr(" wakeups") + suffix, t, th.wakeupsPerS, dashed, name);
+    }
+    put(charts_[1], tr("process"), s.processCpuMsPerS);
+    if (s.latency.count) {
+        put(charts_[2], tr("p50"), s.latency.p50);
+        put(charts_[2], tr("p99"), s.latency.p99);
+        put(charts_[2], tr("max"), s.latency.max);
+    }
+    put(charts_[3], tr("timer arms"), s.rateOf(C::TimerArms));
+    put(charts_[3], tr("drops"),
+        s.rateOf(C::RxMissed) + s.rateOf(C::AllocFail) + s.rateOf(C::TxFull) +
+            s.rateOf(C::HandoffFull));
+}
+
+void ChartsView::appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples)
+{
+    for (const auto &s : samples)
+        add(*s, {}, false);
+    replot();
+}
+
+void ChartsView::appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
+                               const QString &suffix, bool dashed)
+{
+    for (const auto &s : samples)
+        add(*s, suffix, dashed);
+    replot();
+}
+
+void ChartsView::addMarker(double t, const QString &label)
+{
+    for (std::size_t k = 0; k < charts_.size(); ++k)
+        charts_[k]->addMarker(t, label, k == 0);
+    replot();
+}
+
+void ChartsView::setWindow(double seconds)
+{
+    window_ = seconds;
+    replot();
+}
+
+void ChartsView::replot()
+{
+    if (!isVisible()) { // a hidden view does no work; it catches up when shown
+        dirty_ = true;
+        return;
+    }
+    dirty_ = false;
+    const double to = std::max(end_, 1.0);
+    const double from = window_ > 0 ? std::max(0.0, to - window_) : 0.0;
+    for (auto *c : charts_)
+        if (c->isVisible()) c->replot(from, to);
+}
+
+void ChartsView::showEvent(QShowEvent *e)
+{
+    QWidget::showEvent(e);
+    if (dirty_) replot();
+}
+
+} // namespace ringlab::ui

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/engine_controller.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMetaObject>
+#include <QPointer>
+
+#include "drivers/sim/sim_nic.h"
+
+namespace ringlab::ui {
+
+// Receives from the engine's threads; only queues, then asks the GUI thread to deliver.
+class EngineController::Bridge final : public Subscriber {
+  public:
+    explicit Bridge(EngineController *owner) : owner_(owner) {}
+    void onSample(const std::shared_ptr<const Sample> &s) override
+    {
+        std::lock_guard lock(mutex_);
+        samples_.push_back(s);
+        poke();
+    }
+    void onEvent(const Event &e) override
+    {
+        std::lock_guard lock(mutex_);
+        events_.push_back(e);
+        poke();
+    }
+    void take(std::vector<SamplePtr> &s, std::vector<Event> &e)
+    {
+        std::lock_guard lock(mutex_);
+        s.swap(samples_);
+        e.swap(events_);
+        posted_ = false;
+    }
+
+  private:
+    void poke() // mutex_ held
+    {
+        if (posted_) return;
+        posted_ = true;
+        QPointer<EngineController> owner = owner_;
+        QMetaObject::invokeMethod(
+            owner_,
+            [owner] {
+                // Coalesce: deliver at most every 50 ms, in one batch.
+                if (owner && !owner->deliverTimer_.isActive()) owner->deliverTimer_.start();
+            },
+            Qt::QueuedConnection);
+    }
+    EngineController *owner_;
+    std::mutex mutex_;
+    std::vector<SamplePtr> samples_;
+    std::vector<Event> events_;
+    bool posted_ = false;
+};
+
+EngineController::EngineController(QObject *parent) : QObject(parent)
+{
+    dbPath_ = QString::fromStdString(SessionStore::defaultPath().string());
+    deliverTimer_.setSingleShot(true);
+    deliverTimer_.setInterval(50);
+    connect(&deliverTimer_, &QTimer::timeout, this, &EngineController::deliver);
+}
+
+EngineController::~EngineController()
+{
+    stop();
+}
+
+ParamSet EngineController::params() const
+{
+    return engine_ ? engine_->params() : params_;
+}
+
+Status EngineController::apply(const Assignments &a, const QString &source)
+{
+    Status st;
+    if (engine_) {
+        st = engine_->apply(a, source.toStdString());
+        if (st.ok()) params_ = engine_->params();
+    } else {
+        st = params_.set(a);
+    }
+    if (st.ok()) emit paramsChanged();
+    return st;
+}
+
+SessionStore *EngineController::store(QString *error)
+{
+    const std::filesystem::path want = dbPath_.toStdString();
+    if (store_ && store_->file() == want) return store_.get();
+    store_.reset();
+    QDir().mkpath(QFileInfo(dbPath_).absolutePath());
+    try {
+        store_ = std::make_unique<SessionStore>(want);
+    } catch (const DbError &e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return nullptr;
+    }
+    return store_.get();
+}
+
+bool EngineController::start(QString *error)
+{
+    if (engine_) return true;
+    samples_.clear();
+    events_.clear();
+    sessionId_ = 0;
+    SessionStore *db = nullptr;
+    if (recording_) {
+        QString why;
+        db = store(&why);
+        if (!db) {
+            if (error) *error = QStringLiteral("cannot record: ") + why;
+            return false;
+        }
+    }
+    try {
+        auto factory = [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
+            return std::make_unique<sim::SimNic>(p, live);
+        };
+        engine_ = std::make_unique<Engine>(params_, factory, EngineOptions{});
+        bridge_ = std::make_shared<Bridge>(this);
+        engine_->subscribe(bridge_);
+        if (db) {
+            SessionInfo info;
+            info.name = profile_.toStdString();
+            info.device = "sim0";
+            info.profile = profile_.toStdString();
+            info.intervalS = 0.1;
+            sessionId_ = db->createSession(info, params_);
+            QPointer<EngineController> self = this;
+            recorder_ = std::make_shared<Recorder>(
+                *db, sessionId_, 500'000'000, [self](const std::string &m) {
+                    const QString msg = QString::fromStdString(m);
+                    QMetaObject::invokeMethod(
+                        self,
+                        [self, msg] {
+                            if (self) emit self->errorOccurred(msg);
+                        },
+                        Qt::QueuedConnection);
+                });
+            engine_->subscribe(recorder_);
+        }
+        engine_->start();
+    } catch (const std::exception &e) {
+        engine_.reset();
+        if (recorder_) recorder_->finish("failed");
+        recorder_.reset();
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    emit runStarted();
+    return true;
+}
+
+void EngineController::stop()
+{
+    if (!engine_) return;
+    engine_->stop();
+    params_ = engine_->params();
+    if (recorder_) recorder_->finish("completed");
+    recorder_.reset();
+    engine_.reset();
+    deliver(); // the last samples and the stop event
+    bridge_.reset();
+    emit runStopped(sessionId_);
+}
+
+void EngineController::mark(const QString &label)
+{
+    if (engine_) engine_->mark(label.toStdString());
+}
+
+void EngineController::deliver()
+{
+    if (!bridge_) return;
+    std::vector<SamplePtr> s;
+    std::vector<Event> e;
+    bridge_->take(s, e);
+    for (const auto &ev : e) {
+        events_.push_back(ev);
+        emit eventArrived(ev);
+    }
+    if (!s.empty()) {
+        samples_.insert(samples_.end(), s.begin(), s.end());
+        emit samplesArrived(s);
+    }
+}
+
+} // namespace ringlab::ui

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The GUI's handle on the engine: starts and stops runs (recording them as sessions),
+// applies parameter changes, and turns the engine's samples and events into Qt signals,
+// delivered on the GUI thread in batches of at most ~20 per second. Neither side blocks
+// the other: the engine's subscriber call only appends to a list under a short lock.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/recorder.h"
+#include "engine/session_store.h"
+
+namespace ringlab::ui {
+
+using SamplePtr = std::shared_ptr<const Sample>;
+
+class EngineController : public QObject {
+    Q_OBJECT
+  public:
+    explicit EngineController(QObject *parent = nullptr);
+    ~EngineController() override;
+
+    // Parameters used by the next start (and changed live while running).
+    ParamSet params() const;
+    // Validates through the registry. Running: applied to the engine (restart tunables
+    // rebuild the datapath); stopped: kept for the next start.
+    Status apply(const Assignments &a, const QString &source);
+
+    void setProfileName(const QString &name) { profile_ = name; }
+    QString profileName() const { return profile_; }
+    void setRecording(bool on) { recording_ = on; }
+    bool recording() const { return recording_; }
+    void setDatabasePath(const QString &path) { dbPath_ = path; }
+    QString databasePath() const { return dbPath_; }
+    // The store the sessions are recorded in (opened on demand); null with an error.
+    SessionStore *store(QString *error = nullptr);
+
+    bool start(QString *error = nullptr);
+    void stop();
+    bool isRunning() const { return engine_ != nullptr; }
+    std::int64_t sessionId() const { return sessionId_; }
+    void mark(const QString &label);
+    QString deviceName() const { return QStringLiteral("sim0"); }
+
+    // Everything the current (or last) run reported, for views that open late.
+    const std::vector<SamplePtr> &samples() const { return samples_; }
+    const std::vector<Event> &events() const { return events_; }
+
+  signals:
+    void runStarted();
+    void runStopped(qint64 sessionId);
+    void samplesArrived(const std::vector<ringlab::ui::SamplePtr> &batch);
+    void eventArrived(const ringlab::Event &e);
+    void paramsChanged();
+    void errorOccurred(const QString &message);
+
+  private:
+    class Bridge;
+    void deliver();
+
+    ParamSet params_;
+    QString profile_ = QStringLiteral("default");
+    bool recording_ = true;
+    QString dbPath_;
+    std::unique_ptr<SessionStore> store_;
+    std::unique_ptr<Engine> engine_;
+    std::shared_ptr<Bridge> bridge_;
+    std::shared_ptr<Recorder> recorder_;
+    std::int64_t sessionId_ = 0;
+    std::vector<SamplePtr> samples_;
+    std::vector<Event> events_;
+    QTimer deliverTimer_;
+};
+
+} // namespace ringlab::ui

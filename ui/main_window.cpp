@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include "engine/profile.h"
+#include "ui/chart_export.h"
+#include "ui/charts_view.h"
+#include "ui/compare_dialog.h"
+#include "ui/engine_controller.h"
+#include "ui/parameter_panel.h"
+#include "ui/segment_model.h"
+#include "ui/session_list_model.h"
+#include "ui/sessions_panel.h"
+
+namespace ringlab::ui {
+
+namespace {
+constexpr int kStateVersion = 2; // bumped when the dock layout changes
+}
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), ctl_(new EngineController(this)), undo_(new QUndoStack(this)),
+      charts_(new ChartsView), segments_(new SegmentModel(this)), segmentView_(new QTableView),
+      stateLabel_(new QLabel), dropsLabel_(new QLabel), dbLabel_(new QLabel),
+      segmentTimer_(new QTimer(this))
+{
+    setWindowTitle(tr("Ringlab"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/ringlab.svg")));
+    auto *split = new QSplitter(Qt::Vertical);
+    split->addWidget(charts_);
+    segmentView_->setModel(segments_);
+    segmentView_->verticalHeader()->hide();
+    segmentView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    segmentView_->horizontalHeader()->setStretchLastSection(true);
+    segmentView_->setMinimumHeight(90);
+    split->addWidget(segmentView_);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 1);
+    setCentralWidget(split);
+
+    buildToolbar();
+    buildDocks();
+    statusBar()->addWidget(stateLabel_);
+    statusBar()->addWidget(dropsLabel_);
+    statusBar()->addPermanentWidget(dbLabel_);
+
+    segmentTimer_->setInterval(1000); // the segment statistics follow at 1 Hz
+    connect(segmentTimer_, &QTimer::timeout, this, &MainWindow::refreshSegments);
+    connect(ctl_, &EngineController::samplesArrived, this,
+            [this](const std::vector<SamplePtr> &batch) {
+                if (shownSession_) return;
+                charts_->appendSamples(batch);
+                for (const auto &s : batch)
+                    live_.add(*s);
+                onSamples();
+            });
+    connect(ctl_, &EngineController::eventArrived, this, &MainWindow::onEvent);
+    connect(ctl_, &EngineController::errorOccurred, this,
+            [this](const QString &m) { statusBar()->showMessage(m, 10000); });
+    connect(ctl_, &EngineController::runStarted, this, &MainWindow::updateStatus);
+    connect(ctl_, &EngineController::runStopped, this, [this] {
+        refreshSegments();
+        updateStatus();
+    });
+    restoreSettings();
+    updateStatus();
+    sessions_->reload();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildToolbar()
+{
+    auto *tb = addToolBar(tr("Run"));
+    tb->setObjectName(QStringLiteral("runToolbar"));
+    tb->addWidget(new QLabel(tr(" Device ")));
+    deviceBox_ = new QComboBox;
+    deviceBox_->addItem(tr("Simulated NIC (sim0)"));
+    deviceBox_->setToolTip(tr("DPDK ports will be listed here when the engine is built with DPDK"));
+    tb->addWidget(deviceBox_);
+    tb->addWidget(new QLabel(tr("  Profile ")));
+    profileBox_ = new QComboBox;
+    for (const auto &p : listProfiles()) {
+        profileBox_->addItem(QString::fromStdString(p.name),
+                             QString::fromStdString(p.file.string()));
+        profileBox_->setItemData(profileBox_->count() - 1, QString::fromStdString(p.description),
+                                 Qt::ToolTipRole);
+    }
+    profileBox_->setMinimumContentsLength(18);
+    connect(profileBox_, &QComboBox::activated, this, [this](int i) {
+        QString error;
+        if (!loadProfile(profileBox_->itemData(i).toString(), &error))
+            statusBar()->showMessage(error, 10000);
+    });
+    tb->addWidget(profileBox_);
+    tb->addSeparator();
+    start_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("Start"),
+                           this, &MainWindow::startRun);
+    start_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    stop_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-stop")), tr("Stop"), this,
+                          &MainWindow::stopRun);
+    record_ = tb->addAction(tr("Record"));
+    record_->setCheckable(true);
+    record_->setChecked(true);
+    record_->setToolTip(tr("Record the run as a session in the database"));
+    connect(record_, &QAction::toggled, ctl_, &EngineController::setRecording);
+    mark_ = tb->addAction(tr("Mark"), this, [this] {
+        bool ok = false;
+        const QString label =
+            QInputDialog::getText(this, tr("Mark"), tr("Label:"), QLineEdit::Normal, {}, &ok);
+        if (ok) ctl_->mark(label);
+    });
+    export_ = tb->addAction(tr("Export…"), this, [this] {
+        const qint64 id = shownSession_ ? shownSession_ : ctl_->sessionId();
+        if (id)
+            chooseExport(id);
+        else
+            statusBar()->showMessage(tr("Nothing recorded yet to export"), 5000);
+    });
+    tb->addSeparator();
+    tb->addWidget(new QLabel(tr(" Window ")));
+    windowBox_ = new QComboBox;
+    windowBox_->addItem(tr("30 s"), 30.0);
+    windowBox_->addItem(tr("2 min"), 120.0);
+    windowBox_->addItem(tr("10 min"), 600.0);
+    windowBox_->addItem(tr("whole session"), 0.0);
+    windowBox_->setCurrentIndex(1);
+    connect(windowBox_, &QComboBox::currentIndexChanged, this,
+            [this] { charts_->setWindow(windowBox_->currentData().toDouble()); });
+    tb->addWidget(windowBox_);
+
+    auto *undo = undo_->createUndoAction(this, tr("Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    auto *redo = undo_->createRedoAction(this, tr("Redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    addAction(undo);
+    addAction(redo);
+}
+
+void MainWindow::buildDocks()
+{
+    params_ = new ParameterPanel(ctl_, undo_);
+    auto *pd = new QDockWidget(tr("Parameters"), this);
+    pd->setObjectName(QStringLiteral("parametersDock"));
+    pd->setWidget(params_);
+    pd->setMinimumWidth(330);
+    addDockWidget(Qt::LeftDockWidgetArea, pd);
+    connect(params_, &ParameterPanel::message, statusBar(), &QStatusBar::showMessage);
+
+    sessions_ = new SessionsPanel(ctl_);
+    auto *sd = new QDockWidget(tr("Sessions"), this);
+    sd->setObjectName(QStringLiteral("sessionsDock"));
+    sd->setWidget(sessions_);
+    addDockWidget(Qt::LeftDockWidgetArea, sd);
+    tabifyDockWidget(pd, sd); // the charts keep the width; the sessions are one tab away
+    pd->raise();
+    connect(sessions_, &SessionsPanel::message, statusBar(), &QStatusBar::showMessage);
+    connect(sessions_, &SessionsPanel::openRequested, this, &MainWindow::openSession);
+    connect(sessions_, &SessionsPanel::exportRequested, this, &MainWindow::chooseExport);
+    connect(sessions_, &SessionsPanel::compareRequested, this, [this](qint64 a, qint64 b) {
+        SessionStore *store = ctl_->store();
+        if (!store) return;
+        auto *dlg = new CompareDialog(*store, a, b, this);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        dlg->show();
+    });
+}
+
+bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
+{
+    std::string err;
+    const auto file = findProfile(nameOrPath.toStdString(), err);
+    Profile p;
+    if (file.empty() || !ringlab::loadProfile(file, p, err)) {
+        if (error) *error = QString::fromStdString(err);
+        return false;
+    }
+    // A profile is a set of values over the defaults, checked as one.
+    ParamSet ps;
+    if (auto st = ps.set(p.values); !st.ok()) {
+        if (error) *error = QString::fromStdString(st.error);
+        return false;
+    }
+    Assignments all;
+    for (const auto &t : tunables())
+        all.emplace_back(std::string(t.name), ps.text(t.id));
+    const Status st = ctl_->apply(all, QStringLiteral("profile"));
+    if (!st.ok()) {
+        if (error) *error = QString::fromStdString(st.error);
+        return false;
+    }
+    ctl_->setProfileName(QString::fromStdString(p.name));
+    const int i = profileBox_->findText(QString::fromStdString(p.name));
+    if (i >= 0) profileBox_->setCurrentIndex(i);
+    undo_->clear();
+    updateStatus();
+    return true;
+}
+
+bool MainWindow::startRun()
+{
+    shownSession_ = 0;
+    charts_->clear();
+    live_.clear();
+    liveChanges_.clear();
+    segments_->setSession({}, {});
+    QString error;
+    if (!ctl_->start(&error)) {
+        QMessageBox::warning(this, tr("Cannot start"), error);
+        return false;
+    }
+    segmentTimer_->start();
+    updateStatus();
+    return true;
+}
+
+void MainWindow::stopRun()
+{
+    segmentTimer_->stop();
+    ctl_->stop();
+    updateStatus();
+}
+
+void MainWindow::onSamples()
+{
+    const auto &all = ctl_->samples();
+    if (all.empty()) return;
+    const Sample &s = *all.back();
+    const double drops = s.rateOf(C::RxMissed) + s.rateOf(C::AllocFail) + s.rateOf(C::TxFull) +
+                         s.rateOf(C::HandoffFull);
+    dropsLabel_->setText(
+        drops > 0
+            ? tr("<span style='color:#c62828'>⚠ dropping %1 frames/s</span>").arg(drops, 0, 'f', 0)
+            : QString());
+}
+
+void MainWindow::onEvent(const ringlab::Event &e)
+{
+    if (shownSession_) return;
+    if (e.kind == "param") {
+        const QString label = QString::fromStdString(e.tunable + " " + e.before + "→" + e.after);
+        charts_->addMarker(e.t, label);
+        liveChanges_.push_back({e.t, e.tunable, e.before, e.after, e.source});
+        refreshSegments();
+    } else if (e.kind == "mark") {
+        charts_->addMarker(e.t, QStringLiteral("● ") + QString::fromStdString(e.message));
+    } else if (e.kind == "warning") {
+        statusBar()->showMessage(QString::fromStdString(e.message), 10000);
+    }
+}
+
+void MainWindow::refreshSegments()
+{
+    if (shownSession_) return;
+    segments_->setSession(live_.table(), liveChanges_);
+}
+
+void MainWindow::openSession(qint64 id)
+{
+    SessionStore *store = ctl_->store();
+    if (!store) return;
+    SessionInfo info;
+    if (!store->get(id, info)) return;
+    shownSession_ = id;
+    charts_->clear();
+    const SampleTable tab = store->samples(id);
+    const auto changes = store->changes(id);
+    charts_->appendSamples(samplesFromTable(tab));
+    for (const auto &c : changes)
+        charts_->addMarker(c.t,
+                           QString::fromStdString(c.tunable + " " + c.oldValue + "→" + c.newValue));
+    segments_->setSession(tab, changes);
+    updateStatus();
+}
+
+void MainWindow::chooseExport(qint64 id)
+{
+    const QString file = QFileDialog::getSaveFileName(
+        this, tr("Export session %1").arg(id), QStringLiteral("session-%1.csv").arg(id),
+        tr("CSV (*.csv);;JSON (*.json);;Charts as PNG (*.png);;Charts as SVG (*.svg)"));
+    if (file.isEmpty()) return;
+    QString error;
+    if (!exportSession(id, file, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Session %1 written to %2").arg(id).arg(file), 8000);
+}
+
+bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
+{
+    SessionStore *store = ctl_->store(error);
+    if (!store) return false;
+    // The charts on screen are the ones the user sees: save those when they show this session.
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if ((suffix == QLatin1String("png") || suffix == QLatin1String("svg")) &&
+        (shownSession_ == id || ctl_->sessionId() == id))
+        return saveWidgetImage(charts_, file, error);
+    return exportSessionFile(*store, id, file, error);
+}
+
+void MainWindow::updateStatus()
+{
+    const bool running = ctl_->isRunning();
+    start_->setEnabled(!running);
+    stop_->setEnabled(running);
+    record_->setEnabled(!running);
+    mark_->setEnabled(running);
+    profileBox_->setEnabled(!running);
+    QString state;
+    if (running)
+        state = tr("sim0 · running %1%2")
+                    .arg(ctl_->profileName())
+                    .arg(ctl_->sessionId() ? tr(" · recording session %1").arg(ctl_->sessionId())
+                                           : tr(" · not recording"));
+    else if (shownSession_)
+        state = tr("sim0 · stopped · showing recorded session %1").arg(shownSession_);
+    else
+        state = tr("sim0 · stopped · profile %1").arg(ctl_->profileName());
+    stateLabel_->setText(state);
+    dbLabel_->setText(tr("database: %1").arg(ctl_->databasePath()));
+    if (!running) dropsLabel_->clear();
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+    const QString db = s.value(QStringLiteral("database/path")).toString();
+    if (!db.isEmpty()) ctl_->setDatabasePath(db);
+    const int w = windowBox_->findData(s.value(QStringLiteral("charts/window"), 120.0).toDouble());
+    if (w >= 0) windowBox_->setCurrentIndex(w);
+    charts_->setWindow(windowBox_->currentData().toDouble());
+    QString error;
+    if (!loadProfile(s.value(QStringLiteral("profile/last"), QStringLiteral("default")).toString(),
+                     &error))
+        loadProfile(QStringLiteral("default"));
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
+    s.setValue(QStringLiteral("database/path"), ctl_->databasePath());
+    s.setValue(QStringLiteral("charts/window"), windowBox_->currentData());
+    s.setValue(QStringLiteral("profile/last"), ctl_->profileName());
+}
+
+void MainWindow::closeEvent(QCloseEvent *e)
+{
+    stopRun(); // the session ends as completed
+    saveSettings();
+    e->accept();
+}
+
+} // namespace ringlab::ui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The workbench window: toolbar, parameter dock, stacked charts with the segment table
+// under them, sessions dock, status bar. Shows the live run, or a recorded session.
+#pragma once
+
+#include <QMainWindow>
+
+#include "engine/session_report.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QTableView;
+class QTimer;
+class QUndoStack;
+
+namespace ringlab::ui {
+
+class ChartsView;
+class EngineController;
+class ParameterPanel;
+class SegmentModel;
+class SessionsPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    EngineController *controller() const { return ctl_; }
+    ChartsView *charts() const { return charts_; }
+    ParameterPanel *parameters() const { return params_; }
+    SessionsPanel *sessions() const { return sessions_; }
+    SegmentModel *segments() const { return segments_; }
+    QUndoStack *undoStack() const { return undo_; }
+    QAction *startAction() const { return start_; }
+    QAction *stopAction() const { return stop_; }
+    QAction *recordAction() const { return record_; }
+
+    bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
+    void openSession(qint64 id);
+    bool exportSession(qint64 id, const QString &file, QString *error = nullptr);
+
+  public slots:
+    bool startRun();
+    void stopRun();
+
+  protected:
+    void closeEvent(QCloseEvent *e) override;
+
+  private:
+    void buildToolbar();
+    void buildDocks();
+    void onSamples();
+    void onEvent(const ringlab::Event &e);
+    void refreshSegments();
+    void updateStatus();
+    void restoreSettings();
+    void saveSettings();
+    void chooseExport(qint64 id);
+
+    EngineController *ctl_;
+    QUndoStack *undo_;
+    ChartsView *charts_;
+    SegmentModel *segments_;
+    QTableView *segmentView_;
+    ParameterPanel *params_ = nullptr;
+    SessionsPanel *sessions_ = nullptr;
+    QComboBox *profileBox_ = nullptr;
+    QComboBox *deviceBox_ = nullptr;
+    QComboBox *windowBox_ = nullptr;
+    QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
+            *export_ = nullptr;
+    QLabel *stateLabel_, *dropsLabel_, *dbLabel_;
+    SampleTableBuilder live_;
+    std::vector<ParamChangeRow> liveChanges_;
+    QTimer *segmentTimer_;
+    qint64 shownSession_ = 0; // a recorded session on screen, 0 for the live run
+};
+
+} // namespace ringlab::ui

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/parameter_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ui/engine_controller.h"
+#include "ui/param_command.h"
+
+namespace ringlab::ui {
+
+namespace {
+// A slider over a wide range moves logarithmically: 0..1000 steps from min to max.
+bool wide(const TunableInfo &t)
+{
+    return t.type == Type::Integer && t.max - std::max(t.min, 1.0) >= 1000;
+}
+int toSlider(const TunableInfo &t, double v)
+{
+    const double lo = std::log(std::max(t.min, 1.0)), hi = std::log(t.max);
+    return static_cast<int>(std::lround((std::log(std::max(v, 1.0)) - lo) / (hi - lo) * 1000));
+}
+double fromSlider(const TunableInfo &t, int pos)
+{
+    const double lo = std::log(std::max(t.min, 1.0)), hi = std::log(t.max);
+    return std::round(std::exp(lo + (hi - lo) * pos / 1000.0));
+}
+} // namespace
+
+ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget *parent)
+    : QWidget(parent), ctl_(ctl), undo_(undo)
+{
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(2, 2, 2, 2);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    auto *inner = new QWidget;
+    auto *column = new QVBoxLayout(inner);
+    QFormLayout *form = nullptr;
+    std::string_view group;
+    for (const auto &t : tunables()) {
+        if (t.group != group) {
+            group = t.group;
+            auto *box =
+                new QGroupBox(QString::fromUtf8(group.data(), static_cast<int>(group.size())));
+            form = new QFormLayout(box);
+            form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+            column->addWidget(box);
+        }
+        const QString name = QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()));
+        auto *label =
+            new QLabel(t.apply == Apply::Restart
+                           ? name + QStringLiteral(" <span style='color:#b35900'>⟳</span>")
+                           : name);
+        const QString tip =
+            QString::fromUtf8(t.help.data(), static_cast<int>(t.help.size())) +
+            QStringLiteral("\n\nAllowed: ") + QString::fromStdString(allowedText(t)) +
+            (t.apply == Apply::Restart ? tr("\nChanging it while running restarts the datapath.")
+                                       : tr("\nApplies live."));
+        label->setToolTip(tip);
+        QWidget *field = makeControl(t);
+        field->setToolTip(tip);
+        controls_.value(name)->setToolTip(tip);
+        form->addRow(label, field);
+    }
+    column->addStretch(1);
+    scroll->setWidget(inner);
+    outer->addWidget(scroll);
+    applyRestart_ = new QPushButton(tr("Apply and restart"), this);
+    applyRestart_->setEnabled(false);
+    applyRestart_->setToolTip(
+        tr("Apply the changed ⟳ tunables: the datapath quiesces, is rebuilt and resumes"));
+    connect(applyRestart_, &QPushButton::clicked, this, &ParameterPanel::applyStaged);
+    outer->addWidget(applyRestart_);
+    connect(ctl_, &EngineController::paramsChanged, this, &ParameterPanel::refresh);
+    connect(ctl_, &EngineController::runStopped, this, [this] {
+        if (!staged_.empty()) applyStaged(); // no datapath to restart: they simply apply
+    });
+    refresh();
+}
+
+QWidget *ParameterPanel::makeControl(const TunableInfo &t)
+{
+    const QString name = QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()));
+    const QString unit =
+        t.unit.empty() ? QString()
+                       : QStringLiteral(" ") +
+                             QString::fromUtf8(t.unit.data(), static_cast<int>(t.unit.size()));
+    QWidget *input = nullptr;
+    QWidget *field = nullptr;
+    switch (t.type) {
+    case Type::Integer: {
+        auto *spin = new QSpinBox;
+        spin->setRange(static_cast<int>(t.min), static_cast<int>(t.max));
+        spin->setSuffix(unit);
+        spin->setKeyboardTracking(false);
+        spin->setAccelerated(true);
+        connect(spin, &QSpinBox::editingFinished, this,
+                [this, &t, spin] { edited(t, std::to_string(spin->value())); });
+        input = spin;
+        if (wide(t)) {
+            auto *slider = new QSlider(Qt::Horizontal);
+            slider->setRange(0, 1000);
+            slider->setObjectName(name + QStringLiteral(".slider"));
+            connect(slider, &QSlider::sliderMoved, spin, [&t, spin](int pos) {
+                QSignalBlocker block(spin);
+                spin->setValue(static_cast<int>(fromSlider(t, pos)));
+            });
+            connect(slider, &QSlider::sliderReleased, this,
+                    [this, &t, spin] { edited(t, std::to_string(spin->value())); });
+            connect(spin, &QSpinBox::valueChanged, slider, [&t, slider](int v) {
+                QSignalBlocker block(slider);
+                slider->setValue(toSlider(t, v));
+            });
+            field = new QWidget;
+            auto *row = new QHBoxLayout(field);
+            row->setContentsMargins(0, 0, 0, 0);
+            row->addWidget(spin, 2);
+            row->addWidget(slider, 3);
+        }
+        break;
+    }
+    case Type::Real: {
+        auto *spin = new QDoubleSpinBox;
+        spin->setRange(t.min, t.max);
+        spin->setDecimals(1);
+        spin->setSuffix(unit);
+        spin->setKeyboardTracking(false);
+        connect(spin, &QDoubleSpinBox::editingFinished, this, [this, &t, spin] {
+            edited(t, QString::number(spin->value(), 'g', 10).toStdString());
+        });
+        input = spin;
+        break;
+    }
+    case Type::Choice: {
+        auto *combo = new QComboBox;
+        for (auto c : t.choices)
+            combo->addItem(QString::fromUtf8(c.data(), static_cast<int>(c.size())));
+        connect(combo, &QComboBox::activated, this, [this, &t, combo](int i) {
+            edited(t, std::string(t.choices[static_cast<std::size_t>(i)]));
+            (void)combo;
+        });
+        input = combo;
+        break;
+    }
+    case Type::Flag: {
+        auto *check = new QCheckBox;
+        connect(check, &QCheckBox::clicked, this,
+                [this, &t](bool on) { edited(t, on ? "true" : "false"); });
+        input = check;
+        break;
+    }
+    }
+    input->setObjectName(name);
+    controls_.insert(name, input);
+    return field ? field : input;
+}
+
+std::string ParameterPanel::shownValue(const TunableInfo &t) const
+{
+    for (const auto &[n, v] : staged_)
+        if (n == t.name) return v;
+    return ctl_->params().text(t.id);
+}
+
+void ParameterPanel::edited(const TunableInfo &t, const std::string &value)
+{
+    const ParamSet now = ctl_->params();
+    if (value == shownValue(t)) return;
+    if (t.apply == Apply::Restart && ctl_->isRunning()) {
+        // Validate with the other staged values, then wait for "Apply and restart".
+        ParamSet check = now;
+        Assignments trial = staged_;
+        std::erase_if(trial, [&](const auto &a) { return a.first == t.name; });
+        trial.emplace_back(std::string(t.name), value);
+        if (const Status st = check.set(trial); !st.ok()) {
+            emit message(QString::fromStdString(st.error), 8000);
+            refresh();
+            return;
+        }
+        staged_ = trial;
+        applyRestart_->setEnabled(true);
+        emit message(tr("%1 staged: press \"Apply and restart\"")
+                         .arg(QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()))),
+                     5000);
+        return;
+    }
+    const Assignments before = {{std::string(t.name), now.text(t.id)}};
+    const Assignments after = {{std::string(t.name), value}};
+    const Status st = ctl_->apply(after, QStringLiteral("gui"));
+    if (!st.ok()) {
+        emit message(QString::fromStdString(st.error), 8000);
+        refresh(); // back to the value in force
+        return;
+    }
+    undo_->push(new ParamCommand(ctl_, before, after));
+}
+
+void ParameterPanel::applyStaged()
+{
+    if (staged_.empty()) return;
+    const ParamSet now = ctl_->params();
+    Assignments before;
+    for (const auto &[n, v] : staged_)
+        before.emplace_back(n, now.text(findTunable(n)->id));
+    const Assignments after = staged_;
+    staged_.clear();
+    applyRestart_->setEnabled(false);
+    const Status st = ctl_->apply(after, QStringLiteral("gui"));
+    if (!st.ok()) {
+        emit message(QString::fromStdString(st.error), 8000);
+        refresh();
+        return;
+    }
+    undo_->push(new ParamCommand(ctl_, before, after));
+}
+
+void ParameterPanel::refresh()
+{
+    for (const auto &t : tunables()) {
+        QWidget *w =
+            controls_.value(QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size())));
+        if (!w) continue;
+        QSignalBlocker block(w);
+        const std::string text = shownValue(t);
+        if (auto *spin = qobject_cast<QSpinBox *>(w)) {
+            spin->setValue(std::stoi(text));
+            if (auto *slider = findChild<QSlider *>(w->objectName() + QStringLiteral(".slider"))) {
+                QSignalBlocker b2(slider);
+                slider->setValue(toSlider(t, std::stod(text)));
+            }
+        } else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(w)) {
+            dspin->setValue(std::stod(text));
+        } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
+            combo->setCurrentText(QString::fromStdString(text));
+        } else if (auto *check = qobject_cast<QCheckBox *>(w)) {
+            check->setChecked(text == "true");
+        }
+    }
+}
+
+} // namespace ringlab::ui

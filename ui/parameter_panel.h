@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The parameter panel, generated from the engine's registry: one control per tunable,
+// grouped by mechanism, fitted to its type, with the registry's explanation as tooltip.
+// Live tunables apply at once; restart tunables wait for "Apply and restart" while running.
+#pragma once
+
+#include <QHash>
+#include <QWidget>
+
+#include "engine/tunables.h"
+
+class QPushButton;
+class QUndoStack;
+
+namespace ringlab::ui {
+
+class EngineController;
+
+class ParameterPanel : public QWidget {
+    Q_OBJECT
+  public:
+    ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget *parent = nullptr);
+    // The input widget of a tunable (spin box, combo box or check box); for tests.
+    QWidget *control(const QString &tunable) const { return controls_.value(tunable); }
+    QPushButton *applyRestartButton() const { return applyRestart_; }
+    int controlCount() const { return static_cast<int>(controls_.size()); }
+
+  public slots:
+    void refresh(); // show the values in force (after undo, a rejected change, a profile)
+
+  signals:
+    void message(const QString &text, int timeoutMs);
+
+  private:
+    QWidget *makeControl(const TunableInfo &t);
+    void edited(const TunableInfo &t, const std::string &value);
+    void applyStaged();
+    std::string shownValue(const TunableInfo &t) const;
+
+    EngineController *ctl_;
+    QUndoStack *undo_;
+    QHash<QString, QWidget *> controls_;
+    Assignments staged_;
+    QPushButton *applyRestart_ = nullptr;
+};
+
+} // namespace ringlab::ui

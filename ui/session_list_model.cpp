@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/session_list_model.h"
+
+#include <QDateTime>
+
+namespace ringlab::ui {
+
+void SessionListModel::setSessions(std::vector<SessionInfo> sessions)
+{
+    beginResetModel();
+    rows_ = std::move(sessions);
+    endResetModel();
+}
+
+const SessionInfo *SessionListModel::session(int row) const
+{
+    return row >= 0 && row < static_cast<int>(rows_.size()) ? &rows_[static_cast<std::size_t>(row)]
+                                                            : nullptr;
+}
+
+int SessionListModel::rowOf(std::int64_t id) const
+{
+    for (std::size_t k = 0; k < rows_.size(); ++k)
+        if (rows_[k].id == id) return static_cast<int>(k);
+    return -1;
+}
+
+QVariant SessionListModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char *titles[] = {"id", "name", "start", "duration", "status", "profile"};
+    return section >= 0 && section < 6 ? tr(titles[section]) : QVariant();
+}
+
+QVariant SessionListModel::data(const QModelIndex &index, int role) const
+{
+    const SessionInfo *s = index.isValid() ? session(index.row()) : nullptr;
+    if (!s) return {};
+    if (role == Qt::UserRole) return QVariant::fromValue<qint64>(s->id);
+    if (role == Qt::ToolTipRole)
+        return tr("%1 on %2 (%3, %4 cores)\nringlab %5 (%6)")
+            .arg(QString::fromStdString(s->device), QString::fromStdString(s->host.hostname),
+                 QString::fromStdString(s->host.cpuModel))
+            .arg(s->host.cores)
+            .arg(QString::fromStdString(s->engineVersion), QString::fromStdString(s->gitRevision));
+    if (role != Qt::DisplayRole) return {};
+    switch (index.column()) {
+    case 0:
+        return QVariant::fromValue<qint64>(s->id);
+    case 1:
+        return QString::fromStdString(s->name);
+    case 2: {
+        const auto when =
+            QDateTime::fromString(QString::fromStdString(s->createdAt), Qt::ISODateWithMs)
+                .toLocalTime();
+        return when.isValid() ? when.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                              : QString::fromStdString(s->createdAt);
+    }
+    case 3:
+        return QStringLiteral("%1 s").arg(s->durationS, 0, 'f', 1);
+    case 4:
+        return QString::fromStdString(s->status);
+    case 5:
+        return QString::fromStdString(s->profile);
+    }
+    return {};
+}
+
+} // namespace ringlab::ui

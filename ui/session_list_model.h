@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The sessions in the database: name, start, duration, status, profile.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include "engine/session_store.h"
+
+namespace ringlab::ui {
+
+class SessionListModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void setSessions(std::vector<SessionInfo> sessions);
+    const SessionInfo *session(int row) const;
+    int rowOf(std::int64_t id) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : 6;
+    }
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+  private:
+    std::vector<SessionInfo> rows_;
+};
+
+} // namespace ringlab::ui

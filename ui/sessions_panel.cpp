@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/sessions_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/engine_controller.h"
+#include "ui/session_list_model.h"
+
+namespace ringlab::ui {
+
+SessionsPanel::SessionsPanel(EngineController *ctl, QWidget *parent)
+    : QWidget(parent), ctl_(ctl), model_(new SessionListModel(this)), view_(new QTableView(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    view_->setModel(model_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    view_->verticalHeader()->hide();
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->setSortingEnabled(false);
+    layout->addWidget(view_);
+    auto *buttons = new QHBoxLayout;
+    open_ = new QPushButton(tr("Open"));
+    rename_ = new QPushButton(tr("Rename…"));
+    delete_ = new QPushButton(tr("Delete"));
+    export_ = new QPushButton(tr("Export…"));
+    compare_ = new QPushButton(tr("Compare"));
+    compare_->setToolTip(tr("Select two sessions to compare them"));
+    for (auto *b : {open_, rename_, delete_, export_, compare_})
+        buttons->addWidget(b);
+    layout->addLayout(buttons);
+
+    connect(view_, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
+        if (const auto *s = model_->session(i.row())) emit openRequested(s->id);
+    });
+    connect(open_, &QPushButton::clicked, this, [this] {
+        const auto ids = selectedIds();
+        if (!ids.isEmpty()) emit openRequested(ids.first());
+    });
+    connect(rename_, &QPushButton::clicked, this, [this] {
+        const auto ids = selectedIds();
+        if (ids.isEmpty()) return;
+        const auto *s = model_->session(model_->rowOf(ids.first()));
+        bool ok = false;
+        const QString name =
+            QInputDialog::getText(this, tr("Rename session"), tr("Name:"), QLineEdit::Normal,
+                                  QString::fromStdString(s->name), &ok);
+        if (ok) renameSelected(name);
+    });
+    connect(delete_, &QPushButton::clicked, this, [this] {
+        if (QMessageBox::question(this, tr("Delete sessions"),
+                                  tr("Delete the selected session(s) and all their samples?")) ==
+            QMessageBox::Yes)
+            deleteSelected();
+    });
+    connect(export_, &QPushButton::clicked, this, [this] {
+        const auto ids = selectedIds();
+        if (!ids.isEmpty()) emit exportRequested(ids.first());
+    });
+    connect(compare_, &QPushButton::clicked, this, [this] {
+        const auto ids = selectedIds();
+        if (ids.size() == 2) emit compareRequested(ids[0], ids[1]);
+    });
+    connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &SessionsPanel::updateButtons);
+    connect(ctl_, &EngineController::runStopped, this, &SessionsPanel::reload);
+    connect(ctl_, &EngineController::runStarted, this, &SessionsPanel::reload);
+    updateButtons();
+}
+
+QList<qint64> SessionsPanel::selectedIds() const
+{
+    QList<qint64> ids;
+    for (const auto &i : view_->selectionModel()->selectedRows())
+        if (const auto *s = model_->session(i.row())) ids << s->id;
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+void SessionsPanel::updateButtons()
+{
+    const int n = static_cast<int>(selectedIds().size());
+    open_->setEnabled(n == 1);
+    rename_->setEnabled(n == 1);
+    export_->setEnabled(n == 1);
+    delete_->setEnabled(n >= 1);
+    compare_->setEnabled(n == 2);
+}
+
+void SessionsPanel::reload()
+{
+    QString error;
+    SessionStore *store = ctl_->store(&error);
+    if (!store) {
+        emit message(error, 10000);
+        model_->setSessions({});
+        return;
+    }
+    try {
+        model_->setSessions(store->list());
+    } catch (const DbError &e) {
+        emit message(QString::fromStdString(e.what()), 10000);
+    }
+    updateButtons();
+}
+
+void SessionsPanel::renameSelected(const QString &name)
+{
+    SessionStore *store = ctl_->store();
+    const auto ids = selectedIds();
+    if (!store || ids.isEmpty() || name.trimmed().isEmpty()) return;
+    try {
+        store->rename(ids.first(), name.trimmed().toStdString());
+    } catch (const DbError &e) {
+        emit message(QString::fromStdString(e.what()), 10000);
+    }
+    reload();
+}
+
+void SessionsPanel::deleteSelected()
+{
+    SessionStore *store = ctl_->store();
+    if (!store) return;
+    for (qint64 id : selectedIds()) {
+        if (ctl_->isRunning() && id == ctl_->sessionId()) {
+            emit message(tr("session %1 is being recorded; stop the run first").arg(id), 8000);
+            continue;
+        }
+        try {
+            store->deleteSession(id);
+        } catch (const DbError &e) {
+            emit message(QString::fromStdString(e.what()), 10000);
+        }
+    }
+    reload();
+}
+
+} // namespace ringlab::ui
