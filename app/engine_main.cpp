@@ -117,7 +117,13 @@ int main(int argc, char **argv)
     compare->add_option("--db", so.db,
                         "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
 
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        // --help and --version end here with 0; every mistake in the command line with 2.
+        const int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
 
     if (params->parsed()) {
         const ParamSet defaults;

@@ -232,11 +232,16 @@ int runCommand(const RunOptions &o)
     bool stdinOpen = true;
     for (int k = 1; k <= o.repeat; ++k) {
         SamplePrinter printer(o.output, stdout);
+        printer.printParams(profile.name, ps);
         std::shared_ptr<Recorder> recorder;
         std::int64_t id = 0;
         if (store) {
             SessionInfo info;
-            info.name = o.name.empty() ? profile.name : o.name;
+            info.name = o.name;
+            if (info.name.empty()) { // the profile, and what --set changed in it
+                info.name = profile.name;
+                for (const auto &s : o.sets) info.name += " " + s;
+            }
             if (o.repeat > 1) info.name += " #" + std::to_string(k);
             info.device = "sim0";
             info.profile = profile.name;

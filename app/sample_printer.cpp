@@ -91,8 +91,26 @@ void SamplePrinter::printThreads(std::FILE *out) const
     std::fprintf(out, "%-12s %10.1f %8.1f\n", "(process)", s->processCpuMsPerS, s->processCpuPct);
 }
 
+void SamplePrinter::printParams(const std::string &profile, const ParamSet &ps)
+{
+    if (fmt_ != OutputFormat::Jsonl) return;
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto &t : tunables()) values[std::string(t.name)] = ps.text(t.id);
+    std::fprintf(out_, "%s\n", nlohmann::json{{"type", "params"}, {"profile", profile}, {"values", values}}.dump().c_str());
+    std::fflush(out_);
+}
+
 void SamplePrinter::printSummary(const RunSummary &r)
 {
+    if (r.samples == 0) {
+        // Stopped before the first sample: nothing was measured, and the summary says so.
+        if (fmt_ == OutputFormat::Jsonl)
+            std::fprintf(out_, "{\"type\":\"summary\",\"samples\":0}\n");
+        else
+            std::fprintf(out_, "\n== summary: stopped before the first sample; nothing was measured ==\n");
+        std::fflush(out_);
+        return;
+    }
     if (fmt_ == OutputFormat::Jsonl) {
         nlohmann::json j = {{"type", "summary"},
                             {"duration", r.duration},

@@ -9,6 +9,7 @@
 
 #include "engine/sample.h"
 #include "engine/summary.h"
+#include "engine/tunables.h"
 
 namespace ringlab {
 
@@ -23,6 +24,8 @@ class SamplePrinter final : public Subscriber {
     std::vector<std::shared_ptr<const Sample>> samples() const;
     std::shared_ptr<const Sample> latest() const;
     void printSummary(const RunSummary &r);
+    // JSON lines: a first record with the profile and every starting value.
+    void printParams(const std::string &profile, const ParamSet &ps);
     void printThreads(std::FILE *out) const; // `show threads`
 
   private:

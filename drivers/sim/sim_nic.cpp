@@ -60,7 +60,9 @@ void SimNic::followLoad(std::int64_t nowNs)
     const std::int64_t hz = live_.i(P::ProbeRateHz);
     if (hz != probeHz_) {
         probeHz_ = hz;
-        probes_.reshape({LoadPattern::Constant, static_cast<double>(hz), 0, 0}, nowNs);
+        // Poisson, not evenly spaced: periodic probes lock to the tick of a tick-mode poll
+        // thread and measure the phase between the two instead of the wait.
+        probes_.reshape({LoadPattern::Poisson, static_cast<double>(hz), 0, 0}, nowNs);
     }
 }
 
