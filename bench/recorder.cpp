@@ -21,10 +21,18 @@ namespace fs = std::filesystem;
 namespace {
 double saturationRun(bool record, const fs::path &db)
 {
-    const ParamSet ps = paramsOrDie({{"load.rate_pps", "40000000"}, {"load.frame_bytes", "64"}, {"load.pattern", "constant"},
-                                     {"link.mbps", "400000"}, {"probe.rate_hz", "0"}, {"poll.mode", "busy"},
-                                     {"proc.ns_per_packet", "0"}, {"rx.ring_size", "4096"}, {"rx.pool_buffers", "32768"},
-                                     {"tx.ring_size", "4096"}, {"tx.coalesce_frames", "512"}, {"poll.budget", "256"}});
+    const ParamSet ps = paramsOrDie({{"load.rate_pps", "40000000"},
+                                     {"load.frame_bytes", "64"},
+                                     {"load.pattern", "constant"},
+                                     {"link.mbps", "400000"},
+                                     {"probe.rate_hz", "0"},
+                                     {"poll.mode", "busy"},
+                                     {"proc.ns_per_packet", "0"},
+                                     {"rx.ring_size", "4096"},
+                                     {"rx.pool_buffers", "32768"},
+                                     {"tx.ring_size", "4096"},
+                                     {"tx.coalesce_frames", "512"},
+                                     {"poll.budget", "256"}});
     DeviceFactory f = [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
         return std::make_unique<sim::SimNic>(p, live);
     };
@@ -86,15 +94,21 @@ int main(int argc, char **argv)
             }
         }
         store.append(id, batch, {});
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         store.finishSession(id, "completed");
         store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
         const double rows = static_cast<double>(hourSamples) * static_cast<double>(perSample);
-        const double mb = static_cast<double>(fs::file_size(dir / "hour.db")) / 1e6 * (36000.0 / hourSamples);
-        std::printf("metric rows per sample: %zu (default profile, %zu threads)\n", perSample, tmpl.threads.size());
-        std::printf("store: %d samples (%.0f rows) in %.2f s: %.0f rows/s, %.0f samples/s (%.0fx real time at 10 Hz)\n",
-                    hourSamples, rows, secs, rows / secs, hourSamples / secs, hourSamples / secs / 10);
-        std::printf("one hour at 10 Hz on disk: %.1f MB (goal <= 50 MB: %s)\n\n", mb, mb <= 50 ? "met" : "NOT met");
+        const double mb =
+            static_cast<double>(fs::file_size(dir / "hour.db")) / 1e6 * (36000.0 / hourSamples);
+        std::printf("metric rows per sample: %zu (default profile, %zu threads)\n", perSample,
+                    tmpl.threads.size());
+        std::printf("store: %d samples (%.0f rows) in %.2f s: %.0f rows/s, %.0f samples/s (%.0fx "
+                    "real time at 10 Hz)\n",
+                    hourSamples, rows, secs, rows / secs, hourSamples / secs,
+                    hourSamples / secs / 10);
+        std::printf("one hour at 10 Hz on disk: %.1f MB (goal <= 50 MB: %s)\n\n", mb,
+                    mb <= 50 ? "met" : "NOT met");
     }
 
     std::vector<double> with, without;
@@ -102,13 +116,14 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; ++r) {
         without.push_back(saturationRun(false, {}));
         with.push_back(saturationRun(true, dir / ("run" + std::to_string(r) + ".db")));
-        std::printf("round %d: without recording %.2f Mpps, with recording %.2f Mpps\n", r + 1, without.back() / 1e6,
-                    with.back() / 1e6);
+        std::printf("round %d: without recording %.2f Mpps, with recording %.2f Mpps\n", r + 1,
+                    without.back() / 1e6, with.back() / 1e6);
     }
     const double ratio = median(with) / median(without);
-    std::printf("saturation throughput with / without recording (medians of %d alternating 2 s runs): %.3f "
-                "(goal >= 0.98: %s)\n",
-                rounds, ratio, ratio >= 0.98 ? "met" : "NOT met");
+    std::printf(
+        "saturation throughput with / without recording (medians of %d alternating 2 s runs): %.3f "
+        "(goal >= 0.98: %s)\n",
+        rounds, ratio, ratio >= 0.98 ? "met" : "NOT met");
     fs::remove_all(dir);
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Installs what Ringlab needs from Debian 12, builds it, then runs it or tests it.
-#   packaging/bootstrap.sh run    build, then start Ringlab on the simulated NIC
+#   packaging/bootstrap.sh run    build, then start the Ringlab workbench on the simulated NIC
+#                                 (without a display: a 10 s headless run instead)
 #   packaging/bootstrap.sh test   build with warnings as errors, then run the whole test suite
 #   packaging/bootstrap.sh deps   install the packages only
 set -euo pipefail
@@ -42,7 +43,11 @@ deps)
 run)
     install_packages
     configure_and_build
-    exec "$build/app/ringlab-engine" run --profile default --duration 10s
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        exec "$build/app/ringlab" --profile default
+    fi
+    echo "bootstrap: no display; a 10 s headless run of the default profile instead (the desktop app: $build/app/ringlab)"
+    exec "$build/app/ringlab-engine" run --profile default --duration 10s --no-record
     ;;
 test)
     install_packages

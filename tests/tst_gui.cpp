@@ -3,6 +3,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
@@ -263,6 +264,20 @@ void TstGui::compareTwoSessions()
     QVERIFY(pollCpuWorse);
     QVERIFY(dlg.charts()->cpu()->seriesNames().contains("poll A"));
     QVERIFY(dlg.charts()->cpu()->seriesNames().contains("poll B"));
+    // For the documentation: RINGLAB_SCREENSHOT_DIR=docs ctest -R tst_gui
+    if (const QString shots = qEnvironmentVariable("RINGLAB_SCREENSHOT_DIR"); !shots.isEmpty()) {
+        dlg.resize(1280, 800);
+        dlg.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dlg));
+        dlg.charts()->replot();
+        QVERIFY(dlg.grab().save(shots + "/compare.png"));
+        w_->sessions()->reload();
+        w_->findChildren<QDockWidget *>().constFirst()->raise();
+        for (auto *d : w_->findChildren<QDockWidget *>())
+            if (d->objectName() == "sessionsDock") d->raise();
+        QTest::qWait(50); // one paint of the raised dock before the grab
+        QVERIFY(w_->grab().save(shots + "/sessions.png"));
+    }
 }
 
 void TstGui::closingDuringARunCompletesTheSession()

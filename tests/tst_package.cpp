@@ -8,11 +8,12 @@
 
 class TstPackage : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void packageHoldsTheProgramsAndStarts();
 
-private:
-    static int run(const QString &program, const QStringList &args, const QString &dir, QString *out,
+  private:
+    static int run(const QString &program, const QStringList &args, const QString &dir,
+                   QString *out,
                    const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
     {
         QProcess p;
@@ -32,13 +33,18 @@ void TstPackage::packageHoldsTheProgramsAndStarts()
     QVERIFY(dir.isValid());
     QString out;
     // The package is built in a scratch directory from this build tree's install rules.
-    QCOMPARE(run("cpack", {"-G", "DEB", "--config", RINGLAB_BUILD_DIR "/CPackConfig.cmake", "-B", dir.path()}, dir.path(), &out), 0);
+    QCOMPARE(
+        run("cpack",
+            {"-G", "DEB", "--config", RINGLAB_BUILD_DIR "/CPackConfig.cmake", "-B", dir.path()},
+            dir.path(), &out),
+        0);
     const QStringList debs = QDir(dir.path()).entryList({"ringlab_*.deb"});
     QVERIFY2(debs.size() == 1, qPrintable(out));
     const QString deb = dir.filePath(debs.first());
 
     QCOMPARE(run("dpkg-deb", {"-c", deb}, dir.path(), &out), 0);
-    for (const char *path : {"./usr/bin/ringlab", "./usr/bin/ringlab-engine", "./usr/share/ringlab/profiles/default.json",
+    for (const char *path : {"./usr/bin/ringlab", "./usr/bin/ringlab-engine",
+                             "./usr/share/ringlab/profiles/default.json",
                              "./usr/share/ringlab/profiles/kni-sleep-100-200.json",
                              "./usr/share/applications/org.example.ringlab.desktop",
                              "./usr/share/metainfo/org.example.ringlab.metainfo.xml",
@@ -53,7 +59,8 @@ void TstPackage::packageHoldsTheProgramsAndStarts()
     QCOMPARE(run(root + "/usr/bin/ringlab-engine", {"params"}, dir.path(), &out), 0);
     QVERIFY(out.contains("refill.threshold"));
     QCOMPARE(run(root + "/usr/bin/ringlab-engine", {"profiles"}, dir.path(), &out), 0);
-    QVERIFY2(out.contains(root + "/usr/bin/../share/ringlab/profiles/default.json"), qPrintable(out));
+    QVERIFY2(out.contains(root + "/usr/bin/../share/ringlab/profiles/default.json"),
+             qPrintable(out));
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
     QCOMPARE(run(root + "/usr/bin/ringlab", {"--version"}, dir.path(), &out, env), 0);

@@ -33,7 +33,7 @@ CompareDialog::CompareDialog(SessionStore &store, std::int64_t a, std::int64_t b
     store.get(a, ia);
     store.get(b, ib);
     auto *title = new QLabel(tr("<b>A</b>: %1 — %2 (solid) &nbsp;&nbsp; <b>B</b>: %3 — %4 "
-                                "(dashed); time is relative to each start")
+                                "(dashed, same colours); time is relative to each start")
                                  .arg(a)
                                  .arg(QString::fromStdString(ia.name).toHtmlEscaped())
                                  .arg(b)

@@ -23,6 +23,7 @@ SessionsPanel::SessionsPanel(EngineController *ctl, QWidget *parent)
     view_->setSelectionBehavior(QAbstractItemView::SelectRows);
     view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     view_->verticalHeader()->hide();
+    view_->setWordWrap(false);
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setSortingEnabled(false);
     layout->addWidget(view_);
@@ -105,6 +106,7 @@ void SessionsPanel::reload()
     }
     try {
         model_->setSessions(store->list());
+        view_->resizeColumnsToContents();
     } catch (const DbError &e) {
         emit message(QString::fromStdString(e.what()), 10000);
     }

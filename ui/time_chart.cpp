@@ -37,7 +37,8 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     y_->setTitleText(unit_);
     c->addAxis(y_, Qt::AlignLeft);
     setChart(c);
-    setRenderHint(QPainter::Antialiasing);
+    // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
+    setRenderHint(QPainter::Antialiasing, false);
     setMinimumHeight(150);
 }
 
@@ -57,6 +58,10 @@ void TimeChart::append(const QString &name, double t, double value, bool dashed,
         chart()->addSeries(s.line);
         s.line->attachAxis(x_);
         s.line->attachAxis(y_);
+        // A dashed twin (B of a comparison) shares its solid series' legend entry.
+        if (dashed)
+            for (auto *m : chart()->legend()->markers(s.line))
+                m->setVisible(false);
         const QString unit = unit_;
         connect(s.line, &QLineSeries::hovered, this, [name, unit](const QPointF &p, bool state) {
             if (state)
@@ -157,7 +162,8 @@ void TimeChart::replot(double from, double to)
 {
     from_ = from;
     to_ = std::max(to, from + 1.0);
-    const int columns = std::max(50, static_cast<int>(chart()->plotArea().width()));
+    // Min and max per two-pixel column: the lines look the same and cost half.
+    const int columns = std::max(50, static_cast<int>(chart()->plotArea().width() / 2));
     double ymin = 1e300, ymax = -1e300;
     for (auto &s : series_) {
         const QList<QPointF> pts = decimate(s.points, from_, to_, columns);
@@ -169,6 +175,7 @@ void TimeChart::replot(double from, double to)
         s.line->replace(pts);
     }
     x_->setRange(from_, to_);
+    x_->setLabelFormat(to_ - from_ < 20 ? "%.1f" : "%.0f"); // no two ticks with the same label
     if (ymin > ymax) {
         ymin = log_ ? 1 : 0;
         ymax = log_ ? 1000 : 1;

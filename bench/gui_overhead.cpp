@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// gui_overhead: what the desktop workbench costs.
+//  1. saturation throughput of the engine with the GUI attached (window shown, charts and
+//     segments updating live) and headless, alternating in one run, as a ratio;
+//  2. the GUI thread's CPU while charting at 10 Hz with a 10-minute window already full.
+// Runs on whatever Qt platform is set (QT_QPA_PLATFORM=offscreen without a display).
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <ctime>
+
+#include "bench_common.h"
+#include "ui/charts_view.h"
+#include "ui/engine_controller.h"
+#include "ui/main_window.h"
+
+using namespace ringlab;
+using namespace ringlab::bench;
+
+namespace {
+const Assignments kSaturation = {
+    {"load.rate_pps", "40000000"}, {"load.frame_bytes", "64"},    {"load.pattern", "constant"},
+    {"link.mbps", "400000"},       {"probe.rate_hz", "0"},        {"poll.mode", "busy"},
+    {"proc.ns_per_packet", "0"},   {"rx.ring_size", "4096"},      {"rx.pool_buffers", "32768"},
+    {"tx.ring_size", "4096"},      {"tx.coalesce_frames", "512"}, {"poll.budget", "256"}};
+
+double threadCpuS()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+}
+
+// Runs the event loop (sleeping between events, as an application does) until `done`
+// or the timeout; `done` is checked every 20 ms.
+void spin(const std::function<bool()> &done, int timeoutMs)
+{
+    QEventLoop loop;
+    QTimer check;
+    QElapsedTimer t;
+    t.start();
+    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
+        if (done() || t.elapsed() >= timeoutMs) loop.quit();
+    });
+    check.start(20);
+    loop.exec();
+}
+
+double withGui(const QString &db)
+{
+    ui::MainWindow w;
+    w.controller()->setDatabasePath(db);
+    w.controller()->apply(kSaturation, "bench");
+    w.resize(1280, 800);
+    w.show();
+    w.startRun();
+    spin([&] { return w.controller()->samples().size() >= 20; }, 20000);
+    w.stopRun();
+    return median(series(w.controller()->samples(), 5,
+                         [](const Sample &x) { return x.rateOf(C::RxPackets); }));
+}
+
+double headless()
+{
+    return median(series(runSim(paramsOrDie(kSaturation), 20), 5,
+                         [](const Sample &x) { return x.rateOf(C::RxPackets); }));
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    Q_INIT_RESOURCE(ringlab);
+    QApplication::setApplicationName("ringlab-bench");
+    printMachine("gui_overhead");
+    std::printf("Qt platform: %s\n\n", qPrintable(QApplication::platformName()));
+    QTemporaryDir dir;
+
+    std::vector<double> gui, bare;
+    for (int r = 0; r < 5; ++r) {
+        bare.push_back(headless());
+        gui.push_back(withGui(dir.filePath(QString("r%1.db").arg(r))));
+        std::printf("round %d: headless %.2f Mpps, with the GUI %.2f Mpps\n", r + 1,
+                    bare.back() / 1e6, gui.back() / 1e6);
+    }
+    const double ratio = median(gui) / median(bare);
+    std::printf("saturation throughput, GUI attached / headless (medians of 5 alternating 2 s "
+                "runs): %.3f (goal >= 0.95: %s)\n\n",
+                ratio, ratio >= 0.95 ? "met" : "NOT met");
+
+    // Charting cost: a 10-minute window already full (6000 samples of a real run), then
+    // 10 new samples a second for 10 s; the GUI thread's CPU time over wall time.
+    const auto real = runSim(ParamSet{}, 3);
+    const Sample tmpl = *real.back();
+    ui::ChartsView view;
+    view.resize(900, 700);
+    view.setWindow(600);
+    view.show();
+    std::vector<std::shared_ptr<const Sample>> history;
+    for (int k = 0; k < 6000; ++k) {
+        auto s = std::make_shared<Sample>(tmpl);
+        s->t = 0.1 * (k + 1);
+        s->rate[static_cast<std::size_t>(C::RxPackets)] *= 1.0 + 0.1 * std::sin(k / 50.0);
+        history.push_back(s);
+    }
+    view.appendSamples(history);
+    QCoreApplication::processEvents();
+    int next = 6000;
+    QTimer feed;
+    feed.setInterval(100);
+    QObject::connect(&feed, &QTimer::timeout, [&] {
+        auto s = std::make_shared<Sample>(tmpl);
+        s->t = 0.1 * (++next);
+        view.appendSamples({s});
+    });
+    const double cpu0 = threadCpuS();
+    QElapsedTimer wall;
+    wall.start();
+    feed.start();
+    spin([&] { return wall.elapsed() >= 10000; }, 11000);
+    feed.stop();
+    const double pct = (threadCpuS() - cpu0) / (wall.elapsed() / 1e3) * 100;
+    std::printf("GUI thread CPU while charting at 10 Hz, 10-minute window (6000+ points per "
+                "series, %zu series): "
+                "%.1f %% of one core (goal <= 10 %%: %s)\n",
+                view.charts().size(), pct, pct <= 10 ? "met" : "NOT met");
+    return 0;
+}
