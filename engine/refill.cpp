@@ -81,12 +81,16 @@ class ThreadRefill final : public Refiller {
         thread_ = EngineThread(reg_, "refill", [this](std::stop_token st, ThreadEntry &self) {
             Counters &c = self.counters;
             setTimerSlackNs(50'000);
-            std::int64_t deadline = -1;
+            std::int64_t deadline = -1; // >= 0 while an allocation failure waits for its retry
             while (!st.stop_requested()) {
-                if (!fillRing(c, true))
-                    deadline = nowNs() + live_.i(P::RefillRetryMs) * 1'000'000;
-                else
-                    deadline = -1;
+                // Woken at the threshold (or for a retry): fill the ring to the top. Never
+                // on its own initiative below the threshold.
+                if (deadline >= 0 || due(dev_.rxFree())) {
+                    if (!fillRing(c, true))
+                        deadline = nowNs() + live_.i(P::RefillRetryMs) * 1'000'000;
+                    else
+                        deadline = -1;
+                }
                 waiter_.waitUntil(deadline);
                 if (!st.stop_requested()) c.add(C::RefillWakeups);
             }
