@@ -29,9 +29,12 @@ class FifoHandoff final : public Handoff {
     {
         thread_ = EngineThread(d_.reg, "rx-fifo", [this](std::stop_token st, ThreadEntry &self) {
             Processor proc(d_.live);
-            Buffer *bufs[256];
+            // Small batches: what waits is counted in the queue's depth, not in a batch
+            // already taken out of it.
+            constexpr std::uint32_t kBatch = 32;
+            Buffer *bufs[kBatch];
             while (!st.stop_requested()) {
-                const std::uint32_t k = queue_.pop(bufs, 256);
+                const std::uint32_t k = queue_.pop(bufs, kBatch);
                 if (k == 0) {
                     waiter_.waitUntil(-1);
                     continue;
