@@ -17,6 +17,7 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
                new TimeChart(tr("CPU per thread"), tr("ms/s"), false),
                new TimeChart(tr("Latency"), tr("µs (log)"), true),
                new TimeChart(tr("Events"), tr("1/s"), false)};
+    charts_[0]->addRightAxis(tr("pps"));
     for (auto *c : charts_)
         split->addWidget(c);
     layout->addWidget(split);
@@ -39,6 +40,7 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
     };
     put(charts_[0], tr("rx"), s.rxMbps);
     put(charts_[0], tr("tx"), s.txMbps);
+    charts_[0]->appendRight(tr("rx pps") + suffix, t, s.rateOf(C::RxPackets), dashed, tr("rx pps"));
     for (const auto &th : s.threads) {
         if (th.name == "sampler") continue; // the measuring thread, not the driver's
         const QString name = QString::fromStdString(th.name);

@@ -42,10 +42,31 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     setMinimumHeight(150);
 }
 
+void TimeChart::addRightAxis(const QString &unit)
+{
+    yRight_ = new QValueAxis;
+    yRight_->setLabelFormat("%.0f");
+    yRight_->setTitleText(unit);
+    chart()->addAxis(yRight_, Qt::AlignRight);
+}
+
 void TimeChart::append(const QString &name, double t, double value, bool dashed,
                        const QString &colorKey)
 {
-    if (!std::isfinite(value) || (log_ && value <= 0)) return; // nothing to draw on this axis
+    add(name, t, value, dashed, colorKey, false);
+}
+
+void TimeChart::appendRight(const QString &name, double t, double value, bool dashed,
+                            const QString &colorKey)
+{
+    add(name, t, value, dashed, colorKey, yRight_ != nullptr);
+}
+
+void TimeChart::add(const QString &name, double t, double value, bool dashed,
+                    const QString &colorKey, bool right)
+{
+    if (!std::isfinite(value) || (!right && log_ && value <= 0))
+        return; // nothing to draw on this axis
     auto it = series_.find(name);
     if (it == series_.end()) {
         Series s;
@@ -55,14 +76,15 @@ void TimeChart::append(const QString &name, double t, double value, bool dashed,
         pen.setWidthF(1.6);
         if (dashed) pen.setStyle(Qt::DashLine);
         s.line->setPen(pen);
+        s.right = right;
         chart()->addSeries(s.line);
         s.line->attachAxis(x_);
-        s.line->attachAxis(y_);
+        s.line->attachAxis(right ? static_cast<QAbstractAxis *>(yRight_) : y_);
         // A dashed twin (B of a comparison) shares its solid series' legend entry.
         if (dashed)
             for (auto *m : chart()->legend()->markers(s.line))
                 m->setVisible(false);
-        const QString unit = unit_;
+        const QString unit = right ? yRight_->titleText() : unit_;
         connect(s.line, &QLineSeries::hovered, this, [name, unit](const QPointF &p, bool state) {
             if (state)
                 QToolTip::showText(QCursor::pos(), QStringLiteral("%1: %2 %3 at %4 s")
@@ -164,15 +186,23 @@ void TimeChart::replot(double from, double to)
     to_ = std::max(to, from + 1.0);
     // Min and max per two-pixel column: the lines look the same and cost half.
     const int columns = std::max(50, static_cast<int>(chart()->plotArea().width() / 2));
-    double ymin = 1e300, ymax = -1e300;
+    double ymin = 1e300, ymax = -1e300, rmax = 0;
     for (auto &s : series_) {
         const QList<QPointF> pts = decimate(s.points, from_, to_, columns);
         for (const auto &p : pts)
             if (p.x() >= from_ && p.x() <= to_) {
+                if (s.right) {
+                    rmax = std::max(rmax, p.y());
+                    continue;
+                }
                 ymin = std::min(ymin, p.y());
                 ymax = std::max(ymax, p.y());
             }
         s.line->replace(pts);
+    }
+    if (yRight_) {
+        yRight_->setRange(0, rmax > 0 ? rmax * 1.1 : 1.0);
+        yRight_->applyNiceNumbers();
     }
     x_->setRange(from_, to_);
     x_->setLabelFormat(to_ - from_ < 20 ? "%.1f" : "%.0f"); // no two ticks with the same label

@@ -22,6 +22,10 @@ class TimeChart : public QChartView {
     // `colorKey`: series that stand for the same thing (a thread in A and in B) share a colour.
     void append(const QString &series, double t, double value, bool dashed = false,
                 const QString &colorKey = {});
+    // A second, linear value axis on the right (e.g. pps beside Mbit/s), and series on it.
+    void addRightAxis(const QString &unit);
+    void appendRight(const QString &series, double t, double value, bool dashed = false,
+                     const QString &colorKey = {});
     void addMarker(double t, const QString &label, bool showLabel);
     void clearAll();
     // Visible time range; redraws the series (cheap when nothing changed).
@@ -35,6 +39,7 @@ class TimeChart : public QChartView {
   private:
     struct Series {
         QLineSeries *line = nullptr;
+        bool right = false;
         std::vector<QPointF> points; // every point, in time order
     };
     struct Marker {
@@ -51,6 +56,9 @@ class TimeChart : public QChartView {
     bool log_;
     QValueAxis *x_;
     QAbstractAxis *y_;
+    QValueAxis *yRight_ = nullptr;
+    void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
+             bool right);
     QHash<QString, Series> series_;
     QStringList order_;
     std::vector<Marker> markers_;
