@@ -2,6 +2,7 @@
 #include "ui/charts_view.h"
 
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "ui/time_chart.h"
@@ -28,6 +29,7 @@ void ChartsView::clear()
     for (auto *c : charts_)
         c->clearAll();
     end_ = 0;
+    plottedEnd_ = -1;
     replot();
 }
 
@@ -64,7 +66,26 @@ void ChartsView::appendSamples(const std::vector<std::shared_ptr<const Sample>> 
 {
     for (const auto &s : samples)
         add(*s, {}, false);
-    replot();
+    requestReplot();
+}
+
+void ChartsView::requestReplot()
+{
+    if (pending_) return;
+    const double span = window_ > 0 ? window_ : std::max(end_, 1.0);
+    const double width =
+        std::max(100.0, static_cast<double>(charts_[0]->chart()->plotArea().width()));
+    const double perColumn = 2 * span / width; // TimeChart draws min/max per two pixels
+    if (plottedEnd_ < 0 || end_ - plottedEnd_ >= perColumn) {
+        replot();
+        return;
+    }
+    pending_ = true;
+    const double waitS = std::max(0.05, perColumn - (end_ - plottedEnd_));
+    QTimer::singleShot(static_cast<int>(waitS * 1000), this, [this] {
+        pending_ = false;
+        replot();
+    });
 }
 
 void ChartsView::appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
@@ -95,6 +116,7 @@ void ChartsView::replot()
         return;
     }
     dirty_ = false;
+    plottedEnd_ = end_;
     const double to = std::max(end_, 1.0);
     const double from = window_ > 0 ? std::max(0.0, to - window_) : 0.0;
     for (auto *c : charts_)

@@ -42,10 +42,15 @@ class ChartsView : public QWidget {
 
   private:
     void add(const Sample &s, const QString &suffix, bool dashed);
+    // Live data: redraw once the newest point has moved at least a pixel column, and at
+    // most every 50 ms; a point that moves less would not change a pixel.
+    void requestReplot();
     std::vector<TimeChart *> charts_;
     double window_ = 120;
     double end_ = 0;
     bool dirty_ = false;
+    bool pending_ = false;
+    double plottedEnd_ = -1;
 };
 
 } // namespace ringlab::ui
