@@ -10,6 +10,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -340,7 +341,11 @@ void MainWindow::updateStatus()
 void MainWindow::restoreSettings()
 {
     QSettings s;
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // First start: 1280x800, or most of a smaller screen.
+        const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 800);
+        resize(std::min(1280, avail.width() * 9 / 10), std::min(800, avail.height() * 9 / 10));
+    }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
     const QString db = s.value(QStringLiteral("database/path")).toString();
     if (!db.isEmpty()) ctl_->setDatabasePath(db);

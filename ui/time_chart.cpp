@@ -203,6 +203,7 @@ void TimeChart::replot(double from, double to)
     if (yRight_) {
         yRight_->setRange(0, rmax > 0 ? rmax * 1.1 : 1.0);
         yRight_->applyNiceNumbers();
+        yRight_->setLabelFormat(yRight_->max() < 10 ? "%.1f" : "%.0f");
     }
     x_->setRange(from_, to_);
     x_->setLabelFormat(to_ - from_ < 20 ? "%.1f" : "%.0f"); // no two ticks with the same label
@@ -217,6 +218,9 @@ void TimeChart::replot(double from, double to)
     } else {
         static_cast<QValueAxis *>(y_)->setRange(std::min(0.0, ymin), ymax > 0 ? ymax * 1.1 : 1.0);
         static_cast<QValueAxis *>(y_)->applyNiceNumbers();
+        // Small ranges need a decimal, or two ticks read the same.
+        static_cast<QValueAxis *>(y_)->setLabelFormat(
+            static_cast<QValueAxis *>(y_)->max() < 10 ? "%.1f" : "%.0f");
     }
     placeMarkers();
 }
