@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // ringlab: the desktop workbench. Also runs without a window for screenshots and for
 // rendering a recorded session's charts to a file.
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSocketNotifier>
 #include <QTimer>
 #include <cstdio>
 
@@ -16,6 +21,32 @@
 using namespace ringlab;
 
 namespace {
+// SIGTERM, SIGINT and SIGHUP close the window like its close button, so a running session
+// ends as completed: the handler only writes to a socket the event loop watches.
+int signalFds[2] = {-1, -1};
+void onSignal(int)
+{
+    const char c = 1;
+    [[maybe_unused]] auto r = ::write(signalFds[0], &c, 1);
+}
+void closeOnSignals(QWidget *window)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, signalFds) != 0) return;
+    auto *notifier = new QSocketNotifier(signalFds[1], QSocketNotifier::Read, window);
+    QObject::connect(notifier, &QSocketNotifier::activated, window, [window] {
+        char c;
+        [[maybe_unused]] auto r = ::read(signalFds[1], &c, 1);
+        window->close();
+        QCoreApplication::quit();
+    });
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (int sig : {SIGTERM, SIGINT, SIGHUP})
+        sigaction(sig, &sa, nullptr);
+}
+
 int render(QApplication &app, const QStringList &args)
 {
     QCommandLineParser p;
@@ -111,6 +142,7 @@ int main(int argc, char **argv)
         w.resize(1280, 800);
     }
     w.show();
+    closeOnSignals(&w);
 
     if (p.isSet("screenshot")) {
         const auto ns = parseDurationNs(p.value("duration").toStdString());

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "engine/session_store.h"
+
 class TstEndToEnd : public QObject {
     Q_OBJECT
   private slots:
@@ -19,6 +21,7 @@ class TstEndToEnd : public QObject {
     void badInputIsRejected_data();
     void badInputIsRejected();
     void recordedRunIsASession();
+    void workbenchEndsItsSessionOnSigterm();
 
   private:
     QTemporaryDir dataHome_;
@@ -271,6 +274,38 @@ void TstEndToEnd::recordedRunIsASession()
     QVERIFY2(err.contains("no session 1 in"), qPrintable(err));
     QCOMPARE(run({"run", "--duration", "1s", "--db", "/proc/nope/x.db"}, nullptr, &err), 1);
     QVERIFY2(err.contains("cannot record: database /proc/nope/x.db"), qPrintable(err));
+}
+
+void TstEndToEnd::workbenchEndsItsSessionOnSigterm()
+{
+    // The desktop program, running a session (--screenshot starts one), is asked to stop
+    // by the system: the session ends as completed, not left running.
+    const QString db = dataHome_.filePath("gui-term.db");
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    p.start(RINGLAB_GUI_BIN,
+            {"--db", db, "--screenshot", dataHome_.filePath("never.png"), "--duration", "60s"});
+    QVERIFY(p.waitForStarted(10000));
+    // Wait until the session has samples on disk.
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                 try {
+                                     ringlab::SessionStore s(db.toStdString(),
+                                                             ringlab::Db::Mode::ReadOnly);
+                                     const auto l = s.list();
+                                     return !l.empty() && l[0].sampleCount >= 5;
+                                 } catch (const ringlab::DbError &) {
+                                     return false;
+                                 }
+                             }()),
+                             20000);
+    p.terminate(); // SIGTERM
+    QVERIFY(p.waitForFinished(20000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    ringlab::SessionStore s(db.toStdString());
+    QCOMPARE(s.interruptedOnOpen(), 0);
+    QCOMPARE(s.list().at(0).status, std::string("completed"));
 }
 
 QTEST_GUILESS_MAIN(TstEndToEnd)
