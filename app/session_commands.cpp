@@ -236,9 +236,13 @@ int compareCommand(const SessionsOptions &o)
     std::vector<std::string> missing;
     const auto rows = compareSides(a, b, metrics, missing);
     std::printf("A: %s\nB: %s\n", a.label.c_str(), b.label.c_str());
-    std::printf("%s; differences are B - A with their 95 %% confidence interval\n\n",
+    std::printf("%s; differences are B - A with their 95 %% confidence interval\n",
                 a.repeats || b.repeats ? "repeats are the samples"
                                        : "samples are batch means of each run");
+    if (!a.repeats && !b.repeats)
+        std::printf("note: two single runs show the noise within each run, not between runs; for a "
+                    "verdict that holds across runs, record both with --repeat N\n");
+    std::printf("\n");
     std::printf("%-28s %14s %14s %14s %9s %14s  %s\n", "metric", "A", "B", "B - A", "%", "95 % CI",
                 "verdict");
     for (const auto &r : rows) {
