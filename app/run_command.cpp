@@ -240,7 +240,8 @@ int runCommand(const RunOptions &o)
             info.name = o.name;
             if (info.name.empty()) { // the profile, and what --set changed in it
                 info.name = profile.name;
-                for (const auto &s : o.sets) info.name += " " + s;
+                for (const auto &s : o.sets)
+                    info.name += " " + s;
             }
             if (o.repeat > 1) info.name += " #" + std::to_string(k);
             info.device = "sim0";
@@ -255,10 +256,15 @@ int runCommand(const RunOptions &o)
                 std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
                 return 1;
             }
-            recorder =
-                std::make_shared<Recorder>(*store, id, 500'000'000, [](const std::string &msg) {
-                    std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
-                });
+            try {
+                recorder = std::make_shared<Recorder>(
+                    store->file(), id, 500'000'000, [](const std::string &msg) {
+                        std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
+                    });
+            } catch (const DbError &e) {
+                std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
+                return 1;
+            }
         }
         const Ended ended = runOnce(o, ps, sigFd, recorder, printer, stdinOpen);
         if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");

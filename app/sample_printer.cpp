@@ -95,8 +95,12 @@ void SamplePrinter::printParams(const std::string &profile, const ParamSet &ps)
 {
     if (fmt_ != OutputFormat::Jsonl) return;
     nlohmann::json values = nlohmann::json::object();
-    for (const auto &t : tunables()) values[std::string(t.name)] = ps.text(t.id);
-    std::fprintf(out_, "%s\n", nlohmann::json{{"type", "params"}, {"profile", profile}, {"values", values}}.dump().c_str());
+    for (const auto &t : tunables())
+        values[std::string(t.name)] = ps.text(t.id);
+    std::fprintf(out_, "%s\n",
+                 nlohmann::json{{"type", "params"}, {"profile", profile}, {"values", values}}
+                     .dump()
+                     .c_str());
     std::fflush(out_);
 }
 
@@ -107,7 +111,8 @@ void SamplePrinter::printSummary(const RunSummary &r)
         if (fmt_ == OutputFormat::Jsonl)
             std::fprintf(out_, "{\"type\":\"summary\",\"samples\":0}\n");
         else
-            std::fprintf(out_, "\n== summary: stopped before the first sample; nothing was measured ==\n");
+            std::fprintf(
+                out_, "\n== summary: stopped before the first sample; nothing was measured ==\n");
         std::fflush(out_);
         return;
     }

@@ -49,7 +49,7 @@ double saturationRun(bool record, const fs::path &db)
         info.profile = "bench";
         info.intervalS = 0.1;
         const auto id = store->createSession(info, ps);
-        rec = std::make_shared<Recorder>(*store, id);
+        rec = std::make_shared<Recorder>(store->file(), id);
         engine.subscribe(rec);
     }
     engine.start();

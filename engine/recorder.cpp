@@ -7,9 +7,10 @@
 
 namespace ringlab {
 
-Recorder::Recorder(SessionStore &store, std::int64_t session, std::int64_t flushNs, ErrorFn onError)
-    : store_(store), session_(session), flushNs_(flushNs), onError_(std::move(onError)),
-      thread_([this](std::stop_token st) { run(st); })
+Recorder::Recorder(const std::filesystem::path &db, std::int64_t session, std::int64_t flushNs,
+                   ErrorFn onError)
+    : store_(std::make_unique<SessionStore>(db)), session_(session), flushNs_(flushNs),
+      onError_(std::move(onError)), thread_([this](std::stop_token st) { run(st); })
 {
 }
 
@@ -62,7 +63,7 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
         ++behind_;
     }
     try {
-        store_.append(session_, samples, events);
+        store_->append(session_, samples, events);
         std::lock_guard lock(mutex_);
         written_ += samples.size();
     } catch (const DbError &e) {
@@ -108,7 +109,7 @@ void Recorder::finish(const std::string &status)
     }
     flush(samples, events);
     try {
-        store_.finishSession(session_, failed_ && !samples_.empty() ? "failed" : status);
+        store_->finishSession(session_, failed_ && !samples_.empty() ? "failed" : status);
     } catch (const DbError &e) {
         if (onError_) onError_(e.what());
     }

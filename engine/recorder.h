@@ -5,7 +5,9 @@
 #pragma once
 
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -17,10 +19,11 @@ namespace ringlab {
 class Recorder final : public Subscriber {
   public:
     using ErrorFn = std::function<void(const std::string &)>;
-    // Takes over `store` for writing until finish(). flushNs: at most this long between
-    // commits (a crash loses at most this much).
-    Recorder(SessionStore &store, std::int64_t session, std::int64_t flushNs = 500'000'000,
-             ErrorFn onError = {});
+    // Opens its own connection to the database file (the caller's stays free for its own
+    // thread) and writes the session until finish(). flushNs: at most this long between
+    // commits (a crash loses at most this much). Throws DbError when the file cannot be opened.
+    Recorder(const std::filesystem::path &db, std::int64_t session,
+             std::int64_t flushNs = 500'000'000, ErrorFn onError = {});
     ~Recorder() override;
 
     void onSample(const std::shared_ptr<const Sample> &s) override;
@@ -36,7 +39,7 @@ class Recorder final : public Subscriber {
     void run(std::stop_token st);
     void flush(std::vector<std::shared_ptr<const Sample>> &samples, std::vector<Event> &events);
 
-    SessionStore &store_;
+    std::unique_ptr<SessionStore> store_;
     const std::int64_t session_;
     const std::int64_t flushNs_;
     ErrorFn onError_;

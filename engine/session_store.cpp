@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "engine/sample_metrics.h"
 #include "engine/version.h"
@@ -94,6 +96,39 @@ const char *const kMigrations[] = {
     ALTER TABLE sessions ADD COLUMN run_group TEXT NOT NULL DEFAULT '';
     ALTER TABLE sessions ADD COLUMN repeat_index INTEGER NOT NULL DEFAULT 0;
     )sql",
+    // 2 -> 3: ids are never reused after a delete (AUTOINCREMENT), and a recording process
+    // is identified by pid, start time and boot, so a reused pid does not look alive.
+    R"sql(
+    CREATE TABLE sessions_v3 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        ended_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'failed')),
+        device TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        host_name TEXT NOT NULL DEFAULT '',
+        host_cpu TEXT NOT NULL DEFAULT '',
+        host_cores INTEGER NOT NULL DEFAULT 0,
+        host_kernel TEXT NOT NULL DEFAULT '',
+        engine_version TEXT NOT NULL DEFAULT '',
+        git_revision TEXT NOT NULL DEFAULT '',
+        interval_s REAL NOT NULL,
+        notes TEXT NOT NULL DEFAULT '',
+        pid INTEGER NOT NULL DEFAULT 0,
+        run_group TEXT NOT NULL DEFAULT '',
+        repeat_index INTEGER NOT NULL DEFAULT 0,
+        pid_start INTEGER NOT NULL DEFAULT 0,
+        boot_id TEXT NOT NULL DEFAULT ''
+    );
+    INSERT INTO sessions_v3 (id, uuid, name, created_at, ended_at, status, device, profile, host_name, host_cpu,
+        host_cores, host_kernel, engine_version, git_revision, interval_s, notes, pid, run_group, repeat_index)
+    SELECT id, uuid, name, created_at, ended_at, status, device, profile, host_name, host_cpu, host_cores,
+        host_kernel, engine_version, git_revision, interval_s, notes, pid, run_group, repeat_index FROM sessions;
+    DROP TABLE sessions;
+    ALTER TABLE sessions_v3 RENAME TO sessions;
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -111,10 +146,36 @@ std::string newUuid()
     return buf;
 }
 
-bool processGone(std::int64_t pid)
+std::string bootId()
+{
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(in, id);
+    return id;
+}
+
+// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; 0 if gone.
+std::int64_t processStart(std::int64_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) return 0;
+    const auto close = line.rfind(')'); // the command name may hold spaces and parentheses
+    if (close == std::string::npos) return 0;
+    std::istringstream rest(line.substr(close + 2));
+    std::string field;
+    for (int k = 3; k <= 22 && rest >> field; ++k)
+        if (k == 22) return std::strtoll(field.c_str(), nullptr, 10);
+    return 0;
+}
+
+// Whether the process that recorded a session on this host is gone.
+bool processGone(std::int64_t pid, std::int64_t pidStart, const std::string &boot)
 {
     if (pid <= 0) return true;
-    return kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH;
+    if (!boot.empty() && boot != bootId()) return true; // recorded before a reboot
+    if (kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH) return true;
+    return pidStart != 0 && processStart(pid) != pidStart; // the pid now belongs to another process
 }
 
 const char *kSessionColumns =
@@ -178,8 +239,11 @@ int SessionStore::schemaVersion()
 
 void SessionStore::migrate()
 {
-    for (int v = schemaVersion(); v < kSchemaVersion; ++v) {
+    while (schemaVersion() < kSchemaVersion) {
         Transaction tx(db_);
+        // Another process may have migrated between our read and the lock: read it again.
+        const int v = schemaVersion();
+        if (v >= kSchemaVersion) break;
         db_.exec(kMigrations[v]);
         db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
         tx.commit();
@@ -189,19 +253,27 @@ void SessionStore::migrate()
 int SessionStore::markInterrupted()
 {
     const std::string host = currentHost().hostname;
+    {
+        // Cheap check first, without the write lock: usually nothing is left running.
+        auto q = db_.prepare("SELECT COUNT(*) FROM sessions WHERE status = 'running'");
+        if (!q.step() || q.i64(0) == 0) return 0;
+    }
+    // Under the write lock, so a session that completes meanwhile is not overwritten.
+    Transaction tx(db_);
     std::vector<std::int64_t> dead;
     {
-        auto q = db_.prepare("SELECT id, pid, host_name FROM sessions WHERE status = 'running'");
+        auto q = db_.prepare(
+            "SELECT id, pid, host_name, pid_start, boot_id FROM sessions WHERE status = 'running'");
         while (q.step())
-            if (q.text(2) == host && processGone(q.i64(1))) dead.push_back(q.i64(0));
+            if (q.text(2) == host && processGone(q.i64(1), q.i64(3), q.text(4)))
+                dead.push_back(q.i64(0));
     }
     if (dead.empty()) return 0;
-    Transaction tx(db_);
     // It ended when its last sample was taken.
     auto upd = db_.prepare("UPDATE sessions SET status = 'interrupted', ended_at = "
                            "strftime('%Y-%m-%dT%H:%M:%fZ', created_at, "
                            "'+' || (SELECT COALESCE(MAX(t), 0) FROM sample_times WHERE session_id "
-                           "= ?1) || ' seconds') WHERE id = ?1");
+                           "= ?1) || ' seconds') WHERE id = ?1 AND status = 'running'");
     for (auto id : dead) {
         upd.bind(1, id).run();
         upd.reset();
@@ -218,14 +290,18 @@ std::int64_t SessionStore::createSession(SessionInfo &s, const ParamSet &params)
     if (s.engineVersion.empty()) s.engineVersion = RINGLAB_VERSION;
     if (s.gitRevision.empty()) s.gitRevision = RINGLAB_GIT_REVISION;
     if (s.status.empty()) s.status = "running";
-    if (s.pid == 0) s.pid = getpid();
+    if (s.pid == 0) {
+        s.pid = getpid();
+        s.pidStart = processStart(s.pid);
+        s.bootId = bootId();
+    }
     Transaction tx(db_);
     auto q = db_.prepare("INSERT INTO sessions (uuid, name, created_at, ended_at, status, device, "
                          "profile, host_name, host_cpu, "
                          "host_cores, host_kernel, engine_version, git_revision, interval_s, "
-                         "notes, pid, run_group, repeat_index) "
+                         "notes, pid, run_group, repeat_index, pid_start, boot_id) "
                          "VALUES (?1, ?2, ?3, NULLIF(?4, ''), ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                         "?13, ?14, ?15, ?16, ?17, ?18)");
+                         "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
     q.bind(1, s.uuid).bind(2, s.name).bind(3, s.createdAt).bind(4, s.endedAt).bind(5, s.status);
     q.bind(6, s.device).bind(7, s.profile).bind(8, s.host.hostname).bind(9, s.host.cpuModel);
     q.bind(10, s.host.cores)
@@ -236,7 +312,9 @@ std::int64_t SessionStore::createSession(SessionInfo &s, const ParamSet &params)
         .bind(15, s.notes)
         .bind(16, s.pid)
         .bind(17, s.runGroup)
-        .bind(18, s.repeatIndex);
+        .bind(18, s.repeatIndex)
+        .bind(19, s.pidStart)
+        .bind(20, s.bootId);
     q.run();
     s.id = db_.lastInsertId();
     auto p =
@@ -272,6 +350,19 @@ std::int64_t SessionStore::metricId(const std::string &name, const std::string &
 void SessionStore::append(std::int64_t session,
                           const std::vector<std::shared_ptr<const Sample>> &samples,
                           const std::vector<Event> &events)
+{
+    try {
+        appendInTransaction(session, samples, events);
+    } catch (const DbError &) {
+        // Metric rows inserted by the rolled-back transaction are gone: so are their ids.
+        metricCache_.clear();
+        throw;
+    }
+}
+
+void SessionStore::appendInTransaction(std::int64_t session,
+                                       const std::vector<std::shared_ptr<const Sample>> &samples,
+                                       const std::vector<Event> &events)
 {
     if (samples.empty() && events.empty()) return;
     Transaction tx(db_);

@@ -16,7 +16,7 @@
 
 namespace ringlab {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct SessionInfo {
     std::int64_t id = 0;
@@ -30,7 +30,9 @@ struct SessionInfo {
     std::string notes;
     double intervalS = 0;
     std::int64_t pid = 0;
-    std::string runGroup; // repeats of one run share it
+    std::int64_t pidStart = 0; // the recording process's start time (clock ticks since boot)
+    std::string bootId;        // and the boot it ran in: a pid alone may have been reused
+    std::string runGroup;      // repeats of one run share it
     int repeatIndex = 0;
     // Filled by list/get:
     double durationS = 0;
@@ -102,6 +104,9 @@ class SessionStore {
 
   private:
     void migrate();
+    void appendInTransaction(std::int64_t session,
+                             const std::vector<std::shared_ptr<const Sample>> &samples,
+                             const std::vector<Event> &events);
     int markInterrupted();
     std::int64_t metricId(const std::string &name, const std::string &unit,
                           const std::string &thread);

@@ -37,6 +37,7 @@ class TstSessions : public QObject {
     void repeatsAreTheSamples();
     void importMergesWithoutClashes();
     void deleteRemovesEverything();
+    void idsAreNotReusedAndReusedPidsAreNotAlive();
 
   private:
     fs::path db(const char *name) const { return fs::path(dir_.path().toStdString()) / name; }
@@ -179,7 +180,7 @@ void TstSessions::migrationFromEmptyAndFromVersion1()
             "PRAGMA user_version = 1;");
     }
     SessionStore store(db("v1.db"));
-    QCOMPARE(store.schemaVersion(), 2);
+    QCOMPARE(store.schemaVersion(), kSchemaVersion);
     const auto all = store.list();
     QCOMPARE(all.size(), std::size_t{1});
     QCOMPARE(all[0].name, std::string("old run"));
@@ -213,7 +214,7 @@ void TstSessions::killDashNineLosesAtMostASecond()
         info.intervalS = 0.1;
         const ParamSet ps;
         const std::int64_t id = store.createSession(info, ps);
-        auto rec = std::make_shared<Recorder>(store, id);
+        auto rec = std::make_shared<Recorder>(file, id);
         Engine engine(ps, simFactory(), EngineOptions{100'000'000});
         engine.subscribe(rec);
         engine.start();
@@ -512,6 +513,41 @@ void TstSessions::deleteRemovesEverything()
     QCOMPARE(store.samples(gone).seq.size(), std::size_t{0});
     QCOMPARE(store.params(gone).size(), std::size_t{0});
     QCOMPARE(store.samples(keep).seq.size(), std::size_t{10});
+}
+
+void TstSessions::idsAreNotReusedAndReusedPidsAreNotAlive()
+{
+    const fs::path file = db("ids.db");
+    std::int64_t alive = 0, reused = 0;
+    {
+        SessionStore store(file);
+        synthetic(store, "one", 1, 1, 5, 1);
+        const auto two = synthetic(store, "two", 1, 1, 5, 2);
+        QVERIFY(store.deleteSession(two));
+        // A new session never takes the id of a deleted one.
+        QVERIFY(synthetic(store, "three", 1, 1, 5, 3) > two);
+        // Two sessions "running" under this very pid: one really is ours, the other was
+        // recorded by an earlier process that had the same pid (another start time).
+        SessionInfo info;
+        info.name = "ours";
+        info.device = "sim0";
+        info.profile = "p";
+        info.intervalS = 0.1;
+        alive = store.createSession(info, ParamSet{});
+        SessionInfo old = info;
+        old.id = 0;
+        old.uuid.clear();
+        old.name = "pid reused";
+        old.pid = getpid();
+        old.pidStart = 12345; // not our start time
+        reused = store.createSession(old, ParamSet{});
+    }
+    SessionStore store(file);
+    QCOMPARE(store.interruptedOnOpen(), 1);
+    SessionInfo a, b;
+    QVERIFY(store.get(alive, a) && store.get(reused, b));
+    QCOMPARE(a.status, std::string("running"));
+    QCOMPARE(b.status, std::string("interrupted"));
 }
 
 QTEST_GUILESS_MAIN(TstSessions)

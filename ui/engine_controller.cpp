@@ -132,7 +132,7 @@ bool EngineController::start(QString *error)
             sessionId_ = db->createSession(info, params_);
             QPointer<EngineController> self = this;
             recorder_ = std::make_shared<Recorder>(
-                *db, sessionId_, 500'000'000, [self](const std::string &m) {
+                db->file(), sessionId_, 500'000'000, [self](const std::string &m) {
                     const QString msg = QString::fromStdString(m);
                     QMetaObject::invokeMethod(
                         self,
