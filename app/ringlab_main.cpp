@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QSocketNotifier>
 #include <QTimer>
 #include <cstdio>
@@ -79,6 +80,11 @@ int render(QApplication &app, const QStringList &args)
     }
     const std::string db =
         p.isSet("db") ? p.value("db").toStdString() : SessionStore::defaultPath().string();
+    if (!QFileInfo::exists(QString::fromStdString(db))) {
+        std::fprintf(stderr, "ringlab: render: database %s does not exist (give --db FILE)\n",
+                     db.c_str());
+        return 2;
+    }
     try {
         SessionStore store(db, Db::Mode::ReadWrite);
         QString error;
@@ -126,8 +132,7 @@ int main(int argc, char **argv)
                  QStringLiteral("WxH")});
     p.process(app);
 
-    ui::MainWindow w;
-    if (p.isSet("db")) w.controller()->setDatabasePath(p.value("db"));
+    ui::MainWindow w(p.value("db")); // empty: the settings' database, or the default
     if (p.isSet("profile")) {
         QString error;
         if (!w.loadProfile(p.value("profile"), &error)) {

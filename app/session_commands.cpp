@@ -222,6 +222,14 @@ int compareCommand(const SessionsOptions &o)
         std::fprintf(stderr, "ringlab-engine: compare: %s\n", error.c_str());
         return 2;
     }
+    if (a.label == b.label) {
+        std::fprintf(
+            stderr,
+            "ringlab-engine: compare: A and B are the same (%s): pick two different sessions, "
+            "segments or groups\n",
+            a.label.c_str());
+        return 2;
+    }
     std::vector<std::string> metrics = o.metrics;
     if (metrics.empty()) {
         metrics = {"rx_pps",         "tx_pps",         "rx_missed_per_s", "process_cpu_ms_per_s",
@@ -239,6 +247,10 @@ int compareCommand(const SessionsOptions &o)
     std::printf("%s; differences are B - A with their 95 %% confidence interval\n",
                 a.repeats || b.repeats ? "repeats are the samples"
                                        : "samples are batch means of each run");
+    if (a.repeats != b.repeats)
+        std::printf(
+            "note: one side is a group of repeats and the other a single run: their intervals "
+            "measure different noise (between runs, within a run)\n");
     if (!a.repeats && !b.repeats)
         std::printf("note: two single runs show the noise within each run, not between runs; for a "
                     "verdict that holds across runs, record both with --repeat N\n");

@@ -50,8 +50,7 @@ void spin(const std::function<bool()> &done, int timeoutMs)
 
 double withGui(const QString &db)
 {
-    ui::MainWindow w;
-    w.controller()->setDatabasePath(db);
+    ui::MainWindow w(db);
     w.controller()->apply(kSaturation, "bench");
     w.resize(1280, 800);
     w.show();

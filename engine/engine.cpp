@@ -202,6 +202,13 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
             }
         }
         if (!failure.empty()) {
+            // The changes announced above never ran: record them undone, so segments stay true.
+            const double back = sinceStart();
+            for (const auto &ch : changes) {
+                const auto &t = info(ch.id);
+                publishEvent({back, "param", std::string(t.name), ParamSet::format(t, ch.after),
+                              ParamSet::format(t, ch.before), "rollback", {}});
+            }
             publishEvent(
                 {sinceStart(), "warning", {}, {}, {}, source, "restart failed: " + failure});
             return Status{"restart failed: " + failure + "; previous settings restored"};

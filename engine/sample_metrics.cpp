@@ -131,7 +131,12 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
 int betterDirection(const std::string &name)
 {
     if (name == "rx_pps" || name == "tx_pps" || name == "rx_mbps" || name == "tx_mbps") return +1;
-    if (name == "offered_pps" || name.ends_with("_count") || name == "pool_free") return 0;
+    // Figures that follow the load rather than judge it.
+    if (name == "offered_pps" || name.ends_with("_count") || name == "pool_free" ||
+        name == "rx_posted" || name == "refill_posted_per_s" || name == "polls_per_s" ||
+        name == "work_items_per_s" || name == "tx_cleans_per_s" || name == "tx_clean_kicks_per_s" ||
+        name == "tx_inline_cleans_per_s" || name == "tx_pending")
+        return 0;
     return -1; // CPU, wakeups, drops, events, latency, queue depths: less is better
 }
 

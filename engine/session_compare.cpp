@@ -124,8 +124,8 @@ std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
         CompareRow r;
         r.metric = name;
         r.unit = a.units.count(name) ? a.units.at(name) : "";
-        r.a = estimate(ia->second);
-        r.b = estimate(ib->second);
+        r.a = estimate(ia->second, a.repeats ? 1 : kSamplesPerBatch);
+        r.b = estimate(ib->second, b.repeats ? 1 : kSamplesPerBatch);
         r.diff = compareEstimates(r.a, r.b);
         r.better = betterDirection(name.substr(0, name.find('[')));
         char buf[160];

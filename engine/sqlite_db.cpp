@@ -63,7 +63,11 @@ void Db::exec(const std::string &sql)
     char *err = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
     sqlite3_free(err);
-    if (rc != SQLITE_OK) fail(sql.substr(0, sql.find_first_of("(\n")), rc);
+    if (rc != SQLITE_OK) {
+        const auto from = sql.find_first_not_of(" \n\t");
+        const std::string what = from == std::string::npos ? sql : sql.substr(from);
+        fail(what.substr(0, what.find_first_of("(\n")), rc);
+    }
 }
 
 Stmt Db::prepare(const std::string &sql)

@@ -19,7 +19,7 @@ double tQuantile975(int dof)
     return 1.960;
 }
 
-Estimate estimate(const std::vector<double> &values)
+Estimate estimate(const std::vector<double> &values, std::size_t minBatch)
 {
     Estimate e;
     std::vector<double> v;
@@ -41,7 +41,8 @@ Estimate estimate(const std::vector<double> &values)
                             static_cast<std::size_t>(std::ceil(0.99 * sorted.size())) - 1)];
     if (v.size() < 2) return e;
 
-    const std::size_t b = v.size() >= 20 ? 10 : v.size();
+    const std::size_t b = std::min<std::size_t>(10, v.size() / std::max<std::size_t>(1, minBatch));
+    if (b < 3) return e;                   // too short for an interval
     const std::size_t size = v.size() / b; // the remainder is left out of the batches
     std::vector<double> means(b, 0.0);
     for (std::size_t k = 0; k < b; ++k) {

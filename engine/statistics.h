@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Statistics for summaries and comparisons. Consecutive samples of a run are correlated,
 // so the confidence interval of a mean uses batch means: the series is cut into b
-// contiguous batches (b = 10 when there are at least 20 values, else one value per
-// batch), and the interval is t(b-1) * sd(batch means) / sqrt(b).
+// contiguous batches of at least `minBatch` values (b at most 10), and the interval is
+// t(b-1) * sd(batch means) / sqrt(b). With fewer than 3 batches there is no interval (and no
+// significant difference): the series is too short to tell noise from an effect.
+// Independent values (one mean per repeat) use minBatch = 1.
 #pragma once
 
 #include <vector>
@@ -16,7 +18,8 @@ struct Estimate {
     int batches = 0;
 };
 
-Estimate estimate(const std::vector<double> &values);
+inline constexpr std::size_t kSamplesPerBatch = 5; // 0.5 s at the default 100 ms interval
+Estimate estimate(const std::vector<double> &values, std::size_t minBatch = kSamplesPerBatch);
 // Two-sided 95 % Student t quantile for `dof` degrees of freedom.
 double tQuantile975(int dof);
 

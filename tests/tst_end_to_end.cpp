@@ -247,11 +247,11 @@ void TstEndToEnd::recordedRunIsASession()
     };
     QString out, err;
     QCOMPARE(
-        run({"run", "--duration", "1500ms", "--db", db, "--name", "first", "--output", "jsonl"},
+        run({"run", "--duration", "2500ms", "--db", db, "--name", "first", "--output", "jsonl"},
             &out, &err),
         0);
     QVERIFY2(err.contains("recorded as session 1 in " + db), qPrintable(err));
-    QCOMPARE(run({"run", "--duration", "1500ms", "--db", db, "--name", "second", "--set",
+    QCOMPARE(run({"run", "--duration", "2500ms", "--db", db, "--name", "second", "--set",
                   "poll.mode=busy", "--output", "jsonl"}),
              0);
     QCOMPARE(run({"sessions", "list", "--db", db}, &out), 0);
@@ -263,7 +263,7 @@ void TstEndToEnd::recordedRunIsASession()
     const QStringList lines = out.split('\n', Qt::SkipEmptyParts);
     QVERIFY2(lines.size() >= 14 && lines[0].startsWith("seq,t,interval,"),
              qPrintable(lines.value(0)));
-    QCOMPARE(run({"compare", "1", "2", "--db", db}, &out), 0);
+    QCOMPARE(run({"compare", "1", "2", "--warmup", "500ms", "--db", db}, &out), 0);
     // Busy polling costs the poll thread far more CPU than 100..200 us sleeps: found, with
     // direction.
     QVERIFY2(out.contains(QRegularExpression(

@@ -70,8 +70,8 @@ void TstGui::initTestCase()
 
 void TstGui::init()
 {
-    w_ = std::make_unique<MainWindow>();
-    w_->controller()->setDatabasePath(dbPath());
+    w_ = std::make_unique<MainWindow>(dbPath());
+    QCOMPARE(w_->controller()->databasePath(), dbPath()); // from the start, not after a first open
     QVERIFY(w_->loadProfile("default"));
     w_->resize(1280, 800);
     w_->show();

@@ -29,6 +29,12 @@ CompareDialog::CompareDialog(SessionStore &store, std::int64_t a, std::int64_t b
         layout->addWidget(new QLabel(error_));
         return;
     }
+    if (sa.label == sb.label) {
+        error_ = tr("A and B are the same (%1): pick two different sessions")
+                     .arg(QString::fromStdString(sa.label));
+        layout->addWidget(new QLabel(error_));
+        return;
+    }
     SessionInfo ia, ib;
     store.get(a, ia);
     store.get(b, ib);

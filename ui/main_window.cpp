@@ -35,11 +35,11 @@ namespace {
 constexpr int kStateVersion = 2; // bumped when the dock layout changes
 }
 
-MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), ctl_(new EngineController(this)), undo_(new QUndoStack(this)),
-      charts_(new ChartsView), segments_(new SegmentModel(this)), segmentView_(new QTableView),
-      stateLabel_(new QLabel), dropsLabel_(new QLabel), dbLabel_(new QLabel),
-      segmentTimer_(new QTimer(this))
+MainWindow::MainWindow(const QString &database, QWidget *parent)
+    : QMainWindow(parent), databaseOverride_(database), ctl_(new EngineController(this)),
+      undo_(new QUndoStack(this)), charts_(new ChartsView), segments_(new SegmentModel(this)),
+      segmentView_(new QTableView), stateLabel_(new QLabel), dropsLabel_(new QLabel),
+      dbLabel_(new QLabel), segmentTimer_(new QTimer(this))
 {
     setWindowTitle(tr("Ringlab"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/ringlab.svg")));
@@ -84,7 +84,12 @@ MainWindow::MainWindow(QWidget *parent)
     sessions_->reload();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Stop a run still going before the members its signals reach are destroyed.
+    disconnect(ctl_, nullptr, this, nullptr);
+    ctl_->stop();
+}
 
 void MainWindow::buildToolbar()
 {
@@ -274,6 +279,12 @@ void MainWindow::refreshSegments()
 
 void MainWindow::openSession(qint64 id)
 {
+    if (ctl_->isRunning()) {
+        // The charts belong to the live run until it stops.
+        statusBar()->showMessage(
+            tr("Stop the run to open session %1 (or compare it with another)").arg(id), 8000);
+        return;
+    }
     SessionStore *store = ctl_->store();
     if (!store) return;
     SessionInfo info;
@@ -347,7 +358,9 @@ void MainWindow::restoreSettings()
         resize(std::min(1280, avail.width() * 9 / 10), std::min(800, avail.height() * 9 / 10));
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
-    const QString db = s.value(QStringLiteral("database/path")).toString();
+    const QString db = databaseOverride_.isEmpty()
+                           ? s.value(QStringLiteral("database/path")).toString()
+                           : databaseOverride_;
     if (!db.isEmpty()) ctl_->setDatabasePath(db);
     const int w = windowBox_->findData(s.value(QStringLiteral("charts/window"), 120.0).toDouble());
     if (w >= 0) windowBox_->setCurrentIndex(w);
@@ -363,7 +376,8 @@ void MainWindow::saveSettings()
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
-    s.setValue(QStringLiteral("database/path"), ctl_->databasePath());
+    if (databaseOverride_.isEmpty())
+        s.setValue(QStringLiteral("database/path"), ctl_->databasePath());
     s.setValue(QStringLiteral("charts/window"), windowBox_->currentData());
     s.setValue(QStringLiteral("profile/last"), ctl_->profileName());
 }

@@ -24,8 +24,12 @@ class SessionsPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
+    QString databaseOverride_; // first: the constructor's other members use it
+
   public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    // `database`: a session database chosen for this run only (ringlab --db); it is used from
+    // the start and not saved in the settings.
+    explicit MainWindow(const QString &database = {}, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     EngineController *controller() const { return ctl_; }

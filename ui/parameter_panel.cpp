@@ -34,6 +34,7 @@ int toSlider(const TunableInfo &t, double v)
 }
 double fromSlider(const TunableInfo &t, int pos)
 {
+    if (pos <= 0) return t.min; // the bottom end is the minimum, 0 included
     const double lo = std::log(std::max(t.min, 1.0)), hi = std::log(t.max);
     return std::round(std::exp(lo + (hi - lo) * pos / 1000.0));
 }
@@ -114,12 +115,20 @@ QWidget *ParameterPanel::makeControl(const TunableInfo &t)
             auto *slider = new QSlider(Qt::Horizontal);
             slider->setRange(0, 1000);
             slider->setObjectName(name + QStringLiteral(".slider"));
+            // Dragging shows the value; the change applies where the slider comes to rest
+            // (release, a click on the groove, the wheel or the keyboard).
+            slider->setTracking(false);
             connect(slider, &QSlider::sliderMoved, spin, [&t, spin](int pos) {
                 QSignalBlocker block(spin);
                 spin->setValue(static_cast<int>(fromSlider(t, pos)));
             });
-            connect(slider, &QSlider::sliderReleased, this,
-                    [this, &t, spin] { edited(t, std::to_string(spin->value())); });
+            connect(slider, &QSlider::valueChanged, this, [this, &t, spin](int pos) {
+                {
+                    QSignalBlocker block(spin);
+                    spin->setValue(static_cast<int>(fromSlider(t, pos)));
+                }
+                edited(t, std::to_string(spin->value()));
+            });
             connect(spin, &QSpinBox::valueChanged, slider, [&t, slider](int v) {
                 QSignalBlocker block(slider);
                 slider->setValue(toSlider(t, v));
@@ -139,6 +148,10 @@ QWidget *ParameterPanel::makeControl(const TunableInfo &t)
         spin->setSuffix(unit);
         spin->setKeyboardTracking(false);
         connect(spin, &QDoubleSpinBox::editingFinished, this, [this, &t, spin] {
+            // Leaving the field changes nothing: a value shown rounded (33.33 as 33.3)
+            // is not a new value.
+            const double now = std::stod(shownValue(t));
+            if (std::abs(spin->value() - now) < 0.5 * std::pow(10.0, -spin->decimals())) return;
             edited(t, QString::number(spin->value(), 'g', 10).toStdString());
         });
         input = spin;

@@ -131,8 +131,12 @@ void SessionsPanel::deleteSelected()
     SessionStore *store = ctl_->store();
     if (!store) return;
     for (qint64 id : selectedIds()) {
-        if (ctl_->isRunning() && id == ctl_->sessionId()) {
-            emit message(tr("session %1 is being recorded; stop the run first").arg(id), 8000);
+        const SessionInfo *s = model_->session(model_->rowOf(id));
+        if ((ctl_->isRunning() && id == ctl_->sessionId()) || (s && s->status == "running")) {
+            emit message(tr("session %1 is being recorded (pid %2); stop that run first")
+                             .arg(id)
+                             .arg(s ? s->pid : 0),
+                         8000);
             continue;
         }
         try {

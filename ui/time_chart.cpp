@@ -37,6 +37,7 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     y_->setTitleText(unit_);
     c->addAxis(y_, Qt::AlignLeft);
     setChart(c);
+    connect(c, &QChart::plotAreaChanged, this, [this] { placeMarkers(); });
     // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
     setRenderHint(QPainter::Antialiasing, false);
     setMinimumHeight(150);
