@@ -23,7 +23,6 @@ void Recorder::onSample(const std::shared_ptr<const Sample> &s)
 {
     std::lock_guard lock(mutex_);
     samples_.push_back(s);
-    lastIntervalS_ = s->interval > 0 ? s->interval : lastIntervalS_;
 }
 
 void Recorder::onEvent(const Event &e)
@@ -50,7 +49,9 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
     if (samples.empty() && events.empty()) return;
     // Samples of more than a second waiting at once: the disk is not keeping up. Say so in
     // the session itself, and keep everything.
-    const double waiting = static_cast<double>(samples.size()) * lastIntervalS_;
+    double waiting = 0;
+    for (const auto &s : samples)
+        waiting += s->interval;
     if (waiting > 1.0 + 1e-9) {
         Event warn;
         warn.t = samples.back()->t;

@@ -49,7 +49,6 @@ class Recorder final : public Subscriber {
     std::vector<Event> events_;
     std::uint64_t behind_ = 0, written_ = 0;
     bool failed_ = false;
-    double lastIntervalS_ = 0.1;
     std::jthread thread_;
 };
 
