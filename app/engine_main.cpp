@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/devices_command.h"
 #include "app/duration.h"
 #include "app/params_printer.h"
 #include "app/run_command.h"
 #include "app/session_commands.h"
+#include "drivers/registry.h"
+#include "engine/live_params.h"
 #include "engine/profile.h"
 #include "engine/version.h"
 
@@ -42,7 +45,17 @@ int main(int argc, char **argv)
     bool paramsJson = false;
     params->add_flag("--json", paramsJson, "Print as JSON");
 
+    std::string paramsDevice, paramsEal;
+    params->add_option("--device", paramsDevice,
+                       "Also say what this device does with each tunable (e.g. dpdk:net_null0)");
+    params->add_option("--eal", paramsEal, "EAL arguments for a DPDK device");
+
     auto *profiles = app.add_subcommand("profiles", "List the profiles found and where");
+
+    auto *devices = app.add_subcommand(
+        "devices", "List the devices: sim, the lab, DPDK ports (driver, link, what each supports)");
+    bool devicesJson = false;
+    devices->add_flag("--json", devicesJson, "Print as JSON");
 
     auto *run = app.add_subcommand(
         "run", "Run the engine, print samples, take live changes on standard input");
@@ -65,6 +78,13 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"table", "jsonl"}))
         ->capture_default_str();
     run->add_option("--seed", ro.seed, "Seed of the simulated traffic")->capture_default_str();
+    run->add_option("--device", ro.device,
+                    "sim, lab, or dpdk:PORT[+PORT] (default: the profile's device, else sim); "
+                    "see 'ringlab-engine devices'");
+    run->add_option("--eal", ro.eal, "Extra DPDK EAL arguments, e.g. \"-a 0000:03:00.0\"");
+    run->add_option("--traffic", ro.traffic,
+                    "With --device lab: a real client across the engine, \"ping -i 0.01\" or "
+                    "\"iperf3 -u -b 0 -l 1460 -t 20\"");
     run->add_option("--name", ro.name, "Session name (default: the profile's name)");
     auto *dbOpt = run->add_option("--db", ro.db,
                                   "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
@@ -127,9 +147,29 @@ int main(int argc, char **argv)
 
     if (params->parsed()) {
         const ParamSet defaults;
-        paramsJson ? printParamsJson(std::cout, defaults) : printParamsText(std::cout, defaults);
+        std::vector<TunableSupport> support;
+        if (!paramsDevice.empty()) {
+            DeviceOptions dev;
+            dev.spec = paramsDevice;
+            dev.eal = splitEalArgs(paramsEal);
+            if (auto st = checkDeviceOptions(dev); !st.ok()) {
+                std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+                return 2;
+            }
+            try {
+                const LiveParams live(defaults);
+                support = createDevice(dev, defaults, live)->support();
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "ringlab-engine: device %s: %s\n", paramsDevice.c_str(),
+                             e.what());
+                return 1;
+            }
+        }
+        paramsJson ? printParamsJson(std::cout, defaults, support)
+                   : printParamsText(std::cout, defaults, support);
         return 0;
     }
+    if (devices->parsed()) return devicesCommand(devicesJson);
     if (profiles->parsed()) {
         for (const auto &p : listProfiles())
             std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "",

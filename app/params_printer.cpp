@@ -23,9 +23,29 @@ std::string wrap(std::string_view text, std::size_t width, const std::string &in
     if (!line.empty()) out += indent + line + "\n";
     return out;
 }
+const TunableSupport *findSupport(const std::vector<TunableSupport> &support, P id)
+{
+    for (const auto &s : support)
+        if (s.id == id) return &s;
+    return nullptr;
+}
 } // namespace
 
-void printParamsText(std::ostream &out, const ParamSet &current)
+std::string_view supportName(Support s)
+{
+    switch (s) {
+    case Support::Applies:
+        return "applies";
+    case Support::Ignored:
+        return "ignored";
+    case Support::Fixed:
+        return "fixed";
+    }
+    return "?";
+}
+
+void printParamsText(std::ostream &out, const ParamSet &current,
+                     const std::vector<TunableSupport> &support)
 {
     std::string_view group;
     for (const auto &t : tunables()) {
@@ -37,10 +57,15 @@ void printParamsText(std::ostream &out, const ParamSet &current)
             << " " << std::setw(8) << (t.apply == Apply::Live ? "live" : "restart") << " default "
             << ParamSet::format(t, current.value(t.id)) << "; allowed: " << allowedText(t) << "\n";
         out << wrap(t.help, 76, "    ");
+        if (const auto *sup = findSupport(support, t.id))
+            out << wrap(std::string("** ") + std::string(supportName(sup->support)) +
+                            " on this device: " + sup->reason,
+                        76, "    ");
     }
 }
 
-void printParamsJson(std::ostream &out, const ParamSet &current)
+void printParamsJson(std::ostream &out, const ParamSet &current,
+                     const std::vector<TunableSupport> &support)
 {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto &t : tunables()) {
@@ -63,6 +88,8 @@ void printParamsJson(std::ostream &out, const ParamSet &current)
             j["choices"] = c;
         }
         if (t.power_of_two) j["power_of_two"] = true;
+        if (const auto *sup = findSupport(support, t.id))
+            j["device"] = {{"support", supportName(sup->support)}, {"reason", sup->reason}};
         arr.push_back(j);
     }
     out << arr.dump(2) << "\n";

@@ -4,12 +4,20 @@
 
 #include <ostream>
 
+#include <vector>
+
+#include "engine/device.h"
 #include "engine/tunables.h"
 
 namespace ringlab {
 
-void printParamsText(std::ostream &out, const ParamSet &current);
-void printParamsJson(std::ostream &out, const ParamSet &current);
+// `support`: what a device does differently with some tunables (empty: no device named).
+void printParamsText(std::ostream &out, const ParamSet &current,
+                     const std::vector<TunableSupport> &support = {});
+void printParamsJson(std::ostream &out, const ParamSet &current,
+                     const std::vector<TunableSupport> &support = {});
+// "ignored", "fixed" or "applies".
+std::string_view supportName(Support s);
 // One line per tunable: "name = value  (unit, live)" for `show`.
 std::string paramValueLine(const ParamSet &ps, const TunableInfo &t);
 

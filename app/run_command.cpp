@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "app/console_commands.h"
-#include "drivers/sim/sim_nic.h"
+#include "drivers/registry.h"
 #include "engine/clock.h"
 #include "engine/engine.h"
 #include "engine/profile.h"
@@ -28,13 +28,6 @@ bool buildParams(const RunOptions &o, ParamSet &ps, Profile &profile)
     const auto file = findProfile(o.profile, error);
     if (file.empty() || !loadProfile(file, profile, error)) {
         std::fprintf(stderr, "ringlab-engine: %s\n", error.c_str());
-        return false;
-    }
-    if (profile.device != "sim") {
-        std::fprintf(stderr,
-                     "ringlab-engine: profile %s: device \"%s\" is not available in this build "
-                     "(allowed: sim)\n",
-                     profile.name.c_str(), profile.device.c_str());
         return false;
     }
     if (auto st = ps.set(profile.values); !st.ok()) {
@@ -107,25 +100,11 @@ namespace {
 
 enum class Ended { Duration, Quit, Signal, Failed };
 
-// One run: an engine from `ps`, until the duration, 'quit', end of input or a signal.
-Ended runOnce(const RunOptions &o, const ParamSet &ps, int sigFd,
-              const std::shared_ptr<Subscriber> &recorder, SamplePrinter &printer, bool &stdinOpen)
+// One run of a started engine, until the duration, 'quit', end of input or a signal.
+Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, SamplePrinter &printer,
+              bool &stdinOpen)
 {
-    const std::uint64_t seed = o.seed;
-    auto factory = [seed](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
-        return std::make_unique<sim::SimNic>(p, live, seed);
-    };
-    std::unique_ptr<Engine> engine;
-    try {
-        engine = std::make_unique<Engine>(ps, factory, EngineOptions{o.intervalNs});
-        engine->subscribe(std::shared_ptr<Subscriber>(&printer, [](Subscriber *) {}));
-        if (recorder) engine->subscribe(recorder);
-        engine->start();
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "ringlab-engine: cannot start the engine: %s\n", e.what());
-        return Ended::Failed;
-    }
-
+    Engine *engine = &engineRef;
     const bool interactive = isatty(STDIN_FILENO);
     ConsoleCommands console(*engine, printer, interactive ? "user" : "script", stderr);
     LineReader reader(STDIN_FILENO);
@@ -200,6 +179,16 @@ int runCommand(const RunOptions &o)
                      o.repeat);
         return 2;
     }
+    DeviceOptions dev;
+    dev.spec = o.device.empty() ? profile.device : o.device;
+    dev.eal = splitEalArgs(o.eal);
+    dev.traffic = o.traffic;
+    dev.seed = o.seed;
+    if (o.durationNs >= 0) dev.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
+    if (auto st = checkDeviceOptions(dev); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        return 2;
+    }
     // A run asked to record that cannot open its database fails before it starts.
     std::unique_ptr<SessionStore> store;
     if (o.record) {
@@ -221,16 +210,33 @@ int runCommand(const RunOptions &o)
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     const int sigFd = signalfd(-1, &mask, SFD_CLOEXEC);
 
-    std::fprintf(stderr, "ringlab-engine: profile %s (%s) on sim0; %s\n", profile.name.c_str(),
-                 profile.file.c_str(),
-                 o.durationNs >= 0 ? "running for the given duration"
-                                   : "running until 'quit', end of input or Ctrl+C");
-    if (isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
-
     std::string group;
     int exitCode = 0;
     bool stdinOpen = true;
     for (int k = 1; k <= o.repeat; ++k) {
+        // The device first: a device that cannot be had, or refuses the profile, records
+        // nothing.
+        std::unique_ptr<Engine> engine;
+        try {
+            engine = std::make_unique<Engine>(ps, deviceFactory(dev), EngineOptions{o.intervalNs});
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "ringlab-engine: device %s: %s\n", dev.spec.c_str(), e.what());
+            exitCode = 1;
+            break;
+        }
+        if (auto st = engine->checkDevice(); !st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+            exitCode = 2;
+            break;
+        }
+        const std::string deviceName = engine->deviceInfo().name;
+        if (k == 1)
+            std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n",
+                         profile.name.c_str(), profile.file.c_str(), deviceName.c_str(),
+                         o.durationNs >= 0 ? "running for the given duration"
+                                           : "running until 'quit', end of input or Ctrl+C");
+        if (k == 1 && isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
+
         SamplePrinter printer(o.output, stdout);
         printer.printParams(profile.name, ps);
         std::shared_ptr<Recorder> recorder;
@@ -244,7 +250,7 @@ int runCommand(const RunOptions &o)
                     info.name += " " + s;
             }
             if (o.repeat > 1) info.name += " #" + std::to_string(k);
-            info.device = "sim0";
+            info.device = deviceName;
             info.profile = profile.name;
             info.intervalS = static_cast<double>(o.intervalNs) / 1e9;
             info.repeatIndex = o.repeat > 1 ? k : 0;
@@ -254,7 +260,8 @@ int runCommand(const RunOptions &o)
                 id = store->createSession(info, ps);
             } catch (const DbError &e) {
                 std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
-                return 1;
+                exitCode = 1;
+                break;
             }
             try {
                 recorder = std::make_shared<Recorder>(
@@ -263,10 +270,28 @@ int runCommand(const RunOptions &o)
                     });
             } catch (const DbError &e) {
                 std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
-                return 1;
+                store->deleteSession(id);
+                exitCode = 1;
+                break;
             }
         }
-        const Ended ended = runOnce(o, ps, sigFd, recorder, printer, stdinOpen);
+        engine->subscribe(std::shared_ptr<Subscriber>(&printer, [](Subscriber *) {}));
+        if (recorder) engine->subscribe(recorder);
+        try {
+            engine->start();
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "ringlab-engine: cannot start on %s: %s\n", deviceName.c_str(),
+                         e.what());
+            if (recorder) {
+                recorder->finish("failed");
+                recorder.reset();
+                store->deleteSession(id); // nothing ran: nothing to keep
+            }
+            exitCode = 1;
+            break;
+        }
+        const Ended ended = runOnce(o, *engine, sigFd, printer, stdinOpen);
+        engine.reset(); // the device goes (ports detached, lab removed) before the summary
         if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(summarizeRun(printer.samples(), o.warmupS));
         if (store)

@@ -22,7 +22,10 @@ struct RunOptions {
     std::string name; // session name; default: the profile's
     std::string db;   // empty: the default database
     bool record = true;
-    int repeat = 1; // > 1: that many sessions in one group (needs a duration)
+    int repeat = 1;      // > 1: that many sessions in one group (needs a duration)
+    std::string device;  // --device; empty: the profile's (sim unless it names another)
+    std::string eal;     // --eal
+    std::string traffic; // --traffic (lab)
 };
 
 // Returns the process exit code: 0, 1 (failure while running) or 2 (bad input).

@@ -23,7 +23,7 @@ std::string stageBreakdown(const Sample &s)
 void SamplePrinter::header()
 {
     std::fprintf(out_, "%7s %9s %8s %9s %9s %9s %9s %9s %8s %8s %8s %8s  %s\n", "t(s)", "rx pps",
-                 "rx Mb/s", "tx pps", "missed/s", "poll ms/s", "poll wk/s", "proc ms/s", "p50 us",
+                 "rx Mb/s", "tx pps", "drops/s", "poll ms/s", "poll wk/s", "proc ms/s", "p50 us",
                  "p99 us", "max us", "rtt us", "stages (harvest->handoff->process->txpost->wire)");
     rowsSinceHeader_ = 0;
 }
@@ -42,12 +42,12 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
     if (rowsSinceHeader_ >= 25) header();
     ++rowsSinceHeader_;
     const ThreadStat *poll = s->thread("poll");
-    std::fprintf(
-        out_, "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n", s->t,
-        s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->rateOf(C::RxMissed),
-        poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->processCpuMsPerS,
-        s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
-        stageBreakdown(*s).c_str());
+    std::fprintf(out_,
+                 "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n",
+                 s->t, s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->dropsPerS(),
+                 poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->processCpuMsPerS,
+                 s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
+                 stageBreakdown(*s).c_str());
     std::fflush(out_);
 }
 
@@ -152,6 +152,8 @@ void SamplePrinter::printSummary(const RunSummary &r)
     row("latency p99", "latency_p99_us", "us");
     row("latency max", "latency_max_us", "us");
     row("probe round trip", "probe_rtt_us", "us");
+    row("probe round trip p50", "probe_rtt_p50_us", "us");
+    row("probe round trip p99", "probe_rtt_p99_us", "us");
     row("process CPU", "process_cpu_ms_per_s", "ms/s");
     for (const auto &name : r.threadNames) {
         row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");
@@ -161,15 +163,19 @@ void SamplePrinter::printSummary(const RunSummary &r)
          {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",
           "work_items_per_s", "timer_arms_per_s", "timer_fires_per_s"})
         row(k, k, "/s");
-    std::fprintf(out_,
-                 "  totals: offered %llu, delivered %llu, rx_missed %llu, alloc_fail %llu, tx_full "
-                 "%llu, handoff_full %llu\n",
-                 static_cast<unsigned long long>(r.totals.at("offered")),
-                 static_cast<unsigned long long>(r.totals.at("tx_packets")),
-                 static_cast<unsigned long long>(r.totals.at("rx_missed")),
-                 static_cast<unsigned long long>(r.totals.at("alloc_fail")),
-                 static_cast<unsigned long long>(r.totals.at("tx_full")),
-                 static_cast<unsigned long long>(r.totals.at("handoff_full")));
+    for (const auto &[name, m] : r.deviceMetrics)
+        if (m.n)
+            std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", name.c_str(), m.mean, m.median,
+                         m.max, r.deviceUnits.count(name) ? r.deviceUnits.at(name).c_str() : "");
+    std::string totals = "  totals: offered " + std::to_string(r.totals.at("offered")) +
+                         ", delivered " + std::to_string(r.totals.at("tx_packets"));
+    for (C c : kDropCauses) {
+        const std::string name(counterName(c));
+        totals += ", " + name + " " + std::to_string(r.totals.at(name));
+    }
+    for (const auto &[name, v] : r.totals)
+        if (name.rfind("port_", 0) == 0) totals += ", " + name + " " + std::to_string(v);
+    std::fprintf(out_, "%s\n", totals.c_str());
     std::fflush(out_);
 }
 

@@ -13,7 +13,7 @@ BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers
 {
     // Reserved up front, touched only where frames are copied, so a large pool costs address
     // space rather than resident memory.
-    bytes_ = std::size_t{buffers} * kDataRoom;
+    bytes_ = std::size_t{buffers} * (kHeadroom + kDataRoom);
     void *mem = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED)
@@ -23,7 +23,7 @@ BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers
     std::vector<Buffer *> all(buffers);
     for (std::uint32_t k = 0; k < buffers; ++k) {
         Buffer &b = buffers_[k];
-        b.data = memory_ + std::size_t{k} * kDataRoom;
+        b.data = memory_ + std::size_t{k} * (kHeadroom + kDataRoom) + kHeadroom;
         b.room = kDataRoom;
         b.index = k;
         all[k] = &b;

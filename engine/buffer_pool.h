@@ -8,25 +8,30 @@
 #include <memory>
 #include <vector>
 
+#include "engine/buffer_source.h"
 #include "engine/mpmc_ring.h"
 #include "engine/packet.h"
 
 namespace ringlab {
 
-class BufferPool {
+class BufferPool final : public BufferSource {
   public:
     static constexpr std::uint32_t kDataRoom = 9216; // fits a 9018-byte jumbo frame
+    // Bytes ahead of every frame, for headers a driver prepends (ocelot's injection header).
+    static constexpr std::uint32_t kHeadroom = 64;
 
     explicit BufferPool(std::uint32_t buffers);
     ~BufferPool();
     BufferPool(const BufferPool &) = delete;
     BufferPool &operator=(const BufferPool &) = delete;
 
-    std::uint32_t size() const { return static_cast<std::uint32_t>(buffers_.size()); }
-    std::uint32_t available() const { return free_.count(); }
-    // Up to n buffers; fewer when the pool runs dry.
-    std::uint32_t alloc(Buffer **out, std::uint32_t n) { return free_.dequeueBurst(out, n); }
-    void release(Buffer *const *bufs, std::uint32_t n);
+    std::uint32_t size() const override { return static_cast<std::uint32_t>(buffers_.size()); }
+    std::uint32_t available() const override { return free_.count(); }
+    std::uint32_t alloc(Buffer **out, std::uint32_t n) override
+    {
+        return free_.dequeueBurst(out, n);
+    }
+    void release(Buffer *const *bufs, std::uint32_t n) override;
 
   private:
     std::uint8_t *memory_ = nullptr;

@@ -34,9 +34,15 @@ enum class C : std::uint8_t {
     TxCleanKicks,   // clean scheduled by tx.coalesce_frames
     TxInlineCleans, // transmit-path passes that reclaimed completions (tx.free_thresh)
     Reordered,      // packets processed out of arrival order
+    RxErrors,       // frames the port received in error (DPDK ierrors)
+    TxErrors,       // frames the port failed to send (DPDK oerrors)
     Count
 };
 inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(C::Count);
+
+// Every cause of a lost frame, in the order reports list them. "drops" is their sum.
+inline constexpr C kDropCauses[] = {C::RxMissed,    C::AllocFail, C::TxFull,
+                                    C::HandoffFull, C::RxErrors,  C::TxErrors};
 
 std::string_view counterName(C c);
 

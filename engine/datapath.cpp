@@ -12,7 +12,7 @@ constexpr std::int64_t kHousekeepingNs = 10'000'000;
 } // namespace
 
 Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, ThreadRegistry &reg)
-    : dev_(dev), pool_(static_cast<std::uint32_t>(params.i(P::RxPoolBuffers))),
+    : dev_(dev), pool_(sourceFor(dev, params, ownPool_)),
       wq_(reg, static_cast<int>(params.i(P::WorkqueueThreads))),
       tx_(live, dev, pool_, reg,
           params.choice<HandoffMode>(P::HandoffMode) == HandoffMode::Work &&
@@ -28,6 +28,14 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
     housekeeping_.fn = [](WorkItem *w) { static_cast<Datapath *>(w->ctx)->housekeeping(); };
 }
 
+BufferSource &Datapath::sourceFor(Device &dev, const ParamSet &params,
+                                  std::unique_ptr<BufferPool> &own)
+{
+    if (BufferSource *s = dev.buffers()) return *s;
+    own = std::make_unique<BufferPool>(static_cast<std::uint32_t>(params.i(P::RxPoolBuffers)));
+    return *own;
+}
+
 Datapath::~Datapath()
 {
     stop();
@@ -40,6 +48,7 @@ void Datapath::housekeeping()
 
 void Datapath::start(Counters &control)
 {
+    control_ = &control;
     running_.store(true, std::memory_order_release);
     refill_->prime(control);
     dev_.linkUp(nowNs());
@@ -58,6 +67,9 @@ void Datapath::stop()
     handoff_->stop();
     wq_.stop();
     tx_.stop();
+    // What the device can still complete goes out (a DPDK TX buffer is flushed); the rest
+    // is handed back below.
+    if (control_) tx_.flush(*control_);
     Buffer *bufs[256];
     while (std::uint32_t k = dev_.rxDrain(bufs, 256))
         pool_.release(bufs, k);

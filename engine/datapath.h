@@ -32,15 +32,18 @@ class Datapath {
     void nudge() { poll_.nudge(); }
 
     const LatencyStats &latency() const { return tx_.latency(); }
-    const BufferPool &pool() const { return pool_; }
+    const BufferSource &pool() const { return pool_; }
     std::uint32_t handoffDepth() const { return handoff_->depth(); }
     std::size_t workQueueDepth() const { return wq_.depth(); }
 
   private:
     void housekeeping();
+    static BufferSource &sourceFor(Device &dev, const ParamSet &params,
+                                   std::unique_ptr<BufferPool> &own);
 
     Device &dev_;
-    BufferPool pool_;
+    std::unique_ptr<BufferPool> ownPool_; // when the device supplies no buffers of its own
+    BufferSource &pool_;
     WorkQueue wq_;
     Transmitter tx_;
     std::unique_ptr<Handoff> handoff_;
@@ -48,6 +51,7 @@ class Datapath {
     PollLoop poll_;
     WorkItem housekeeping_;
     std::atomic<bool> running_{false};
+    Counters *control_ = nullptr; // the control thread's block, from start()
 };
 
 } // namespace ringlab

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine/clock.h"
 
@@ -34,6 +35,17 @@ DeviceInfo Engine::deviceInfo() const
     return device_->info();
 }
 
+Status Engine::checkDevice() const
+{
+    std::lock_guard lock(controlMutex_);
+    return device_->check(params_);
+}
+
+std::vector<TunableSupport> Engine::deviceSupport() const
+{
+    return device_->support();
+}
+
 double Engine::sinceStart() const
 {
     return startNs_ ? static_cast<double>(nowNs() - startNs_) / 1e9 : 0.0;
@@ -63,6 +75,7 @@ void Engine::start()
 {
     std::lock_guard lock(controlMutex_);
     if (running()) return;
+    if (auto st = device_->check(params_); !st.ok()) throw std::runtime_error(st.error);
     startNs_ = nowNs();
     {
         std::lock_guard dpLock(datapathMutex_);
@@ -73,6 +86,17 @@ void Engine::start()
     stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     running_.store(true, std::memory_order_release);
     publishEvent({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
+    const ParamSet defaults;
+    for (const auto &sup : device_->support())
+        if (sup.support == Support::Ignored && !(params_.value(sup.id) == defaults.value(sup.id)))
+            publishEvent({sinceStart(),
+                          "warning",
+                          std::string(info(sup.id).name),
+                          {},
+                          {},
+                          "device",
+                          std::string(info(sup.id).name) + " has no effect on " +
+                              device_->info().name + ": " + sup.reason});
     sampler_ = EngineThread(threads_, "sampler",
                             [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
 }
@@ -84,6 +108,7 @@ void Engine::stop()
     {
         std::lock_guard dpLock(datapathMutex_);
         if (datapath_) datapath_->stop();
+        device_->linkDown();
     }
     stress_.resize(0);
     // The sampler takes a last, partial sample when it stops.
@@ -121,6 +146,10 @@ DatapathReading Engine::read()
         r.rxPosted = device_->rxPosted();
         r.txPending = device_->txPending();
     }
+    device_->read(r.device);
+    for (auto &e : r.device.events)
+        deviceEvents_.push_back(std::move(e));
+    r.device.events.clear();
     return r;
 }
 
@@ -142,6 +171,7 @@ void Engine::samplerThread(std::stop_token st)
                 for (auto &sub : subscribers_)
                     sub->onSample(s);
             }
+            publishDeviceEvents();
             return;
         }
         if (now < next) continue;
@@ -151,9 +181,21 @@ void Engine::samplerThread(std::stop_token st)
             for (auto &sub : subscribers_)
                 sub->onSample(s);
         }
+        publishDeviceEvents();
         next += opts_.intervalNs;
         if (next <= now) next = now + opts_.intervalNs; // fell behind: skip, never burst
     }
+}
+
+void Engine::publishDeviceEvents()
+{
+    std::vector<std::string> events;
+    {
+        std::lock_guard lock(datapathMutex_);
+        events.swap(deviceEvents_);
+    }
+    for (const auto &msg : events)
+        publishEvent({sinceStart(), "device", {}, {}, {}, device_->info().name, msg});
 }
 
 void Engine::mark(const std::string &label)
@@ -168,13 +210,14 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     ParamSet next = params_;
     std::vector<Change> changes;
     if (auto st = next.set(assignments, &changes); !st.ok()) return st;
+    if (auto st = device_->check(next); !st.ok()) return st;
     params_ = next;
     live_.publish(params_);
     bool restart = false;
     const double when = sinceStart(); // one time for the whole batch: one segment boundary
     for (const auto &ch : changes) {
         const auto &t = info(ch.id);
-        restart |= t.apply == Apply::Restart;
+        restart |= t.apply == Apply::Restart || device_->needsRestart(ch.id);
         publishEvent({when,
                       "param",
                       std::string(t.name),
@@ -183,6 +226,18 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
                       source,
                       {}});
     }
+    const auto support = device_->support();
+    for (const auto &ch : changes)
+        for (const auto &sup : support)
+            if (sup.id == ch.id && sup.support == Support::Ignored)
+                publishEvent({when,
+                              "warning",
+                              std::string(info(ch.id).name),
+                              {},
+                              {},
+                              "device",
+                              std::string(info(ch.id).name) + " has no effect on " +
+                                  device_->info().name + ": " + sup.reason});
     if (!running()) return Status::success();
     if (restart) {
         const std::int64_t t0 = nowNs();
@@ -206,8 +261,13 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
             const double back = sinceStart();
             for (const auto &ch : changes) {
                 const auto &t = info(ch.id);
-                publishEvent({back, "param", std::string(t.name), ParamSet::format(t, ch.after),
-                              ParamSet::format(t, ch.before), "rollback", {}});
+                publishEvent({back,
+                              "param",
+                              std::string(t.name),
+                              ParamSet::format(t, ch.after),
+                              ParamSet::format(t, ch.before),
+                              "rollback",
+                              {}});
             }
             publishEvent(
                 {sinceStart(), "warning", {}, {}, {}, source, "restart failed: " + failure});

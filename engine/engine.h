@@ -42,6 +42,9 @@ class Engine {
     Status apply(const Assignments &assignments, const std::string &source);
     ParamSet params() const;
     DeviceInfo deviceInfo() const;
+    // Whether the device takes the current parameters (before start()).
+    Status checkDevice() const;
+    std::vector<TunableSupport> deviceSupport() const;
     void mark(const std::string &label);
 
     void subscribe(std::shared_ptr<Subscriber> s);
@@ -50,6 +53,7 @@ class Engine {
   private:
     void samplerThread(std::stop_token st);
     void publishEvent(const Event &e);
+    void publishDeviceEvents();
     DatapathReading read();
     // Builds and starts the datapath for `ps` (datapathMutex_ held); the error, or empty.
     std::string rebuild(const ParamSet &ps);
@@ -67,6 +71,7 @@ class Engine {
     std::mutex datapathMutex_; // datapath_ and retired_ against the sampler
     std::unique_ptr<Datapath> datapath_;
     LatencyStats::Snapshot retiredLatency_;
+    std::vector<std::string> deviceEvents_; // from the device's readings, to publish
 
     std::mutex subscribersMutex_;
     std::vector<std::shared_ptr<Subscriber>> subscribers_;

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "engine/buffer_pool.h"
+#include "engine/buffer_source.h"
 #include "engine/live_params.h"
 #include "engine/processing.h"
 #include "engine/thread_registry.h"
@@ -28,7 +28,7 @@ class Handoff {
 
 struct HandoffDeps {
     const LiveParams &live;
-    BufferPool &pool;
+    BufferSource &pool;
     Transmitter &tx;
     ThreadRegistry &reg;
     WorkQueue &wq;

@@ -37,12 +37,13 @@ enum class Stage : std::uint8_t {
 inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::Count);
 
 struct Buffer {
-    std::uint8_t *data = nullptr;
-    std::uint32_t room = 0;  // bytes of data
-    std::uint32_t len = 0;   // frame length
-    std::uint32_t index = 0; // in the pool
+    std::uint8_t *data = nullptr; // the frame; at least 64 bytes of headroom lie before it
+    std::uint32_t room = 0;       // bytes of data
+    std::uint32_t len = 0;        // frame length
+    std::uint32_t index = 0;      // in the pool
     bool probe = false;
-    std::uint64_t seq = 0; // arrival order, stamped by the device
+    std::uint16_t port = 0; // ingress port of a multi-port device
+    std::uint64_t seq = 0;  // arrival order, stamped by the device
     std::array<std::int64_t, kStageCount> ts{};
     WorkItem work;
 

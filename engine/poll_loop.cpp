@@ -31,7 +31,7 @@ void PollLoop::start()
 void PollLoop::stop()
 {
     thread_.requestStop();
-    waiter_.wake();
+    nudge();
     thread_.stop();
 }
 
@@ -75,6 +75,9 @@ void PollLoop::run(std::stop_token st, Counters &c)
         case PollMode::Interrupt: {
             // Re-enable the interrupt and block until the device raises it.
             setTimerSlackNs(1);
+            const IrqWait w = dev_.waitRxInterrupt(-1);
+            if (w == IrqWait::Interrupt) c.add(C::Interrupts);
+            if (w != IrqWait::Unsupported) break;
             const std::int64_t irq = dev_.nextInterruptNs(nowNs());
             if (!waiter_.waitUntil(irq)) c.add(C::Interrupts);
             break;

@@ -23,7 +23,11 @@ class PollLoop {
     void start();
     void stop();
     // Ends the current wait early, so a changed tunable takes effect at once.
-    void nudge() { waiter_.wake(); }
+    void nudge()
+    {
+        waiter_.wake();
+        dev_.wakeRxWait();
+    }
 
     // The end of a usleep_range(min, max) / schedule_timeout style sleep, exposed for tests
     // and benchmarks: returns the absolute deadline and sets the slack to use.

@@ -108,11 +108,13 @@ void Processor::process(Buffer *const *bufs, std::uint32_t n)
             std::memcpy(app_.data(), b->data, b->len);
             sink_ += app_[b->len - 1];
         }
-        // The header goes in the buffer's headroom, ahead of the frame.
+        // The header goes in the buffer's headroom, ahead of the frame, so a real frame
+        // crossing the engine leaves as it came (every buffer source keeps >= 64 bytes).
+        std::uint8_t *hdr = b->data - kInjectionHeaderBytes;
         if (header == HeaderMode::PerPacket)
-            buildHeaderPerPacket(b->data, 1, b->seq);
-        else
-            buildHeaderPrecomputed(b->data, template_, b->seq);
+            buildHeaderPerPacket(hdr, 1, b->seq);
+        else if (header == HeaderMode::Precomputed)
+            buildHeaderPrecomputed(hdr, template_, b->seq);
     }
     // Two clock reads per batch, not two per packet: every packet of a batch costs the same
     // (same work, same copy size class), so packet k's start and end are interpolated.

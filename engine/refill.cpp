@@ -45,7 +45,7 @@ class InlineRefill final : public Refiller {
 
 class WorkqueueRefill final : public Refiller {
   public:
-    WorkqueueRefill(const LiveParams &live, Device &dev, BufferPool &pool, WorkQueue &wq)
+    WorkqueueRefill(const LiveParams &live, Device &dev, BufferSource &pool, WorkQueue &wq)
         : Refiller(live, dev, pool), wq_(wq)
     {
         work_.ctx = this;
@@ -71,7 +71,7 @@ class WorkqueueRefill final : public Refiller {
 
 class ThreadRefill final : public Refiller {
   public:
-    ThreadRefill(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg)
+    ThreadRefill(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg)
         : Refiller(live, dev, pool), reg_(reg)
     {
     }
@@ -116,7 +116,7 @@ class ThreadRefill final : public Refiller {
 } // namespace
 
 std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live, Device &dev,
-                                       BufferPool &pool, ThreadRegistry &reg, WorkQueue &wq)
+                                       BufferSource &pool, ThreadRegistry &reg, WorkQueue &wq)
 {
     switch (ctx) {
     case RefillContext::Inline:

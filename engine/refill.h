@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "engine/buffer_pool.h"
+#include "engine/buffer_source.h"
 #include "engine/device.h"
 #include "engine/live_params.h"
 #include "engine/thread_registry.h"
@@ -19,7 +19,7 @@ namespace ringlab {
 
 class Refiller {
   public:
-    Refiller(const LiveParams &live, Device &dev, BufferPool &pool)
+    Refiller(const LiveParams &live, Device &dev, BufferSource &pool)
         : live_(live), dev_(dev), pool_(pool)
     {
     }
@@ -42,10 +42,10 @@ class Refiller {
     }
     const LiveParams &live_;
     Device &dev_;
-    BufferPool &pool_;
+    BufferSource &pool_;
 };
 
 std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live, Device &dev,
-                                       BufferPool &pool, ThreadRegistry &reg, WorkQueue &wq);
+                                       BufferSource &pool, ThreadRegistry &reg, WorkQueue &wq);
 
 } // namespace ringlab

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/counters.h"
+#include "engine/device.h"
 #include "engine/latency_stats.h"
 
 namespace ringlab {
@@ -39,8 +40,23 @@ struct Sample {
     double processCpuMsPerS = 0, processCpuPct = 0, machineCpuPct = 0;
     std::vector<ThreadStat> threads;
     std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+    std::vector<DeviceMetric> device; // what the device measures itself (link, traffic client)
 
     double rateOf(C c) const { return rate[static_cast<std::size_t>(c)]; }
+    // Frames lost per second, all causes (kDropCauses).
+    double dropsPerS() const
+    {
+        double d = 0;
+        for (C c : kDropCauses)
+            d += rateOf(c);
+        return d;
+    }
+    const DeviceMetric *deviceMetric(const std::string &name) const
+    {
+        for (const auto &m : device)
+            if (m.name == name) return &m;
+        return nullptr;
+    }
     std::uint64_t totalOf(C c) const { return total[static_cast<std::size_t>(c)]; }
     const ThreadStat *thread(const std::string &name) const
     {

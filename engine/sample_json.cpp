@@ -33,7 +33,7 @@ json toJson(const Sample &s)
                        {"tx_pps", s.rateOf(C::TxPackets)},
                        {"tx_mbps", s.txMbps}};
     json drops = json::object();
-    for (C c : {C::RxMissed, C::AllocFail, C::TxFull, C::HandoffFull})
+    for (C c : kDropCauses)
         drops[std::string(counterName(c))] = s.rateOf(c);
     j["drops_per_s"] = drops;
     json events = json::object();
@@ -46,6 +46,12 @@ json toJson(const Sample &s)
     for (std::size_t k = 0; k < kCounterCount; ++k)
         totals[std::string(counterName(static_cast<C>(k)))] = s.total[k];
     j["totals"] = totals;
+    if (!s.device.empty()) {
+        json device = json::object();
+        for (const auto &m : s.device)
+            device[m.name] = m.value;
+        j["device"] = device;
+    }
     j["latency_us"] = latencyJson(s.latency);
     json stages = json::object();
     double sum = 0;

@@ -48,6 +48,8 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     put("rx_posted", "descriptors", s.rxPosted);
     put("tx_pending", "descriptors", s.txPending);
     put("handoff_depth", "packets", s.handoffDepth);
+    for (const auto &d : s.device)
+        m.push_back({d.name, d.unit, {}, d.value});
     for (const auto &t : s.threads) {
         put("cpu_ms_per_s", "ms/s", t.cpuMsPerS, t.name);
         put("wakeups_per_s", "1/s", t.wakeupsPerS, t.name);
@@ -126,6 +128,8 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
         s.txPending = static_cast<std::uint32_t>(v);
     else if (name == "handoff_depth")
         s.handoffDepth = static_cast<std::uint32_t>(v);
+    else
+        s.device.push_back({name, {}, v}); // a device's own metric
 }
 
 int betterDirection(const std::string &name)

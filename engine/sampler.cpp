@@ -35,7 +35,10 @@ Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs)
 {
     prevProcessCpu_ = processCpuNs();
     machineTicks(prevBusy_, prevTicks_);
-    prevLatency_ = reader_().latency;
+    const DatapathReading first = reader_();
+    prevLatency_ = first.latency;
+    if (first.device.hasRtt) prevDeviceRtt_ = first.device.rtt;
+    prevTotal_.addFrom(first.device.counters); // what the device counted before the start
 }
 
 bool Sampler::machineTicks(std::uint64_t &busy, std::uint64_t &total)
@@ -104,6 +107,8 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         s->threads.push_back(ts);
     }
 
+    const DatapathReading dp = reader_();
+    total.addFrom(dp.device.counters);
     for (std::size_t k = 0; k < kCounterCount; ++k) {
         s->total[k] = total.v[k];
         s->rate[k] = dt > 0 ? static_cast<double>(total.v[k] - prevTotal_.v[k]) / dt : 0;
@@ -112,10 +117,15 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     s->rxMbps = s->rateOf(C::RxBytes) * 8 / 1e6;
     s->txMbps = s->rateOf(C::TxBytes) * 8 / 1e6;
 
-    const DatapathReading dp = reader_();
     const Histogram::Snapshot lat = dp.latency.total.minus(prevLatency_.total);
     s->latency = summarize(lat);
-    s->rtt = summarize(dp.latency.rtt.minus(prevLatency_.rtt));
+    Histogram::Snapshot rtt = dp.latency.rtt.minus(prevLatency_.rtt);
+    if (dp.device.hasRtt) { // round trips measured by a real client (ping through the lab)
+        rtt.add(dp.device.rtt.minus(prevDeviceRtt_));
+        prevDeviceRtt_ = dp.device.rtt;
+    }
+    s->rtt = summarize(rtt);
+    s->device = dp.device.metrics;
     if (s->latency.count)
         for (std::size_t k = 0; k < kStageSpans; ++k)
             s->stageUs[k] = static_cast<double>(dp.latency.stageNs[k] - prevLatency_.stageNs[k]) /

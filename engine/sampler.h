@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/device.h"
 #include "engine/latency_stats.h"
 #include "engine/sample.h"
 #include "engine/thread_registry.h"
@@ -16,6 +17,7 @@ namespace ringlab {
 struct DatapathReading {
     LatencyStats::Snapshot latency; // cumulative, including torn-down datapaths
     std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+    DeviceReading device;
 };
 
 class Sampler {
@@ -40,6 +42,7 @@ class Sampler {
     CounterValues retired_; // counters of threads that have ended
     CounterValues prevTotal_;
     LatencyStats::Snapshot prevLatency_;
+    Histogram::Snapshot prevDeviceRtt_;
     std::map<const ThreadEntry *, ThreadPrev> prevThreads_;
     std::int64_t prevProcessCpu_ = 0;
     std::uint64_t prevBusy_ = 0, prevTicks_ = 0;

@@ -40,6 +40,7 @@ RunSummary summarizeRun(const std::vector<std::shared_ptr<const Sample>> &sample
     r.samples = used.size();
 
     std::map<std::string, std::vector<double>> series;
+    std::map<std::string, std::vector<double>> deviceSeries;
     auto put = [&](const std::string &k, double v) { series[k].push_back(v); };
     for (const auto &s : used) {
         put("offered_pps", s->rateOf(C::Offered));
@@ -47,10 +48,16 @@ RunSummary summarizeRun(const std::vector<std::shared_ptr<const Sample>> &sample
         put("rx_mbps", s->rxMbps);
         put("tx_pps", s->rateOf(C::TxPackets));
         put("tx_mbps", s->txMbps);
-        for (C c : {C::RxMissed, C::AllocFail, C::TxFull, C::HandoffFull, C::Polls, C::EmptyPolls,
-                    C::Interrupts, C::RefillWakeups, C::WorkItems, C::TimerArms, C::TimerCancels,
-                    C::TimerFires})
+        for (C c : kDropCauses)
             put(std::string(counterName(c)) + "_per_s", s->rateOf(c));
+        for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::WorkItems,
+                    C::TimerArms, C::TimerCancels, C::TimerFires})
+            put(std::string(counterName(c)) + "_per_s", s->rateOf(c));
+        for (const auto &m : s->device) {
+            if (m.total) continue; // a running total: its last value, below
+            deviceSeries[m.name].push_back(m.value);
+            r.deviceUnits[m.name] = m.unit;
+        }
         if (s->latency.count) {
             put("latency_p50_us", s->latency.p50);
             put("latency_p99_us", s->latency.p99);
@@ -58,7 +65,11 @@ RunSummary summarizeRun(const std::vector<std::shared_ptr<const Sample>> &sample
             for (std::size_t k = 0; k < kStageSpans; ++k)
                 put(std::string("stage_") + stageSpanName(k) + "_us", s->stageUs[k]);
         }
-        if (s->rtt.count) put("probe_rtt_us", s->rtt.mean);
+        if (s->rtt.count) {
+            put("probe_rtt_us", s->rtt.mean);
+            put("probe_rtt_p50_us", s->rtt.p50);
+            put("probe_rtt_p99_us", s->rtt.p99);
+        }
         put("process_cpu_ms_per_s", s->processCpuMsPerS);
         put("machine_cpu_pct", s->machineCpuPct);
         for (const auto &t : s->threads) {
@@ -71,9 +82,13 @@ RunSummary summarizeRun(const std::vector<std::shared_ptr<const Sample>> &sample
     }
     for (auto &[k, v] : series)
         r.metrics[k] = summarizeValues(std::move(v));
+    for (auto &[k, v] : deviceSeries)
+        r.deviceMetrics[k] = summarizeValues(std::move(v));
     const Sample &last = *samples.back();
     for (std::size_t k = 0; k < kCounterCount; ++k)
         r.totals[std::string(counterName(static_cast<C>(k)))] = last.total[k];
+    for (const auto &m : last.device)
+        if (m.total) r.totals[m.name] = static_cast<std::uint64_t>(m.value);
     return r;
 }
 

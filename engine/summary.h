@@ -26,6 +26,8 @@ struct RunSummary {
     std::map<std::string, MetricSummary> metrics; // "rx_pps", "thread.poll.cpu_ms_per_s", ...
     std::map<std::string, std::uint64_t> totals;  // counter totals over the whole run
     std::vector<std::string> threadNames;
+    std::map<std::string, MetricSummary> deviceMetrics; // the device's own (link, traffic)
+    std::map<std::string, std::string> deviceUnits;
 };
 
 // Samples taken before `warmupS` are left out, unless that would leave none.

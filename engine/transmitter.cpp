@@ -14,9 +14,10 @@
 
 namespace ringlab {
 
-Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg,
-                         bool concurrent)
-    : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent)
+Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool,
+                         ThreadRegistry &reg, bool concurrent)
+    : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent),
+      flushInline_(dev.txCompletesOnFlush())
 {
     timerFd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -102,10 +103,13 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         if (!cleanScheduled_.load(std::memory_order_seq_cst)) armTimer(c);
     }
 
-    if (dev_.txPending() >= static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames)) &&
-        !cleanScheduled_.exchange(true, std::memory_order_acq_rel)) {
-        c.add(C::TxCleanKicks);
-        kick();
+    if (dev_.txPending() >= static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames))) {
+        if (flushInline_) {
+            if (reclaim(c) > 0) c.add(C::TxInlineCleans);
+        } else if (!cleanScheduled_.exchange(true, std::memory_order_acq_rel)) {
+            c.add(C::TxCleanKicks);
+            kick();
+        }
     }
 }
 
@@ -125,9 +129,11 @@ std::uint32_t Transmitter::reclaim(Counters &c)
             bytes += done[j]->len;
         }
         if (k) {
-            c.add(C::TxPackets, k);
+            std::uint32_t dropped = 0;
+            if (!dev_.txRetire(done, k, dropped)) pool_.release(done, k);
+            if (dropped) c.add(C::TxFull, dropped);
+            c.add(C::TxPackets, k - dropped);
             c.add(C::TxBytes, bytes);
-            pool_.release(done, k);
         }
     } while (k == kBurst);
     reclaiming_.clear(std::memory_order_release);

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "engine/buffer_pool.h"
+#include "engine/buffer_source.h"
 #include "engine/device.h"
 #include "engine/latency_stats.h"
 #include "engine/live_params.h"
@@ -21,7 +21,7 @@ class Transmitter {
     // `concurrent`: several threads may transmit at once (per-packet work with several
     // workers); a lock then serialises the TX ring, as the kernel's TX lock does. It is a
     // mutex, not a spinlock: here the holder can be preempted, in the kernel it cannot.
-    Transmitter(const LiveParams &live, Device &dev, BufferPool &pool, ThreadRegistry &reg,
+    Transmitter(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg,
                 bool concurrent);
     ~Transmitter();
     Transmitter(const Transmitter &) = delete;
@@ -30,6 +30,8 @@ class Transmitter {
     // Transmit context. Frames that do not fit are dropped (tx_full) and freed.
     void xmit(Buffer *const *bufs, std::uint32_t n, Counters &c);
     void stop();
+    // After stop(): reclaims what has completed, counting in `c` (the caller's block).
+    void flush(Counters &c) { reclaim(c); }
     const LatencyStats &latency() const { return latency_; }
 
   private:
@@ -42,8 +44,9 @@ class Transmitter {
 
     const LiveParams &live_;
     Device &dev_;
-    BufferPool &pool_;
+    BufferSource &pool_;
     const bool concurrent_;
+    const bool flushInline_; // tx.coalesce_frames flushes in the transmit context
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;

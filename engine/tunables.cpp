@@ -15,7 +15,8 @@ constexpr std::string_view kRefillContexts[] = {"inline", "workqueue", "thread"}
 constexpr std::string_view kPollModes[] = {"busy", "sleep", "tick", "interrupt"};
 constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
 constexpr std::string_view kHandoffModes[] = {"direct", "fifo", "work"};
-constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed"};
+constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
+constexpr std::string_view kFwdModes[] = {"io", "macswap", "txonly", "rxonly"};
 
 using T = Type;
 constexpr auto L = Apply::Live;
@@ -126,15 +127,22 @@ const TunableInfo kTable[] = {
      "Calibrated CPU work done on every packet by the processing stage (the protocol stack)."},
     {P::ProcCopy, "proc.copy", "Processing", T::Flag, "", 0, 1, 0, L, none,
      "Copy each payload into an application buffer, as copy_to_user does."},
-    {P::TxHeader, "tx.header", "Processing", T::Choice, "", 0, 1, 1, L, kHeaderModes,
+    {P::TxHeader, "tx.header", "Processing", T::Choice, "", 0, 2, 1, L, kHeaderModes,
      "How the injection header of each transmitted frame is made. per_packet: built field by "
      "field with bit packing (ocelot before the fix). precomputed: copied from a prepared "
-     "template with the per-packet fields patched (ocelot after)."},
+     "template with the per-packet fields patched (ocelot after). none: no header, as a plain "
+     "NIC. The header is written ahead of the frame, which leaves unchanged."},
     {P::StressThreads, "stress.threads", "Interference", T::Integer, "threads", 0, 64, 0, L, none,
      "Threads competing for the CPU, each busy for stress.duty_pct of every millisecond, to "
      "see how a mechanism holds up under concurrent load."},
     {P::StressDutyPct, "stress.duty_pct", "Interference", T::Real, "%", 0, 100, 50, L, none,
      "Share of each millisecond a stress thread spends busy."},
+    {P::FwdMode, "fwd.mode", "Forwarding", T::Choice, "", 0, 3, 0, L, kFwdModes,
+     "Where a DPDK device sends what it receives, as testpmd's forwarding engines. io: port A "
+     "to port B and B to A, frames unchanged (one port: back out of the same port). macswap: "
+     "back out of the receiving port with source and destination MAC swapped. txonly: the "
+     "engine generates load.* traffic on every port, rate-paced, and drops what it receives. "
+     "rxonly: receive and drop. The simulated NIC always reflects."},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");

@@ -51,6 +51,7 @@ enum class P : std::uint16_t {
     TxHeader,
     StressThreads,
     StressDutyPct,
+    FwdMode,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(P::Count);
@@ -61,7 +62,8 @@ enum class RefillContext { Inline, Workqueue, Thread };
 enum class PollMode { Busy, Sleep, Tick, Interrupt };
 enum class TimerPolicy { Rearm, SkipIfScheduled };
 enum class HandoffMode { Direct, Fifo, Work };
-enum class HeaderMode { PerPacket, Precomputed };
+enum class HeaderMode { PerPacket, Precomputed, None };
+enum class FwdMode { Io, Macswap, Txonly, Rxonly };
 
 struct TunableInfo {
     P id;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "drivers/sim/sim_nic.h"
+#include "engine/buffer_pool.h"
 #include "engine/engine.h"
 #include "engine/sample_collector.h"
 

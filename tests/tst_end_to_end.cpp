@@ -133,7 +133,7 @@ void TstEndToEnd::headlessRunPrintsCompleteSamples()
         probes += s["probe_rtt_us"].toObject()["count"].toInt();
     QVERIFY2(probes >= 80, qPrintable(QString::number(probes)));
     QVERIFY(!out.summary.isEmpty());
-    QCOMPARE(out.params["values"].toObject().size(), 33);
+    QCOMPARE(out.params["values"].toObject().size(), static_cast<int>(ringlab::kParamCount));
     QCOMPARE(out.params["values"].toObject()["probe.rate_hz"].toString(), QString("50"));
     QVERIFY(out.summary["metrics"].toObject().contains("rx_pps"));
     QCOMPARE(out.events.first()["kind"].toString(), QString("start"));

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "drivers/sim/sim_nic.h"
+#include "engine/buffer_pool.h"
 #include "engine/clock.h"
 #include "engine/refill.h"
 

@@ -57,9 +57,7 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
         put(charts_[2], tr("max"), s.latency.max);
     }
     put(charts_[3], tr("timer arms"), s.rateOf(C::TimerArms));
-    put(charts_[3], tr("drops"),
-        s.rateOf(C::RxMissed) + s.rateOf(C::AllocFail) + s.rateOf(C::TxFull) +
-            s.rateOf(C::HandoffFull));
+    put(charts_[3], tr("drops"), s.dropsPerS());
 }
 
 void ChartsView::appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples)

@@ -248,8 +248,7 @@ void MainWindow::onSamples()
     const auto &all = ctl_->samples();
     if (all.empty()) return;
     const Sample &s = *all.back();
-    const double drops = s.rateOf(C::RxMissed) + s.rateOf(C::AllocFail) + s.rateOf(C::TxFull) +
-                         s.rateOf(C::HandoffFull);
+    const double drops = s.dropsPerS();
     dropsLabel_->setText(
         drops > 0
             ? tr("<span style='color:#c62828'>⚠ dropping %1 frames/s</span>").arg(drops, 0, 'f', 0)

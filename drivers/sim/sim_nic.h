@@ -21,6 +21,10 @@ class SimNic final : public Device {
     SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed = 1);
 
     DeviceInfo info() const override { return {"sim0", "sim", true, true}; }
+    std::vector<TunableSupport> support() const override
+    {
+        return {{P::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"}};
+    }
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;
 

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "drivers/dpdk/dpdk_device.h"
+
+#include <poll.h>
+#include <rte_ether.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/clock.h"
+
+namespace ringlab::dpdk {
+
+namespace {
+constexpr std::uint16_t kBurst = 64;
+constexpr int kTxRetries = 8; // bounded, as testpmd's --burst-tx-retry-num
+
+[[noreturn]] void fail(const std::string &what)
+{
+    throw std::runtime_error(what);
+}
+
+std::string quotedList(const std::vector<std::string> &v)
+{
+    std::string s;
+    for (const auto &x : v)
+        s += (s.empty() ? "" : "+") + x;
+    return s;
+}
+
+bool isPci(const std::string &name)
+{
+    return name.find(':') != std::string::npos && name.find('.') != std::string::npos;
+}
+} // namespace
+
+void DpdkDevice::PortStats::add(const PortStats &o)
+{
+    ipackets += o.ipackets;
+    opackets += o.opackets;
+    ibytes += o.ibytes;
+    obytes += o.obytes;
+    imissed += o.imissed;
+    nombuf += o.nombuf;
+    ierrors += o.ierrors;
+    oerrors += o.oerrors;
+}
+
+DpdkDevice::DpdkDevice(const DpdkOptions &opts, const ParamSet &params, const LiveParams &live)
+    : live_(live)
+{
+    if (opts.ports.empty() || opts.ports.size() > kMaxPorts)
+        fail("a DPDK device has one or two ports (dpdk:PORT or dpdk:PORT+PORT), not " +
+             std::to_string(opts.ports.size()));
+    std::vector<std::string> pci;
+    for (const auto &p : opts.ports)
+        if (isPci(p.substr(0, p.find(',')))) pci.push_back(p.substr(0, p.find(',')));
+    if (auto st = Eal::init(pci, opts.eal); !st.ok()) fail(st.error);
+    for (const auto &p : opts.ports) {
+        std::uint16_t id = 0;
+        if (auto st = Eal::attach(p, id); !st.ok()) fail(st.error); // the destructor detaches
+        port_.push_back(id);
+        attached_.push_back(true);
+        desc_.push_back(Eal::describe(id));
+    }
+    wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    try {
+        reconfigure(params);
+    } catch (...) {
+        for (auto id : port_)
+            Eal::detach(id);
+        port_.clear();
+        close(wakeFd_);
+        throw;
+    }
+}
+
+DpdkDevice::~DpdkDevice()
+{
+    if (addon_ && started_) addon_->beforeStop();
+    addon_.reset();
+    for (auto id : port_)
+        Eal::detach(id);
+    txq_.reset();
+    pool_.reset(); // after the ports: their queues held mbufs of it
+    if (wakeFd_ >= 0) close(wakeFd_);
+}
+
+void DpdkDevice::setAddon(std::unique_ptr<PortAddon> addon)
+{
+    addon_ = std::move(addon);
+    if (addon_ && started_) addon_->afterStart();
+}
+
+std::string DpdkDevice::portList() const
+{
+    std::vector<std::string> names;
+    for (const auto &d : desc_)
+        names.push_back(d.name);
+    return quotedList(names);
+}
+
+DeviceInfo DpdkDevice::info() const
+{
+    std::vector<std::string> drivers;
+    for (const auto &d : desc_)
+        if (std::find(drivers.begin(), drivers.end(), d.driver) == drivers.end())
+            drivers.push_back(d.driver);
+    return {addon_ ? addon_->name() : portList(), quotedList(drivers), false, rxIntr_};
+}
+
+bool DpdkDevice::isVirtual(std::size_t k) const
+{
+    return !isPci(desc_[k].name);
+}
+
+std::vector<TunableSupport> DpdkDevice::support() const
+{
+    const std::string drv = desc_.empty() ? "the PMD" : desc_[0].driver;
+    const bool virt =
+        std::all_of(desc_.begin(), desc_.end(), [&](const auto &d) { return !isPci(d.name); });
+    std::vector<TunableSupport> s;
+    const std::string loadWhy = "traffic comes from the port; load.* shapes what the engine "
+                                "generates only with fwd.mode=txonly";
+    for (P p :
+         {P::LoadRatePps, P::LoadFrameBytes, P::LoadPattern, P::LoadBurstOnUs, P::LoadBurstOffUs})
+        s.push_back({p, Support::Ignored, loadWhy});
+    s.push_back({P::LinkMbps, Support::Ignored,
+                 "the link speed is the port's (" +
+                     std::to_string(desc_.empty() ? 0 : desc_[0].speedMbps) + " Mbit/s)"});
+    s.push_back({P::ProbeRateHz, Support::Ignored,
+                 "no synthetic probes on real ports; the lab measures round trips with ping"});
+    for (P p : {P::IrqUsecs, P::IrqFrames})
+        s.push_back({p, Support::Ignored,
+                     "interrupt moderation is the NIC's own (ethtool -C); " + drv +
+                         " has no moderation knob through ethdev"});
+    s.push_back({P::RefillContext, Support::Fixed,
+                 "only inline: a DPDK PMD refills its RX ring from the mempool inside "
+                 "rte_eth_rx_burst"});
+    for (P p : {P::RefillBatch, P::RefillRetryMs})
+        s.push_back({p, Support::Ignored,
+                     "the PMD refills inside rte_eth_rx_burst; refill.threshold is its "
+                     "rx_free_thresh"});
+    if (virt) {
+        s.push_back({P::RefillThreshold, Support::Ignored,
+                     "applied as rx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
+        s.push_back({P::TxFreeThresh, Support::Ignored,
+                     "applied as tx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
+        s.push_back({P::RxRingSize, Support::Ignored,
+                     "applied as nb_rx_desc, which " + drv +
+                         " ignores (it has no descriptor "
+                         "ring)"});
+    }
+    if (!rxIntr_)
+        s.push_back({P::PollMode, Support::Fixed,
+                     drv + " has no RX interrupts: busy, sleep and tick only (interrupt mode "
+                           "needs net_tap, virtio or a PCI NIC)"});
+    return s;
+}
+
+Status DpdkDevice::check(const ParamSet &ps) const
+{
+    const std::string on = " on dpdk:" + portList();
+    if (ps.choice<RefillContext>(P::RefillContext) != RefillContext::Inline)
+        return Status{"refill.context: \"" + ps.text(P::RefillContext) + "\" cannot apply" + on +
+                      ": a DPDK PMD refills its RX ring inside rte_eth_rx_burst (allowed: inline)"};
+    if (ps.choice<PollMode>(P::PollMode) == PollMode::Interrupt && !rxIntr_)
+        return Status{"poll.mode: \"interrupt\" cannot apply" + on + ": " +
+                      (desc_.empty() ? std::string("the port") : desc_[0].driver) +
+                      " has no RX interrupts (allowed: busy, sleep, tick)"};
+    if (ps.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly && ps.i(P::LoadFrameBytes) > 1518)
+        return Status{"load.frame_bytes: " + ps.text(P::LoadFrameBytes) +
+                      " is too large for fwd.mode=txonly" + on +
+                      " (allowed: 64..1518 bytes, one mbuf)"};
+    for (const auto &d : desc_) {
+        if (d.maxRxDesc && ps.i(P::RxRingSize) > d.maxRxDesc)
+            return Status{"rx.ring_size: " + ps.text(P::RxRingSize) + " is more than " + d.name +
+                          " allows (allowed: up to " + std::to_string(d.maxRxDesc) + ")"};
+        if (d.maxTxDesc && ps.i(P::TxRingSize) > d.maxTxDesc)
+            return Status{"tx.ring_size: " + ps.text(P::TxRingSize) + " is more than " + d.name +
+                          " allows (allowed: up to " + std::to_string(d.maxTxDesc) + ")"};
+    }
+    return Status::success();
+}
+
+bool DpdkDevice::needsRestart(P p) const
+{
+    // Queue settings: DPDK takes them at queue setup, with the port stopped.
+    return p == P::RefillThreshold || p == P::TxFreeThresh;
+}
+
+DpdkDevice::PortStats DpdkDevice::stats(std::size_t k) const
+{
+    PortStats s;
+    rte_eth_stats st{};
+    if (rte_eth_stats_get(port_[k], &st) != 0) return s;
+    s.ipackets = st.ipackets;
+    s.opackets = st.opackets;
+    s.ibytes = st.ibytes;
+    s.obytes = st.obytes;
+    s.imissed = st.imissed;
+    s.nombuf = st.rx_nombuf;
+    s.ierrors = st.ierrors;
+    s.oerrors = st.oerrors;
+    return s;
+}
+
+void DpdkDevice::stopPorts()
+{
+    if (!started_) return;
+    if (addon_) addon_->beforeStop();
+    for (std::size_t k = 0; k < port_.size(); ++k) {
+        base_[k].add(stats(k)); // some PMDs reset their counters at queue setup
+        rte_eth_dev_stop(port_[k]);
+    }
+    started_ = false;
+}
+
+void DpdkDevice::configurePorts(const ParamSet &ps)
+{
+    rxRing_ = static_cast<std::uint32_t>(ps.i(P::RxRingSize));
+    const auto txRing = static_cast<std::uint16_t>(ps.i(P::TxRingSize));
+    bool allIntr = true;
+    for (std::size_t k = 0; k < port_.size(); ++k) {
+        const std::uint16_t id = port_[k];
+        const std::string what = "port " + desc_[k].name + " (" + desc_[k].driver + "): ";
+        rte_eth_dev_info di{};
+        if (int rc = rte_eth_dev_info_get(id, &di); rc != 0)
+            fail(what + "rte_eth_dev_info_get: " + rte_strerror(-rc));
+        // Ask for RX interrupts; a PMD without them fails to start with it, and then runs
+        // without.
+        bool intr = false;
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            const bool wantIntr = attempt == 0;
+            rte_eth_conf conf{};
+            conf.intr_conf.rxq = wantIntr ? 1 : 0;
+            if (int rc = rte_eth_dev_configure(id, 1, 1, &conf); rc != 0) {
+                if (wantIntr) continue;
+                fail(what + "rte_eth_dev_configure: " + rte_strerror(-rc) + " [" +
+                     Eal::recentLog() + "]");
+            }
+            rte_eth_rxconf rxc = di.default_rxconf;
+            rxc.rx_free_thresh = static_cast<std::uint16_t>(ps.i(P::RefillThreshold));
+            rte_eth_txconf txc = di.default_txconf;
+            txc.tx_free_thresh = static_cast<std::uint16_t>(ps.i(P::TxFreeThresh));
+            const int socket = rte_eth_dev_socket_id(id) < 0 ? 0 : rte_eth_dev_socket_id(id);
+            if (int rc =
+                    rte_eth_rx_queue_setup(id, 0, static_cast<std::uint16_t>(rxRing_),
+                                           static_cast<unsigned>(socket), &rxc, pool_->mempool());
+                rc != 0) {
+                // Hardware PMDs check the thresholds against the ring: say which.
+                fail(what + "RX queue with nb_rx_desc=" + std::to_string(rxRing_) +
+                     ", rx_free_thresh=" + ps.text(P::RefillThreshold) + ": " + rte_strerror(-rc) +
+                     " [" + Eal::recentLog() + "]");
+            }
+            if (int rc = rte_eth_tx_queue_setup(id, 0, txRing, static_cast<unsigned>(socket), &txc);
+                rc != 0)
+                fail(what + "TX queue with nb_tx_desc=" + std::to_string(txRing) +
+                     ", tx_free_thresh=" + ps.text(P::TxFreeThresh) + ": " + rte_strerror(-rc) +
+                     " [" + Eal::recentLog() + "]");
+            if (int rc = rte_eth_dev_start(id); rc != 0) {
+                if (wantIntr) continue;
+                fail(what + "rte_eth_dev_start: " + rte_strerror(-rc) + " [" + Eal::recentLog() +
+                     "]");
+            }
+            intr = wantIntr && rte_eth_dev_rx_intr_ctl_q_get_fd(id, 0) >= 0;
+            break;
+        }
+        rte_eth_promiscuous_enable(id); // a bridge forwards frames for any address
+        rte_eth_stats_reset(id);
+        desc_[k] = Eal::describe(id);
+        desc_[k].rxInterrupts = intr;
+        allIntr &= intr;
+    }
+    rxIntr_ = allIntr;
+    started_ = true;
+}
+
+DpdkDevice::PortConfig DpdkDevice::portConfig(const ParamSet &ps)
+{
+    return {ps.i(P::RxRingSize), ps.i(P::TxRingSize), ps.i(P::RxPoolBuffers),
+            ps.i(P::RefillThreshold), ps.i(P::TxFreeThresh)};
+}
+
+void DpdkDevice::reconfigure(const ParamSet &ps)
+{
+    txq_ = std::make_unique<SpscQueue<Buffer *>>(static_cast<std::uint32_t>(ps.i(P::TxRingSize)));
+    if (started_ && portConfig(ps) == configured_) return;
+    stopPorts();
+    const auto poolSize = static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers));
+    std::unique_ptr<MbufPool> old;
+    if (!pool_ || poolSize != poolSize_) {
+        // Each port's RX ring holds nb_rx_desc mbufs on top of what is in flight.
+        old = std::move(pool_);
+        pool_ = std::make_unique<MbufPool>("ringlab" + std::to_string(port_[0]) + "g" +
+                                               std::to_string(poolGeneration_++),
+                                           poolSize);
+        poolSize_ = poolSize;
+    }
+    configurePorts(ps); // the queues now hold the new pool's mbufs; the old pool is free
+    configured_ = portConfig(ps);
+    old.reset();
+    if (addon_) addon_->afterStart();
+}
+
+void DpdkDevice::linkUp(std::int64_t nowNs)
+{
+    if (!started_) {
+        for (std::size_t k = 0; k < port_.size(); ++k)
+            rte_eth_dev_start(port_[k]);
+        started_ = true;
+        if (addon_) addon_->afterStart();
+    }
+    txonly_.start(nowNs);
+    if (addon_) addon_->linkUp();
+}
+
+void DpdkDevice::linkDown()
+{
+    // Ports stay up after a run: stopping a TAP port whose interface sits in a namespace
+    // would need the interface back first; the destructor stops them.
+    if (addon_) addon_->linkDown();
+}
+
+std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,
+                                    Counters &c)
+{
+    Eal::registerThread();
+    const auto n = static_cast<std::uint16_t>(port_.size());
+    if (live_.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly)
+        return txonly_.generate(out, max, nowNs, *pool_, n, live_, c);
+
+    rte_mbuf *m[kBurst];
+    std::uint32_t got = 0;
+    // Round robin over the ports, starting where the last poll stopped, so that a busy port
+    // cannot starve the other.
+    for (std::uint16_t j = 0; j < n && got < max; ++j) {
+        const std::uint16_t idx = static_cast<std::uint16_t>((nextRx_ + j) % n);
+        while (got < max) {
+            const auto want =
+                static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, max - got));
+            const std::uint16_t k = rte_eth_rx_burst(port_[idx], 0, m, want);
+            for (std::uint16_t i = 0; i < k; ++i) {
+                Buffer *b = wrap(m[i], idx);
+                b->seq = seq_++;
+                b->ts = {};
+                b->at(Stage::Arrival) = nowNs; // no hardware timestamp: arrival is the poll
+                out[got + i] = b;
+            }
+            got += k;
+            if (k < want) break;
+        }
+    }
+    nextRx_ = static_cast<std::uint16_t>((nextRx_ + 1) % n);
+    if (got) c.add(C::Offered, got);
+    return got;
+}
+
+std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t)
+{
+    const auto mode = live_.choice<FwdMode>(P::FwdMode);
+    if (mode == FwdMode::Rxonly) {
+        // Received and consumed: nothing goes back out.
+        pool_->release(bufs, n);
+        return n;
+    }
+    const auto ports = static_cast<std::uint16_t>(port_.size());
+    for (std::uint32_t k = 0; k < n; ++k) {
+        Buffer *b = bufs[k];
+        if (mode == FwdMode::Io) {
+            b->port = static_cast<std::uint16_t>((b->port + 1) % ports);
+        } else if (mode == FwdMode::Macswap && b->len >= 2 * RTE_ETHER_ADDR_LEN) {
+            auto *eth = reinterpret_cast<rte_ether_hdr *>(b->data);
+            std::swap(eth->dst_addr, eth->src_addr);
+        }
+    }
+    return txq_->push(bufs, n);
+}
+
+std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs)
+{
+    const std::uint32_t k = txq_->pop(out, max);
+    for (std::uint32_t j = 0; j < k; ++j)
+        out[j]->at(Stage::TxDone) = nowNs; // handed to the PMD now
+    return k;
+}
+
+bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped)
+{
+    Eal::registerThread();
+    dropped = 0;
+    rte_mbuf *m[kBurst];
+    std::uint32_t from = 0;
+    while (from < n) {
+        // A run of frames for one port, in order.
+        const std::uint16_t idx = bufs[from]->port;
+        std::uint16_t k = 0;
+        while (from + k < n && k < kBurst && bufs[from + k]->port == idx) {
+            rte_mbuf *mb = mbufOf(bufs[from + k]);
+            mb->data_len = static_cast<std::uint16_t>(bufs[from + k]->len);
+            mb->pkt_len = bufs[from + k]->len;
+            m[k] = mb;
+            ++k;
+        }
+        std::uint16_t sent = rte_eth_tx_burst(port_[idx], 0, m, k);
+        for (int retry = 0; sent < k && retry < kTxRetries; ++retry)
+            sent += rte_eth_tx_burst(port_[idx], 0, m + sent, static_cast<std::uint16_t>(k - sent));
+        if (sent < k) {
+            rte_pktmbuf_free_bulk(m + sent, k - sent);
+            dropped += k - sent;
+        }
+        from += k;
+    }
+    return true;
+}
+
+std::uint32_t DpdkDevice::txDrain(Buffer **out, std::uint32_t max)
+{
+    return txq_ ? txq_->pop(out, max) : 0;
+}
+
+IrqWait DpdkDevice::waitRxInterrupt(std::int64_t deadlineNs)
+{
+    if (!rxIntr_) return IrqWait::Unsupported;
+    pollfd fds[kMaxPorts + 1];
+    nfds_t nfds = 0;
+    for (auto id : port_) {
+        // A PMD whose queue descriptor is always armed (TAP) answers -ENOTSUP: fine.
+        rte_eth_dev_rx_intr_enable(id, 0);
+        fds[nfds++] = {rte_eth_dev_rx_intr_ctl_q_get_fd(id, 0), POLLIN, 0};
+    }
+    fds[nfds++] = {wakeFd_, POLLIN, 0};
+    int timeoutMs = -1;
+    if (deadlineNs >= 0)
+        timeoutMs = static_cast<int>(std::max<std::int64_t>(0, (deadlineNs - nowNs()) / 1'000'000));
+    const int rc = ::poll(fds, nfds, timeoutMs);
+    for (auto id : port_)
+        rte_eth_dev_rx_intr_disable(id, 0);
+    if (rc <= 0) return IrqWait::Timeout;
+    if (fds[nfds - 1].revents & POLLIN) {
+        std::uint64_t v;
+        [[maybe_unused]] auto r = ::read(wakeFd_, &v, sizeof v);
+        return IrqWait::Woken;
+    }
+    return IrqWait::Interrupt;
+}
+
+void DpdkDevice::wakeRxWait()
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto r = ::write(wakeFd_, &one, sizeof one);
+}
+
+void DpdkDevice::read(DeviceReading &r)
+{
+    const std::int64_t now = nowNs();
+    const double dt = lastReadNs_ ? static_cast<double>(now - lastReadNs_) / 1e9 : 0;
+    static constexpr const char *kSide[] = {"a", "b"};
+    for (std::size_t k = 0; k < port_.size(); ++k) {
+        PortStats s = base_[k];
+        if (started_) s.add(stats(k));
+        r.counters.v[static_cast<std::size_t>(C::RxMissed)] += s.imissed;
+        r.counters.v[static_cast<std::size_t>(C::AllocFail)] += s.nombuf;
+        r.counters.v[static_cast<std::size_t>(C::RxErrors)] += s.ierrors;
+        r.counters.v[static_cast<std::size_t>(C::TxErrors)] += s.oerrors;
+        r.counters.v[static_cast<std::size_t>(C::Offered)] += s.imissed + s.nombuf;
+        const std::string p = std::string("port_") + kSide[k] + "_";
+        auto rate = [&](std::uint64_t cur, std::uint64_t before) {
+            return dt > 0 && cur >= before ? static_cast<double>(cur - before) / dt : 0.0;
+        };
+        r.metrics.push_back({p + "rx_pps", "pps", rate(s.ipackets, last_[k].ipackets)});
+        r.metrics.push_back({p + "tx_pps", "pps", rate(s.opackets, last_[k].opackets)});
+        r.metrics.push_back({p + "rx_mbps", "Mbit/s", rate(s.ibytes, last_[k].ibytes) * 8 / 1e6});
+        r.metrics.push_back({p + "tx_mbps", "Mbit/s", rate(s.obytes, last_[k].obytes) * 8 / 1e6});
+        r.metrics.push_back({p + "ipackets", "packets", static_cast<double>(s.ipackets), true});
+        r.metrics.push_back({p + "opackets", "packets", static_cast<double>(s.opackets), true});
+        rte_eth_link link{};
+        rte_eth_link_get_nowait(port_[k], &link);
+        r.metrics.push_back({p + "link_up", "", link.link_status ? 1.0 : 0.0});
+        last_[k] = s;
+    }
+    lastReadNs_ = now;
+    if (addon_) addon_->read(r);
+}
+
+} // namespace ringlab::dpdk

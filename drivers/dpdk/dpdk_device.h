@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// One or two DPDK ethdev ports as the engine's device. The PMD owns RX descriptors and
+// refills them from the mempool inside rte_eth_rx_burst; the engine's TX ring is a TX buffer
+// flushed to the PMD by tx.coalesce_frames or by the coalesce timer (l2fwd's drain timer is
+// the DPDK form of stmmac's). Forwarding follows fwd.mode, as testpmd's engines do.
+#pragma once
+
+#include <rte_ethdev.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/dpdk/eal.h"
+#include "drivers/dpdk/mbuf_pool.h"
+#include "drivers/dpdk/tx_only.h"
+#include "engine/device.h"
+#include "engine/live_params.h"
+#include "engine/spsc_queue.h"
+
+namespace ringlab::dpdk {
+
+// What a device built on DPDK ports adds around them (the lab: namespaces, a traffic
+// client). Hooks run on the control thread while the datapath is quiesced.
+class PortAddon {
+  public:
+    virtual ~PortAddon() = default;
+    virtual std::string name() const = 0;
+    virtual void afterStart() {} // ports are up
+    virtual void beforeStop() {} // ports are about to be stopped for a reconfiguration
+    virtual void linkUp() {}     // the datapath runs
+    virtual void linkDown() {}   // the run has ended
+    virtual void read(DeviceReading &) {}
+};
+
+struct DpdkOptions {
+    std::vector<std::string> ports; // EAL device arguments, one or two
+    std::vector<std::string> eal;   // --eal
+};
+
+class DpdkDevice final : public Device {
+  public:
+    static constexpr std::size_t kMaxPorts = 2;
+
+    // Starts the EAL if needed, attaches the ports and brings them up; throws
+    // std::runtime_error with a message naming the port and what failed.
+    DpdkDevice(const DpdkOptions &opts, const ParamSet &params, const LiveParams &live);
+    ~DpdkDevice() override;
+
+    void setAddon(std::unique_ptr<PortAddon> addon);
+    const std::vector<PortDescription> &ports() const { return desc_; }
+
+    DeviceInfo info() const override;
+    std::vector<TunableSupport> support() const override;
+    Status check(const ParamSet &ps) const override;
+    bool needsRestart(P p) const override;
+    BufferSource *buffers() override { return pool_.get(); }
+
+    void reconfigure(const ParamSet &params) override;
+    void linkUp(std::int64_t nowNs) override;
+    void linkDown() override;
+
+    std::uint32_t rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,
+                            Counters &c) override;
+    std::uint32_t rxFree() const override { return 0; } // the PMD refills in rx_burst
+    std::uint32_t rxPost(Buffer *const *, std::uint32_t, std::int64_t) override { return 0; }
+    std::uint32_t rxPosted() const override { return rxRing_; }
+    std::uint32_t rxDrain(Buffer **, std::uint32_t) override { return 0; }
+
+    std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) override;
+    std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) override;
+    bool txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped) override;
+    bool txCompletesOnFlush() const override { return true; }
+    std::uint32_t txPending() const override { return txq_ ? txq_->size() : 0; }
+    std::uint32_t txFree() const override { return txq_ ? txq_->capacity() - txq_->size() : 0; }
+    std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;
+
+    std::int64_t nextInterruptNs(std::int64_t) override { return -1; }
+    IrqWait waitRxInterrupt(std::int64_t deadlineNs) override;
+    void wakeRxWait() override;
+
+    void read(DeviceReading &r) override;
+
+  private:
+    struct PortStats {
+        std::uint64_t ipackets = 0, opackets = 0, ibytes = 0, obytes = 0;
+        std::uint64_t imissed = 0, nombuf = 0, ierrors = 0, oerrors = 0;
+        void add(const PortStats &o);
+    };
+    void configurePorts(const ParamSet &ps);
+    void startPorts();
+    void stopPorts();
+    PortStats stats(std::size_t k) const;
+    bool isVirtual(std::size_t k) const;
+    std::string portList() const;
+
+    // What the ports were last configured with: a restart that changes none of it leaves
+    // them running.
+    struct PortConfig {
+        std::int64_t rxRing = 0, txRing = 0, pool = 0, rxFreeThresh = 0, txFreeThresh = 0;
+        friend bool operator==(const PortConfig &, const PortConfig &) = default;
+    };
+    static PortConfig portConfig(const ParamSet &ps);
+
+    const LiveParams &live_;
+    PortConfig configured_;
+    std::vector<std::uint16_t> port_;
+    std::vector<PortDescription> desc_;
+    std::vector<bool> attached_;
+    std::unique_ptr<MbufPool> pool_;
+    std::unique_ptr<SpscQueue<Buffer *>> txq_; // the engine's TX buffer
+    std::unique_ptr<PortAddon> addon_;
+    TxOnlySource txonly_;
+    std::uint32_t rxRing_ = 0;
+    std::uint32_t poolSize_ = 0;
+    bool started_ = false;
+    bool rxIntr_ = false;
+    int wakeFd_ = -1;
+    std::uint16_t nextRx_ = 0;
+    std::uint64_t seq_ = 0;
+    int poolGeneration_ = 0;
+
+    // Port statistics survive reconfiguration (which resets some PMDs' counters).
+    std::array<PortStats, kMaxPorts> base_{};
+    std::array<PortStats, kMaxPorts> last_{};
+    std::int64_t lastReadNs_ = 0;
+};
+
+} // namespace ringlab::dpdk

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The DPDK devices as the registry sees them, without DPDK's headers.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivers/device_listing.h"
+#include "engine/device.h"
+#include "engine/live_params.h"
+
+namespace ringlab::dpdk {
+
+std::unique_ptr<Device> makePortDevice(const std::vector<std::string> &ports,
+                                       const std::vector<std::string> &eal, const ParamSet &ps,
+                                       const LiveParams &live);
+// The lab: two TAP ports in namespaces, with `traffic` ("ping -i 0.01") if not empty.
+std::unique_ptr<Device> makeLabDevice(const std::vector<std::string> &eal,
+                                      const std::string &traffic, int boundS, const ParamSet &ps,
+                                      const LiveParams &live);
+// DPDK's virtual PMDs (attached briefly to read what they support) and PCI NICs bound to a
+// DPDK-capable kernel driver.
+std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal);
+// The lab's own row.
+DeviceListing labListing();
+
+} // namespace ringlab::dpdk

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "drivers/dpdk/eal.h"
+
+#include <pthread.h>
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace ringlab::dpdk {
+
+namespace {
+
+std::mutex g_mutex; // every EAL call here
+bool g_tried = false;
+std::string g_failure;
+std::vector<std::string> g_args; // as initialised, for messages
+std::vector<std::string> g_user; // the --eal part of them
+
+// DPDK logs through a stream of ours: the last lines are kept for error messages, and shown
+// on stderr only when RINGLAB_DPDK_LOG is set (the tap PMD's missing-qdisc notice is noise).
+struct LogCapture {
+    std::mutex m;
+    std::deque<std::string> lines;
+    std::string partial;
+    bool echo = std::getenv("RINGLAB_DPDK_LOG") != nullptr;
+};
+LogCapture &logCapture()
+{
+    static LogCapture c;
+    return c;
+}
+
+ssize_t logWrite(void *, const char *buf, size_t n)
+{
+    LogCapture &c = logCapture();
+    if (c.echo) [[maybe_unused]]
+        auto r = fwrite(buf, 1, n, stderr);
+    std::lock_guard lock(c.m);
+    c.partial.append(buf, n);
+    for (std::size_t nl; (nl = c.partial.find('\n')) != std::string::npos;) {
+        c.lines.push_back(c.partial.substr(0, nl));
+        c.partial.erase(0, nl + 1);
+        if (c.lines.size() > 12) c.lines.pop_front();
+    }
+    if (c.partial.size() > 4096) c.partial.clear();
+    return static_cast<ssize_t>(n);
+}
+
+void installLogStream()
+{
+    static FILE *stream = [] {
+        cookie_io_functions_t io{};
+        io.write = logWrite;
+        FILE *f = fopencookie(nullptr, "w", io);
+        if (f) setvbuf(f, nullptr, _IOLBF, 0);
+        return f;
+    }();
+    if (stream) rte_openlog_stream(stream);
+}
+
+std::uint64_t hugepagesFree()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t value = 0;
+    while (in >> key >> value) {
+        if (key == "HugePages_Free:") return value;
+        in.ignore(256, '\n');
+    }
+    return 0;
+}
+
+bool hasAny(const std::vector<std::string> &args, std::initializer_list<const char *> opts)
+{
+    for (const auto &a : args)
+        for (const char *o : opts)
+            if (a == o || a.rfind(std::string(o) + "=", 0) == 0) return true;
+    return false;
+}
+
+std::string joined(const std::vector<std::string> &v)
+{
+    std::string s;
+    for (const auto &a : v)
+        s += (s.empty() ? "" : " ") + a;
+    return s;
+}
+
+std::string lastLogLines(std::size_t n)
+{
+    LogCapture &c = logCapture();
+    std::lock_guard lock(c.m);
+    std::string s;
+    const std::size_t from = c.lines.size() > n ? c.lines.size() - n : 0;
+    for (std::size_t k = from; k < c.lines.size(); ++k)
+        s += (s.empty() ? "" : " | ") + c.lines[k];
+    return s;
+}
+
+bool isPciAddress(const std::string &s)
+{
+    unsigned d = 0, b = 0, dev = 0, f = 0;
+    char tail = 0;
+    return std::sscanf(s.c_str(), "%x:%x:%x.%x%c", &d, &b, &dev, &f, &tail) == 4 ||
+           std::sscanf(s.c_str(), "%x:%x.%x%c", &b, &dev, &f, &tail) == 3;
+}
+
+} // namespace
+
+std::vector<std::string> splitArgs(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    std::string w;
+    while (in >> w)
+        out.push_back(w);
+    return out;
+}
+
+bool Eal::initialised()
+{
+    std::lock_guard lock(g_mutex);
+    return g_tried && g_failure.empty();
+}
+
+Status Eal::init(const std::vector<std::string> &pci, const std::vector<std::string> &userArgs)
+{
+    std::lock_guard lock(g_mutex);
+    if (g_tried) {
+        if (!g_failure.empty()) return Status{g_failure};
+        // The EAL cannot be started twice: what it was started with must cover the request.
+        for (const auto &a : pci)
+            if (std::find(g_args.begin(), g_args.end(), a) == g_args.end())
+                return Status{"PCI device " + a +
+                              " was not allow-listed when DPDK started in this process (EAL "
+                              "arguments: " +
+                              joined(g_args) + "); start the program again to use it"};
+        if (!userArgs.empty() && userArgs != g_user)
+            return Status{"--eal \"" + joined(userArgs) +
+                          "\": DPDK is already running in this process with \"" + joined(g_args) +
+                          "\"; EAL arguments can only be given before the first DPDK device"};
+        return Status::success();
+    }
+    g_tried = true;
+    g_user = userArgs;
+    installLogStream();
+
+    std::vector<std::string> args{"ringlab"};
+    if (!hasAny(userArgs, {"--no-huge", "--socket-mem", "-m", "--huge-dir", "--in-memory",
+                           "--legacy-mem", "--socket-limit"})) {
+        // Without hugepages DPDK 22.11 refuses --in-memory: plain memory, no shared files.
+        if (hugepagesFree() > 0)
+            args.insert(args.end(), {"--in-memory"});
+        else
+            args.insert(args.end(), {"--no-huge", "-m", "512", "--no-shconf"});
+    }
+    if (!hasAny(userArgs, {"-a", "--allow", "-b", "--block", "--no-pci"})) {
+        if (pci.empty()) args.push_back("--no-pci");
+        for (const auto &a : pci)
+            args.insert(args.end(), {"-a", a});
+    }
+    // One lcore, the first CPU this process may use; the calling thread's CPU set is put
+    // back afterwards, since the EAL pins its main lcore and every thread started later would
+    // inherit the pin.
+    cpu_set_t saved;
+    CPU_ZERO(&saved);
+    const bool haveAffinity = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
+    if (!hasAny(userArgs, {"-l", "-c", "--lcores"})) {
+        int first = 0;
+        while (haveAffinity && first < CPU_SETSIZE && !CPU_ISSET(first, &saved))
+            ++first;
+        args.insert(args.end(), {"-l", std::to_string(first)});
+    }
+    args.insert(args.end(), userArgs.begin(), userArgs.end());
+    g_args.assign(args.begin() + 1, args.end());
+
+    std::vector<char *> argv;
+    for (auto &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
+    if (haveAffinity) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+    if (rc < 0) {
+        const int err = rte_errno;
+        std::string why = lastLogLines(3);
+        g_failure = "DPDK could not start (EAL arguments: " + joined(g_args) +
+                    "): " + rte_strerror(err) + (why.empty() ? "" : " [" + why + "]");
+        if (err == EACCES || err == EPERM)
+            g_failure += "; run as root or with CAP_SYS_ADMIN and CAP_NET_ADMIN";
+        else if (hasAny(userArgs, {"--socket-mem", "--huge-dir"}) && hugepagesFree() == 0)
+            g_failure += "; this machine has no free hugepages (see /proc/meminfo), drop "
+                         "--socket-mem to run without them";
+        return Status{g_failure};
+    }
+    return Status::success();
+}
+
+namespace {
+// The PMDs this DPDK can load, from its plugin directory: "net_null", "net_tap", ...
+std::vector<std::string> availablePmds()
+{
+    std::vector<std::string> out;
+    const std::string dir = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0";
+    if (FILE *p = popen(("ls " + dir + " 2>/dev/null").c_str(), "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, p)) {
+            std::string f = line;
+            if (f.rfind("librte_net_", 0) == 0 && f.find(".so\n") != std::string::npos)
+                out.push_back("net_" + f.substr(11, f.find(".so") - 11));
+        }
+        pclose(p);
+    }
+    return out;
+}
+} // namespace
+
+Status Eal::attach(const std::string &devarg, std::uint16_t &port)
+{
+    std::lock_guard lock(g_mutex);
+    const std::string name = devarg.substr(0, devarg.find(','));
+    if (isPciAddress(name)) {
+        if (rte_eth_dev_get_port_by_name(name.c_str(), &port) == 0) return Status::success();
+        return Status{"PCI device " + name +
+                      " has no DPDK port: is it bound to vfio-pci or uio_pci_generic "
+                      "(dpdk-devbind.py --status), and does it exist (lspci -s " +
+                      name + ")?"};
+    }
+    if (rte_eth_dev_get_port_by_name(name.c_str(), &port) == 0)
+        return Status{"port " + name + " is already in use in this process"};
+    const int rc = rte_dev_probe(devarg.c_str());
+    if (rc == 0 && rte_eth_dev_get_port_by_name(name.c_str(), &port) == 0) return Status::success();
+    std::string why = lastLogLines(2);
+    std::string msg = "cannot attach \"" + devarg + "\": " + rte_strerror(-rc);
+    if (!why.empty()) msg += " [" + why + "]";
+    const auto pmds = availablePmds();
+    const bool known = std::any_of(pmds.begin(), pmds.end(), [&](const std::string &p) {
+        return name.rfind(p, 0) == 0 && name.size() > p.size() &&
+               std::isdigit(static_cast<unsigned char>(name[p.size()]));
+    });
+    if (!known) {
+        msg += "; a virtual device is named after its PMD and an instance number (net_null0, "
+               "net_tap1); PMDs here: ";
+        for (std::size_t k = 0; k < pmds.size(); ++k)
+            msg += (k ? ", " : "") + pmds[k];
+    } else if (geteuid() != 0 &&
+               (name.rfind("net_tap", 0) == 0 || name.rfind("net_af_packet", 0) == 0)) {
+        msg += "; " + name.substr(0, name.find_last_not_of("0123456789") + 1) +
+               " needs root (or CAP_NET_ADMIN and CAP_NET_RAW); net_null and net_ring do not";
+    }
+    return Status{msg};
+}
+
+void Eal::detach(std::uint16_t port)
+{
+    std::lock_guard lock(g_mutex);
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    if (rte_eth_dev_get_name_by_port(port, name) != 0) return;
+    rte_eth_dev_stop(port);
+    rte_eth_dev_close(port);
+    if (!isPciAddress(name)) rte_eal_hotplug_remove("vdev", name);
+}
+
+PortDescription Eal::describe(std::uint16_t port)
+{
+    PortDescription d;
+    d.id = port;
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(port, name);
+    d.name = name;
+    rte_eth_dev_info info{};
+    if (rte_eth_dev_info_get(port, &info) == 0) {
+        d.driver = info.driver_name ? info.driver_name : "";
+        d.maxRxDesc = info.rx_desc_lim.nb_max;
+        d.maxTxDesc = info.tx_desc_lim.nb_max;
+    }
+    rte_eth_link link{};
+    if (rte_eth_link_get_nowait(port, &link) == 0) {
+        d.linkUp = link.link_status == RTE_ETH_LINK_UP;
+        d.speedMbps = link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : link.link_speed;
+    }
+    d.rxInterrupts = rte_eth_dev_rx_intr_ctl_q_get_fd(port, 0) >= 0;
+    return d;
+}
+
+std::vector<PortDescription> Eal::ports()
+{
+    std::lock_guard lock(g_mutex);
+    std::vector<PortDescription> out;
+    if (!g_tried || !g_failure.empty()) return out;
+    std::uint16_t p = 0;
+    RTE_ETH_FOREACH_DEV(p)
+    out.push_back(describe(p));
+    return out;
+}
+
+std::string Eal::recentLog()
+{
+    return lastLogLines(4);
+}
+
+void Eal::registerThread()
+{
+    struct Registration {
+        bool on = false;
+        ~Registration()
+        {
+            if (on) rte_thread_unregister();
+        }
+    };
+    thread_local Registration reg;
+    if (reg.on || rte_lcore_id() != LCORE_ID_ANY) return;
+    reg.on = rte_thread_register() == 0;
+}
+
+} // namespace ringlab::dpdk

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine's buffers as DPDK mbufs: each mbuf of the port's mempool carries the engine's
+// Buffer (timestamps, work item) in its private area, so a packet crosses the datapath with
+// no copy and no lookup, and the PMD refills its RX ring from the same pool.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <string>
+
+#include "engine/buffer_source.h"
+
+namespace ringlab::dpdk {
+
+inline Buffer *bufferOf(rte_mbuf *m)
+{
+    return static_cast<Buffer *>(rte_mbuf_to_priv(m));
+}
+inline rte_mbuf *mbufOf(Buffer *b)
+{
+    return reinterpret_cast<rte_mbuf *>(reinterpret_cast<std::uint8_t *>(b) - sizeof(rte_mbuf));
+}
+// Points the Buffer at the mbuf's frame (the PMD has just filled or the engine has built it).
+inline Buffer *wrap(rte_mbuf *m, std::uint16_t port)
+{
+    Buffer *b = bufferOf(m);
+    b->data = rte_pktmbuf_mtod(m, std::uint8_t *);
+    b->len = rte_pktmbuf_data_len(m);
+    b->port = port;
+    b->probe = false;
+    return b;
+}
+
+class MbufPool final : public BufferSource {
+  public:
+    // Throws std::runtime_error naming the pool and DPDK's reason.
+    MbufPool(const std::string &name, std::uint32_t buffers);
+    ~MbufPool() override;
+    MbufPool(const MbufPool &) = delete;
+    MbufPool &operator=(const MbufPool &) = delete;
+
+    rte_mempool *mempool() const { return mp_; }
+    std::uint32_t size() const override { return size_; }
+    std::uint32_t available() const override;
+    std::uint32_t alloc(Buffer **out, std::uint32_t n) override;
+    void release(Buffer *const *bufs, std::uint32_t n) override;
+
+  private:
+    rte_mempool *mp_ = nullptr;
+    std::uint32_t size_ = 0;
+};
+
+} // namespace ringlab::dpdk

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "drivers/registry.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <sstream>
+
+#include "drivers/dpdk/dpdk_factory.h"
+#include "drivers/lab/traffic.h"
+#include "drivers/sim/sim_nic.h"
+
+namespace ringlab {
+
+namespace {
+
+constexpr const char *kSpecHelp =
+    "allowed: sim, lab, or dpdk: and one or two EAL devices joined by +, such as "
+    "dpdk:net_null0+net_null1, dpdk:net_tap0,iface=rl0 or dpdk:0000:03:00.0";
+
+bool isPci(const std::string &s)
+{
+    unsigned d = 0, b = 0, dev = 0, f = 0;
+    char tail = 0;
+    return std::sscanf(s.c_str(), "%x:%x:%x.%x%c", &d, &b, &dev, &f, &tail) == 4 ||
+           std::sscanf(s.c_str(), "%x:%x.%x%c", &b, &dev, &f, &tail) == 3;
+}
+
+// A vdev name: a PMD name and an instance number ("net_null0").
+bool isVdevName(const std::string &s)
+{
+    std::size_t k = 0;
+    while (k < s.size() && (std::islower(static_cast<unsigned char>(s[k])) || s[k] == '_'))
+        ++k;
+    const std::size_t digits = k;
+    while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])))
+        ++k;
+    return digits > 0 && k > digits && k == s.size();
+}
+
+bool onPath(const std::string &program)
+{
+    const char *path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    return false;
+}
+
+std::string needsRootVdev(const std::vector<std::string> &ports)
+{
+    for (const auto &p : ports) {
+        const std::string name = p.substr(0, p.find(','));
+        for (const char *pmd : {"net_tap", "net_af_packet", "net_pcap"})
+            if (name.rfind(pmd, 0) == 0) return pmd;
+        if (isPci(name)) return "a PCI NIC";
+    }
+    return {};
+}
+
+} // namespace
+
+std::vector<std::string> splitEalArgs(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string w; in >> w;)
+        out.push_back(w);
+    return out;
+}
+
+Status parseDeviceSpec(const std::string &text, DeviceSpec &out)
+{
+    DeviceSpec spec;
+    spec.text = text;
+    if (text == "sim") {
+        spec.kind = DeviceSpec::Kind::Sim;
+    } else if (text == "lab") {
+        spec.kind = DeviceSpec::Kind::Lab;
+    } else if (text.rfind("dpdk:", 0) == 0) {
+        spec.kind = DeviceSpec::Kind::Dpdk;
+        std::string rest = text.substr(5);
+        std::size_t from = 0;
+        for (;;) {
+            const auto plus = rest.find('+', from);
+            spec.ports.push_back(rest.substr(from, plus == std::string::npos ? plus : plus - from));
+            if (plus == std::string::npos) break;
+            from = plus + 1;
+        }
+        if (spec.ports.size() > 2)
+            return Status{"--device \"" + text + "\": " + std::to_string(spec.ports.size()) +
+                          " ports; a DPDK device has one or two (" + kSpecHelp + ")"};
+        for (const auto &p : spec.ports) {
+            const std::string name = p.substr(0, p.find(','));
+            if (p.empty() || (!isPci(name) && !isVdevName(name)))
+                return Status{"--device \"" + text + "\": \"" + p +
+                              "\" is not an EAL device (a vdev such as net_null0,no-rx=1 or a "
+                              "PCI address such as 0000:03:00.0)"};
+        }
+        if (spec.ports.size() == 2 && spec.ports[0].substr(0, spec.ports[0].find(',')) ==
+                                          spec.ports[1].substr(0, spec.ports[1].find(',')))
+            return Status{"--device \"" + text + "\": the two ports are the same device"};
+    } else {
+        return Status{"--device \"" + text + "\": unknown device (" + kSpecHelp + ")"};
+    }
+    out = spec;
+    return Status::success();
+}
+
+std::string deviceLabel(const DeviceOptions &opts)
+{
+    return opts.spec;
+}
+
+Status checkDeviceOptions(const DeviceOptions &opts)
+{
+    DeviceSpec spec;
+    if (auto st = parseDeviceSpec(opts.spec, spec); !st.ok()) return st;
+    if (!opts.traffic.empty() && spec.kind != DeviceSpec::Kind::Lab)
+        return Status{"--traffic \"" + opts.traffic +
+                      "\" needs --device lab (it runs a real client across the lab's two "
+                      "namespaces)"};
+    if (!opts.eal.empty() && spec.kind == DeviceSpec::Kind::Sim)
+        return Status{"--eal is for DPDK devices (--device dpdk:... or lab), not sim"};
+    const bool root = geteuid() == 0;
+    if (spec.kind == DeviceSpec::Kind::Dpdk && !root) {
+        if (const auto what = needsRootVdev(spec.ports); !what.empty())
+            return Status{"--device \"" + opts.spec + "\": " + what +
+                          " needs root (or CAP_NET_ADMIN and CAP_NET_RAW); net_null and net_ring "
+                          "work without"};
+    }
+    if (spec.kind == DeviceSpec::Kind::Lab) {
+        if (!root)
+            return Status{"--device lab needs root: it creates network namespaces and TAP "
+                          "interfaces (sudo ringlab-engine run --device lab ...)"};
+        if (!onPath("ip"))
+            return Status{"--device lab needs iproute2's ip (apt-get install iproute2)"};
+        if (!opts.traffic.empty()) {
+            lab::TrafficSpec t;
+            if (auto st = lab::parseTraffic(opts.traffic, t); !st.ok()) return st;
+            const char *program = t.tool == lab::TrafficSpec::Tool::Ping ? "ping" : "iperf3";
+            if (!onPath(program))
+                return Status{std::string("--traffic needs ") + program + " (apt-get install " +
+                              (t.tool == lab::TrafficSpec::Tool::Ping ? "iputils-ping" : "iperf3") +
+                              ")"};
+        }
+    }
+    return Status::success();
+}
+
+std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &ps,
+                                     const LiveParams &live)
+{
+    DeviceSpec spec;
+    if (auto st = parseDeviceSpec(opts.spec, spec); !st.ok()) throw std::runtime_error(st.error);
+    switch (spec.kind) {
+    case DeviceSpec::Kind::Sim:
+        return std::make_unique<sim::SimNic>(ps, live, opts.seed);
+    case DeviceSpec::Kind::Dpdk:
+        return dpdk::makePortDevice(spec.ports, opts.eal, ps, live);
+    case DeviceSpec::Kind::Lab:
+        return dpdk::makeLabDevice(opts.eal, opts.traffic, opts.trafficBoundS, ps, live);
+    }
+    throw std::runtime_error("unknown device kind");
+}
+
+DeviceFactory deviceFactory(const DeviceOptions &opts)
+{
+    return
+        [opts](const ParamSet &ps, const LiveParams &live) { return createDevice(opts, ps, live); };
+}
+
+std::vector<DeviceListing> listDevices()
+{
+    std::vector<DeviceListing> out;
+    DeviceListing sim;
+    sim.spec = "sim";
+    sim.kind = "simulated";
+    sim.driver = "sim";
+    sim.description = "simulated NIC: load.*, link.mbps, probes and interrupt moderation; needs "
+                      "no privilege (the default)";
+    sim.link = "up (link.mbps)";
+    sim.rxInterrupts = true;
+    {
+        const ParamSet ps;
+        const LiveParams live(ps);
+        sim.support = sim::SimNic(ps, live).support();
+    }
+    out.push_back(sim);
+    out.push_back(dpdk::labListing());
+    for (auto &l : dpdk::listDpdkDevices({}))
+        out.push_back(std::move(l));
+    return out;
+}
+
+} // namespace ringlab

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The device registry: the one place that knows which devices exist, how a spec names one,
+// how to create it, and what each needs (privilege, programs). The front ends ask it;
+// nothing outside drivers/ names a device or includes a driver's header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/device_listing.h"
+#include "engine/device.h"
+#include "engine/engine.h"
+
+namespace ringlab {
+
+// How a user names a device: "sim", "dpdk:PORT[+PORT]" (each an EAL device argument, such as
+// "net_tap0,iface=rl0" or a PCI address), or "lab".
+struct DeviceSpec {
+    enum class Kind { Sim, Dpdk, Lab };
+    Kind kind = Kind::Sim;
+    std::vector<std::string> ports; // dpdk
+    std::string text;               // as given
+};
+Status parseDeviceSpec(const std::string &text, DeviceSpec &out);
+
+struct DeviceOptions {
+    std::string spec = "sim";
+    std::vector<std::string> eal; // --eal, split into words
+    std::string traffic;          // --traffic (lab only)
+    int trafficBoundS = 3600;     // deadline for a client without count or duration
+    std::uint64_t seed = 1;       // the simulated NIC's traffic
+};
+// Splits an --eal string into words.
+std::vector<std::string> splitEalArgs(const std::string &s);
+
+// Checks everything that can be checked before a device is created: the spec, the traffic
+// client, privilege, the programs the lab runs. The message names the device, what is wrong
+// and what to do.
+Status checkDeviceOptions(const DeviceOptions &opts);
+
+// A factory for the Engine. The device it makes throws std::runtime_error with a message
+// naming the device and what failed.
+DeviceFactory deviceFactory(const DeviceOptions &opts);
+// Creates a device outside an engine (to list it or show what it supports).
+std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &ps,
+                                     const LiveParams &live);
+
+// Every device this host can run: the simulated NIC, the lab, DPDK's virtual PMDs (each
+// attached briefly to read what it supports) and PCI NICs bound to a DPDK driver.
+std::vector<DeviceListing> listDevices();
+
+// A short name for a device kind, for messages: "sim", "dpdk:net_null0", "lab".
+std::string deviceLabel(const DeviceOptions &opts);
+
+} // namespace ringlab
