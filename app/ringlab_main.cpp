@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "app/duration.h"
+#include "drivers/registry.h"
 #include "engine/session_store.h"
 #include "engine/version.h"
 #include "ui/chart_export.h"
@@ -130,15 +131,32 @@ int main(int argc, char **argv)
                  QStringLiteral("DURATION"), QStringLiteral("5s")});
     p.addOption({QStringLiteral("size"), QStringLiteral("window size, e.g. 1280x800"),
                  QStringLiteral("WxH")});
+    p.addOption({QStringLiteral("device"),
+                 QStringLiteral("sim, lab or dpdk:PORT[+PORT] (default: the profile's)"),
+                 QStringLiteral("SPEC")});
+    p.addOption({QStringLiteral("eal"), QStringLiteral("extra DPDK EAL arguments"),
+                 QStringLiteral("ARGS")});
     p.process(app);
 
     ui::MainWindow w(p.value("db")); // empty: the settings' database, or the default
+    w.setHeadless(p.isSet("screenshot"));
     if (p.isSet("profile")) {
         QString error;
         if (!w.loadProfile(p.value("profile"), &error)) {
             std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
             return 2;
         }
+    }
+    if (p.isSet("device") || p.isSet("eal")) {
+        DeviceOptions dev = w.controller()->device();
+        if (p.isSet("device")) dev.spec = p.value("device").toStdString();
+        dev.eal = splitEalArgs(p.value("eal").toStdString());
+        if (auto st = checkDeviceOptions(dev); !st.ok()) {
+            std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
+            return 2;
+        }
+        w.controller()->setDevice(dev);
+        w.selectDevice(dev.spec);
     }
     if (p.isSet("size")) {
         const QStringList wh = p.value("size").split('x');

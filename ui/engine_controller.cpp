@@ -6,8 +6,6 @@
 #include <QMetaObject>
 #include <QPointer>
 
-#include "drivers/sim/sim_nic.h"
-
 namespace ringlab::ui {
 
 // Receives from the engine's threads; only queues, then asks the GUI thread to deliver.
@@ -116,17 +114,22 @@ bool EngineController::start(QString *error)
             return false;
         }
     }
+    if (auto st = checkDeviceOptions(device_); !st.ok()) {
+        if (error) *error = QString::fromStdString(st.error);
+        return false;
+    }
     try {
-        auto factory = [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
-            return std::make_unique<sim::SimNic>(p, live);
-        };
-        engine_ = std::make_unique<Engine>(params_, factory, EngineOptions{});
+        // The device and its check first: a device that cannot be had records nothing.
+        engine_ = std::make_unique<Engine>(params_, deviceFactory(device_), EngineOptions{});
+        if (auto st = engine_->checkDevice(); !st.ok()) throw std::runtime_error(st.error);
+        deviceName_ = QString::fromStdString(engine_->deviceInfo().name);
+        deviceSupport_ = engine_->deviceSupport();
         bridge_ = std::make_shared<Bridge>(this);
         engine_->subscribe(bridge_);
         if (db) {
             SessionInfo info;
             info.name = profile_.toStdString();
-            info.device = "sim0";
+            info.device = engine_->deviceInfo().name;
             info.profile = profile_.toStdString();
             info.intervalS = 0.1;
             sessionId_ = db->createSession(info, params_);
@@ -146,7 +149,11 @@ bool EngineController::start(QString *error)
         engine_->start();
     } catch (const std::exception &e) {
         engine_.reset();
-        if (recorder_) recorder_->finish("failed");
+        if (recorder_) {
+            recorder_->finish("failed");
+            if (db && sessionId_) db->deleteSession(sessionId_); // nothing ran: keep nothing
+            sessionId_ = 0;
+        }
         recorder_.reset();
         if (error) *error = QString::fromStdString(e.what());
         return false;
@@ -166,6 +173,11 @@ void EngineController::stop()
     deliver(); // the last samples and the stop event
     bridge_.reset();
     emit runStopped(sessionId_);
+}
+
+QString EngineController::deviceName() const
+{
+    return engine_ ? deviceName_ : QString::fromStdString(device_.spec);
 }
 
 void EngineController::mark(const QString &label)

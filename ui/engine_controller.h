@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "drivers/registry.h"
 #include "engine/engine.h"
 #include "engine/recorder.h"
 #include "engine/session_store.h"
@@ -46,7 +47,13 @@ class EngineController : public QObject {
     bool isRunning() const { return engine_ != nullptr; }
     std::int64_t sessionId() const { return sessionId_; }
     void mark(const QString &label);
-    QString deviceName() const { return QStringLiteral("sim0"); }
+    // The device the next start uses (a registry spec: sim, lab, dpdk:...).
+    void setDevice(const DeviceOptions &dev) { device_ = dev; }
+    const DeviceOptions &device() const { return device_; }
+    // The running device's name, or the spec when stopped.
+    QString deviceName() const;
+    // What the device of the current (or last) run does with each tunable.
+    const std::vector<TunableSupport> &deviceSupport() const { return deviceSupport_; }
 
     // Everything the current (or last) run reported, for views that open late.
     const std::vector<SamplePtr> &samples() const { return samples_; }
@@ -65,6 +72,9 @@ class EngineController : public QObject {
     void deliver();
 
     ParamSet params_;
+    DeviceOptions device_;
+    QString deviceName_;
+    std::vector<TunableSupport> deviceSupport_;
     QString profile_ = QStringLiteral("default");
     bool recording_ = true;
     QString dbPath_;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/main_window.h"
 
+#include <QStandardItemModel>
+#include <cstdio>
+
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -10,14 +13,17 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <cstdio>
 
 #include "engine/profile.h"
 #include "ui/chart_export.h"
@@ -97,8 +103,8 @@ void MainWindow::buildToolbar()
     tb->setObjectName(QStringLiteral("runToolbar"));
     tb->addWidget(new QLabel(tr(" Device ")));
     deviceBox_ = new QComboBox;
-    deviceBox_->addItem(tr("Simulated NIC (sim0)"));
-    deviceBox_->setToolTip(tr("DPDK ports will be listed here when the engine is built with DPDK"));
+    fillDeviceBox();
+    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { chooseDevice(i); });
     tb->addWidget(deviceBox_);
     tb->addWidget(new QLabel(tr("  Profile ")));
     profileBox_ = new QComboBox;
@@ -212,11 +218,72 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
         return false;
     }
     ctl_->setProfileName(QString::fromStdString(p.name));
+    // A profile names its device; a stopped workbench follows it.
+    if (!ctl_->isRunning() && p.device != ctl_->device().spec) selectDevice(p.device);
     const int i = profileBox_->findText(QString::fromStdString(p.name));
     if (i >= 0) profileBox_->setCurrentIndex(i);
     undo_->clear();
     updateStatus();
     return true;
+}
+
+void MainWindow::fillDeviceBox()
+{
+    devices_ = listDevices();
+    deviceBox_->clear();
+    for (const auto &d : devices_) {
+        QString label = QString::fromStdString(d.spec);
+        if (d.kind == "simulated") label = tr("Simulated NIC (sim)");
+        if (d.kind == "lab") label = tr("Lab: TAP ports in namespaces (lab)");
+        deviceBox_->addItem(label, QString::fromStdString(d.spec));
+        const int i = deviceBox_->count() - 1;
+        QString tip = QString::fromStdString(d.kind + " · " + d.driver + ": " + d.description);
+        if (!d.link.empty()) tip += tr("\nLink: %1").arg(QString::fromStdString(d.link));
+        if (!d.available) {
+            tip += tr("\nUnavailable: %1").arg(QString::fromStdString(d.unavailableWhy));
+            // Greyed out, not hidden: the user sees what a privileged run would offer.
+            if (auto *model = qobject_cast<QStandardItemModel *>(deviceBox_->model()))
+                model->item(i)->setEnabled(false);
+        }
+        deviceBox_->setItemData(i, tip, Qt::ToolTipRole);
+    }
+    deviceBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    deviceBox_->setCurrentIndex(0);
+}
+
+void MainWindow::chooseDevice(int index)
+{
+    if (index < 0 || index >= static_cast<int>(devices_.size())) return;
+    const DeviceListing &d = devices_[static_cast<std::size_t>(index)];
+    if (ctl_->isRunning()) {
+        statusBar()->showMessage(tr("Stop the run to change the device"), 5000);
+        selectDevice(ctl_->device().spec);
+        return;
+    }
+    DeviceOptions dev = ctl_->device();
+    dev.spec = d.spec;
+    ctl_->setDevice(dev);
+    if (params_) params_->setDeviceSupport(QString::fromStdString(d.spec), d.support);
+    updateStatus();
+}
+
+bool MainWindow::selectDevice(const std::string &spec)
+{
+    for (int i = 0; i < deviceBox_->count(); ++i)
+        if (deviceBox_->itemData(i).toString().toStdString() == spec) {
+            deviceBox_->setCurrentIndex(i);
+            chooseDevice(i);
+            return true;
+        }
+    // A spec not in the list (a PCI port, a vdev with arguments): add it.
+    DeviceListing custom;
+    custom.spec = spec;
+    custom.kind = "custom";
+    devices_.push_back(custom);
+    deviceBox_->addItem(QString::fromStdString(spec), QString::fromStdString(spec));
+    deviceBox_->setCurrentIndex(deviceBox_->count() - 1);
+    chooseDevice(deviceBox_->count() - 1);
+    return false;
 }
 
 bool MainWindow::startRun()
@@ -228,9 +295,24 @@ bool MainWindow::startRun()
     segments_->setSession({}, {});
     QString error;
     if (!ctl_->start(&error)) {
-        QMessageBox::warning(this, tr("Cannot start"), error);
-        return false;
+        if (headless_ || ctl_->device().spec == "sim") {
+            if (headless_)
+                std::fprintf(stderr, "ringlab: cannot start: %s\n", qPrintable(error));
+            else
+                QMessageBox::warning(this, tr("Cannot start"), error);
+            return false;
+        }
+        // A real device failed: say why, and offer the simulated NIC.
+        QMessageBox box(QMessageBox::Warning, tr("Cannot start on %1").arg(ctl_->deviceName()),
+                        error, QMessageBox::Cancel, this);
+        auto *useSim = box.addButton(tr("Use the simulated NIC"), QMessageBox::AcceptRole);
+        box.exec();
+        if (box.clickedButton() != useSim) return false;
+        selectDevice("sim");
+        return startRun();
     }
+    // The device in use says what it does with each tunable (a custom spec is only known now).
+    params_->setDeviceSupport(ctl_->deviceName(), ctl_->deviceSupport());
     segmentTimer_->start();
     updateStatus();
     return true;
@@ -335,14 +417,17 @@ void MainWindow::updateStatus()
     profileBox_->setEnabled(!running);
     QString state;
     if (running)
-        state = tr("sim0 · running %1%2")
+        state = tr("%3 · running %1%2")
                     .arg(ctl_->profileName())
                     .arg(ctl_->sessionId() ? tr(" · recording session %1").arg(ctl_->sessionId())
-                                           : tr(" · not recording"));
+                                           : tr(" · not recording"))
+                    .arg(ctl_->deviceName());
     else if (shownSession_)
-        state = tr("sim0 · stopped · showing recorded session %1").arg(shownSession_);
+        state = tr("%2 · stopped · showing recorded session %1")
+                    .arg(shownSession_)
+                    .arg(ctl_->deviceName());
     else
-        state = tr("sim0 · stopped · profile %1").arg(ctl_->profileName());
+        state = tr("%2 · stopped · profile %1").arg(ctl_->profileName(), ctl_->deviceName());
     stateLabel_->setText(state);
     dbLabel_->setText(tr("database: %1").arg(ctl_->databasePath()));
     if (!running) dropsLabel_->clear();

@@ -3,6 +3,10 @@
 // under them, sessions dock, status bar. Shows the live run, or a recorded session.
 #pragma once
 
+#include <vector>
+
+#include "drivers/device_listing.h"
+
 #include <QMainWindow>
 
 #include "engine/session_report.h"
@@ -50,10 +54,19 @@ class MainWindow : public QMainWindow {
     bool startRun();
     void stopRun();
 
+  public:
+    // Chooses the device by registry spec (adding it to the list if it is not there).
+    bool selectDevice(const std::string &spec);
+    QComboBox *deviceBox() const { return deviceBox_; }
+    // Headless (--screenshot): errors go to stderr, never to a dialog.
+    void setHeadless(bool on) { headless_ = on; }
+
   protected:
     void closeEvent(QCloseEvent *e) override;
 
   private:
+    void fillDeviceBox();
+    void chooseDevice(int index);
     void buildToolbar();
     void buildDocks();
     void onSamples();
@@ -73,6 +86,8 @@ class MainWindow : public QMainWindow {
     SessionsPanel *sessions_ = nullptr;
     QComboBox *profileBox_ = nullptr;
     QComboBox *deviceBox_ = nullptr;
+    std::vector<DeviceListing> devices_;
+    bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
             *export_ = nullptr;

@@ -75,6 +75,9 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
         field->setToolTip(tip);
         controls_.value(name)->setToolTip(tip);
         form->addRow(label, field);
+        rows_[0].insert(name, label);
+        rows_[1].insert(name, field);
+        tips_.insert(name, tip);
     }
     column->addStretch(1);
     scroll->setWidget(inner);
@@ -179,6 +182,36 @@ QWidget *ParameterPanel::makeControl(const TunableInfo &t)
     input->setObjectName(name);
     controls_.insert(name, input);
     return field ? field : input;
+}
+
+void ParameterPanel::setDeviceSupport(const QString &device,
+                                      const std::vector<TunableSupport> &support)
+{
+    notes_.clear();
+    for (const auto &sup : support) {
+        const auto &t = info(sup.id);
+        const QString name = QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()));
+        notes_.insert(
+            name, (sup.support == Support::Ignored ? tr("No effect on %1: %2") : tr("On %1: %2"))
+                      .arg(device, QString::fromStdString(sup.reason)));
+    }
+    for (auto it = tips_.cbegin(); it != tips_.cend(); ++it) {
+        const QString &name = it.key();
+        const QString note = notes_.value(name);
+        const QString tip =
+            note.isEmpty() ? it.value() : note + QStringLiteral("\n\n") + it.value();
+        bool ignored = false;
+        for (const auto &sup : support)
+            if (QString::fromUtf8(info(sup.id).name.data(),
+                                  static_cast<int>(info(sup.id).name.size())) == name)
+                ignored = sup.support == Support::Ignored ||
+                          (sup.support == Support::Fixed && sup.id == P::RefillContext);
+        for (auto *w : {rows_[0].value(name), rows_[1].value(name), controls_.value(name)}) {
+            if (!w) continue;
+            w->setToolTip(tip);
+            w->setEnabled(!ignored);
+        }
+    }
 }
 
 std::string ParameterPanel::shownValue(const TunableInfo &t) const

@@ -7,6 +7,9 @@
 #include <QHash>
 #include <QWidget>
 
+#include <vector>
+
+#include "engine/device.h"
 #include "engine/tunables.h"
 
 class QPushButton;
@@ -25,6 +28,12 @@ class ParameterPanel : public QWidget {
     QPushButton *applyRestartButton() const { return applyRestart_; }
     int controlCount() const { return static_cast<int>(controls_.size()); }
 
+    // What the chosen device does with each tunable: one it ignores is disabled, and the
+    // reason is in every tooltip.
+    void setDeviceSupport(const QString &device, const std::vector<TunableSupport> &support);
+    // The reason shown for a tunable on the current device, or empty; for tests.
+    QString deviceNote(const QString &tunable) const { return notes_.value(tunable); }
+
   public slots:
     void refresh(); // show the values in force (after undo, a rejected change, a profile)
 
@@ -40,6 +49,9 @@ class ParameterPanel : public QWidget {
     EngineController *ctl_;
     QUndoStack *undo_;
     QHash<QString, QWidget *> controls_;
+    QHash<QString, QWidget *> rows_[2]; // label, field
+    QHash<QString, QString> tips_;      // the registry's explanation
+    QHash<QString, QString> notes_;     // the device's reason, where it has one
     Assignments staged_;
     QPushButton *applyRestart_ = nullptr;
 };

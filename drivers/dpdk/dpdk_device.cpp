@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/dpdk/dpdk_device.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <rte_ether.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "engine/clock.h"
@@ -272,6 +277,13 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
         rte_eth_stats_reset(id);
         desc_[k] = Eal::describe(id);
         desc_[k].rxInterrupts = intr;
+        if (intr) {
+            const int sig = fcntl(rte_eth_dev_rx_intr_ctl_q_get_fd(id, 0), F_GETSIG);
+            struct sigaction sa {};
+            if (sig > 0 && sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+                sa.sa_handler != SIG_IGN)
+                triggerSignal_ = sig;
+        }
         allIntr &= intr;
     }
     rxIntr_ = allIntr;
@@ -332,6 +344,22 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
     if (live_.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly)
         return txonly_.generate(out, max, nowNs, *pool_, n, live_, c);
 
+    std::uint32_t got = harvestPorts(out, max, nowNs);
+    if (got == 0 && irqWoke_ && triggerSignal_ > 0) {
+        // net_tap reads its queue only after its signal handler (F_SETSIG on the queue
+        // descriptor) has run; woken by the descriptor before the signal was delivered, raise
+        // it here rather than spin on poll().
+        pthread_kill(pthread_self(), triggerSignal_);
+        got = harvestPorts(out, max, nowNs);
+    }
+    irqWoke_ = false;
+    if (got) c.add(C::Offered, got);
+    return got;
+}
+
+std::uint32_t DpdkDevice::harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs)
+{
+    const auto n = static_cast<std::uint16_t>(port_.size());
     rte_mbuf *m[kBurst];
     std::uint32_t got = 0;
     // Round robin over the ports, starting where the last poll stopped, so that a busy port
@@ -354,7 +382,6 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
         }
     }
     nextRx_ = static_cast<std::uint16_t>((nextRx_ + 1) % n);
-    if (got) c.add(C::Offered, got);
     return got;
 }
 
@@ -444,6 +471,7 @@ IrqWait DpdkDevice::waitRxInterrupt(std::int64_t deadlineNs)
         [[maybe_unused]] auto r = ::read(wakeFd_, &v, sizeof v);
         return IrqWait::Woken;
     }
+    irqWoke_ = true;
     return IrqWait::Interrupt;
 }
 

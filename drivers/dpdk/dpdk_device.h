@@ -88,6 +88,7 @@ class DpdkDevice final : public Device {
         std::uint64_t imissed = 0, nombuf = 0, ierrors = 0, oerrors = 0;
         void add(const PortStats &o);
     };
+    std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);
     void configurePorts(const ParamSet &ps);
     void startPorts();
     void stopPorts();
@@ -116,6 +117,8 @@ class DpdkDevice final : public Device {
     std::uint32_t poolSize_ = 0;
     bool started_ = false;
     bool rxIntr_ = false;
+    bool irqWoke_ = false;  // poll thread: the last wait ended on an RX interrupt
+    int triggerSignal_ = 0; // a PMD that reads only after its queue's signal (net_tap)
     int wakeFd_ = -1;
     std::uint16_t nextRx_ = 0;
     std::uint64_t seq_ = 0;
