@@ -46,6 +46,7 @@ class TstGui : public QObject {
     void openRecordedSessionAndExport();
     void compareTwoSessions();
     void closingDuringARunCompletesTheSession();
+    void deviceBoxListsDpdkPortsAndPanelFollows();
 
   private:
     // Types a value into a spin box as a user does, and presses Enter.
@@ -291,6 +292,47 @@ void TstGui::closingDuringARunCompletesTheSession()
     SessionInfo info;
     QVERIFY(store.get(id, info));
     QCOMPARE(info.status, std::string("completed"));
+}
+
+void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
+{
+    QComboBox *box = w_->deviceBox();
+    const int sim = box->findData(QStringLiteral("sim"));
+    const int null = box->findData(QStringLiteral("dpdk:net_null0+net_null1"));
+    QVERIFY(sim >= 0);
+    QVERIFY2(null >= 0, "the net_null ports are listed");
+    QVERIFY(box->itemData(null, Qt::ToolTipRole).toString().contains("net_null"));
+    ParameterPanel *panel = w_->parameters();
+    QVERIFY(panel->control("load.rate_pps")->isEnabled());
+
+    // Choosing the DPDK port: what it ignores is disabled, with the reason in the tooltip.
+    box->setCurrentIndex(null);
+    emit box->activated(null);
+    QCOMPARE(w_->controller()->device().spec, std::string("dpdk:net_null0+net_null1"));
+    QWidget *rate = panel->control("load.rate_pps");
+    QVERIFY(!rate->isEnabled());
+    QVERIFY2(rate->toolTip().contains("fwd.mode=txonly"), qPrintable(rate->toolTip()));
+    QVERIFY(!panel->control("refill.context")->isEnabled());
+    QVERIFY(panel->control("poll.mode")->isEnabled());
+    QVERIFY(panel->control("poll.mode")->toolTip().contains("no RX interrupts"));
+    QVERIFY(panel->control("fwd.mode")->isEnabled());
+
+    // A run on it forwards real frames through the engine.
+    QSignalSpy samples(w_->controller(), &EngineController::samplesArrived);
+    QVERIFY(w_->startRun());
+    QVERIFY(samples.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(!w_->controller()->samples().empty() &&
+                                 w_->controller()->samples().back()->rateOf(C::TxPackets) > 0,
+                             10000);
+    QVERIFY(w_->controller()->deviceName().contains("net_null0"));
+    w_->stopRun();
+
+    // Back on the simulated NIC everything applies again.
+    box->setCurrentIndex(sim);
+    emit box->activated(sim);
+    QVERIFY(panel->control("load.rate_pps")->isEnabled());
+    QVERIFY(panel->deviceNote("load.rate_pps").isEmpty());
+    QVERIFY(!panel->deviceNote("fwd.mode").isEmpty());
 }
 
 QTEST_MAIN(TstGui)

@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -193,11 +194,45 @@ Status Eal::init(const std::vector<std::string> &pci, const std::vector<std::str
     for (auto &a : args)
         argv.push_back(a.data());
     argv.push_back(nullptr);
-    const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
+    // The EAL prints its usage and getopt's complaints straight to stdout and stderr: keep
+    // them out of the user's output, and the complaint for the message.
+    std::string printed;
+    const int rc = [&] {
+        std::fflush(stdout);
+        std::fflush(stderr);
+        const int out = dup(STDOUT_FILENO), err = dup(STDERR_FILENO);
+        const int capture = memfd_create("ringlab-eal", MFD_CLOEXEC);
+        if (capture >= 0) {
+            dup2(capture, STDOUT_FILENO);
+            dup2(capture, STDERR_FILENO);
+        }
+        const int r = rte_eal_init(static_cast<int>(argv.size() - 1), argv.data());
+        std::fflush(stdout);
+        std::fflush(stderr);
+        dup2(out, STDOUT_FILENO);
+        dup2(err, STDERR_FILENO);
+        close(out);
+        close(err);
+        if (capture >= 0) {
+            char buf[4096];
+            for (ssize_t n;
+                 (n = pread(capture, buf, sizeof buf, static_cast<off_t>(printed.size()))) > 0;)
+                printed.append(buf, static_cast<std::size_t>(n));
+            close(capture);
+        }
+        if (logCapture().echo) [[maybe_unused]]
+            auto w = write(STDERR_FILENO, printed.data(), printed.size());
+        return r;
+    }();
     if (haveAffinity) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     if (rc < 0) {
         const int err = rte_errno;
-        std::string why = lastLogLines(3);
+        std::string why;
+        std::istringstream lines(printed);
+        for (std::string line; std::getline(lines, line);)
+            if (line.rfind("ringlab: ", 0) == 0 && why.find(line.substr(9)) == std::string::npos)
+                why += (why.empty() ? "" : " | ") + line.substr(9); // getopt's complaint
+        if (why.empty()) why = lastLogLines(3);
         g_failure = "DPDK could not start (EAL arguments: " + joined(g_args) +
                     "): " + rte_strerror(err) + (why.empty() ? "" : " [" + why + "]");
         if (err == EACCES || err == EPERM)

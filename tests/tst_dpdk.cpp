@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// DPDK ports through the engine, on PMDs that need no privilege (net_null, net_ring): exact
+// forwarding counts, txonly pacing, port reconfiguration by restart tunables, live poll-mode
+// changes, and the refusals a port gives for what it cannot do.
+#include <QtTest>
+
+#include "drivers/registry.h"
+#include "engine/engine.h"
+#include "engine/sample_collector.h"
+
+using namespace ringlab;
+
+namespace {
+
+ParamSet params(const Assignments &a)
+{
+    ParamSet ps;
+    const Status st = ps.set(a);
+    if (!st.ok()) qFatal("bad test parameters: %s", st.error.c_str());
+    return ps;
+}
+
+DeviceFactory dpdk(const std::string &spec)
+{
+    DeviceOptions dev;
+    dev.spec = spec;
+    return deviceFactory(dev);
+}
+
+double metric(const Sample &s, const std::string &name)
+{
+    const DeviceMetric *m = s.deviceMetric(name);
+    return m ? m->value : -1;
+}
+
+} // namespace
+
+class TstDpdk : public QObject {
+    Q_OBJECT
+  private slots:
+    void ioForwardingCountsAreExact();
+    void txonlyDeliversTheSetRate();
+    void restartTunablesReconfigureThePort();
+    void livePollModeChangeCutsIdleWakeups();
+    void portRefusesWhatItCannotDo();
+    void portsAreAttachedAndDetachedByHotplug();
+};
+
+void TstDpdk::ioForwardingCountsAreExact()
+{
+    // Busy polling, direct hand-off: net_null offers full bursts on both ports, forever.
+    const ParamSet ps = params({{"fwd.mode", "io"},
+                                {"poll.mode", "busy"},
+                                {"proc.ns_per_packet", "0"},
+                                {"tx.coalesce_frames", "32"}});
+    Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(10));
+    engine.stop();
+    const auto s = c->samples();
+    QVERIFY(s.size() >= 10);
+    const Sample &last = *s.back();
+    const std::uint64_t rx = last.totalOf(C::RxPackets), tx = last.totalOf(C::TxPackets);
+    QVERIFY2(rx > 10000, qPrintable(QString::number(rx)));
+    // Every frame the engine took from a port was sent on the other or counted as dropped;
+    // nothing is left in flight after the stop.
+    std::uint64_t dropped = 0;
+    for (C cause : kDropCauses)
+        dropped += last.totalOf(cause);
+    QCOMPARE(rx, tx + dropped);
+    // The ports agree with the engine to the frame.
+    const double inA = metric(last, "port_a_ipackets"), inB = metric(last, "port_b_ipackets");
+    const double outA = metric(last, "port_a_opackets"), outB = metric(last, "port_b_opackets");
+    QCOMPARE(static_cast<std::uint64_t>(inA + inB), rx);
+    QCOMPARE(static_cast<std::uint64_t>(outA + outB), tx);
+    // io: what came in on A went out on B and the other way round (less A's own drops).
+    QVERIFY(outB <= inA && outA <= inB);
+    QCOMPARE(static_cast<std::uint64_t>(inA - outB + inB - outA), dropped);
+}
+
+void TstDpdk::txonlyDeliversTheSetRate()
+{
+    constexpr double kRate = 50'000;
+    const ParamSet ps = params({{"fwd.mode", "txonly"},
+                                {"load.rate_pps", "50000"},
+                                {"load.pattern", "constant"},
+                                {"load.frame_bytes", "128"},
+                                {"poll.mode", "sleep"},
+                                {"poll.sleep_min_us", "50"},
+                                {"poll.sleep_max_us", "100"},
+                                {"tx.coalesce_usecs", "200"}});
+    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{100'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(25));
+    engine.stop();
+    const auto s = c->samples();
+    // Samples 5..24: two seconds after a half-second warm-up.
+    double frames = 0, seconds = 0;
+    for (std::size_t k = 5; k < 25; ++k) {
+        frames += metric(*s[k], "port_a_tx_pps") * s[k]->interval;
+        seconds += s[k]->interval;
+    }
+    const double rate = frames / seconds;
+    QVERIFY2(std::abs(rate - kRate) <= 0.02 * kRate,
+             qPrintable(QString("port sent %1 pps, asked for %2").arg(rate).arg(kRate)));
+    // Frames the generator gave up (it fell more than 10 ms behind: a stalled poll thread on
+    // a shared machine) are counted, and rare.
+    const auto missed = static_cast<double>(s.back()->totalOf(C::RxMissed));
+    QVERIFY2(missed < 0.005 * static_cast<double>(s.back()->totalOf(C::Offered)),
+             qPrintable(QString::number(missed)));
+}
+
+void TstDpdk::restartTunablesReconfigureThePort()
+{
+    const ParamSet ps = params({{"fwd.mode", "io"},
+                                {"poll.mode", "sleep"},
+                                {"poll.sleep_min_us", "20"},
+                                {"poll.sleep_max_us", "40"}});
+    Engine engine(ps, dpdk("dpdk:net_ring0"), EngineOptions{50'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(3));
+    QCOMPARE(c->samples().back()->poolFree, 4096u); // nothing arrives: every mbuf is free
+    // The mempool and the queues are rebuilt: stop, reconfigure, start.
+    QVERIFY(engine.apply({{"rx.pool_buffers", "2048"}, {"rx.ring_size", "512"}}, "test").ok());
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 3));
+    QCOMPARE(c->samples().back()->poolFree, 2048u); // a new mempool of the new size
+    // A threshold is a queue setting: it restarts the port too, and net_ring says it ignores it.
+    QVERIFY(engine.apply({{"refill.threshold", "64"}}, "test").ok());
+    engine.stop();
+    int restarts = 0, ignored = 0;
+    for (const auto &e : c->events()) {
+        restarts += e.kind == "restart";
+        ignored += e.kind == "warning" && e.tunable == "refill.threshold" &&
+                   e.message.find("rx_free_thresh") != std::string::npos;
+    }
+    QCOMPARE(restarts, 2);
+    QCOMPARE(ignored, 1);
+}
+
+void TstDpdk::livePollModeChangeCutsIdleWakeups()
+{
+    // An idle port (no-rx=1): every poll is empty, so the poll thread's wakeups are the
+    // sleep policy's.
+    const ParamSet ps =
+        params({{"poll.mode", "sleep"}, {"poll.sleep_min_us", "20"}, {"poll.sleep_max_us", "40"}});
+    Engine engine(ps, dpdk("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(8));
+    QVERIFY(
+        engine.apply({{"poll.sleep_min_us", "2000"}, {"poll.sleep_max_us", "2500"}}, "test").ok());
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 8));
+    engine.stop();
+    const auto s = c->samples();
+    auto wakeups = [&](std::size_t from, std::size_t to) {
+        std::vector<double> v;
+        for (std::size_t k = from; k < to; ++k)
+            if (const ThreadStat *t = s[k]->thread("poll")) v.push_back(t->wakeupsPerS);
+        std::sort(v.begin(), v.end());
+        return v.empty() ? -1.0 : v[v.size() / 2];
+    };
+    const double before = wakeups(2, at), after = wakeups(at + 2, at + 8);
+    QVERIFY2(before > 2000, qPrintable(QString::number(before)));
+    QVERIFY2(after < 600 && after > 100, qPrintable(QString::number(after)));
+    QVERIFY(s[at + 4]->rateOf(C::EmptyPolls) > 0);
+    QCOMPARE(s[at + 4]->rateOf(C::RxPackets), 0.0);
+}
+
+void TstDpdk::portRefusesWhatItCannotDo()
+{
+    Engine engine(ParamSet{}, dpdk("dpdk:net_null0"), EngineOptions{});
+    QCOMPARE(engine.deviceInfo().driver, std::string("net_null"));
+    Status st = engine.apply({{"refill.context", "thread"}}, "test");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("rte_eth_rx_burst") != std::string::npos, st.error.c_str());
+    st = engine.apply({{"poll.mode", "interrupt"}}, "test");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("no RX interrupts") != std::string::npos, st.error.c_str());
+    QCOMPARE(engine.params().text(P::PollMode), std::string("sleep")); // unchanged
+    st = engine.apply({{"fwd.mode", "txonly"}, {"load.frame_bytes", "9000"}}, "test");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("1518") != std::string::npos, st.error.c_str());
+    bool loadIgnored = false;
+    for (const auto &sup : engine.deviceSupport())
+        loadIgnored |= sup.id == P::LoadRatePps && sup.support == Support::Ignored;
+    QVERIFY(loadIgnored);
+}
+
+void TstDpdk::portsAreAttachedAndDetachedByHotplug()
+{
+    // One EAL per process; each device attaches its ports and detaches them when it goes, so
+    // the same names can be used again.
+    for (int round = 0; round < 3; ++round) {
+        Engine engine(params({{"fwd.mode", "io"}, {"poll.mode", "busy"}}),
+                      dpdk("dpdk:net_null5+net_ring5"), EngineOptions{50'000'000});
+        auto c = std::make_shared<SampleCollector>();
+        engine.subscribe(c);
+        engine.start();
+        QVERIFY(c->waitSamples(2));
+        engine.stop();
+        QVERIFY(c->samples().back()->totalOf(C::TxPackets) > 0);
+    }
+    // The registry's spec check, before anything is attached.
+    DeviceSpec spec;
+    QVERIFY(!parseDeviceSpec("dpdk:", spec).ok());
+    QVERIFY(!parseDeviceSpec("dpdk:net_null0+net_null1+net_null2", spec).ok());
+    QVERIFY(!parseDeviceSpec("dpdk:net_null0+net_null0", spec).ok());
+    QVERIFY(!parseDeviceSpec("nic0", spec).ok());
+    QVERIFY(parseDeviceSpec("dpdk:0000:03:00.0", spec).ok());
+    QCOMPARE(spec.ports.front(), std::string("0000:03:00.0"));
+    QVERIFY(parseDeviceSpec("dpdk:net_tap0,iface=rl0+net_tap1,iface=rl1", spec).ok());
+    QCOMPARE(spec.ports.size(), std::size_t{2});
+}
+
+QTEST_GUILESS_MAIN(TstDpdk)
+#include "tst_dpdk.moc"
