@@ -186,7 +186,11 @@ int runCommand(const RunOptions &o)
     dev.seed = o.seed;
     if (o.durationNs >= 0) dev.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
     if (auto st = checkDeviceOptions(dev); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        if (o.device.empty()) // the device came from the profile: say so
+            std::fprintf(stderr, "ringlab-engine: profile %s: %s\n", profile.file.c_str(),
+                         st.error.c_str());
+        else
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
     // A run asked to record that cannot open its database fails before it starts.

@@ -61,8 +61,9 @@ bool parseProfile(const std::string &text, const fs::path &file, Profile &out, s
             return false;
         }
     }
-    if (p.device != "sim" && p.device.rfind("dpdk:", 0) != 0) {
-        error = where + ": device \"" + p.device + "\" is not known (allowed: sim, dpdk:<port>)";
+    // Which devices exist is the device registry's to say (drivers/), when the run starts.
+    if (p.device.empty()) {
+        error = where + ": device \"\" is empty (see 'ringlab-engine devices')";
         return false;
     }
     // Every value through the registry, cross-field rules included.

@@ -105,6 +105,9 @@ void TstLab::badDeviceInput_data()
     QTest::newRow("traffic to another host")
         << (base + QStringList{"--device", "lab", "--traffic", "ping 10.0.0.1"}) << 2
         << "is not allowed: the lab chooses the destination" << true;
+    QTest::newRow("profile naming an unknown device")
+        << (base + QStringList{"--profile", QFINDTESTDATA("data/eth0-profile.json")}) << 2
+        << "eth0-profile.json: --device \"eth0\": unknown device" << false;
     QTest::newRow("profile the port cannot run")
         << (base + QStringList{"--device", "dpdk:net_null0", "--profile", "mhi-thread"}) << 2
         << "refill.context" << false;

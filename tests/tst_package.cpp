@@ -52,6 +52,10 @@ void TstPackage::packageHoldsTheProgramsAndStarts()
         QVERIFY2(out.contains(QString::fromLatin1(path)), path);
     QCOMPARE(run("dpkg-deb", {"-f", deb, "Depends"}, dir.path(), &out), 0);
     QVERIFY2(out.contains("libqt6charts6") && out.contains("libsqlite3"), qPrintable(out));
+    // DPDK: its libraries from the binaries, its PMDs (plugins) named explicitly.
+    QVERIFY2(out.contains("librte-ethdev23") && out.contains("librte-net-tap23") &&
+                 out.contains("librte-net-null23") && out.contains("iproute2"),
+             qPrintable(out));
 
     // Installed programs start, and find their profiles where the package put them.
     const QString root = dir.filePath("root");

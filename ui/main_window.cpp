@@ -219,6 +219,12 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
     }
     ctl_->setProfileName(QString::fromStdString(p.name));
     // A profile names its device; a stopped workbench follows it.
+    if (DeviceSpec spec; !parseDeviceSpec(p.device, spec).ok()) {
+        if (error)
+            *error = QString::fromStdString(file.string() + ": " +
+                                            parseDeviceSpec(p.device, spec).error);
+        return false;
+    }
     if (!ctl_->isRunning() && p.device != ctl_->device().spec) selectDevice(p.device);
     const int i = profileBox_->findText(QString::fromStdString(p.name));
     if (i >= 0) profileBox_->setCurrentIndex(i);
