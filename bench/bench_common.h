@@ -57,6 +57,30 @@ inline std::vector<std::shared_ptr<const Sample>> runSim(const ParamSet &ps, std
     return runEngine(ps, f, samples, intervalNs);
 }
 
+// The KNI case's ladder: schedule_timeout (tick mode at `tickHz` asking for 5 us), then the
+// seed's usleep_range rows.
+struct PollWaitRow {
+    const char *label;
+    Assignments a;
+};
+inline std::vector<PollWaitRow> kniLadder(const char *tickLabel, const char *tickHz)
+{
+    auto sleep = [](const char *min, const char *max) {
+        return Assignments{
+            {"poll.mode", "sleep"}, {"poll.sleep_min_us", min}, {"poll.sleep_max_us", max}};
+    };
+    return {{tickLabel,
+             {{"poll.mode", "tick"},
+              {"poll.tick_hz", tickHz},
+              {"poll.sleep_min_us", "5"},
+              {"poll.sleep_max_us", "5"}}},
+            {"usleep_range(5, 10)", sleep("5", "10")},
+            {"usleep_range(20, 50)", sleep("20", "50")},
+            {"usleep_range(50, 100)", sleep("50", "100")},
+            {"usleep_range(100, 200)", sleep("100", "200")},
+            {"usleep_range(1000, 1100)", sleep("1000", "1100")}};
+}
+
 // Per-sample values from sample `from` on (the ones before are warm-up).
 template <class F>
 std::vector<double> series(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from,

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string>
 
+#include "bench/bare_ports.h"
 #include "bench/bench_common.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/registry.h"
@@ -43,44 +44,19 @@ double engineMpps(const std::string &spec)
 // The same ports driven by the simplest loop DPDK allows: what the engine is measured against.
 double bareMpps(const std::string &a, const std::string &b)
 {
-    std::uint16_t pa = 0, pb = 0;
-    if (!dpdk::Eal::attach(a, pa).ok() || !dpdk::Eal::attach(b, pb).ok()) {
-        std::fprintf(stderr, "bench: cannot attach %s / %s: %s\n", a.c_str(), b.c_str(),
-                     dpdk::Eal::recentLog().c_str());
-        std::exit(1);
-    }
-    static int gen = 0;
-    rte_mempool *mp = rte_pktmbuf_pool_create(("bare" + std::to_string(gen++)).c_str(), 4095, 256,
-                                              0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-    for (std::uint16_t p : {pa, pb}) {
-        rte_eth_conf conf{};
-        rte_eth_dev_configure(p, 1, 1, &conf);
-        rte_eth_rx_queue_setup(p, 0, 1024, 0, nullptr, mp);
-        rte_eth_tx_queue_setup(p, 0, 1024, 0, nullptr);
-        rte_eth_dev_start(p);
-    }
+    bench::BarePorts ports(a, b);
     dpdk::Eal::registerThread();
     std::vector<double> windows;
-    rte_mbuf *m[64];
     for (std::size_t w = 0; w < kSamples; ++w) {
         std::uint64_t sent = 0;
         const auto t0 = std::chrono::steady_clock::now();
         const auto end = t0 + std::chrono::milliseconds(100);
-        while (std::chrono::steady_clock::now() < end) {
-            for (auto [from, to] : {std::pair{pa, pb}, std::pair{pb, pa}}) {
-                const std::uint16_t n = rte_eth_rx_burst(from, 0, m, 64);
-                const std::uint16_t k = rte_eth_tx_burst(to, 0, m, n);
-                if (k < n) rte_pktmbuf_free_bulk(m + k, n - k);
-                sent += k;
-            }
-        }
+        while (std::chrono::steady_clock::now() < end)
+            sent += ports.forward();
         const double dt =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (w >= 5) windows.push_back(static_cast<double>(sent) / dt / 1e6);
     }
-    dpdk::Eal::detach(pa);
-    dpdk::Eal::detach(pb);
-    rte_mempool_free(mp);
     return bench::median(windows);
 }
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <thread>
 
+#include "bench/bare_ports.h"
 #include "bench/bench_common.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/lab/lab.h"
@@ -53,30 +54,13 @@ double bareGoodput(const std::string &traffic, int seconds)
     opts.traffic = spec;
     opts.boundS = seconds + 2;
     lab::Lab labRig(opts, ifA, ifB);
-    std::uint16_t pa = 0, pb = 0;
-    if (!dpdk::Eal::attach(portA, pa).ok() || !dpdk::Eal::attach(portB, pb).ok()) return -1;
-    static int gen = 0;
-    rte_mempool *mp = rte_pktmbuf_pool_create(("barelab" + std::to_string(gen++)).c_str(), 8191,
-                                              256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-    for (std::uint16_t p : {pa, pb}) {
-        rte_eth_conf conf{};
-        rte_eth_dev_configure(p, 1, 1, &conf);
-        rte_eth_rx_queue_setup(p, 0, 1024, 0, nullptr, mp);
-        rte_eth_tx_queue_setup(p, 0, 1024, 0, nullptr);
-        rte_eth_dev_start(p);
-        rte_eth_promiscuous_enable(p);
-    }
+    auto ports = std::make_unique<BarePorts>(portA, portB);
     labRig.afterStart();
     std::atomic<bool> stop{false};
     std::thread loop([&] {
         dpdk::Eal::registerThread();
-        rte_mbuf *m[64];
         while (!stop.load(std::memory_order_relaxed))
-            for (auto [from, to] : {std::pair{pa, pb}, std::pair{pb, pa}}) {
-                const std::uint16_t n = rte_eth_rx_burst(from, 0, m, 64);
-                const std::uint16_t k = rte_eth_tx_burst(to, 0, m, n);
-                if (k < n) rte_pktmbuf_free_bulk(m + k, n - k);
-            }
+            ports->forward();
     });
     labRig.linkUp();
     std::vector<double> goodput;
@@ -92,9 +76,7 @@ double bareGoodput(const std::string &traffic, int seconds)
     stop = true;
     loop.join();
     labRig.beforeStop();
-    dpdk::Eal::detach(pa);
-    dpdk::Eal::detach(pb);
-    rte_mempool_free(mp);
+    ports.reset();
     return median(goodput);
 }
 

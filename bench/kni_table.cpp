@@ -13,27 +13,7 @@ int main()
     std::printf("load 0, probes 50/s, 2 s per row, medians over the samples after 0.3 s\n\n");
     std::printf("%-26s %12s %12s %14s %14s\n", "poll wait", "poll CPU %", "wakeups/s", "RTT p50 us",
                 "RTT max us");
-    struct Row {
-        const char *label;
-        Assignments a;
-    };
-    const std::vector<Row> rows = {
-        {"schedule_timeout(1 jiffy)",
-         {{"poll.mode", "tick"},
-          {"poll.tick_hz", "1000"},
-          {"poll.sleep_min_us", "5"},
-          {"poll.sleep_max_us", "5"}}},
-        {"usleep_range(5, 10)",
-         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "5"}, {"poll.sleep_max_us", "10"}}},
-        {"usleep_range(20, 50)",
-         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "20"}, {"poll.sleep_max_us", "50"}}},
-        {"usleep_range(50, 100)",
-         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "50"}, {"poll.sleep_max_us", "100"}}},
-        {"usleep_range(100, 200)",
-         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "100"}, {"poll.sleep_max_us", "200"}}},
-        {"usleep_range(1000, 1100)",
-         {{"poll.mode", "sleep"}, {"poll.sleep_min_us", "1000"}, {"poll.sleep_max_us", "1100"}}},
-    };
+    const auto rows = kniLadder("schedule_timeout(1 jiffy)", "1000");
     std::vector<double> cpu, rtt;
     for (const auto &row : rows) {
         Assignments a = {{"load.rate_pps", "0"}, {"probe.rate_hz", "50"}};

@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "drivers/dpdk/dpdk_factory.h"
+#include "drivers/dpdk/eal.h"
 #include "drivers/lab/traffic.h"
 #include "drivers/sim/sim_nic.h"
+#include "drivers/words.h"
 
 namespace ringlab {
 
@@ -17,14 +19,6 @@ namespace {
 constexpr const char *kSpecHelp =
     "allowed: sim, lab, or dpdk: and one or two EAL devices joined by +, such as "
     "dpdk:net_null0+net_null1, dpdk:net_tap0,iface=rl0 or dpdk:0000:03:00.0";
-
-bool isPci(const std::string &s)
-{
-    unsigned d = 0, b = 0, dev = 0, f = 0;
-    char tail = 0;
-    return std::sscanf(s.c_str(), "%x:%x:%x.%x%c", &d, &b, &dev, &f, &tail) == 4 ||
-           std::sscanf(s.c_str(), "%x:%x.%x%c", &b, &dev, &f, &tail) == 3;
-}
 
 // A vdev name: a PMD name and an instance number ("net_null0").
 bool isVdevName(const std::string &s)
@@ -53,7 +47,7 @@ std::string needsRootVdev(const std::vector<std::string> &ports)
         const std::string name = p.substr(0, p.find(','));
         for (const char *pmd : {"net_tap", "net_af_packet", "net_pcap"})
             if (name.rfind(pmd, 0) == 0) return pmd;
-        if (isPci(name)) return "a PCI NIC";
+        if (dpdk::isPciAddress(name)) return "a PCI NIC";
     }
     return {};
 }
@@ -62,11 +56,7 @@ std::string needsRootVdev(const std::vector<std::string> &ports)
 
 std::vector<std::string> splitEalArgs(const std::string &s)
 {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    for (std::string w; in >> w;)
-        out.push_back(w);
-    return out;
+    return splitWords(s);
 }
 
 Status parseDeviceSpec(const std::string &text, DeviceSpec &out)
@@ -92,7 +82,7 @@ Status parseDeviceSpec(const std::string &text, DeviceSpec &out)
                           " ports; a DPDK device has one or two (" + kSpecHelp + ")"};
         for (const auto &p : spec.ports) {
             const std::string name = p.substr(0, p.find(','));
-            if (p.empty() || (!isPci(name) && !isVdevName(name)))
+            if (p.empty() || (!dpdk::isPciAddress(name) && !isVdevName(name)))
                 return Status{"--device \"" + text + "\": \"" + p +
                               "\" is not an EAL device (a vdev such as net_null0,no-rx=1 or a "
                               "PCI address such as 0000:03:00.0)"};

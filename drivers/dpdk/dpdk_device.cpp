@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/dpdk/dpdk_device.h"
 
+#include "drivers/words.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,18 +29,6 @@ constexpr int kTxRetries = 8; // bounded, as testpmd's --burst-tx-retry-num
     throw std::runtime_error(what);
 }
 
-std::string quotedList(const std::vector<std::string> &v)
-{
-    std::string s;
-    for (const auto &x : v)
-        s += (s.empty() ? "" : "+") + x;
-    return s;
-}
-
-bool isPci(const std::string &name)
-{
-    return name.find(':') != std::string::npos && name.find('.') != std::string::npos;
-}
 } // namespace
 
 void DpdkDevice::PortStats::add(const PortStats &o)
@@ -61,7 +51,7 @@ DpdkDevice::DpdkDevice(const DpdkOptions &opts, const ParamSet &params, const Li
              std::to_string(opts.ports.size()));
     std::vector<std::string> pci;
     for (const auto &p : opts.ports)
-        if (isPci(p.substr(0, p.find(',')))) pci.push_back(p.substr(0, p.find(',')));
+        if (isPciAddress(p.substr(0, p.find(',')))) pci.push_back(p.substr(0, p.find(',')));
     if (auto st = Eal::init(pci, opts.eal); !st.ok()) fail(st.error);
     for (const auto &p : opts.ports) {
         std::uint16_t id = 0;
@@ -104,7 +94,7 @@ std::string DpdkDevice::portList() const
     std::vector<std::string> names;
     for (const auto &d : desc_)
         names.push_back(d.name);
-    return quotedList(names);
+    return joinWords(names, "+");
 }
 
 DeviceInfo DpdkDevice::info() const
@@ -113,19 +103,19 @@ DeviceInfo DpdkDevice::info() const
     for (const auto &d : desc_)
         if (std::find(drivers.begin(), drivers.end(), d.driver) == drivers.end())
             drivers.push_back(d.driver);
-    return {addon_ ? addon_->name() : portList(), quotedList(drivers), false, rxIntr_};
+    return {addon_ ? addon_->name() : portList(), joinWords(drivers, "+"), false, rxIntr_};
 }
 
 bool DpdkDevice::isVirtual(std::size_t k) const
 {
-    return !isPci(desc_[k].name);
+    return !isPciAddress(desc_[k].name);
 }
 
 std::vector<TunableSupport> DpdkDevice::support() const
 {
     const std::string drv = desc_.empty() ? "the PMD" : desc_[0].driver;
-    const bool virt =
-        std::all_of(desc_.begin(), desc_.end(), [&](const auto &d) { return !isPci(d.name); });
+    const bool virt = std::all_of(desc_.begin(), desc_.end(),
+                                  [&](const auto &d) { return !isPciAddress(d.name); });
     std::vector<TunableSupport> s;
     const std::string loadWhy = "traffic comes from the port; load.* shapes what the engine "
                                 "generates only with fwd.mode=txonly";

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/dpdk/eal.h"
 
+#include "drivers/words.h"
+
 #include <pthread.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
@@ -94,14 +96,6 @@ bool hasAny(const std::vector<std::string> &args, std::initializer_list<const ch
     return false;
 }
 
-std::string joined(const std::vector<std::string> &v)
-{
-    std::string s;
-    for (const auto &a : v)
-        s += (s.empty() ? "" : " ") + a;
-    return s;
-}
-
 std::string lastLogLines(std::size_t n)
 {
     LogCapture &c = logCapture();
@@ -113,24 +107,14 @@ std::string lastLogLines(std::size_t n)
     return s;
 }
 
+} // namespace
+
 bool isPciAddress(const std::string &s)
 {
     unsigned d = 0, b = 0, dev = 0, f = 0;
     char tail = 0;
     return std::sscanf(s.c_str(), "%x:%x:%x.%x%c", &d, &b, &dev, &f, &tail) == 4 ||
            std::sscanf(s.c_str(), "%x:%x.%x%c", &b, &dev, &f, &tail) == 3;
-}
-
-} // namespace
-
-std::vector<std::string> splitArgs(const std::string &s)
-{
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    std::string w;
-    while (in >> w)
-        out.push_back(w);
-    return out;
 }
 
 bool Eal::initialised()
@@ -150,10 +134,11 @@ Status Eal::init(const std::vector<std::string> &pci, const std::vector<std::str
                 return Status{"PCI device " + a +
                               " was not allow-listed when DPDK started in this process (EAL "
                               "arguments: " +
-                              joined(g_args) + "); start the program again to use it"};
+                              joinWords(g_args) + "); start the program again to use it"};
         if (!userArgs.empty() && userArgs != g_user)
-            return Status{"--eal \"" + joined(userArgs) +
-                          "\": DPDK is already running in this process with \"" + joined(g_args) +
+            return Status{"--eal \"" + joinWords(userArgs) +
+                          "\": DPDK is already running in this process with \"" +
+                          joinWords(g_args) +
                           "\"; EAL arguments can only be given before the first DPDK device"};
         return Status::success();
     }
@@ -233,7 +218,7 @@ Status Eal::init(const std::vector<std::string> &pci, const std::vector<std::str
             if (line.rfind("ringlab: ", 0) == 0 && why.find(line.substr(9)) == std::string::npos)
                 why += (why.empty() ? "" : " | ") + line.substr(9); // getopt's complaint
         if (why.empty()) why = lastLogLines(3);
-        g_failure = "DPDK could not start (EAL arguments: " + joined(g_args) +
+        g_failure = "DPDK could not start (EAL arguments: " + joinWords(g_args) +
                     "): " + rte_strerror(err) + (why.empty() ? "" : " [" + why + "]");
         if (err == EACCES || err == EPERM)
             g_failure += "; run as root or with CAP_SYS_ADMIN and CAP_NET_ADMIN";

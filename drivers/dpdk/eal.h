@@ -46,7 +46,7 @@ class Eal {
     static void registerThread();
 };
 
-// Splits an --eal string the way a shell would for simple words ("-a 0000:03:00.0 -m 1024").
-std::vector<std::string> splitArgs(const std::string &s);
+// "0000:03:00.0" or "03:00.0": a PCI address, as the EAL names PCI ports.
+bool isPciAddress(const std::string &s);
 
 } // namespace ringlab::dpdk

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/lab/traffic.h"
 
+#include "drivers/words.h"
+
 #include <signal.h>
 
 #include <algorithm>
@@ -54,14 +56,6 @@ bool hasOpt(const std::vector<std::string> &args, std::initializer_list<const ch
         for (const char *n : names)
             if (a == n) return true;
     return false;
-}
-
-std::string joined(const std::vector<std::string> &v)
-{
-    std::string s;
-    for (const auto &a : v)
-        s += (s.empty() ? "" : " ") + a;
-    return s;
 }
 
 } // namespace
@@ -157,7 +151,8 @@ void Traffic::start()
         }
     }
     if (!client_.start(clientArgv_, error))
-        throw std::runtime_error("traffic: cannot start '" + joined(clientArgv_) + "': " + error);
+        throw std::runtime_error("traffic: cannot start '" + joinWords(clientArgv_) +
+                                 "': " + error);
 }
 
 void Traffic::parseIperfInterval(const std::string &line, DeviceReading &r)
