@@ -39,9 +39,18 @@ int devicesCommand(bool json)
                                 : ("unavailable: " + d.unavailableWhy).c_str());
         std::printf("    %s%s\n", d.description.c_str(),
                     d.rxInterrupts ? "; RX interrupts (poll.mode=interrupt)" : "");
-        for (const auto &s : d.support)
-            std::printf("    %-20s %-8s %s\n", std::string(info(s.id).name).c_str(),
-                        std::string(supportName(s.support)).c_str(), s.reason.c_str());
+        // Tunables that share a reason share a line.
+        for (std::size_t k = 0; k < d.support.size();) {
+            std::string names(info(d.support[k].id).name);
+            std::size_t j = k + 1;
+            while (j < d.support.size() && d.support[j].reason == d.support[k].reason &&
+                   d.support[j].support == d.support[k].support)
+                names += ", " + std::string(info(d.support[j++].id).name);
+            std::printf("    %s %s: %s\n", names.c_str(),
+                        std::string(supportName(d.support[k].support)).c_str(),
+                        d.support[k].reason.c_str());
+            k = j;
+        }
     }
     return 0;
 }

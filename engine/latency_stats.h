@@ -18,14 +18,26 @@ class LatencyStats {
   public:
     void record(const Buffer &b)
     {
-        const std::int64_t total = b.at(Stage::TxDone) - b.at(Stage::Arrival);
-        (b.probe ? rtt_ : total_).record(static_cast<std::uint64_t>(total > 0 ? total : 0));
-        if (b.probe) return;
-        for (std::size_t s = 0; s < kStageSpans; ++s) {
-            const std::int64_t d = b.ts[s + 1] - b.ts[s];
-            stageNs_[s].store(stageNs_[s].load(std::memory_order_relaxed) + (d > 0 ? d : 0),
-                              std::memory_order_relaxed);
+        const Buffer *one = &b;
+        record(&one, 1);
+    }
+    // A burst: the per-stage sums are added once per burst, not once per packet.
+    void record(const Buffer *const *bufs, std::uint32_t n)
+    {
+        std::array<std::uint64_t, kStageSpans> sums{};
+        for (std::uint32_t k = 0; k < n; ++k) {
+            const Buffer &b = *bufs[k];
+            const std::int64_t total = b.at(Stage::TxDone) - b.at(Stage::Arrival);
+            (b.probe ? rtt_ : total_).record(static_cast<std::uint64_t>(total > 0 ? total : 0));
+            if (b.probe) continue;
+            for (std::size_t s = 0; s < kStageSpans; ++s) {
+                const std::int64_t d = b.ts[s + 1] - b.ts[s];
+                sums[s] += static_cast<std::uint64_t>(d > 0 ? d : 0);
+            }
         }
+        for (std::size_t s = 0; s < kStageSpans; ++s)
+            stageNs_[s].store(stageNs_[s].load(std::memory_order_relaxed) + sums[s],
+                              std::memory_order_relaxed);
     }
 
     struct Snapshot {

@@ -124,10 +124,9 @@ std::uint32_t Transmitter::reclaim(Counters &c)
         k = dev_.txReclaim(done, kBurst, nowNs());
         total += k;
         std::uint64_t bytes = 0;
-        for (std::uint32_t j = 0; j < k; ++j) {
-            latency_.record(*done[j]);
+        latency_.record(done, k);
+        for (std::uint32_t j = 0; j < k; ++j)
             bytes += done[j]->len;
-        }
         if (k) {
             std::uint32_t dropped = 0;
             if (!dev_.txRetire(done, k, dropped)) pool_.release(done, k);

@@ -363,8 +363,8 @@ std::uint32_t DpdkDevice::harvestPorts(Buffer **out, std::uint32_t max, std::int
             for (std::uint16_t i = 0; i < k; ++i) {
                 Buffer *b = wrap(m[i], idx);
                 b->seq = seq_++;
-                b->ts = {};
-                b->at(Stage::Arrival) = nowNs; // no hardware timestamp: arrival is the poll
+                // No hardware timestamp: arrival is the poll. Every later stage stamps its own.
+                b->at(Stage::Arrival) = nowNs;
                 out[got + i] = b;
             }
             got += k;
@@ -383,15 +383,16 @@ std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int6
         pool_->release(bufs, n);
         return n;
     }
-    const auto ports = static_cast<std::uint16_t>(port_.size());
-    for (std::uint32_t k = 0; k < n; ++k) {
-        Buffer *b = bufs[k];
-        if (mode == FwdMode::Io) {
-            b->port = static_cast<std::uint16_t>((b->port + 1) % ports);
-        } else if (mode == FwdMode::Macswap && b->len >= 2 * RTE_ETHER_ADDR_LEN) {
-            auto *eth = reinterpret_cast<rte_ether_hdr *>(b->data);
-            std::swap(eth->dst_addr, eth->src_addr);
-        }
+    if (mode == FwdMode::Io && port_.size() > 1) {
+        // Out of the other port; the ingress index becomes the egress one.
+        for (std::uint32_t k = 0; k < n; ++k)
+            bufs[k]->port ^= 1;
+    } else if (mode == FwdMode::Macswap) {
+        for (std::uint32_t k = 0; k < n; ++k)
+            if (bufs[k]->len >= 2 * RTE_ETHER_ADDR_LEN) {
+                auto *eth = reinterpret_cast<rte_ether_hdr *>(bufs[k]->data);
+                std::swap(eth->dst_addr, eth->src_addr);
+            }
     }
     return txq_->push(bufs, n);
 }

@@ -95,8 +95,7 @@ std::uint32_t TxOnlySource::generate(Buffer **out, std::uint32_t max, std::int64
         b->seq = seq_++;
         b->port = nextPort_;
         nextPort_ = static_cast<std::uint16_t>((nextPort_ + 1) % ports);
-        b->ts = {};
-        b->at(Stage::Arrival) = t;
+        b->at(Stage::Arrival) = t; // every later stage stamps its own
     }
     c.add(C::Offered, got);
     static_assert(kHeaders + kFcs <= 64, "a minimum frame holds the headers");
