@@ -131,6 +131,14 @@ void TstDpdk::restartTunablesReconfigureThePort()
     const std::size_t at = c->samples().size();
     QVERIFY(c->waitSamples(at + 3));
     QCOMPARE(c->samples().back()->poolFree, 2048u); // a new mempool of the new size
+    // More mbufs than DPDK's memory holds: refused, rolled back, the port still runs.
+    const Status st = engine.apply({{"rx.pool_buffers", "1048576"}}, "test");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("mbuf pool") != std::string::npos, st.error.c_str());
+    QCOMPARE(engine.params().i(P::RxPoolBuffers), std::int64_t{2048});
+    const std::size_t after = c->samples().size();
+    QVERIFY(c->waitSamples(after + 2));
+    QCOMPARE(c->samples().back()->poolFree, 2048u);
     // A threshold is a queue setting: it restarts the port too, and net_ring says it ignores it.
     QVERIFY(engine.apply({{"refill.threshold", "64"}}, "test").ok());
     engine.stop();
@@ -140,7 +148,7 @@ void TstDpdk::restartTunablesReconfigureThePort()
         ignored += e.kind == "warning" && e.tunable == "refill.threshold" &&
                    e.message.find("rx_free_thresh") != std::string::npos;
     }
-    QCOMPARE(restarts, 2);
+    QCOMPARE(restarts, 2); // the failed one is a warning and a rollback, not a restart
     QCOMPARE(ignored, 1);
 }
 

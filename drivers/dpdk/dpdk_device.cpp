@@ -46,6 +46,21 @@ void DpdkDevice::PortStats::add(const PortStats &o)
 DpdkDevice::DpdkDevice(const DpdkOptions &opts, const ParamSet &params, const LiveParams &live)
     : live_(live)
 {
+    try {
+        open(opts, params);
+    } catch (...) {
+        // Whatever was attached goes: the same names must work on the next try.
+        for (auto id : port_)
+            Eal::detach(id);
+        port_.clear();
+        if (wakeFd_ >= 0) close(wakeFd_);
+        wakeFd_ = -1;
+        throw;
+    }
+}
+
+void DpdkDevice::open(const DpdkOptions &opts, const ParamSet &params)
+{
     if (opts.ports.empty() || opts.ports.size() > kMaxPorts)
         fail("a DPDK device has one or two ports (dpdk:PORT or dpdk:PORT+PORT), not " +
              std::to_string(opts.ports.size()));
@@ -61,15 +76,7 @@ DpdkDevice::DpdkDevice(const DpdkOptions &opts, const ParamSet &params, const Li
         desc_.push_back(Eal::describe(id));
     }
     wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    try {
-        reconfigure(params);
-    } catch (...) {
-        for (auto id : port_)
-            Eal::detach(id);
-        port_.clear();
-        close(wakeFd_);
-        throw;
-    }
+    reconfigure(params);
 }
 
 DpdkDevice::~DpdkDevice()
@@ -80,6 +87,7 @@ DpdkDevice::~DpdkDevice()
         Eal::detach(id);
     txq_.reset();
     pool_.reset(); // after the ports: their queues held mbufs of it
+    retired_.clear();
     if (wakeFd_ >= 0) close(wakeFd_);
 }
 
@@ -294,14 +302,21 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     const auto poolSize = static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers));
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_) {
-        // Each port's RX ring holds nb_rx_desc mbufs on top of what is in flight.
+        // The new pool first: if DPDK cannot give it, nothing has changed.
+        auto fresh = std::make_unique<MbufPool>(
+            "ringlab" + std::to_string(port_[0]) + "g" + std::to_string(poolGeneration_++),
+            poolSize);
         old = std::move(pool_);
-        pool_ = std::make_unique<MbufPool>("ringlab" + std::to_string(port_[0]) + "g" +
-                                               std::to_string(poolGeneration_++),
-                                           poolSize);
+        pool_ = std::move(fresh);
         poolSize_ = poolSize;
     }
-    configurePorts(ps); // the queues now hold the new pool's mbufs; the old pool is free
+    try {
+        configurePorts(ps); // the queues now hold the new pool's mbufs; the old pool is free
+    } catch (...) {
+        // A queue may still hold the old pool's mbufs: keep it until the ports close.
+        if (old) retired_.push_back(std::move(old));
+        throw;
+    }
     configured_ = portConfig(ps);
     old.reset();
     if (addon_) addon_->afterStart();

@@ -88,6 +88,7 @@ class DpdkDevice final : public Device {
         std::uint64_t imissed = 0, nombuf = 0, ierrors = 0, oerrors = 0;
         void add(const PortStats &o);
     };
+    void open(const DpdkOptions &opts, const ParamSet &params);
     std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);
     void configurePorts(const ParamSet &ps);
     void startPorts();
@@ -110,6 +111,7 @@ class DpdkDevice final : public Device {
     std::vector<PortDescription> desc_;
     std::vector<bool> attached_;
     std::unique_ptr<MbufPool> pool_;
+    std::vector<std::unique_ptr<MbufPool>> retired_; // after a failed reconfiguration
     std::unique_ptr<SpscQueue<Buffer *>> txq_; // the engine's TX buffer
     std::unique_ptr<PortAddon> addon_;
     TxOnlySource txonly_;
