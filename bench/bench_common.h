@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "drivers/sim/sim_nic.h"
+#include "drivers/registry.h"
 #include "engine/sample_collector.h"
 #include "engine/version.h"
 
@@ -51,10 +51,7 @@ inline ParamSet paramsOrDie(const Assignments &a)
 inline std::vector<std::shared_ptr<const Sample>> runSim(const ParamSet &ps, std::size_t samples,
                                                          std::int64_t intervalNs = 100'000'000)
 {
-    DeviceFactory f = [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
-        return std::make_unique<sim::SimNic>(p, live);
-    };
-    return runEngine(ps, f, samples, intervalNs);
+    return runEngine(ps, deviceFactory(DeviceOptions{}), samples, intervalNs);
 }
 
 // The KNI case's ladder: schedule_timeout (tick mode at `tickHz` asking for 5 us), then the

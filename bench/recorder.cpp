@@ -33,10 +33,7 @@ double saturationRun(bool record, const fs::path &db)
                                      {"tx.ring_size", "4096"},
                                      {"tx.coalesce_frames", "512"},
                                      {"poll.budget", "256"}});
-    DeviceFactory f = [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
-        return std::make_unique<sim::SimNic>(p, live);
-    };
-    Engine engine(ps, f, EngineOptions{100'000'000});
+    Engine engine(ps, deviceFactory(DeviceOptions{}), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     std::unique_ptr<SessionStore> store;
@@ -45,7 +42,7 @@ double saturationRun(bool record, const fs::path &db)
         store = std::make_unique<SessionStore>(db);
         SessionInfo info;
         info.name = "bench";
-        info.device = "sim0";
+        info.device = engine.deviceInfo().name;
         info.profile = "bench";
         info.intervalS = 0.1;
         const auto id = store->createSession(info, ps);
@@ -77,7 +74,7 @@ int main(int argc, char **argv)
         SessionStore store(dir / "hour.db");
         SessionInfo info;
         info.name = "one hour";
-        info.device = "sim0";
+        info.device = "synthetic samples";
         info.profile = "default";
         info.intervalS = 0.1;
         const auto id = store.createSession(info, ParamSet{});

@@ -39,6 +39,8 @@ class TstDpdk : public QObject {
     Q_OBJECT
   private slots:
     void ioForwardingCountsAreExact();
+    void singlePortModes_data();
+    void singlePortModes();
     void txonlyDeliversTheSetRate();
     void restartTunablesReconfigureThePort();
     void livePollModeChangeCutsIdleWakeups();
@@ -78,6 +80,42 @@ void TstDpdk::ioForwardingCountsAreExact()
     // io: what came in on A went out on B and the other way round (less A's own drops).
     QVERIFY(outB <= inA && outA <= inB);
     QCOMPARE(static_cast<std::uint64_t>(inA - outB + inB - outA), dropped);
+}
+
+void TstDpdk::singlePortModes_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<bool>("sends");
+    QTest::newRow("macswap: back out of the same port") << "macswap" << true;
+    QTest::newRow("io on one port: back out of it") << "io" << true;
+    QTest::newRow("rxonly: received, processed, dropped") << "rxonly" << false;
+}
+
+void TstDpdk::singlePortModes()
+{
+    QFETCH(QString, mode);
+    QFETCH(bool, sends);
+    const ParamSet ps = params(
+        {{"fwd.mode", mode.toStdString()}, {"poll.mode", "busy"}, {"proc.ns_per_packet", "0"}});
+    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{50'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(4));
+    engine.stop();
+    const Sample &last = *c->samples().back();
+    const std::uint64_t rx = last.totalOf(C::RxPackets);
+    QVERIFY(rx > 1000);
+    QCOMPARE(last.totalOf(C::Processed), rx);
+    const auto out = static_cast<std::uint64_t>(metric(last, "port_a_opackets"));
+    QCOMPARE(static_cast<std::uint64_t>(metric(last, "port_a_ipackets")), rx);
+    if (sends) {
+        QCOMPARE(out, last.totalOf(C::TxPackets));
+        QCOMPARE(out + last.totalOf(C::TxFull), rx);
+    } else {
+        QCOMPARE(out, std::uint64_t{0});
+        QCOMPARE(last.totalOf(C::TxPackets), std::uint64_t{0});
+    }
 }
 
 void TstDpdk::txonlyDeliversTheSetRate()
