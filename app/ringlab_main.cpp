@@ -136,6 +136,9 @@ int main(int argc, char **argv)
                  QStringLiteral("SPEC")});
     p.addOption({QStringLiteral("eal"), QStringLiteral("extra DPDK EAL arguments"),
                  QStringLiteral("ARGS")});
+    p.addOption({QStringLiteral("traffic"),
+                 QStringLiteral("with --device lab: \"ping -i 0.01\" or \"iperf3 -u -b 0 ...\""),
+                 QStringLiteral("CLIENT")});
     p.process(app);
 
     ui::MainWindow w(p.value("db")); // empty: the settings' database, or the default
@@ -147,10 +150,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (p.isSet("device") || p.isSet("eal")) {
+    if (p.isSet("device") || p.isSet("eal") || p.isSet("traffic")) {
         DeviceOptions dev = w.controller()->device();
         if (p.isSet("device")) dev.spec = p.value("device").toStdString();
         dev.eal = splitEalArgs(p.value("eal").toStdString());
+        dev.traffic = p.value("traffic").toStdString();
         if (auto st = checkDeviceOptions(dev); !st.ok()) {
             std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
             return 2;

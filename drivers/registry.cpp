@@ -178,8 +178,10 @@ std::vector<DeviceListing> listDevices()
     }
     out.push_back(sim);
     out.push_back(dpdk::labListing());
-    for (auto &l : dpdk::listDpdkDevices({}))
+    for (auto &l : dpdk::listDpdkDevices({})) {
+        if (l.driver == "net_tap") out[1].support = l.support; // the lab is two TAP ports
         out.push_back(std::move(l));
+    }
     return out;
 }
 

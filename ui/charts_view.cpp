@@ -56,6 +56,8 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
         put(charts_[2], tr("p99"), s.latency.p99);
         put(charts_[2], tr("max"), s.latency.max);
     }
+    // Round trips: the simulated NIC's probes, or a real ping across the lab.
+    if (s.rtt.count) put(charts_[2], tr("rtt p50"), s.rtt.p50);
     put(charts_[3], tr("timer arms"), s.rateOf(C::TimerArms));
     put(charts_[3], tr("drops"), s.dropsPerS());
 }
