@@ -6,9 +6,12 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileSystemModel>
 #include <QImage>
 #include <QJsonDocument>
 #include <QLineEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -47,6 +50,7 @@ class TstGui : public QObject {
     void compareTwoSessions();
     void closingDuringARunCompletesTheSession();
     void deviceBoxListsDpdkPortsAndPanelFollows();
+    void databaseSurvivesExportDialogAndSqlite3();
 
   private:
     // Types a value into a spin box as a user does, and presses Enter.
@@ -333,6 +337,66 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
     QVERIFY(panel->control("load.rate_pps")->isEnabled());
     QVERIFY(panel->deviceNote("load.rate_pps").isEmpty());
     QVERIFY(!panel->deviceNote("fwd.mode").isEmpty());
+}
+
+void TstGui::databaseSurvivesExportDialogAndSqlite3()
+{
+    // Record, stop, open Export... in the database's folder and cancel, read the database
+    // with sqlite3 as docs/database.md recommends, then record again.
+    if (QStandardPaths::findExecutable("sqlite3").isEmpty()) QSKIP("needs the sqlite3 program");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("x.db");
+    w_.reset();
+    w_ = std::make_unique<MainWindow>(db);
+    QVERIFY(w_->loadProfile("default"));
+    w_->show();
+    QSignalSpy samples(w_->controller(), &EngineController::samplesArrived);
+    QVERIFY(w_->startRun());
+    QVERIFY(samples.wait(10000));
+    w_->stopRun();
+    const qint64 first = w_->controller()->sessionId();
+
+    bool listed = false;
+    QTimer::singleShot(0, w_.get(), [&] {
+        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        dialog->setNameFilter("All files (*)"); // x.db, x.db-wal and x.db-shm are listed
+        auto *model = dialog->findChild<QFileSystemModel *>();
+        QVERIFY(model);
+        QSignalSpy loaded(model, &QFileSystemModel::directoryLoaded);
+        dialog->setDirectory(dir.path());
+        if (loaded.isEmpty()) QVERIFY(loaded.wait(10000));
+        // The view has asked for every row's icon and type, as it does on screen.
+        QTRY_VERIFY_WITH_TIMEOUT(model->rowCount(model->index(dir.path())) >= 2, 5000);
+        const QModelIndex parent = model->index(dir.path());
+        for (int r = 0; r < model->rowCount(parent); ++r) {
+            model->data(model->index(r, 0, parent), Qt::DecorationRole);
+            model->data(model->index(r, 2, parent), Qt::DisplayRole);
+        }
+        listed = true;
+        dialog->reject();
+    });
+    w_->chooseExport(first);
+    QVERIFY(listed);
+
+    QProcess sqlite;
+    sqlite.start("sqlite3", {db, "select count(*) from sessions"});
+    QVERIFY(sqlite.waitForFinished(10000));
+    QCOMPARE(sqlite.readAllStandardOutput().trimmed(), QByteArray("1"));
+    // The application still holds the database: sqlite3 must not have taken itself for the last
+    // connection and deleted the write-ahead log under it.
+    QVERIFY(QFile::exists(db + "-wal"));
+    QVERIFY(QFile::exists(db + "-shm"));
+
+    QVERIFY(w_->startRun());
+    QVERIFY(samples.wait(10000));
+    w_->stopRun();
+    QVERIFY(w_->controller()->sessionId() > first);
+    SessionStore store(db.toStdString());
+    const auto sessions = store.list();
+    QCOMPARE(sessions.size(), std::size_t{2});
+    for (const auto &s : sessions)
+        QCOMPARE(s.status, std::string("completed"));
 }
 
 QTEST_MAIN(TstGui)

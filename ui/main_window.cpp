@@ -30,6 +30,7 @@
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/engine_controller.h"
+#include "ui/name_only_icon_provider.h"
 #include "ui/parameter_panel.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
@@ -390,10 +391,16 @@ void MainWindow::openSession(qint64 id)
 
 void MainWindow::chooseExport(qint64 id)
 {
-    const QString file = QFileDialog::getSaveFileName(
+    QFileDialog dialog(
         this, tr("Export session %1").arg(id), QStringLiteral("session-%1.csv").arg(id),
         tr("CSV (*.csv);;JSON (*.json);;Charts as PNG (*.png);;Charts as SVG (*.svg)"));
-    if (file.isEmpty()) return;
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    // Qt's own dialog, whose files are typed by name: see NameOnlyIconProvider.
+    dialog.setOption(QFileDialog::DontUseNativeDialog);
+    NameOnlyIconProvider names;
+    dialog.setIconProvider(&names);
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
+    const QString file = dialog.selectedFiles().constFirst();
     QString error;
     if (!exportSession(id, file, &error))
         QMessageBox::warning(this, tr("Export failed"), error);

@@ -51,6 +51,8 @@ class MainWindow : public QMainWindow {
     bool exportSession(qint64 id, const QString &file, QString *error = nullptr);
 
   public slots:
+    // The Export dialog for a session (Qt's own dialog, files typed by name only).
+    void chooseExport(qint64 id);
     bool startRun();
     void stopRun();
 
@@ -75,7 +77,6 @@ class MainWindow : public QMainWindow {
     void updateStatus();
     void restoreSettings();
     void saveSettings();
-    void chooseExport(qint64 id);
 
     EngineController *ctl_;
     QUndoStack *undo_;
