@@ -149,13 +149,21 @@ bool EngineController::start(QString *error)
         engine_->start();
     } catch (const std::exception &e) {
         engine_.reset();
-        if (recorder_) {
-            recorder_->finish("failed");
-            if (db && sessionId_) db->deleteSession(sessionId_); // nothing ran: keep nothing
-            sessionId_ = 0;
-        }
+        if (recorder_) recorder_->finish("failed");
         recorder_.reset();
-        if (error) *error = QString::fromStdString(e.what());
+        QString why = QString::fromStdString(e.what());
+        if (db && sessionId_) {
+            // Nothing ran: keep nothing, not even an empty session.
+            try {
+                db->deleteSession(sessionId_);
+            } catch (const std::exception &again) {
+                why += QStringLiteral(" (and the empty session %1 could not be removed: %2)")
+                           .arg(sessionId_)
+                           .arg(QString::fromStdString(again.what()));
+            }
+        }
+        sessionId_ = 0;
+        if (error) *error = why;
         return false;
     }
     emit runStarted();
