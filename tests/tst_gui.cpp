@@ -331,6 +331,16 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
     QVERIFY(w_->controller()->deviceName().contains("net_null0"));
     w_->stopRun();
 
+    // A device that cannot be had: a clear refusal (no dialog in headless mode), and no
+    // session is left behind.
+    const std::size_t before = w_->controller()->store()->list().size();
+    w_->setHeadless(true);
+    w_->selectDevice("dpdk:net_nosuch0");
+    QVERIFY(!w_->startRun());
+    QVERIFY(!w_->controller()->isRunning());
+    QCOMPARE(w_->controller()->store()->list().size(), before);
+    w_->setHeadless(false);
+
     // Back on the simulated NIC everything applies again.
     box->setCurrentIndex(sim);
     emit box->activated(sim);
