@@ -164,16 +164,10 @@ void Engine::samplerThread(std::stop_token st)
         if (!stopping) samplerWaiter_.waitUntil(next);
         const std::int64_t now = nowNs();
         if (st.stop_requested()) {
-            // A final sample after the datapath has stopped, so that the totals are exact. A
-            // partial interval too short to give meaningful rates is stretched to a tenth of
-            // one (at most 10 ms at the default interval).
-            const std::int64_t minEnd = next - opts_.intervalNs + opts_.intervalNs / 10;
-            if (now < minEnd) {
-                Waiter pause;
-                pause.waitUntil(minEnd);
-            }
-            {
-                auto s = sampler.take(nowNs());
+            // Final partial interval, if it is long enough to mean anything (or when asked
+            // for: its totals are exact, taken after the datapath has stopped).
+            if (opts_.finalSample || now - (next - opts_.intervalNs) >= opts_.intervalNs / 10) {
+                auto s = sampler.take(now);
                 std::lock_guard lock(subscribersMutex_);
                 for (auto &sub : subscribers_)
                     sub->onSample(s);

@@ -24,6 +24,10 @@ using DeviceFactory = std::function<std::unique_ptr<Device>(const ParamSet &, co
 
 struct EngineOptions {
     std::int64_t intervalNs = 100'000'000;
+    // Always end with a sample taken after the datapath stopped, however short its interval
+    // (exact totals; its rates may be diluted). Default: only when it covers >= a tenth of an
+    // interval.
+    bool finalSample = false;
 };
 
 class Engine {

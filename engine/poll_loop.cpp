@@ -61,6 +61,7 @@ void PollLoop::run(std::stop_token st, Counters &c)
         const auto mode = live_.choice<PollMode>(P::PollMode);
         switch (mode) {
         case PollMode::Busy:
+        case PollMode::PmdPause: // DPDK's callback pauses inside rte_eth_rx_burst
             break;
         case PollMode::Sleep:
         case PollMode::Tick: {

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::string_view kPatterns[] = {"constant", "poisson", "bursty"};
 constexpr std::string_view kRefillContexts[] = {"inline", "workqueue", "thread"};
-constexpr std::string_view kPollModes[] = {"busy", "sleep", "tick", "interrupt"};
+constexpr std::string_view kPollModes[] = {"busy", "sleep", "tick", "interrupt", "pmd_pause"};
 constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
 constexpr std::string_view kHandoffModes[] = {"direct", "fifo", "work"};
 constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
@@ -70,12 +70,14 @@ const TunableInfo kTable[] = {
     {P::RefillRetryMs, "refill.retry_ms", "RX refill", T::Integer, "ms", 1, 10000, 10, L, none,
      "After a buffer allocation fails, refill tries again after this delay (mhi_net waits "
      "250 ms)."},
-    {P::PollMode, "poll.mode", "Polling", T::Choice, "", 0, 3, 1, L, kPollModes,
+    {P::PollMode, "poll.mode", "Polling", T::Choice, "", 0, 4, 1, L, kPollModes,
      "How the poll thread waits between polls. busy: never sleeps. sleep: usleep_range(min, max) "
      "semantics, a sleep of poll.sleep_min_us with timer slack max - min. tick: sleeps rounded "
      "up to the next poll.tick_hz tick, like schedule_timeout on jiffies. interrupt: blocks "
      "until the device raises an interrupt under irq.usecs/irq.frames moderation, then polls "
-     "NAPI-style up to poll.budget per round."},
+     "NAPI-style up to poll.budget per round. pmd_pause (DPDK ports): DPDK's own PMD power "
+     "management, rte_power_ethdev_pmgmt_queue_enable with PAUSE: the thread polls without "
+     "sleeping, and after 512 empty polls each further empty poll pauses the CPU for 1 us."},
     {P::PollSleepMinUs, "poll.sleep_min_us", "Polling", T::Integer, "us", 1, 1000000, 100, L, none,
      "Minimum sleep between polls (sleep and tick modes). Must not exceed poll.sleep_max_us."},
     {P::PollSleepMaxUs, "poll.sleep_max_us", "Polling", T::Integer, "us", 1, 1000000, 200, L, none,

@@ -59,7 +59,7 @@ inline constexpr std::size_t kParamCount = static_cast<std::size_t>(P::Count);
 // Choice values, in the order of their names in the registry.
 enum class LoadPattern { Constant, Poisson, Bursty };
 enum class RefillContext { Inline, Workqueue, Thread };
-enum class PollMode { Busy, Sleep, Tick, Interrupt };
+enum class PollMode { Busy, Sleep, Tick, Interrupt, PmdPause };
 enum class TimerPolicy { Rearm, SkipIfScheduled };
 enum class HandoffMode { Direct, Fifo, Work };
 enum class HeaderMode { PerPacket, Precomputed, None };

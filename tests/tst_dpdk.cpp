@@ -44,6 +44,7 @@ class TstDpdk : public QObject {
     void txonlyDeliversTheSetRate();
     void restartTunablesReconfigureThePort();
     void livePollModeChangeCutsIdleWakeups();
+    void pmdPauseIsDpdksOwnPowerManagement();
     void portRefusesWhatItCannotDo();
     void portsAreAttachedAndDetachedByHotplug();
 };
@@ -55,7 +56,7 @@ void TstDpdk::ioForwardingCountsAreExact()
                                 {"poll.mode", "busy"},
                                 {"proc.ns_per_packet", "0"},
                                 {"tx.coalesce_frames", "32"}});
-    Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000});
+    Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000, true});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     engine.start();
@@ -97,7 +98,7 @@ void TstDpdk::singlePortModes()
     QFETCH(bool, sends);
     const ParamSet ps = params(
         {{"fwd.mode", mode.toStdString()}, {"poll.mode", "busy"}, {"proc.ns_per_packet", "0"}});
-    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{50'000'000});
+    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{50'000'000, true});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     engine.start();
@@ -219,6 +220,49 @@ void TstDpdk::livePollModeChangeCutsIdleWakeups()
     QVERIFY2(after < 600 && after > 100, qPrintable(QString::number(after)));
     QVERIFY(s[at + 4]->rateOf(C::EmptyPolls) > 0);
     QCOMPARE(s[at + 4]->rateOf(C::RxPackets), 0.0);
+}
+
+void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
+{
+    // An idle port: busy polling spins through empty polls; DPDK's PAUSE management pauses
+    // 1 us per empty poll once 512 came in a row, so the same thread polls far less often.
+    const ParamSet ps = params({{"poll.mode", "busy"}});
+    Engine engine(ps, dpdk("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    engine.start();
+    QVERIFY(c->waitSamples(6));
+    QVERIFY(engine.apply({{"poll.mode", "pmd_pause"}}, "test").ok());
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 6));
+    QVERIFY(engine.apply({{"poll.mode", "busy"}}, "test").ok());
+    const std::size_t back = c->samples().size();
+    QVERIFY(c->waitSamples(back + 4));
+    engine.stop();
+    const auto s = c->samples();
+    auto polls = [&](std::size_t from, std::size_t to) {
+        std::vector<double> v;
+        for (std::size_t k = from; k < to; ++k)
+            v.push_back(s[k]->rateOf(C::Polls));
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    const double busy = polls(2, at), paused = polls(at + 2, at + 6);
+    QVERIFY2(paused < 0.3 * busy, qPrintable(QString("%1 vs %2 polls/s").arg(paused).arg(busy)));
+    QVERIFY(polls(back + 2, back + 4) > 0.5 * busy); // and off again
+    int enabled = 0, disabled = 0;
+    for (const auto &e : c->events()) {
+        enabled += e.kind == "device" && e.message.find("(PAUSE) enabled") != std::string::npos;
+        disabled += e.kind == "device" && e.message.find("disabled") != std::string::npos;
+    }
+    QCOMPARE(enabled, 1);
+    QCOMPARE(disabled, 1);
+    // It is DPDK's: the simulated NIC refuses it.
+    DeviceOptions sim;
+    Engine onSim(ParamSet{}, deviceFactory(sim), EngineOptions{});
+    const Status st = onSim.apply({{"poll.mode", "pmd_pause"}}, "test");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("simulated NIC") != std::string::npos, st.error.c_str());
 }
 
 void TstDpdk::portRefusesWhatItCannotDo()

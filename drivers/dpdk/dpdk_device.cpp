@@ -7,6 +7,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <rte_ether.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+#include <rte_power_pmd_mgmt.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -81,6 +84,7 @@ void DpdkDevice::open(const DpdkOptions &opts, const ParamSet &params)
 
 DpdkDevice::~DpdkDevice()
 {
+    disablePowerManagement();
     if (addon_ && started_) addon_->beforeStop();
     addon_.reset();
     for (auto id : port_)
@@ -158,8 +162,8 @@ std::vector<TunableSupport> DpdkDevice::support() const
     }
     if (!rxIntr_)
         s.push_back({P::PollMode, Support::Fixed,
-                     drv + " has no RX interrupts: busy, sleep and tick only (interrupt mode "
-                           "needs net_tap, virtio or a PCI NIC)"});
+                     drv + " has no RX interrupts: busy, sleep, tick and pmd_pause only "
+                           "(interrupt mode needs net_tap, virtio or a PCI NIC)"});
     return s;
 }
 
@@ -172,7 +176,12 @@ Status DpdkDevice::check(const ParamSet &ps) const
     if (ps.choice<PollMode>(P::PollMode) == PollMode::Interrupt && !rxIntr_)
         return Status{"poll.mode: \"interrupt\" cannot apply" + on + ": " +
                       (desc_.empty() ? std::string("the port") : desc_[0].driver) +
-                      " has no RX interrupts (allowed: busy, sleep, tick)"};
+                      " has no RX interrupts (allowed: busy, sleep, tick, pmd_pause)"};
+    if (ps.choice<PollMode>(P::PollMode) == PollMode::PmdPause && addon_)
+        return Status{"poll.mode: \"pmd_pause\" cannot apply on " + addon_->name() +
+                      ": enabling DPDK's power management restarts the ports, and a TAP port "
+                      "cannot restart while its interface is in a namespace (allowed: busy, "
+                      "sleep, tick, interrupt)"};
     if (ps.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly && ps.i(P::LoadFrameBytes) > 1518)
         return Status{"load.frame_bytes: " + ps.text(P::LoadFrameBytes) +
                       " is too large for fwd.mode=txonly" + on +
@@ -303,9 +312,9 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.
-        auto fresh = std::make_unique<MbufPool>(
-            "ringlab" + std::to_string(port_[0]) + "g" + std::to_string(poolGeneration_++),
-            poolSize);
+        auto fresh = std::make_unique<MbufPool>("ringlab" + std::to_string(port_[0]) + "g" +
+                                                    std::to_string(poolGeneration_++),
+                                                poolSize);
         old = std::move(pool_);
         pool_ = std::move(fresh);
         poolSize_ = poolSize;
@@ -345,6 +354,11 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
                                     Counters &c)
 {
     Eal::registerThread();
+    const bool wantPause = live_.choice<PollMode>(P::PollMode) == PollMode::PmdPause;
+    if (!wantPause) pmgmtFailed_ = false;
+    if (wantPause ? !pmgmtFailed_ && pmgmtLcore_ != static_cast<int>(rte_lcore_id())
+                  : pmgmtLcore_ >= 0)
+        switchPowerManagement(wantPause);
     const auto n = static_cast<std::uint16_t>(port_.size());
     if (live_.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly)
         return txonly_.generate(out, max, nowNs, *pool_, n, live_, c);
@@ -423,6 +437,14 @@ std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_
 bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped)
 {
     Eal::registerThread();
+    // Out of the way while the poll thread restarts the ports (a few milliseconds, rare).
+    txBusy_.fetch_add(1, std::memory_order_acq_rel);
+    while (txHold_.load(std::memory_order_acquire)) {
+        txBusy_.fetch_sub(1, std::memory_order_acq_rel);
+        while (txHold_.load(std::memory_order_acquire))
+            rte_pause();
+        txBusy_.fetch_add(1, std::memory_order_acq_rel);
+    }
     dropped = 0;
     rte_mbuf *m[kBurst];
     std::uint32_t from = 0;
@@ -446,7 +468,60 @@ bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &d
         }
         from += k;
     }
+    txBusy_.fetch_sub(1, std::memory_order_release);
     return true;
+}
+
+void DpdkDevice::switchPowerManagement(bool on)
+{
+    txHold_.store(true, std::memory_order_seq_cst);
+    while (txBusy_.load(std::memory_order_seq_cst) != 0)
+        rte_pause();
+    for (auto id : port_)
+        rte_eth_dev_stop(id); // DPDK enables and disables it only on a stopped queue
+    if (pmgmtLcore_ >= 0)
+        for (auto id : port_)
+            rte_power_ethdev_pmgmt_queue_disable(static_cast<unsigned>(pmgmtLcore_), id, 0);
+    pmgmtLcore_ = -1;
+    std::string note;
+    if (on) {
+        const unsigned lcore = rte_lcore_id();
+        std::size_t done = 0;
+        int rc = 0;
+        for (; done < port_.size(); ++done)
+            if ((rc = rte_power_ethdev_pmgmt_queue_enable(lcore, port_[done], 0,
+                                                          RTE_POWER_MGMT_TYPE_PAUSE)) != 0)
+                break;
+        if (done == port_.size()) {
+            pmgmtLcore_ = static_cast<int>(lcore);
+            note = "PMD power management (PAUSE) enabled on lcore " + std::to_string(lcore);
+        } else {
+            for (std::size_t k = 0; k < done; ++k)
+                rte_power_ethdev_pmgmt_queue_disable(lcore, port_[k], 0);
+            pmgmtFailed_ = true;
+            note = "poll.mode pmd_pause: rte_power_ethdev_pmgmt_queue_enable on " +
+                   desc_[done].name + " failed: " + rte_strerror(-rc) +
+                   "; the thread polls without pausing";
+        }
+    } else {
+        note = "PMD power management disabled";
+    }
+    for (auto id : port_)
+        rte_eth_dev_start(id);
+    txHold_.store(false, std::memory_order_seq_cst);
+    std::lock_guard lock(pmgmtMutex_);
+    pmgmtNote_ = note;
+}
+
+void DpdkDevice::disablePowerManagement()
+{
+    if (pmgmtLcore_ < 0) return;
+    for (auto id : port_)
+        rte_eth_dev_stop(id);
+    for (auto id : port_)
+        rte_power_ethdev_pmgmt_queue_disable(static_cast<unsigned>(pmgmtLcore_), id, 0);
+    pmgmtLcore_ = -1;
+    started_ = false;
 }
 
 std::uint32_t DpdkDevice::txDrain(Buffer **out, std::uint32_t max)
@@ -520,6 +595,11 @@ void DpdkDevice::read(DeviceReading &r)
         last_[k] = s;
     }
     lastReadNs_ = now;
+    {
+        std::lock_guard lock(pmgmtMutex_);
+        if (!pmgmtNote_.empty()) r.events.push_back(std::move(pmgmtNote_));
+        pmgmtNote_.clear();
+    }
     if (addon_) addon_->read(r);
 }
 

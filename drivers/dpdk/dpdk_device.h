@@ -8,7 +8,9 @@
 #include <rte_ethdev.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,10 @@ class DpdkDevice final : public Device {
     };
     void open(const DpdkOptions &opts, const ParamSet &params);
     std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);
+    // Poll thread: turns DPDK's PMD power management on the queues on (for this thread's
+    // lcore) or off, with the ports stopped meanwhile, as DPDK requires.
+    void switchPowerManagement(bool on);
+    void disablePowerManagement();
     void configurePorts(const ParamSet &ps);
     void startPorts();
     void stopPorts();
@@ -112,7 +118,7 @@ class DpdkDevice final : public Device {
     std::vector<bool> attached_;
     std::unique_ptr<MbufPool> pool_;
     std::vector<std::unique_ptr<MbufPool>> retired_; // after a failed reconfiguration
-    std::unique_ptr<SpscQueue<Buffer *>> txq_; // the engine's TX buffer
+    std::unique_ptr<SpscQueue<Buffer *>> txq_;       // the engine's TX buffer
     std::unique_ptr<PortAddon> addon_;
     TxOnlySource txonly_;
     std::uint32_t rxRing_ = 0;
@@ -121,6 +127,14 @@ class DpdkDevice final : public Device {
     bool rxIntr_ = false;
     bool irqWoke_ = false;  // poll thread: the last wait ended on an RX interrupt
     int triggerSignal_ = 0; // a PMD that reads only after its queue's signal (net_tap)
+    // PMD power management (poll.mode=pmd_pause), owned by the poll thread.
+    int pmgmtLcore_ = -1;      // the lcore it is enabled for, or -1
+    bool pmgmtFailed_ = false; // do not retry until poll.mode changes
+    std::mutex pmgmtMutex_;    // pmgmtNote_
+    std::string pmgmtNote_;    // an event for the next reading
+    // Transmit stays out while the poll thread restarts the ports (per burst, not per frame).
+    std::atomic<bool> txHold_{false};
+    std::atomic<int> txBusy_{0};
     int wakeFd_ = -1;
     std::uint16_t nextRx_ = 0;
     std::uint64_t seq_ = 0;

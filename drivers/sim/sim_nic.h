@@ -21,6 +21,13 @@ class SimNic final : public Device {
     SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed = 1);
 
     DeviceInfo info() const override { return {"sim0", "sim", true, true}; }
+    Status check(const ParamSet &ps) const override
+    {
+        if (ps.choice<PollMode>(P::PollMode) == PollMode::PmdPause)
+            return Status{"poll.mode: \"pmd_pause\" cannot apply on the simulated NIC: it is "
+                          "DPDK's PMD power management (allowed: busy, sleep, tick, interrupt)"};
+        return Status::success();
+    }
     std::vector<TunableSupport> support() const override
     {
         return {{P::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"}};
