@@ -35,7 +35,9 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
         samples_.push_back(s);
     }
     if (fmt_ == OutputFormat::Jsonl) {
-        std::fprintf(out_, "%s\n", toJson(*s).dump().c_str());
+        std::fprintf(
+            out_, "%s\n",
+            toJson(*s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         std::fflush(out_);
         return;
     }
@@ -54,7 +56,9 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
 void SamplePrinter::onEvent(const Event &e)
 {
     if (fmt_ == OutputFormat::Jsonl) {
-        std::fprintf(out_, "%s\n", toJson(e).dump().c_str());
+        std::fprintf(
+            out_, "%s\n",
+            toJson(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else if (e.kind == "param") {
         std::fprintf(out_, "# %.2fs %s: %s -> %s (%s)\n", e.t, e.tunable.c_str(), e.before.c_str(),
                      e.after.c_str(), e.source.c_str());

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/profile.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/utf8_text.h"
 #include "engine/version.h"
 
 namespace ringlab {
@@ -13,14 +15,56 @@ namespace ringlab {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+constexpr int kMaxDepth = 16;
+
+// Deepest nesting of arrays and objects, strings skipped; stops counting past the limit.
+int nestingDepth(const std::string &text)
+{
+    int depth = 0, deepest = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > kMaxDepth) break;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+std::string shown(const json &v)
+{
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+} // namespace
+
 bool parseProfile(const std::string &text, const fs::path &file, Profile &out, std::string &error)
 {
     const std::string where = "profile " + file.string();
+    // A profile is flat: refuse deep nesting before the parser (and every later walk of the
+    // document) recurses into it.
+    if (const int depth = nestingDepth(text); depth > kMaxDepth) {
+        error = where + ": nested more than " + std::to_string(kMaxDepth) +
+                " levels deep (a profile is an object with \"params\" holding plain values)";
+        (void)depth;
+        return false;
+    }
     json doc;
     try {
         doc = json::parse(text);
-    } catch (const json::parse_error &e) {
-        error = where + ": not valid JSON: " + e.what();
+    } catch (const json::exception &e) { // syntax, and numbers out of range such as 1e400
+        error = where + ": not valid JSON: " + utf8OrEscaped(e.what());
         return false;
     }
     if (!doc.is_object()) {
@@ -47,16 +91,16 @@ bool parseProfile(const std::string &text, const fs::path &file, Profile &out, s
                 else if (v.is_number_integer())
                     textValue = std::to_string(v.get<long long>());
                 else if (v.is_number())
-                    textValue = v.dump();
+                    textValue = shown(v);
                 else {
-                    error = where + ": " + name + ": value " + v.dump() +
+                    error = where + ": " + utf8OrEscaped(name) + ": value " + shown(v) +
                             " must be a number, a string or a boolean";
                     return false;
                 }
                 p.values.emplace_back(name, textValue);
             }
         } else {
-            error = where + ": unknown or malformed key \"" + key +
+            error = where + ": unknown or malformed key \"" + utf8OrEscaped(key) +
                     "\" (allowed: name, description, device, params)";
             return false;
         }

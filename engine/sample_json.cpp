@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sample_json.h"
 
+#include "engine/utf8_text.h"
+
 namespace ringlab {
 
 using nlohmann::json;
@@ -81,14 +83,15 @@ json toJson(const Sample &s)
 
 json toJson(const Event &e)
 {
-    json j = {{"type", "event"}, {"t", e.t}, {"kind", e.kind}};
+    // Labels and messages may come from outside: escaped where they are not UTF-8.
+    json j = {{"type", "event"}, {"t", e.t}, {"kind", utf8OrEscaped(e.kind)}};
     if (!e.tunable.empty()) {
-        j["tunable"] = e.tunable;
-        j["old"] = e.before;
-        j["new"] = e.after;
+        j["tunable"] = utf8OrEscaped(e.tunable);
+        j["old"] = utf8OrEscaped(e.before);
+        j["new"] = utf8OrEscaped(e.after);
     }
-    if (!e.source.empty()) j["source"] = e.source;
-    if (!e.message.empty()) j["message"] = e.message;
+    if (!e.source.empty()) j["source"] = utf8OrEscaped(e.source);
+    if (!e.message.empty()) j["message"] = utf8OrEscaped(e.message);
     return j;
 }
 

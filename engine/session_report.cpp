@@ -8,6 +8,8 @@
 #include "engine/sample_metrics.h"
 #include <nlohmann/json.hpp>
 
+#include "engine/utf8_text.h"
+
 namespace ringlab {
 
 std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
@@ -150,64 +152,67 @@ void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out)
 void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
 {
     using nlohmann::json;
+    // Names, labels and messages are stored as they were typed: escaped where not UTF-8.
+    const auto t = [](const std::string &text) { return utf8OrEscaped(text); };
     SessionInfo s;
     if (!store.get(session, s)) return;
     json j;
     j["format"] = "ringlab-session";
     j["format_version"] = 1;
     j["session"] = {{"id", s.id},
-                    {"uuid", s.uuid},
-                    {"name", s.name},
-                    {"created_at", s.createdAt},
-                    {"ended_at", s.endedAt},
-                    {"status", s.status},
-                    {"device", s.device},
-                    {"profile", s.profile},
+                    {"uuid", t(s.uuid)},
+                    {"name", t(s.name)},
+                    {"created_at", t(s.createdAt)},
+                    {"ended_at", t(s.endedAt)},
+                    {"status", t(s.status)},
+                    {"device", t(s.device)},
+                    {"profile", t(s.profile)},
                     {"host",
-                     {{"name", s.host.hostname},
-                      {"cpu", s.host.cpuModel},
+                     {{"name", t(s.host.hostname)},
+                      {"cpu", t(s.host.cpuModel)},
                       {"cores", s.host.cores},
-                      {"kernel", s.host.kernel}}},
-                    {"engine_version", s.engineVersion},
-                    {"git_revision", s.gitRevision},
+                      {"kernel", t(s.host.kernel)}}},
+                    {"engine_version", t(s.engineVersion)},
+                    {"git_revision", t(s.gitRevision)},
                     {"interval_s", s.intervalS},
-                    {"notes", s.notes},
-                    {"run_group", s.runGroup},
+                    {"notes", t(s.notes)},
+                    {"run_group", t(s.runGroup)},
                     {"repeat_index", s.repeatIndex}};
     json params = json::object();
     for (const auto &[k, v] : store.params(session))
-        params[k] = v;
+        params[t(k)] = t(v);
     j["params"] = params;
     json changes = json::array();
     for (const auto &c : store.changes(session))
         changes.push_back({{"t", c.t},
-                           {"tunable", c.tunable},
-                           {"old", c.oldValue},
-                           {"new", c.newValue},
-                           {"source", c.source}});
+                           {"tunable", t(c.tunable)},
+                           {"old", t(c.oldValue)},
+                           {"new", t(c.newValue)},
+                           {"source", t(c.source)}});
     j["param_changes"] = changes;
     json events = json::array();
     for (const auto &e : store.events(session))
         events.push_back(
-            {{"t", e.t}, {"kind", e.kind}, {"message", e.message}, {"source", e.source}});
+            {{"t", e.t}, {"kind", t(e.kind)}, {"message", t(e.message)}, {"source", t(e.source)}});
     j["events"] = events;
     const SampleTable tab = store.samples(session);
     json metrics = json::array();
     for (const auto &m : tab.metrics)
-        metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"thread", m.thread}});
+        metrics.push_back({{"name", t(m.name)}, {"unit", t(m.unit)}, {"thread", t(m.thread)}});
     j["metrics"] = metrics;
     json samples = json::array();
     for (std::size_t r = 0; r < tab.seq.size(); ++r) {
         json values = json::object();
         for (std::size_t c = 0; c < tab.metrics.size(); ++c)
-            if (std::isfinite(tab.values[c][r])) values[tab.metrics[c].label()] = tab.values[c][r];
+            if (std::isfinite(tab.values[c][r]))
+                values[t(tab.metrics[c].label())] = tab.values[c][r];
         samples.push_back({{"seq", tab.seq[r]},
                            {"t", tab.t[r]},
                            {"interval", tab.interval[r]},
                            {"values", values}});
     }
     j["samples"] = samples;
-    out << j.dump(1) << '\n';
+    out << j.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
 }
 
 } // namespace ringlab

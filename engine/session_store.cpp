@@ -214,6 +214,10 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(file, mode
 {
     // A file that is not a database fails here, on the first read of it.
     const int version = schemaVersion();
+    if (version < 0)
+        throw DbError("database " + file.string() + ": schema version " + std::to_string(version) +
+                      " is not one Ringlab writes (allowed: 0.." + std::to_string(kSchemaVersion) +
+                      "); it was not made by Ringlab, or was changed by hand");
     if (version > kSchemaVersion)
         throw DbError("database " + file.string() + ": schema version " + std::to_string(version) +
                       " is newer than this ringlab understands (" + std::to_string(kSchemaVersion) +

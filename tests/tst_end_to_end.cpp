@@ -21,6 +21,7 @@ class TstEndToEnd : public QObject {
     void badInputIsRejected_data();
     void badInputIsRejected();
     void recordedRunIsASession();
+    void invalidUtf8LabelIsKeptAndEscaped();
     void workbenchEndsItsSessionOnSigterm();
 
   private:
@@ -309,4 +310,33 @@ void TstEndToEnd::workbenchEndsItsSessionOnSigterm()
 }
 
 QTEST_GUILESS_MAIN(TstEndToEnd)
+void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
+{
+    // A label that is not UTF-8, typed on stdin under JSON lines: it used to abort the run and
+    // leave the session "running".
+    QTemporaryDir dir;
+    const QString db = dir.filePath("u.db");
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "1s", "--output", "jsonl", "--db", db});
+    QVERIFY(p.waitForStarted());
+    p.write("mark caf\xc3\xa9 \xff\xfe!\n");
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    Output out;
+    collect(p, out);
+    bool seen = false;
+    for (const auto &e : out.events)
+        seen |= e["kind"] == "mark" &&
+                e["message"].toString() == QString::fromUtf8("caf\u00e9 \\xff\\xfe!");
+    QVERIFY2(seen, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+    ringlab::SessionStore store(db.toStdString());
+    const auto sessions = store.list();
+    QCOMPARE(sessions.size(), std::size_t{1});
+    QCOMPARE(sessions[0].status, std::string("completed"));
+    bool stored = false; // as typed, byte for byte
+    for (const auto &e : store.events(sessions[0].id))
+        stored |= e.message == "caf\xc3\xa9 \xff\xfe!";
+    QVERIFY(stored);
+}
+
 #include "tst_end_to_end.moc"

@@ -54,6 +54,10 @@ void TstProfiles::badProfiles_data()
                                  << "poll.budget: value [1] must be";
     QTest::newRow("unknown key") << R"({"parms": {}})"
                                  << "unknown or malformed key \"parms\"";
+    QTest::newRow("number out of range") << R"({"params": {"proc.ns_per_packet": 1e400}})"
+                                         << "number overflow parsing '1e400'";
+    QTest::newRow("nested 100000 deep")
+        << QString(100000, '[') + QString(100000, ']') << "nested more than 16 levels deep";
     QTest::newRow("empty device") << R"({"device": "", "params": {}})"
                                   << "device \"\" is empty";
 }

@@ -27,6 +27,7 @@ class TstSessions : public QObject {
     void init() { QVERIFY(dir_.isValid()); }
     void roundTrip();
     void migrationFromEmptyAndFromVersion1();
+    void foreignSchemaVersionsAreRefused();
     void killDashNineLosesAtMostASecond();
     void badFiles_data();
     void badFiles();
@@ -548,6 +549,29 @@ void TstSessions::idsAreNotReusedAndReusedPidsAreNotAlive()
     QVERIFY(store.get(alive, a) && store.get(reused, b));
     QCOMPARE(a.status, std::string("running"));
     QCOMPARE(b.status, std::string("interrupted"));
+}
+
+void TstSessions::foreignSchemaVersionsAreRefused()
+{
+    // Negative versions used to index the migration table: garbage run as SQL, or SIGSEGV.
+    for (const char *v : {"-1", "-100000"}) {
+        const auto file =
+            (std::filesystem::path(dir_.path().toStdString()) / (std::string("neg") + v + ".db"));
+        {
+            Db db(file, Db::Mode::ReadWrite);
+            db.exec(std::string("PRAGMA user_version = ") + v);
+        }
+        bool refused = false;
+        try {
+            SessionStore store(file);
+        } catch (const DbError &e) {
+            refused = true;
+            QVERIFY2(std::string(e.what()).find(std::string("schema version ") + v +
+                                                " is not one Ringlab writes") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY(refused);
+    }
 }
 
 QTEST_GUILESS_MAIN(TstSessions)
