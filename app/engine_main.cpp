@@ -145,55 +145,65 @@ int main(int argc, char **argv)
         return rc == 0 ? 0 : 2;
     }
 
-    if (params->parsed()) {
-        const ParamSet defaults;
-        std::vector<TunableSupport> support;
-        if (!paramsDevice.empty()) {
-            DeviceOptions dev;
-            dev.spec = paramsDevice;
-            dev.eal = splitEalArgs(paramsEal);
-            if (auto st = checkDeviceOptions(dev); !st.ok()) {
-                std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-                return 2;
+    auto dispatch = [&]() -> int {
+        if (params->parsed()) {
+            const ParamSet defaults;
+            std::vector<TunableSupport> support;
+            if (!paramsDevice.empty()) {
+                DeviceOptions dev;
+                dev.spec = paramsDevice;
+                dev.eal = splitEalArgs(paramsEal);
+                if (auto st = checkDeviceOptions(dev); !st.ok()) {
+                    std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+                    return 2;
+                }
+                try {
+                    const LiveParams live(defaults);
+                    support = createDevice(dev, defaults, live)->support();
+                } catch (const std::exception &e) {
+                    std::fprintf(stderr, "ringlab-engine: device %s: %s\n", paramsDevice.c_str(),
+                                 e.what());
+                    return 1;
+                }
             }
-            try {
-                const LiveParams live(defaults);
-                support = createDevice(dev, defaults, live)->support();
-            } catch (const std::exception &e) {
-                std::fprintf(stderr, "ringlab-engine: device %s: %s\n", paramsDevice.c_str(),
-                             e.what());
-                return 1;
-            }
+            paramsJson ? printParamsJson(std::cout, defaults, support)
+                       : printParamsText(std::cout, defaults, support);
+            return 0;
         }
-        paramsJson ? printParamsJson(std::cout, defaults, support)
-                   : printParamsText(std::cout, defaults, support);
+        if (devices->parsed()) return devicesCommand(devicesJson);
+        if (profiles->parsed()) {
+            for (const auto &p : listProfiles())
+                std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "",
+                            p.file.c_str());
+            return 0;
+        }
+        if (sessions->parsed()) {
+            so.warmupS = static_cast<double>(*parseDurationNs(sessionsWarmup)) / 1e9;
+            if (sList->parsed()) return sessionsList(so);
+            if (sShow->parsed()) return sessionsShow(so);
+            if (sExport->parsed()) return sessionsExport(so);
+            if (sDelete->parsed()) return sessionsDelete(so);
+            if (sImport->parsed()) return sessionsImport(so);
+        }
+        if (compare->parsed()) {
+            so.warmupS = static_cast<double>(*parseDurationNs(compareWarmup)) / 1e9;
+            return compareCommand(so);
+        }
+        if (run->parsed()) {
+            if (!duration.empty()) ro.durationNs = *parseDurationNs(duration);
+            ro.intervalNs = *parseDurationNs(interval);
+            ro.warmupS = static_cast<double>(*parseDurationNs(warmup)) / 1e9;
+            ro.output = output == "jsonl" ? OutputFormat::Jsonl : OutputFormat::Table;
+            return runCommand(ro);
+        }
         return 0;
+    };
+    // Every subcommand's failure is a message and an exit code, never an abort: a database
+    // damaged where SQLite only notices mid-query, for one, throws from deep inside.
+    try {
+        return dispatch();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", e.what());
+        return 1;
     }
-    if (devices->parsed()) return devicesCommand(devicesJson);
-    if (profiles->parsed()) {
-        for (const auto &p : listProfiles())
-            std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "",
-                        p.file.c_str());
-        return 0;
-    }
-    if (sessions->parsed()) {
-        so.warmupS = static_cast<double>(*parseDurationNs(sessionsWarmup)) / 1e9;
-        if (sList->parsed()) return sessionsList(so);
-        if (sShow->parsed()) return sessionsShow(so);
-        if (sExport->parsed()) return sessionsExport(so);
-        if (sDelete->parsed()) return sessionsDelete(so);
-        if (sImport->parsed()) return sessionsImport(so);
-    }
-    if (compare->parsed()) {
-        so.warmupS = static_cast<double>(*parseDurationNs(compareWarmup)) / 1e9;
-        return compareCommand(so);
-    }
-    if (run->parsed()) {
-        if (!duration.empty()) ro.durationNs = *parseDurationNs(duration);
-        ro.intervalNs = *parseDurationNs(interval);
-        ro.warmupS = static_cast<double>(*parseDurationNs(warmup)) / 1e9;
-        ro.output = output == "jsonl" ? OutputFormat::Jsonl : OutputFormat::Table;
-        return runCommand(ro);
-    }
-    return 0;
 }

@@ -164,7 +164,18 @@ int main(int argc, char **argv)
     }
     if (p.isSet("size")) {
         const QStringList wh = p.value("size").split('x');
-        w.resize(wh.value(0).toInt(), wh.value(1).toInt());
+        bool okW = false, okH = false;
+        const int width = wh.value(0).toInt(&okW), height = wh.value(1).toInt(&okH);
+        constexpr int kMin = 320, kMax = 16384;
+        if (wh.size() != 2 || !okW || !okH || width < kMin || height < kMin || width > kMax ||
+            height > kMax) {
+            std::fprintf(stderr,
+                         "ringlab: --size \"%s\" is not a window size (allowed: WIDTHxHEIGHT, "
+                         "each %d..%d, e.g. 1280x800)\n",
+                         qPrintable(p.value("size")), kMin, kMax);
+            return 2;
+        }
+        w.resize(width, height);
     } else if (p.isSet("screenshot")) {
         w.resize(1280, 800);
     }

@@ -22,6 +22,8 @@ class TstEndToEnd : public QObject {
     void badInputIsRejected();
     void recordedRunIsASession();
     void invalidUtf8LabelIsKeptAndEscaped();
+    void damagedDatabaseIsAnErrorNotACrash();
+    void workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog();
     void workbenchEndsItsSessionOnSigterm();
 
   private:
@@ -337,6 +339,66 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
     for (const auto &e : store.events(sessions[0].id))
         stored |= e.message == "caf\xc3\xa9 \xff\xfe!";
     QVERIFY(stored);
+}
+
+void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("z.db");
+    for (int k = 0; k < 2; ++k) {
+        QProcess p;
+        p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "300ms", "--db", db});
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+    }
+    { // zero page 2, which SQLite notices only when a query reaches it
+        QFile f(db);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(f.seek(4096));
+        f.write(QByteArray(4096, '\0'));
+    }
+    for (const QStringList &args : {QStringList{"sessions", "show", "1", "--db", db},
+                                    QStringList{"compare", "1", "2", "--db", db}}) {
+        QProcess p;
+        p.start(RINGLAB_ENGINE_BIN, args);
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("corrupt"));
+    }
+}
+
+void TstEndToEnd::workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog()
+{
+    QTemporaryDir dir;
+    QFile junk(dir.filePath("random.db"));
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write(QByteArray(10000, 'x'));
+    junk.close();
+    struct Case {
+        QStringList args;
+        int exitCode;
+        const char *message;
+    } cases[] = {
+        {{"--size", "99999999x99999999", "--screenshot", dir.filePath("a.png")},
+         2,
+         "is not a window size"},
+        {{"--screenshot", dir.filePath("b.png"), "--db", junk.fileName(), "--duration", "1s"},
+         1,
+         "not a SQLite database"},
+    };
+    for (const auto &c : cases) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        p.setProcessEnvironment(env);
+        p.start(RINGLAB_GUI_BIN, c.args);
+        QVERIFY(p.waitForFinished(30000)); // a modal dialog would hang here
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), c.exitCode);
+        QVERIFY2(QString::fromUtf8(p.readAllStandardError()).contains(c.message), c.message);
+    }
 }
 
 #include "tst_end_to_end.moc"
