@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // ringlab-engine: the headless front end of the Ringlab engine.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 
@@ -30,6 +31,21 @@ CLI::Validator durationValidator(std::int64_t minNs)
             return {};
         },
         "DURATION");
+}
+// A session id: a positive integer that fits (a larger one must not saturate to another id).
+CLI::Validator sessionIdValidator()
+{
+    return CLI::Validator(
+        [](std::string &v) -> std::string {
+            std::int64_t id = 0;
+            const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
+            if (ec == std::errc::result_out_of_range)
+                return "\"" + v + "\" is too large for a session id (at most 9223372036854775807)";
+            if (ec != std::errc() || ptr != v.data() + v.size() || id < 1)
+                return "\"" + v + "\" is not a session id (a positive integer)";
+            return {};
+        },
+        "ID");
 }
 } // namespace
 
@@ -105,19 +121,19 @@ int main(int argc, char **argv)
     auto *sList = sessions->add_subcommand(
         "list", "id, name, start, duration, status, profile, mean throughput");
     auto *sShow = sessions->add_subcommand("show", "Parameters, segments with summaries, events");
-    sShow->add_option("id", so.id, "Session id")->required();
+    sShow->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
     sShow->add_option("--warmup", sessionsWarmup, "Left out at the start of each segment")
         ->check(durationValidator(0));
     auto *sExport =
         sessions->add_subcommand("export", "One row per sample (CSV) or everything (JSON)");
-    sExport->add_option("id", so.id, "Session id")->required();
+    sExport->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
     sExport->add_option("--format,-f", so.format, "csv or json")
         ->check(CLI::IsMember({"csv", "json"}))
         ->capture_default_str();
     sExport->add_option("-o,--output", so.output, "File to write (default: standard output)");
     auto *sDelete =
         sessions->add_subcommand("delete", "Delete a session and everything recorded with it");
-    sDelete->add_option("id", so.id, "Session id")->required();
+    sDelete->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
     auto *sImport = sessions->add_subcommand(
         "import", "Merge the sessions of another database (e.g. from another host)");
     sImport->add_option("file", so.other, "The other database")->required();

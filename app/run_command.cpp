@@ -81,7 +81,11 @@ class LineReader {
             discarding_ = true; // the rest of that line too
         }
         for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
-            lines.push_back(pending_.substr(0, nl));
+            if (nl > kMaxLine) // whole, but still too long
+                std::fprintf(stderr, "error: input line of %zu bytes is longer than %zu, ignored\n",
+                             nl, kMaxLine);
+            else
+                lines.push_back(pending_.substr(0, nl));
             pending_.erase(0, nl + 1);
         }
         return true;

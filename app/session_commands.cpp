@@ -264,13 +264,18 @@ int compareCommand(const SessionsOptions &o)
                     (r.metric + " " + r.unit).substr(0, 28).c_str(), r.a.mean, r.b.mean,
                     r.diff.diff, r.diff.pct, ci, r.verdict.c_str());
     }
+    // A metric the user asked for by name that one side lacks is an error, not an empty row.
+    int asked = 0;
     for (const auto &m : o.metrics)
-        if (std::find(missing.begin(), missing.end(), m) != missing.end())
+        if (std::find(missing.begin(), missing.end(), m) != missing.end()) {
             std::fprintf(stderr,
-                         "ringlab-engine: compare: metric \"%s\" is not in both sides (see "
-                         "'sessions export')\n",
+                         "ringlab-engine: compare: metric \"%s\" is not in both sides (the "
+                         "metrics are the column names of 'sessions export N --format csv', "
+                         "e.g. rx_pps, latency_p99_us, cpu_ms_per_s[poll])\n",
                          m.c_str());
-    return 0;
+            ++asked;
+        }
+    return asked ? 2 : 0;
 }
 
 } // namespace ringlab

@@ -227,7 +227,7 @@ std::string allowedText(const TunableInfo &t)
         return "one of " + s;
     }
     case Type::Flag:
-        return "true or false";
+        return "true or false (also 1/0, on/off, yes/no)";
     case Type::Integer:
     case Type::Real: {
         std::string s = formatNumber(t.min) + ".." + formatNumber(t.max);

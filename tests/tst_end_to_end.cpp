@@ -215,6 +215,9 @@ void TstEndToEnd::badInputIsRejected_data()
                                << "expected NAME=VALUE";
     QTest::newRow("bad duration") << QStringList{"run", "--duration", "ten"} << 2
                                   << "is not a duration";
+    QTest::newRow("session id past int64")
+        << QStringList{"sessions", "show", "18446744073709551616"} << 2
+        << "too large for a session id";
     QTest::newRow("missing profile")
         << QStringList{"run", "--profile", "nope"} << 2 << "profile \"nope\" not found";
     QTest::newRow("bad output") << QStringList{"run", "--output", "xml"} << 2 << "xml";
