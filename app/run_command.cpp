@@ -302,6 +302,20 @@ int runCommand(const RunOptions &o)
         engine.reset(); // the device goes (ports detached, lab removed) before the summary
         if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(summarizeRun(printer.samples(), o.warmupS));
+        if (recorder && recorder->samplesLost() > 0) {
+            // Say what the database is missing, and fail: a script must not take it as whole.
+            std::fprintf(
+                stderr,
+                "ringlab-engine: session %lld in %s is incomplete: %llu of %zu samples "
+                "were written, %llu lost (%s); it is marked failed (or interrupted, when even "
+                "that could not be written)\n",
+                static_cast<long long>(id), store->file().c_str(),
+                static_cast<unsigned long long>(recorder->samplesWritten()),
+                printer.samples().size(), static_cast<unsigned long long>(recorder->samplesLost()),
+                recorder->lastError().c_str());
+            exitCode = 1;
+            break;
+        }
         if (store)
             std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n",
                          static_cast<long long>(id), store->file().c_str());

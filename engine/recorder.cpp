@@ -71,6 +71,7 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
         {
             std::lock_guard lock(mutex_);
             failed_ = true;
+            lastError_ = e.what();
             // Put them back: a later flush (e.g. after space was freed) may still succeed.
             samples_.insert(samples_.begin(), samples.begin(), samples.end());
             events_.insert(events_.begin(), events.begin(), events.end());
@@ -95,6 +96,18 @@ void Recorder::run(std::stop_token st)
         }
         flush(samples, events);
     }
+}
+
+std::uint64_t Recorder::samplesLost() const
+{
+    std::lock_guard lock(mutex_);
+    return samples_.size();
+}
+
+std::string Recorder::lastError() const
+{
+    std::lock_guard lock(mutex_);
+    return lastError_;
 }
 
 void Recorder::finish(const std::string &status)

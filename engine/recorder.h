@@ -34,6 +34,9 @@ class Recorder final : public Subscriber {
     // Batches that found more than a second's worth of samples waiting.
     std::uint64_t timesBehind() const;
     std::uint64_t samplesWritten() const;
+    // After finish(): samples that could not be written (a full disk, a lost file), and why.
+    std::uint64_t samplesLost() const;
+    std::string lastError() const;
 
   private:
     void run(std::stop_token st);
@@ -49,6 +52,7 @@ class Recorder final : public Subscriber {
     std::vector<Event> events_;
     std::uint64_t behind_ = 0, written_ = 0;
     bool failed_ = false;
+    std::string lastError_;
     std::jthread thread_;
 };
 

@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <unistd.h>
 
 #include "engine/session_store.h"
 
@@ -23,6 +24,7 @@ class TstEndToEnd : public QObject {
     void recordedRunIsASession();
     void invalidUtf8LabelIsKeptAndEscaped();
     void damagedDatabaseIsAnErrorNotACrash();
+    void fullDiskMidRunSaysWhatWasLost();
     void workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog();
     void workbenchEndsItsSessionOnSigterm();
 
@@ -342,6 +344,30 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
     for (const auto &e : store.events(sessions[0].id))
         stored |= e.message == "caf\xc3\xa9 \xff\xfe!";
     QVERIFY(stored);
+}
+
+void TstEndToEnd::fullDiskMidRunSaysWhatWasLost()
+{
+    if (geteuid() != 0) QSKIP("mounts a small tmpfs: needs root");
+    QTemporaryDir dir;
+    auto sh = [](const QStringList &args) {
+        QProcess p;
+        p.start(args.first(), args.mid(1));
+        p.waitForFinished(10000);
+        return p.exitCode();
+    };
+    QCOMPARE(sh({"mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", dir.path()}), 0);
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "3s", "--db", dir.filePath("x.db")});
+    p.closeWriteChannel();
+    const bool finished = p.waitForFinished(30000);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    sh({"umount", dir.path()});
+    QVERIFY(finished);
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(err.contains("is incomplete") && err.contains("lost") && err.contains("disk is full"),
+             qPrintable(err));
+    QVERIFY(!err.contains("recorded as session"));
 }
 
 void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()
