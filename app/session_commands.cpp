@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/session_commands.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -33,8 +35,19 @@ std::unique_ptr<SessionStore> openExisting(const SessionsOptions &o)
     try {
         return std::make_unique<SessionStore>(path);
     } catch (const DbError &e) {
-        std::fprintf(stderr, "ringlab-engine: %s\n", e.what());
-        return nullptr;
+        // A colleague's file or a read-only share: reading needs no write access.
+        const auto dir =
+            path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+        if (access(path.c_str(), W_OK) == 0 && access(dir.c_str(), W_OK) == 0) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", e.what());
+            return nullptr;
+        }
+        try {
+            return std::make_unique<SessionStore>(path, Db::Mode::ReadOnly);
+        } catch (const DbError &again) {
+            std::fprintf(stderr, "ringlab-engine: %s (read-only: %s)\n", e.what(), again.what());
+            return nullptr;
+        }
     }
 }
 

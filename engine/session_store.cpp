@@ -223,6 +223,7 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(file, mode
                       " is newer than this ringlab understands (" + std::to_string(kSchemaVersion) +
                       "); use a newer ringlab");
     if (mode == Db::Mode::ReadOnly) {
+        readOnly_ = true;
         if (version < kSchemaVersion)
             throw DbError("database " + file.string() + ": schema version " +
                           std::to_string(version) +

@@ -76,6 +76,7 @@ class SessionStore {
     const std::filesystem::path &file() const { return db_.file(); }
     int schemaVersion();
     int interruptedOnOpen() const { return interruptedOnOpen_; }
+    bool readOnly() const { return readOnly_; }
 
     std::int64_t createSession(SessionInfo &info, const ParamSet &params);
     // One transaction: the samples (flattened to metrics), parameter changes and events.
@@ -114,6 +115,7 @@ class SessionStore {
 
     Db db_;
     int interruptedOnOpen_ = 0;
+    bool readOnly_ = false;
     std::vector<std::pair<std::string, std::int64_t>> metricCache_; // "name\tthread" -> id
 };
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sqlite_db.h"
 
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
 namespace ringlab {
 
 namespace {
@@ -43,6 +47,42 @@ Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, 2000);
+    if (mode == Mode::ReadOnly && !readable()) {
+        // A WAL database whose -shm cannot be created (a read-only folder or share): SQLite
+        // can only read it as immutable, i.e. without seeing another process's writes.
+        sqlite3_close(db_);
+        db_ = nullptr;
+        std::string uri = "file:";
+        for (unsigned char c : file.string()) {
+            if (std::isalnum(c) || std::strchr("/._-~", c)) {
+                uri += static_cast<char>(c);
+            } else {
+                char hex[4];
+                std::snprintf(hex, sizeof hex, "%%%02X", c);
+                uri += hex;
+            }
+        }
+        uri += "?immutable=1";
+        const int again =
+            sqlite3_open_v2(uri.c_str(), &db_,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+        if (again != SQLITE_OK) {
+            const std::string msg = "database " + file.string() + ": " + explain(again);
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw DbError(msg);
+        }
+        sqlite3_extended_result_codes(db_, 1);
+    }
+}
+
+bool Db::readable()
+{
+    sqlite3_stmt *q = nullptr;
+    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &q, nullptr) != SQLITE_OK) return false;
+    const int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
 Db::~Db()

@@ -27,6 +27,8 @@ class Db {
     Db(const std::filesystem::path &file, Mode mode);
     ~Db();
     Db(const Db &) = delete;
+    // Whether a first read works (a read-only WAL database may need opening as immutable).
+    bool readable();
     Db &operator=(const Db &) = delete;
 
     void exec(const std::string &sql);

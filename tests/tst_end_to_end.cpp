@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <unistd.h>
@@ -25,6 +26,7 @@ class TstEndToEnd : public QObject {
     void invalidUtf8LabelIsKeptAndEscaped();
     void damagedDatabaseIsAnErrorNotACrash();
     void fullDiskMidRunSaysWhatWasLost();
+    void readOnlyDatabaseCanBeRead();
     void workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog();
     void workbenchEndsItsSessionOnSigterm();
 
@@ -368,6 +370,44 @@ void TstEndToEnd::fullDiskMidRunSaysWhatWasLost()
     QVERIFY2(err.contains("is incomplete") && err.contains("lost") && err.contains("disk is full"),
              qPrintable(err));
     QVERIFY(!err.contains("recorded as session"));
+}
+
+void TstEndToEnd::readOnlyDatabaseCanBeRead()
+{
+    // A colleague's file on a read-only share: list, show, export and compare need no write
+    // access. Root ignores file modes, so the reads run as nobody.
+    if (geteuid() != 0 || QStandardPaths::findExecutable("setpriv").isEmpty())
+        QSKIP("needs root and setpriv to read as another user");
+    QTemporaryDir dir;
+    QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                          QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                          QFileDevice::ExeOther);
+    const QString share = dir.filePath("share"), db = share + "/r.db";
+    QVERIFY(QDir().mkpath(share));
+    for (int k = 0; k < 2; ++k) {
+        QProcess p;
+        p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "300ms", "--db", db});
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+    }
+    QFile::setPermissions(db, QFileDevice::ReadOwner | QFileDevice::ReadOther);
+    QFile::setPermissions(share, QFileDevice::ReadOwner | QFileDevice::ExeOwner |
+                                     QFileDevice::ReadOther | QFileDevice::ExeOther);
+    for (const QStringList &cmd :
+         {QStringList{"sessions", "list"}, QStringList{"sessions", "show", "1"},
+          QStringList{"sessions", "export", "2", "--format", "csv"},
+          QStringList{"compare", "1", "2"}}) {
+        QProcess p;
+        p.setWorkingDirectory(QDir::tempPath());
+        p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups",
+                                       RINGLAB_ENGINE_BIN} +
+                               cmd + QStringList{"--db", db});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY2(p.exitCode() == 0,
+                 qPrintable(cmd.join(' ') + ": " + QString::fromUtf8(p.readAllStandardError())));
+        QVERIFY(!p.readAllStandardOutput().isEmpty());
+    }
 }
 
 void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()

@@ -93,8 +93,13 @@ SessionStore *EngineController::store(QString *error)
     try {
         store_ = std::make_unique<SessionStore>(want);
     } catch (const DbError &e) {
-        if (error) *error = QString::fromStdString(e.what());
-        return nullptr;
+        // A colleague's file or a read-only share: its sessions can still be shown.
+        try {
+            store_ = std::make_unique<SessionStore>(want, Db::Mode::ReadOnly);
+        } catch (const DbError &) {
+            if (error) *error = QString::fromStdString(e.what());
+            return nullptr;
+        }
     }
     return store_.get();
 }
@@ -111,6 +116,14 @@ bool EngineController::start(QString *error)
         db = store(&why);
         if (!db) {
             if (error) *error = QStringLiteral("cannot record: ") + why;
+            return false;
+        }
+        if (db->readOnly()) {
+            if (error)
+                *error = QStringLiteral("cannot record: database %1 is read-only here; its "
+                                        "sessions can be viewed, but recording needs write access "
+                                        "(turn Record off, or use --db FILE elsewhere)")
+                             .arg(dbPath_);
             return false;
         }
     }
