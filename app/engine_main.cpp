@@ -13,6 +13,7 @@
 #include "drivers/registry.h"
 #include "engine/live_params.h"
 #include "engine/profile.h"
+#include "engine/utf8_text.h"
 #include "engine/version.h"
 
 using namespace ringlab;
@@ -153,6 +154,21 @@ int main(int argc, char **argv)
     compare->add_option("--db", so.db,
                         "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
 
+    // An unknown command gets its own message, not CLI11's "A subcommand is required".
+    if (argc > 1 && argv[1][0] != '-') {
+        std::string known;
+        bool found = false;
+        for (const auto *sub : app.get_subcommands({})) {
+            known += (known.empty() ? "" : ", ") + sub->get_name();
+            found |= sub->get_name() == argv[1];
+        }
+        if (!found) {
+            std::fprintf(stderr,
+                         "ringlab-engine: unknown command \"%s\" (allowed: %s; see --help)\n",
+                         utf8OrEscaped(argv[1]).c_str(), known.c_str());
+            return 2;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/session_commands.h"
 
+#include "engine/utf8_text.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,6 +62,25 @@ bool findSession(SessionStore &store, std::int64_t id, SessionInfo &s)
     return false;
 }
 
+// A name as one line on a terminal: control characters (ESC, newline) as \xNN, and bytes
+// that are not UTF-8 likewise, so a stored name can neither break the table nor drive the
+// terminal.
+std::string printable(const std::string &text)
+{
+    std::string out;
+    for (char ch : utf8OrEscaped(text)) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) {
+            char hex[5];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
 std::string shortTime(const std::string &iso)
 {
     return iso.size() >= 19 ? iso.substr(0, 10) + " " + iso.substr(11, 8) : iso;
@@ -76,9 +97,9 @@ int sessionsList(const SessionsOptions &o)
                     "duration", "status", "profile", "mean rx pps");
         for (const auto &s : all)
             std::printf("%5lld  %-24s %-19s %8.1fs  %-11s %-22s %12.0f\n",
-                        static_cast<long long>(s.id), s.name.substr(0, 24).c_str(),
+                        static_cast<long long>(s.id), printable(s.name).substr(0, 24).c_str(),
                         shortTime(s.createdAt).c_str(), s.durationS, s.status.c_str(),
-                        s.profile.substr(0, 22).c_str(), s.meanRxPps);
+                        printable(s.profile).substr(0, 22).c_str(), s.meanRxPps);
         if (all.empty()) std::printf("(no sessions in %s)\n", store->file().c_str());
     } catch (const DbError &e) {
         std::fprintf(stderr, "ringlab-engine: %s\n", e.what());

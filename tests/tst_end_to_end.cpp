@@ -219,6 +219,8 @@ void TstEndToEnd::badInputIsRejected_data()
                                << "expected NAME=VALUE";
     QTest::newRow("bad duration") << QStringList{"run", "--duration", "ten"} << 2
                                   << "is not a duration";
+    QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2
+                                     << "unknown command \"frobnicate\" (allowed: params";
     QTest::newRow("session id past int64")
         << QStringList{"sessions", "show", "18446744073709551616"} << 2
         << "too large for a session id";
