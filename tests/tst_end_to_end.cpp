@@ -348,6 +348,20 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
     for (const auto &e : store.events(sessions[0].id))
         stored |= e.message == "caf\xc3\xa9 \xff\xfe!";
     QVERIFY(stored);
+
+    // A name with ESC and a newline neither drives the terminal nor breaks the table.
+    QProcess named;
+    named.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "200ms", "--db", db, "--name",
+                                     QString::fromUtf8("a\x1b[31mred\nline")});
+    named.closeWriteChannel();
+    QVERIFY(named.waitForFinished(30000));
+    QProcess list;
+    list.start(RINGLAB_ENGINE_BIN, {"sessions", "list", "--db", db});
+    QVERIFY(list.waitForFinished(30000));
+    const QByteArray table = list.readAllStandardOutput();
+    QVERIFY2(table.contains("a\\x1b[31mred\\x0aline"), table.constData());
+    QVERIFY(!table.contains('\x1b'));
+    QCOMPARE(table.count('\n'), 3); // header and two rows
 }
 
 void TstEndToEnd::fullDiskMidRunSaysWhatWasLost()
