@@ -34,19 +34,23 @@ std::string explain(int rc)
 }
 } // namespace
 
-Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
+void Db::open(const std::string &name, int flags)
 {
-    const int flags =
-        mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    const int rc = sqlite3_open_v2(file.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
-        const std::string msg = "database " + file.string() + ": " + explain(rc);
+        const std::string msg = "database " + file_.string() + ": " + explain(rc);
         sqlite3_close(db_);
         db_ = nullptr;
         throw DbError(msg);
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, 2000);
+}
+
+Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
+{
+    open(file.string(), mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
+                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     if (mode == Mode::ReadOnly && !readable()) {
         // A WAL database whose -shm cannot be created (a read-only folder or share): SQLite
         // can only read it as immutable, i.e. without seeing another process's writes.
@@ -63,16 +67,7 @@ Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
             }
         }
         uri += "?immutable=1";
-        const int again =
-            sqlite3_open_v2(uri.c_str(), &db_,
-                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-        if (again != SQLITE_OK) {
-            const std::string msg = "database " + file.string() + ": " + explain(again);
-            sqlite3_close(db_);
-            db_ = nullptr;
-            throw DbError(msg);
-        }
-        sqlite3_extended_result_codes(db_, 1);
+        open(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
     }
 }
 

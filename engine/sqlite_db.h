@@ -41,6 +41,7 @@ class Db {
     [[noreturn]] void fail(const std::string &what, int rc) const;
 
   private:
+    void open(const std::string &name, int flags); // the file itself, or a file: URI
     sqlite3 *db_ = nullptr;
     std::filesystem::path file_;
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/session_store.h"
+#include "require.h"
 
 class TstEndToEnd : public QObject {
     Q_OBJECT
@@ -39,6 +40,8 @@ class TstEndToEnd : public QObject {
         int exitCode = -1;
     };
     static void collect(QProcess &p, Output &out);
+    // Records `n` short runs into `db` (sessions 1..n).
+    static void recordRuns(const QString &db, int n);
 };
 
 void TstEndToEnd::collect(QProcess &p, Output &out)
@@ -60,6 +63,17 @@ void TstEndToEnd::collect(QProcess &p, Output &out)
             out.summary = o;
         else
             QFAIL(qPrintable("unknown record type in: " + QString(line)));
+    }
+}
+
+void TstEndToEnd::recordRuns(const QString &db, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        QProcess p;
+        p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "300ms", "--db", db});
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
     }
 }
 
@@ -219,8 +233,8 @@ void TstEndToEnd::badInputIsRejected_data()
                                << "expected NAME=VALUE";
     QTest::newRow("bad duration") << QStringList{"run", "--duration", "ten"} << 2
                                   << "is not a duration";
-    QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2
-                                     << "unknown command \"frobnicate\" (allowed: params";
+    QTest::newRow("unknown command")
+        << QStringList{"frobnicate"} << 2 << "unknown command \"frobnicate\" (allowed: params";
     QTest::newRow("session id past int64")
         << QStringList{"sessions", "show", "18446744073709551616"} << 2
         << "too large for a session id";
@@ -366,7 +380,7 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
 
 void TstEndToEnd::fullDiskMidRunSaysWhatWasLost()
 {
-    if (geteuid() != 0) QSKIP("mounts a small tmpfs: needs root");
+    RINGLAB_REQUIRE(geteuid() == 0, "mounts a small tmpfs: needs root");
     QTemporaryDir dir;
     auto sh = [](const QStringList &args) {
         QProcess p;
@@ -392,21 +406,16 @@ void TstEndToEnd::readOnlyDatabaseCanBeRead()
 {
     // A colleague's file on a read-only share: list, show, export and compare need no write
     // access. Root ignores file modes, so the reads run as nobody.
-    if (geteuid() != 0 || QStandardPaths::findExecutable("setpriv").isEmpty())
-        QSKIP("needs root and setpriv to read as another user");
+    RINGLAB_REQUIRE(geteuid() == 0 && !QStandardPaths::findExecutable("setpriv").isEmpty(),
+                    "needs root and setpriv to read as another user");
     QTemporaryDir dir;
     QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                           QFileDevice::ExeOwner | QFileDevice::ReadOther |
                                           QFileDevice::ExeOther);
     const QString share = dir.filePath("share"), db = share + "/r.db";
     QVERIFY(QDir().mkpath(share));
-    for (int k = 0; k < 2; ++k) {
-        QProcess p;
-        p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "300ms", "--db", db});
-        p.closeWriteChannel();
-        QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 0);
-    }
+    recordRuns(db, 2);
+    if (QTest::currentTestFailed()) return;
     QFile::setPermissions(db, QFileDevice::ReadOwner | QFileDevice::ReadOther);
     QFile::setPermissions(share, QFileDevice::ReadOwner | QFileDevice::ExeOwner |
                                      QFileDevice::ReadOther | QFileDevice::ExeOther);
@@ -430,13 +439,8 @@ void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("z.db");
-    for (int k = 0; k < 2; ++k) {
-        QProcess p;
-        p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "300ms", "--db", db});
-        p.closeWriteChannel();
-        QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 0);
-    }
+    recordRuns(db, 2);
+    if (QTest::currentTestFailed()) return;
     { // zero page 2, which SQLite notices only when a query reaches it
         QFile f(db);
         QVERIFY(f.open(QIODevice::ReadWrite));

@@ -23,6 +23,7 @@
 #include <QtTest>
 
 #include "engine/session_store.h"
+#include "require.h"
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/compare_model.h"
@@ -353,7 +354,8 @@ void TstGui::databaseSurvivesExportDialogAndSqlite3()
 {
     // Record, stop, open Export... in the database's folder and cancel, read the database
     // with sqlite3 as docs/database.md recommends, then record again.
-    if (QStandardPaths::findExecutable("sqlite3").isEmpty()) QSKIP("needs the sqlite3 program");
+    RINGLAB_REQUIRE(!QStandardPaths::findExecutable("sqlite3").isEmpty(),
+                    "needs the sqlite3 program");
     QTemporaryDir dir;
     const QString db = dir.filePath("x.db");
     w_.reset();
