@@ -248,7 +248,11 @@ void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
         return v[v.size() / 2];
     };
     const double busy = polls(2, at), paused = polls(at + 2, at + 6);
-    QVERIFY2(paused < 0.3 * busy, qPrintable(QString("%1 vs %2 polls/s").arg(paused).arg(busy)));
+    // Each paused empty poll costs at least 1 us: at most about a million a second (2e6 with
+    // margin), and well below busy polling (a debug or sanitizer build polls slower, so not a fixed
+    // ratio).
+    QVERIFY2(paused < 2e6 && paused < 0.5 * busy,
+             qPrintable(QString("%1 vs %2 polls/s").arg(paused).arg(busy)));
     QVERIFY(polls(back + 2, back + 4) > 0.5 * busy); // and off again
     int enabled = 0, disabled = 0;
     for (const auto &e : c->events()) {
