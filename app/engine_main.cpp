@@ -94,7 +94,9 @@ int main(int argc, char **argv)
     run->add_option("--output,-o", output, "Output format")
         ->check(CLI::IsMember({"table", "jsonl"}))
         ->capture_default_str();
-    run->add_option("--seed", ro.seed, "Seed of the simulated traffic")->capture_default_str();
+    run->add_option_function<std::string>(
+        "--seed", [&ro](const std::string &v) { ro.sets.push_back("load.seed=" + v); },
+        "Seed of the simulated traffic: the same as --set load.seed=N (default 1)");
     run->add_option("--device", ro.device,
                     "sim, lab, or dpdk:PORT[+PORT] (default: the profile's device, else sim); "
                     "see 'ringlab-engine devices'");

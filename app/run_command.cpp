@@ -187,7 +187,6 @@ int runCommand(const RunOptions &o)
     dev.spec = o.device.empty() ? profile.device : o.device;
     dev.eal = splitEalArgs(o.eal);
     dev.traffic = o.traffic;
-    dev.seed = o.seed;
     if (o.durationNs >= 0) dev.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
     if (auto st = checkDeviceOptions(dev); !st.ok()) {
         if (o.device.empty()) // the device came from the profile: say so

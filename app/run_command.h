@@ -18,7 +18,6 @@ struct RunOptions {
     std::int64_t intervalNs = 100'000'000;
     double warmupS = 1.0;
     OutputFormat output = OutputFormat::Table;
-    std::uint64_t seed = 1;
     std::string name; // session name; default: the profile's
     std::string db;   // empty: the default database
     bool record = true;

@@ -62,25 +62,6 @@ bool findSession(SessionStore &store, std::int64_t id, SessionInfo &s)
     return false;
 }
 
-// A name as one line on a terminal: control characters (ESC, newline) as \xNN, and bytes
-// that are not UTF-8 likewise, so a stored name can neither break the table nor drive the
-// terminal.
-std::string printable(const std::string &text)
-{
-    std::string out;
-    for (char ch : utf8OrEscaped(text)) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c == 0x7f) {
-            char hex[5];
-            std::snprintf(hex, sizeof hex, "\\x%02x", c);
-            out += hex;
-        } else {
-            out += ch;
-        }
-    }
-    return out;
-}
-
 std::string shortTime(const std::string &iso)
 {
     return iso.size() >= 19 ? iso.substr(0, 10) + " " + iso.substr(11, 8) : iso;
@@ -97,9 +78,9 @@ int sessionsList(const SessionsOptions &o)
                     "duration", "status", "profile", "mean rx pps");
         for (const auto &s : all)
             std::printf("%5lld  %-24s %-19s %8.1fs  %-11s %-22s %12.0f\n",
-                        static_cast<long long>(s.id), printable(s.name).substr(0, 24).c_str(),
+                        static_cast<long long>(s.id), terminalText(s.name).substr(0, 24).c_str(),
                         shortTime(s.createdAt).c_str(), s.durationS, s.status.c_str(),
-                        printable(s.profile).substr(0, 22).c_str(), s.meanRxPps);
+                        terminalText(s.profile).substr(0, 22).c_str(), s.meanRxPps);
         if (all.empty()) std::printf("(no sessions in %s)\n", store->file().c_str());
     } catch (const DbError &e) {
         std::fprintf(stderr, "ringlab-engine: %s\n", e.what());
@@ -114,16 +95,17 @@ int sessionsShow(const SessionsOptions &o)
     if (!store) return 2;
     SessionInfo s;
     if (!findSession(*store, o.id, s)) return 2;
-    std::printf("session %lld \"%s\" (%s)\n", static_cast<long long>(s.id), s.name.c_str(),
-                s.uuid.c_str());
+    std::printf("session %lld \"%s\" (%s)\n", static_cast<long long>(s.id),
+                terminalText(s.name).c_str(), terminalText(s.uuid).c_str());
     std::printf("  status %s; started %s, ended %s, %.1f s, %lld samples every %.0f ms\n",
                 s.status.c_str(), s.createdAt.c_str(), s.endedAt.empty() ? "-" : s.endedAt.c_str(),
                 s.durationS, static_cast<long long>(s.sampleCount), s.intervalS * 1e3);
-    std::printf("  device %s, profile %s\n", s.device.c_str(), s.profile.c_str());
+    std::printf("  device %s, profile %s\n", terminalText(s.device).c_str(),
+                terminalText(s.profile).c_str());
     std::printf("  host %s: %s, %d cores, %s\n", s.host.hostname.c_str(), s.host.cpuModel.c_str(),
                 s.host.cores, s.host.kernel.c_str());
     std::printf("  ringlab %s (%s)\n", s.engineVersion.c_str(), s.gitRevision.c_str());
-    if (!s.notes.empty()) std::printf("  notes: %s\n", s.notes.c_str());
+    if (!s.notes.empty()) std::printf("  notes: %s\n", terminalText(s.notes).c_str());
 
     std::printf("\nparameters at start (differing from the defaults):\n");
     const ParamSet defaults;
@@ -131,7 +113,7 @@ int sessionsShow(const SessionsOptions &o)
     for (const auto &[name, value] : store->params(o.id)) {
         const TunableInfo *t = findTunable(name);
         if (t && defaults.text(t->id) == value) continue;
-        std::printf("  %-22s %s\n", name.c_str(), value.c_str());
+        std::printf("  %-22s %s\n", terminalText(name).c_str(), terminalText(value).c_str());
         ++shown;
     }
     if (!shown) std::printf("  (all defaults)\n");
@@ -145,7 +127,10 @@ int sessionsShow(const SessionsOptions &o)
     auto fmt = [](const Estimate &e) {
         char b[64];
         if (!e.n) return std::string("-");
-        std::snprintf(b, sizeof b, "%.1f ±%.1f", e.mean, e.ciHalf);
+        if (e.batches < 3)
+            std::snprintf(b, sizeof b, "%.1f (too short)", e.mean);
+        else
+            std::snprintf(b, sizeof b, "%.1f ±%.1f", e.mean, e.ciHalf);
         return std::string(b);
     };
     for (const auto &seg : segs) {
@@ -157,18 +142,20 @@ int sessionsShow(const SessionsOptions &o)
                     seg.opened.c_str());
     }
     std::printf("\nevents:\n");
+    // Built as strings: a label may be up to 64 KiB and is printed whole.
     std::vector<std::pair<double, std::string>> lines;
-    char buf[512];
-    for (const auto &c : store->changes(o.id)) {
-        std::snprintf(buf, sizeof buf, "  %8.2f s  %s: %s -> %s (%s)", c.t, c.tunable.c_str(),
-                      c.oldValue.c_str(), c.newValue.c_str(), c.source.c_str());
-        lines.emplace_back(c.t, buf);
-    }
-    for (const auto &e : store->events(o.id)) {
-        std::snprintf(buf, sizeof buf, "  %8.2f s  %s%s%s", e.t, e.kind.c_str(),
-                      e.message.empty() ? "" : ": ", e.message.c_str());
-        lines.emplace_back(e.t, buf);
-    }
+    auto at = [](double t) {
+        char b[32];
+        std::snprintf(b, sizeof b, "  %8.2f s  ", t);
+        return std::string(b);
+    };
+    for (const auto &c : store->changes(o.id))
+        lines.emplace_back(c.t, at(c.t) + terminalText(c.tunable) + ": " +
+                                    terminalText(c.oldValue) + " -> " + terminalText(c.newValue) +
+                                    " (" + terminalText(c.source) + ")");
+    for (const auto &e : store->events(o.id))
+        lines.emplace_back(e.t, at(e.t) + terminalText(e.kind) +
+                                    (e.message.empty() ? "" : ": " + terminalText(e.message)));
     std::stable_sort(lines.begin(), lines.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     for (const auto &l : lines)
@@ -277,6 +264,18 @@ int compareCommand(const SessionsOptions &o)
     }
     std::vector<std::string> missing;
     const auto rows = compareSides(a, b, metrics, missing);
+    // A metric the user asked for by name that one side lacks is an error, not an empty table.
+    int asked = 0;
+    for (const auto &m : o.metrics)
+        if (std::find(missing.begin(), missing.end(), m) != missing.end()) {
+            std::fprintf(stderr,
+                         "ringlab-engine: compare: metric \"%s\" is not in both sides (the "
+                         "metrics are the column names of 'sessions export N --format csv', "
+                         "e.g. rx_pps, latency_p99_us, cpu_ms_per_s[poll])\n",
+                         terminalText(m).c_str());
+            ++asked;
+        }
+    if (asked) return 2;
     std::printf("A: %s\nB: %s\n", a.label.c_str(), b.label.c_str());
     std::printf("%s; differences are B - A with their 95 %% confidence interval\n",
                 a.repeats || b.repeats ? "repeats are the samples"
@@ -298,18 +297,7 @@ int compareCommand(const SessionsOptions &o)
                     (r.metric + " " + r.unit).substr(0, 28).c_str(), r.a.mean, r.b.mean,
                     r.diff.diff, r.diff.pct, ci, r.verdict.c_str());
     }
-    // A metric the user asked for by name that one side lacks is an error, not an empty row.
-    int asked = 0;
-    for (const auto &m : o.metrics)
-        if (std::find(missing.begin(), missing.end(), m) != missing.end()) {
-            std::fprintf(stderr,
-                         "ringlab-engine: compare: metric \"%s\" is not in both sides (the "
-                         "metrics are the column names of 'sessions export N --format csv', "
-                         "e.g. rx_pps, latency_p99_us, cpu_ms_per_s[poll])\n",
-                         m.c_str());
-            ++asked;
-        }
-    return asked ? 2 : 0;
+    return 0;
 }
 
 } // namespace ringlab

@@ -145,7 +145,7 @@ std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &
     if (auto st = parseDeviceSpec(opts.spec, spec); !st.ok()) throw std::runtime_error(st.error);
     switch (spec.kind) {
     case DeviceSpec::Kind::Sim:
-        return std::make_unique<sim::SimNic>(ps, live, opts.seed);
+        return std::make_unique<sim::SimNic>(ps, live);
     case DeviceSpec::Kind::Dpdk:
         return dpdk::makePortDevice(spec.ports, opts.eal, ps, live);
     case DeviceSpec::Kind::Lab:

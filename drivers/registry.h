@@ -30,7 +30,6 @@ struct DeviceOptions {
     std::vector<std::string> eal; // --eal, split into words
     std::string traffic;          // --traffic (lab only)
     int trafficBoundS = 3600;     // deadline for a client without count or duration
-    std::uint64_t seed = 1;       // the simulated NIC's traffic
 };
 // Splits an --eal string into words.
 std::vector<std::string> splitEalArgs(const std::string &s);

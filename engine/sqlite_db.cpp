@@ -150,8 +150,11 @@ void Stmt::reset()
 
 std::string Stmt::text(int col) const
 {
+    // By length, not up to the first NUL: a label typed with a NUL in it comes back whole.
     const auto *p = sqlite3_column_text(s_, col);
-    return p ? std::string(reinterpret_cast<const char *>(p)) : std::string();
+    return p ? std::string(reinterpret_cast<const char *>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+             : std::string();
 }
 
 } // namespace ringlab

@@ -48,6 +48,10 @@ const TunableInfo kTable[] = {
      "Probe frames per second, on top of the load. Each probe goes through the whole pipeline "
      "and its round trip (arrival to transmit completion on the wire) is measured, as ping "
      "measured the KNI thread. 0 turns probes off."},
+    {P::LoadSeed, "load.seed", "Load", T::Integer, "", 0, 2147483647, 1, R, none,
+     "Seed of the simulated NIC's random arrival gaps (load.pattern poisson) and probe timing. "
+     "One profile with one seed offers the same arrival sequence in every run, so a difference "
+     "between two runs is the host's; vary it to see how much the traffic itself varies."},
     {P::RxRingSize, "rx.ring_size", "RX refill", T::Integer, "descriptors", 64, 32768, 1024, R, none,
      "Number of RX descriptors. A power of two. Changing it quiesces the datapath, rebuilds the "
      "rings and resumes.", true},

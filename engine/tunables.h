@@ -25,6 +25,7 @@ enum class P : std::uint16_t {
     LoadBurstOffUs,
     LinkMbps,
     ProbeRateHz,
+    LoadSeed,
     RxRingSize,
     RxPoolBuffers,
     RefillContext,

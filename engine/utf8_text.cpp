@@ -54,4 +54,21 @@ std::string utf8OrEscaped(std::string_view s)
     return out;
 }
 
+std::string terminalText(std::string_view s)
+{
+    std::string out;
+    for (char ch : utf8OrEscaped(s)) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
 } // namespace ringlab

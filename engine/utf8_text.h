@@ -14,4 +14,8 @@ namespace ringlab {
 // (overlong forms, surrogates and code points past U+10FFFF included) replaced by "\xNN".
 std::string utf8OrEscaped(std::string_view s);
 
+// Text as one line on a terminal: as utf8OrEscaped, and control characters (NUL, ESC,
+// newline, DEL) as \xNN too, so stored text can neither break a table nor drive the terminal.
+std::string terminalText(std::string_view s);
+
 } // namespace ringlab

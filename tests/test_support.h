@@ -15,10 +15,10 @@ namespace ringlab::test {
 
 using Collector = SampleCollector;
 
-inline DeviceFactory simFactory(std::uint64_t seed = 1)
+inline DeviceFactory simFactory()
 {
-    return [seed](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
-        return std::make_unique<sim::SimNic>(p, live, seed);
+    return [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
+        return std::make_unique<sim::SimNic>(p, live);
     };
 }
 

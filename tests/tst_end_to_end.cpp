@@ -24,6 +24,7 @@ class TstEndToEnd : public QObject {
     void badInputIsRejected_data();
     void badInputIsRejected();
     void recordedRunIsASession();
+    void seedIsStoredAndUnknownMetricIsAnError();
     void invalidUtf8LabelIsKeptAndEscaped();
     void damagedDatabaseIsAnErrorNotACrash();
     void fullDiskMidRunSaysWhatWasLost();
@@ -241,6 +242,14 @@ void TstEndToEnd::badInputIsRejected_data()
     QTest::newRow("missing profile")
         << QStringList{"run", "--profile", "nope"} << 2 << "profile \"nope\" not found";
     QTest::newRow("bad output") << QStringList{"run", "--output", "xml"} << 2 << "xml";
+    QTest::newRow("negative seed")
+        << QStringList{"run", "--seed", "-1"} << 2
+        << "load.seed: \"-1\" is out of range (allowed: 0..2147483647)";
+    QTest::newRow("seed past 2^64") << QStringList{"run", "--seed", "18446744073709551616"} << 2
+                                    << "load.seed: \"18446744073709551616\" is out of range";
+    QTest::newRow("flag with a bad word")
+        << QStringList{"run", "--set", "proc.copy=maybe"} << 2
+        << "is not a flag (allowed: true or false (also 1/0, on/off, yes/no))";
 }
 
 void TstEndToEnd::badInputIsRejected()
@@ -302,6 +311,37 @@ void TstEndToEnd::recordedRunIsASession()
     QVERIFY2(err.contains("cannot record: database /proc/nope/x.db"), qPrintable(err));
 }
 
+void TstEndToEnd::seedIsStoredAndUnknownMetricIsAnError()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("s.db");
+    for (const char *seed : {"7", "2147483647"}) {
+        QProcess p;
+        p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "300ms", "--db", db, "--seed", seed});
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+    }
+    ringlab::SessionStore store(db.toStdString());
+    const auto sessions = store.list();
+    QCOMPARE(sessions.size(), std::size_t{2});
+    auto seedOf = [&](std::int64_t id) {
+        for (const auto &[name, value] : store.params(id))
+            if (name == "load.seed") return value;
+        return std::string("(none)");
+    };
+    QCOMPARE(seedOf(sessions[0].id), std::string("7"));
+    QCOMPARE(seedOf(sessions[1].id), std::string("2147483647"));
+
+    // A metric that is not there is an error before any table is printed.
+    QProcess cmp;
+    cmp.start(RINGLAB_ENGINE_BIN, {"compare", "1", "2", "--metric", "nosuch", "--db", db});
+    QVERIFY(cmp.waitForFinished(30000));
+    QCOMPARE(cmp.exitCode(), 2);
+    QVERIFY(cmp.readAllStandardOutput().isEmpty());
+    QVERIFY(cmp.readAllStandardError().contains("metric \"nosuch\" is not in both sides"));
+}
+
 void TstEndToEnd::workbenchEndsItsSessionOnSigterm()
 {
     // The desktop program, running a session (--screenshot starts one), is asked to stop
@@ -345,6 +385,7 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
     p.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "1s", "--output", "jsonl", "--db", db});
     QVERIFY(p.waitForStarted());
     p.write("mark caf\xc3\xa9 \xff\xfe!\n");
+    p.write(QByteArray("mark a\0b\n", 9)); // a NUL: kept, not a truncated "a"
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     Output out;
@@ -362,6 +403,16 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
     for (const auto &e : store.events(sessions[0].id))
         stored |= e.message == "caf\xc3\xa9 \xff\xfe!";
     QVERIFY(stored);
+    bool withNul = false;
+    for (const auto &e : store.events(sessions[0].id))
+        withNul |= e.message == std::string("a\0b", 3);
+    QVERIFY(withNul);
+    QProcess show;
+    show.start(RINGLAB_ENGINE_BIN, {"sessions", "show", "1", "--db", db});
+    QVERIFY(show.waitForFinished(30000));
+    const QByteArray shown = show.readAllStandardOutput();
+    QVERIFY2(shown.contains("mark: a\\x00b\n"), shown.constData());
+    QVERIFY2(shown.contains("mark: caf\xc3\xa9 \\xff\\xfe!\n"), shown.constData());
 
     // A name with ESC and a newline neither drives the terminal nor breaks the table.
     QProcess named;

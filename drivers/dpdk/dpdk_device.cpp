@@ -137,6 +137,7 @@ std::vector<TunableSupport> DpdkDevice::support() const
     s.push_back({P::LinkMbps, Support::Ignored,
                  "the link speed is the port's (" +
                      std::to_string(desc_.empty() ? 0 : desc_[0].speedMbps) + " Mbit/s)"});
+    s.push_back({P::LoadSeed, Support::Ignored, "real traffic has no seed"});
     s.push_back({P::ProbeRateHz, Support::Ignored,
                  "no synthetic probes on real ports; the lab measures round trips with ping"});
     for (P p : {P::IrqUsecs, P::IrqFrames})

@@ -16,8 +16,9 @@ double wireNs(double frameBytes, double mbps)
 }
 } // namespace
 
-SimNic::SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed)
-    : live_(live), load_(seed), probes_(seed * 31 + 7)
+SimNic::SimNic(const ParamSet &params, const LiveParams &live)
+    : live_(live), load_(static_cast<std::uint64_t>(params.i(P::LoadSeed))),
+      probes_(static_cast<std::uint64_t>(params.i(P::LoadSeed)) * 31 + 7)
 {
     reconfigure(params);
 }

@@ -18,7 +18,7 @@ class SimNic final : public Device {
   public:
     static constexpr std::uint32_t kProbeBytes = 98; // an ICMP echo in Ethernet
 
-    SimNic(const ParamSet &params, const LiveParams &live, std::uint64_t seed = 1);
+    SimNic(const ParamSet &params, const LiveParams &live); // traffic seeded by load.seed
 
     DeviceInfo info() const override { return {"sim0", "sim", true, true}; }
     Status check(const ParamSet &ps) const override
