@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "engine/import_check.h"
 #include "engine/sample_metrics.h"
 #include "engine/version.h"
 
@@ -482,6 +483,7 @@ SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
             throw DbError("database " + other.string() +
                           ": not a ringlab session database (schema version " +
                           std::to_string(otherVersion) + ")");
+        checkImportable(probe, otherVersion);
     }
     ImportResult result;
     auto attach = db_.prepare("ATTACH DATABASE ?1 AS other");

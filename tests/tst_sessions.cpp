@@ -37,6 +37,8 @@ class TstSessions : public QObject {
     void compareFindsRealDifferencesOnly();
     void repeatsAreTheSamples();
     void importMergesWithoutClashes();
+    void importRefusesWhatItCannotTrust_data();
+    void importRefusesWhatItCannotTrust();
     void deleteRemovesEverything();
     void idsAreNotReusedAndReusedPidsAreNotAlive();
 
@@ -501,6 +503,60 @@ void TstSessions::importMergesWithoutClashes()
         QVERIFY2(std::string(e.what()).find("missing.db: no such file") != std::string::npos,
                  e.what());
     }
+}
+
+void TstSessions::importRefusesWhatItCannotTrust_data()
+{
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("message");
+    // A recursive view used to make import run for ever; text ids filed rows under session 0.
+    QTest::newRow("recursive view")
+        << "DROP TABLE sessions; CREATE VIEW sessions AS WITH RECURSIVE r(id) AS (SELECT 1 UNION "
+           "ALL SELECT id + 1 FROM r) SELECT id, 'u' || id AS uuid FROM r"
+        << "sessions is a view, not a table";
+    QTest::newRow("text ids")
+        << "CREATE TABLE s2 AS SELECT * FROM sessions; DROP TABLE sessions; CREATE TABLE "
+           "sessions AS SELECT * FROM s2; UPDATE sessions SET id = 'x' || id"
+        << "table sessions, column id: 2 row(s) hold something other than an integer (e.g. 'x1')";
+    QTest::newRow("text sample value")
+        << "UPDATE samples SET value = 'high' WHERE session_id = 2 AND seq < 3 AND metric_id = "
+           "(SELECT MIN(metric_id) FROM samples)"
+        << "table samples, column value: 3 row(s) hold something other than a number";
+    QTest::newRow("missing table") << "DROP TABLE events"
+                                   << "has no table events";
+    QTest::newRow("missing column") << "ALTER TABLE param_changes DROP COLUMN source"
+                                    << "table param_changes has no column source";
+    QTest::newRow("null name")
+        << "CREATE TABLE s2 AS SELECT * FROM sessions; DROP TABLE sessions; CREATE TABLE "
+           "sessions AS SELECT * FROM s2; UPDATE sessions SET name = NULL WHERE id = 2"
+        << "table sessions, column name: 1 row(s) hold something other than text (e.g. NULL)";
+}
+
+void TstSessions::importRefusesWhatItCannotTrust()
+{
+    QFETCH(QString, damage);
+    QFETCH(QString, message);
+    const std::string tag = QTest::currentDataTag();
+    const fs::path bad =
+        db(("bad-" + std::to_string(std::hash<std::string>{}(tag)) + ".db").c_str());
+    {
+        SessionStore other(bad);
+        synthetic(other, "a", 10, 1, 20, 5);
+        synthetic(other, "b", 20, 1, 20, 6);
+        other.db().exec("PRAGMA journal_mode = DELETE");
+        other.db().exec(damage.toStdString());
+    }
+    SessionStore store(
+        db(("into-" + std::to_string(std::hash<std::string>{}(tag)) + ".db").c_str()));
+    synthetic(store, "mine", 30, 1, 20, 7);
+    try {
+        store.importFrom(bad);
+        QFAIL("a database that cannot be trusted was imported");
+    } catch (const DbError &e) {
+        QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find(bad.string()) != std::string::npos, e.what());
+    }
+    QCOMPARE(store.list().size(), std::size_t{1}); // nothing half-imported
 }
 
 void TstSessions::deleteRemovesEverything()
