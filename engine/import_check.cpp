@@ -74,34 +74,20 @@ const std::vector<Table> &importedTables()
     return kTables;
 }
 
-const char *allowedTypes(Kind k)
+struct KindText {
+    const char *sqlTypes; // what typeof() may answer
+    const char *name;     // for the message
+};
+// Indexed by Kind.
+constexpr KindText kKinds[] = {
+    {"'integer'", "an integer"},
+    {"'integer', 'real'", "a number"},
+    {"'text'", "text"},
+    {"'text', 'null'", "text or nothing"},
+};
+const KindText &textOf(Kind k)
 {
-    switch (k) {
-    case Kind::Integer:
-        return "'integer'";
-    case Kind::Number:
-        return "'integer', 'real'";
-    case Kind::Text:
-        return "'text'";
-    case Kind::TextOrNull:
-        return "'text', 'null'";
-    }
-    return "''";
-}
-
-const char *kindName(Kind k)
-{
-    switch (k) {
-    case Kind::Integer:
-        return "an integer";
-    case Kind::Number:
-        return "a number";
-    case Kind::Text:
-        return "text";
-    case Kind::TextOrNull:
-        return "text or nothing";
-    }
-    return "?";
+    return kKinds[static_cast<int>(k)];
 }
 
 // Table and column names come from the list above, never from the other file.
@@ -149,11 +135,11 @@ void checkImportable(Db &other, int schemaVersion)
                               notOurs);
             auto q = other.prepare("SELECT COUNT(*), quote(MIN(" + quotedName(c.name) + ")) FROM " +
                                    quotedName(table.name) + " WHERE typeof(" + quotedName(c.name) +
-                                   ") NOT IN (" + allowedTypes(c.kind) + ")");
+                                   ") NOT IN (" + textOf(c.kind).sqlTypes + ")");
             if (q.step() && q.i64(0) > 0)
                 throw DbError(file + ": table " + table.name + ", column " + c.name + ": " +
                               std::to_string(q.i64(0)) + " row(s) hold something other than " +
-                              kindName(c.kind) + " (e.g. " + q.text(1) + ")" + notOurs +
+                              textOf(c.kind).name + " (e.g. " + q.text(1) + ")" + notOurs +
                               "; nothing was imported");
         }
     }
