@@ -244,7 +244,7 @@ int runCommand(const RunOptions &o)
                                            : "running until 'quit', end of input or Ctrl+C");
         if (k == 1 && isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
 
-        SamplePrinter printer(o.output, stdout);
+        SamplePrinter printer(o.output, stdout, o.warmupS);
         printer.printParams(profile.name, ps);
         std::shared_ptr<Recorder> recorder;
         std::int64_t id = 0;
@@ -300,7 +300,7 @@ int runCommand(const RunOptions &o)
         const Ended ended = runOnce(o, *engine, sigFd, printer, stdinOpen);
         engine.reset(); // the device goes (ports detached, lab removed) before the summary
         if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");
-        printer.printSummary(summarizeRun(printer.samples(), o.warmupS));
+        printer.printSummary(printer.summary());
         if (recorder && recorder->samplesLost() > 0) {
             // Say what the database is missing, and fail: a script must not take it as whole.
             std::fprintf(
@@ -309,8 +309,8 @@ int runCommand(const RunOptions &o)
                 "were written, %llu lost (%s); it is marked failed (or interrupted, when even "
                 "that could not be written)\n",
                 static_cast<long long>(id), store->file().c_str(),
-                static_cast<unsigned long long>(recorder->samplesWritten()),
-                printer.samples().size(), static_cast<unsigned long long>(recorder->samplesLost()),
+                static_cast<unsigned long long>(recorder->samplesWritten()), printer.sampleCount(),
+                static_cast<unsigned long long>(recorder->samplesLost()),
                 recorder->lastError().c_str());
             exitCode = 1;
             break;

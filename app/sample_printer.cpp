@@ -32,7 +32,8 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
 {
     {
         std::lock_guard lock(mutex_);
-        samples_.push_back(s);
+        summarizer_.add(*s);
+        latest_ = s;
     }
     if (fmt_ == OutputFormat::Jsonl) {
         std::fprintf(
@@ -69,16 +70,22 @@ void SamplePrinter::onEvent(const Event &e)
     std::fflush(out_);
 }
 
-std::vector<std::shared_ptr<const Sample>> SamplePrinter::samples() const
+std::size_t SamplePrinter::sampleCount() const
 {
     std::lock_guard lock(mutex_);
-    return samples_;
+    return summarizer_.samplesSeen();
+}
+
+RunSummary SamplePrinter::summary() const
+{
+    std::lock_guard lock(mutex_);
+    return summarizer_.result();
 }
 
 std::shared_ptr<const Sample> SamplePrinter::latest() const
 {
     std::lock_guard lock(mutex_);
-    return samples_.empty() ? nullptr : samples_.back();
+    return latest_;
 }
 
 void SamplePrinter::printThreads(std::FILE *out) const

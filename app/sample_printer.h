@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Prints samples and events as they arrive (a table for people, JSON lines for scripts) and
-// keeps the samples for the closing summary.
+// gathers the closing summary as they go (flat memory, however long the run).
 #pragma once
 
 #include <cstdio>
@@ -17,11 +17,15 @@ enum class OutputFormat { Table, Jsonl };
 
 class SamplePrinter final : public Subscriber {
   public:
-    SamplePrinter(OutputFormat fmt, std::FILE *out) : fmt_(fmt), out_(out) {}
+    SamplePrinter(OutputFormat fmt, std::FILE *out, double warmupS)
+        : fmt_(fmt), out_(out), summarizer_(warmupS)
+    {
+    }
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override;
 
-    std::vector<std::shared_ptr<const Sample>> samples() const;
+    std::size_t sampleCount() const;
+    RunSummary summary() const;
     std::shared_ptr<const Sample> latest() const;
     void printSummary(const RunSummary &r);
     // JSON lines: a first record with the profile and every starting value.
@@ -33,7 +37,8 @@ class SamplePrinter final : public Subscriber {
     OutputFormat fmt_;
     std::FILE *out_;
     mutable std::mutex mutex_;
-    std::vector<std::shared_ptr<const Sample>> samples_;
+    RunSummarizer summarizer_;
+    std::shared_ptr<const Sample> latest_;
     int rowsSinceHeader_ = 1000;
 };
 

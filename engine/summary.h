@@ -1,23 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Summary of a run: per metric mean, median, min and max over the samples after a warm-up.
+// Summary of a run: per metric mean, median, min and max over the samples after a warm-up,
+// gathered as the samples arrive, in memory that does not grow with the run's length (see
+// running_stat.h for the median of long runs).
 #pragma once
 
-#include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/running_stat.h"
 #include "engine/sample.h"
 
 namespace ringlab {
-
-struct MetricSummary {
-    std::size_t n = 0;
-    double mean = 0, median = 0, min = 0, max = 0;
-};
-
-MetricSummary summarizeValues(std::vector<double> values);
 
 struct RunSummary {
     double duration = 0;                          // seconds covered by all samples
@@ -30,7 +24,28 @@ struct RunSummary {
     std::map<std::string, std::string> deviceUnits;
 };
 
-// Samples taken before `warmupS` are left out, unless that would leave none.
-RunSummary summarizeRun(const std::vector<std::shared_ptr<const Sample>> &samples, double warmupS);
+// Samples taken before `warmupS` are left out, unless that would leave none (then the summary
+// is of the warm-up's samples, with warmup 0).
+class RunSummarizer {
+  public:
+    explicit RunSummarizer(double warmupS) : warmupS_(warmupS) {}
+    void add(const Sample &s);
+    RunSummary result() const;
+    std::size_t samplesSeen() const { return seen_; }
+
+  private:
+    struct Part {
+        std::size_t samples = 0;
+        std::map<std::string, RunningStat> metrics, device;
+        void add(const Sample &s, RunSummarizer &owner);
+    };
+    double warmupS_;
+    std::size_t seen_ = 0;
+    Part warmup_, used_;
+    double duration_ = 0;
+    std::map<std::string, std::uint64_t> totals_; // of the last sample
+    std::vector<std::string> threadNames_;
+    std::map<std::string, std::string> deviceUnits_;
+};
 
 } // namespace ringlab
