@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "app/console_commands.h"
+#include "app/line_splitter.h"
 #include "drivers/registry.h"
 #include "engine/clock.h"
 #include "engine/engine.h"
@@ -63,39 +64,20 @@ class LineReader {
         char buf[4096];
         const ssize_t n = ::read(fd_, buf, sizeof buf);
         if (n == 0) {
-            if (!pending_.empty()) lines.push_back(std::move(pending_));
+            splitter_.finish(lines);
             return false;
         }
         if (n < 0) return errno == EAGAIN || errno == EINTR;
-        std::string_view chunk(buf, static_cast<std::size_t>(n));
-        if (discarding_) {
-            const auto nl = chunk.find('\n');
-            if (nl == std::string_view::npos) return true;
-            chunk.remove_prefix(nl + 1);
-            discarding_ = false;
-        }
-        pending_.append(chunk);
-        if (pending_.size() > kMaxLine && pending_.find('\n') == std::string::npos) {
-            std::fprintf(stderr, "error: input line longer than %zu bytes, ignored\n", kMaxLine);
-            pending_.clear();
-            discarding_ = true; // the rest of that line too
-        }
-        for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
-            if (nl > kMaxLine) // whole, but still too long
-                std::fprintf(stderr, "error: input line of %zu bytes is longer than %zu, ignored\n",
-                             nl, kMaxLine);
-            else
-                lines.push_back(pending_.substr(0, nl));
-            pending_.erase(0, nl + 1);
-        }
+        std::vector<std::string> errors;
+        splitter_.feed(std::string_view(buf, static_cast<std::size_t>(n)), lines, errors);
+        for (const auto &e : errors)
+            std::fprintf(stderr, "error: %s\n", e.c_str());
         return true;
     }
 
   private:
-    static constexpr std::size_t kMaxLine = 64 * 1024;
     int fd_;
-    std::string pending_;
-    bool discarding_ = false;
+    LineSplitter splitter_;
 };
 
 } // namespace
