@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/session_commands.h"
 
-#include "engine/utf8_text.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include "engine/session_compare.h"
 #include "engine/session_report.h"
 #include "engine/session_store.h"
+#include "engine/utf8_text.h"
 
 namespace ringlab {
 
@@ -169,9 +168,12 @@ int sessionsExport(const SessionsOptions &o)
     if (!store) return 2;
     SessionInfo s;
     if (!findSession(*store, o.id, s)) return 2;
+    // A file is written beside its name and renamed when whole: a kill or a full disk never
+    // leaves half an export where a complete one (or none) was.
+    const std::string partial = o.output + ".part-" + std::to_string(getpid());
     std::ofstream file;
     if (!o.output.empty()) {
-        file.open(o.output);
+        file.open(partial, std::ios::binary | std::ios::trunc);
         if (!file) {
             std::fprintf(stderr, "ringlab-engine: cannot write %s\n", o.output.c_str());
             return 1;
@@ -183,9 +185,11 @@ int sessionsExport(const SessionsOptions &o)
     else
         exportCsv(*store, o.id, out);
     out.flush();
-    if (!out) {
+    if (!o.output.empty()) file.close();
+    if (!out || (!o.output.empty() && std::rename(partial.c_str(), o.output.c_str()) != 0)) {
         std::fprintf(stderr, "ringlab-engine: writing %s failed\n",
                      o.output.empty() ? "standard output" : o.output.c_str());
+        if (!o.output.empty()) std::remove(partial.c_str());
         return 1;
     }
     if (!o.output.empty())

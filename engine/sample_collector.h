@@ -6,6 +6,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/engine.h"
@@ -51,7 +53,8 @@ class SampleCollector final : public Subscriber {
     std::vector<Event> events_;
 };
 
-// Starts an engine, waits for `samples` samples, stops it and returns them all.
+// Starts an engine, waits for `samples` samples, stops it and returns them all. Throws when
+// they did not all come within a minute: a caller never reads samples that are not there.
 inline std::vector<std::shared_ptr<const Sample>> runEngine(const ParamSet &ps,
                                                             const DeviceFactory &factory,
                                                             std::size_t samples,
@@ -61,9 +64,13 @@ inline std::vector<std::shared_ptr<const Sample>> runEngine(const ParamSet &ps,
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     engine.start();
-    c->waitSamples(samples);
+    const bool all = c->waitSamples(samples);
     engine.stop();
-    return c->samples();
+    auto got = c->samples();
+    if (!all)
+        throw std::runtime_error("runEngine: " + std::to_string(got.size()) + " of " +
+                                 std::to_string(samples) + " samples in a minute");
+    return got;
 }
 
 } // namespace ringlab

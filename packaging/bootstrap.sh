@@ -3,7 +3,10 @@
 # Installs what Ringlab needs from Debian 12, builds it, then runs it or tests it.
 #   packaging/bootstrap.sh run    build, then start the Ringlab workbench on the simulated NIC
 #                                 (without a display: a 10 s headless run instead)
-#   packaging/bootstrap.sh test   build with warnings as errors, then run the whole test suite
+#   packaging/bootstrap.sh test   build with warnings as errors and run the whole test suite; then
+#                                 the suite again under ASan+UBSan, the concurrency tests under
+#                                 TSan, and every fuzzer for 30 s (what CI runs)
+#   packaging/bootstrap.sh test-quick   only the first of those
 #   packaging/bootstrap.sh deps   install the packages only
 set -euo pipefail
 
@@ -16,6 +19,7 @@ packages=(
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
     libsqlite3-dev nlohmann-json3-dev libcli11-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
+    clang libfuzzer-14-dev
 )
 
 install_packages() {
@@ -37,6 +41,33 @@ configure_and_build() {
     cmake --build "$build" -j "$(nproc)"
 }
 
+# The suite under AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test
+# that raised it), the threads' tests under ThreadSanitizer, then each libFuzzer target for
+# FUZZ_SECONDS from its committed corpus. Build trees: build/dev-asan, build/dev-tsan,
+# build/fuzz (CMakePresets.json).
+sanitizers_and_fuzzers() {
+    cd "$here"
+    echo "bootstrap: the suite under ASan and UBSan"
+    cmake --preset dev-asan >/dev/null
+    cmake --build --preset dev-asan -j "$(nproc)"
+    ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --preset dev-asan --timeout 900
+
+    echo "bootstrap: the concurrency tests under TSan"
+    # TSan needs the address space layout it knows; kernels with 32 random mmap bits break it.
+    if [ "$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 28)" -gt 28 ] && [ "$(id -u)" -eq 0 ]; then
+        sysctl -qw vm.mmap_rnd_bits=28
+    fi
+    cmake --preset dev-tsan >/dev/null
+    cmake --build --preset dev-tsan -j "$(nproc)" --target tst_rings tst_workqueue tst_handoff tst_refill
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --preset dev-tsan --timeout 900
+
+    echo "bootstrap: fuzzers, ${FUZZ_SECONDS:-30} s each"
+    cmake --preset fuzz >/dev/null
+    cmake --build --preset fuzz -j "$(nproc)"
+    tests/fuzz/run.sh build/fuzz "${FUZZ_SECONDS:-30}"
+}
+
 case "$mode" in
 deps)
     install_packages
@@ -50,15 +81,16 @@ run)
     echo "bootstrap: no display; a 10 s headless run of the default profile instead (the desktop app: $build/app/ringlab)"
     exec "$build/app/ringlab-engine" run --profile default --duration 10s --no-record
     ;;
-test)
+test | test-quick)
     install_packages
     configure_and_build -DRINGLAB_WERROR=ON
-    cd "$build"
     export QT_QPA_PLATFORM=offscreen
-    ctest --output-on-failure --timeout 600
+    (cd "$build" && ctest --output-on-failure --timeout 600)
+    [ "$mode" = test ] || exit 0
+    sanitizers_and_fuzzers
     ;;
 *)
-    echo "usage: $0 run|test|deps" >&2
+    echo "usage: $0 run|test|test-quick|deps" >&2
     exit 2
     ;;
 esac

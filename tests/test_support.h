@@ -10,6 +10,7 @@
 #include "engine/buffer_pool.h"
 #include "engine/engine.h"
 #include "engine/sample_collector.h"
+#include "engine/session_store.h"
 
 namespace ringlab::test {
 
@@ -20,6 +21,17 @@ inline DeviceFactory simFactory()
     return [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {
         return std::make_unique<sim::SimNic>(p, live);
     };
+}
+
+// What a session recorded on the simulated NIC at 10 Hz says of itself.
+inline SessionInfo simSession(const std::string &name, const std::string &profile = "default")
+{
+    SessionInfo info;
+    info.name = name;
+    info.device = "sim0";
+    info.profile = profile;
+    info.intervalS = 0.1;
+    return info;
 }
 
 inline ParamSet params(const Assignments &a)
@@ -37,16 +49,18 @@ inline std::vector<std::shared_ptr<const Sample>> runFor(const ParamSet &ps, std
     return runEngine(ps, simFactory(), samples, intervalMs * 1'000'000);
 }
 
-// Mean of a per-sample figure over samples [from, to).
+// Mean of a per-sample figure over samples [from, to). Asking for samples that are not there
+// ends the test with a message: a figure is never judged on fewer samples than it needs.
 template <class F>
 double meanOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from, std::size_t to,
               F f)
 {
+    if (from >= to || to > s.size())
+        qFatal("meanOf: samples [%zu, %zu) asked for, %zu there", from, to, s.size());
     double sum = 0;
-    std::size_t n = 0;
-    for (std::size_t k = from; k < to && k < s.size(); ++k, ++n)
+    for (std::size_t k = from; k < to; ++k)
         sum += f(*s[k]);
-    return n ? sum / static_cast<double>(n) : 0.0;
+    return sum / static_cast<double>(to - from);
 }
 
 } // namespace ringlab::test

@@ -59,11 +59,7 @@ class TstSessions : public QObject {
                                   double sd, int n, std::uint64_t seed,
                                   const std::string &group = {}, int index = 0)
     {
-        SessionInfo info;
-        info.name = name;
-        info.device = "sim0";
-        info.profile = "synthetic";
-        info.intervalS = 0.1;
+        SessionInfo info = test::simSession(name, "synthetic");
         info.runGroup = group;
         info.repeatIndex = index;
         const std::int64_t id = store.createSession(info, ParamSet{});
@@ -83,11 +79,7 @@ void TstSessions::roundTrip()
 {
     SessionStore store(db("a.db"));
     QCOMPARE(store.schemaVersion(), kSchemaVersion);
-    SessionInfo info;
-    info.name = "round trip";
-    info.device = "sim0";
-    info.profile = "default";
-    info.intervalS = 0.1;
+    SessionInfo info = test::simSession("round trip");
     ParamSet ps;
     QVERIFY(ps.set("poll.mode", "busy").ok());
     const std::int64_t id = store.createSession(info, ps);
@@ -210,11 +202,7 @@ void TstSessions::killDashNineLosesAtMostASecond()
         // The child records a real engine run until it is killed.
         close(ready[0]);
         SessionStore store(file);
-        SessionInfo info;
-        info.name = "to be killed";
-        info.device = "sim0";
-        info.profile = "default";
-        info.intervalS = 0.1;
+        SessionInfo info = test::simSession("to be killed");
         const ParamSet ps;
         const std::int64_t id = store.createSession(info, ps);
         auto rec = std::make_shared<Recorder>(file, id);
@@ -311,11 +299,7 @@ void TstSessions::badFiles()
 void TstSessions::fullDiskAndLockedWriter()
 {
     SessionStore store(db("full.db"));
-    SessionInfo info;
-    info.name = "full";
-    info.device = "sim0";
-    info.profile = "default";
-    info.intervalS = 0.1;
+    SessionInfo info = test::simSession("full");
     const std::int64_t id = store.createSession(info, ParamSet{});
     // The database may not grow past its current size: as a full disk does.
     {
@@ -585,11 +569,7 @@ void TstSessions::idsAreNotReusedAndReusedPidsAreNotAlive()
         QVERIFY(synthetic(store, "three", 1, 1, 5, 3) > two);
         // Two sessions "running" under this very pid: one really is ours, the other was
         // recorded by an earlier process that had the same pid (another start time).
-        SessionInfo info;
-        info.name = "ours";
-        info.device = "sim0";
-        info.profile = "p";
-        info.intervalS = 0.1;
+        SessionInfo info = test::simSession("ours", "p");
         alive = store.createSession(info, ParamSet{});
         SessionInfo old = info;
         old.id = 0;

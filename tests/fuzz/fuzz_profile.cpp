@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Profiles: any bytes as a profile file. The parser answers with an error, never throws.
+#include "engine/profile.h"
+#include "tests/fuzz/fuzz_target.h"
+
+namespace ringlab::fuzz {
+
+int profile(const std::uint8_t *data, std::size_t size)
+{
+    Profile p;
+    std::string error;
+    if (parseProfile(std::string(text(data, size)), "fuzz.json", p, error)) {
+        ParamSet ps; // what a loaded profile promises: its values are accepted as a whole
+        if (!ps.set(p.values).ok()) __builtin_trap();
+    } else if (error.empty()) {
+        __builtin_trap(); // a refusal always says why
+    }
+    return 0;
+}
+
+} // namespace ringlab::fuzz
+
+RINGLAB_FUZZ_ENTRY(profile)
