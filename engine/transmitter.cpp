@@ -91,22 +91,25 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         pool_.release(bufs + sent, n - sent);
     }
 
-    // Coalesce timer: stmmac_tx_timer_arm() before and after the fix. The fence pairs with
-    // the one in cleanThread(): either we see the clean unscheduled, or it sees our frames.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm ||
-        !cleanScheduled_.load(std::memory_order_seq_cst)) {
+    // Coalesce timer: stmmac_tx_timer_arm() before and after the fix. Reading the flag with a
+    // read-modify-write orders it with the exchange in cleanThread() (both seq_cst RMWs on one
+    // atomic): either we see the clean unscheduled, or it sees our frames. Unlike a pair of
+    // fences, ThreadSanitizer can check this.
+    const auto scheduled = [this] {
+        return cleanScheduled_.fetch_or(0, std::memory_order_seq_cst) != 0;
+    };
+    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm || !scheduled()) {
         armTimer(c);
     } else if (timerArmed_.load(std::memory_order_relaxed)) {
         cancelTimer(c);
         // The clean may have finished (and armed the timer for our frames) meanwhile.
-        if (!cleanScheduled_.load(std::memory_order_seq_cst)) armTimer(c);
+        if (!scheduled()) armTimer(c);
     }
 
     if (dev_.txPending() >= static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames))) {
         if (flushInline_) {
             if (reclaim(c) > 0) c.add(C::TxInlineCleans);
-        } else if (!cleanScheduled_.exchange(true, std::memory_order_acq_rel)) {
+        } else if (!cleanScheduled_.exchange(1, std::memory_order_acq_rel)) {
             c.add(C::TxCleanKicks);
             kick();
         }
@@ -151,15 +154,14 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
         if (fds[0].revents & POLLIN && read(timerFd_, &v, sizeof v) == sizeof v) {
             c.add(C::TimerFires, v);
             timerArmed_.store(false, std::memory_order_relaxed);
-            cleanScheduled_.store(true, std::memory_order_release);
+            cleanScheduled_.store(1, std::memory_order_release);
         }
         if (fds[1].revents & POLLIN) [[maybe_unused]]
             auto r = read(kickFd_, &v, sizeof v);
 
         c.add(C::TxCleans);
         reclaim(c);
-        cleanScheduled_.store(false, std::memory_order_seq_cst);
-        std::atomic_thread_fence(std::memory_order_seq_cst);
+        cleanScheduled_.exchange(0, std::memory_order_seq_cst); // pairs with xmit()'s fetch_or
         // Frames still on the wire: the timer brings us back (stmmac re-arms in tx clean).
         if (dev_.txPending() > 0) armTimer(c);
     }

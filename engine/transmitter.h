@@ -53,7 +53,8 @@ class Transmitter {
     int timerFd_ = -1;
     int kickFd_ = -1;
     std::atomic<bool> timerArmed_{false};
-    std::atomic<bool> cleanScheduled_{false};
+    // 0 or 1. An integer for fetch_or: xmit() reads it with a read-modify-write (see there).
+    std::atomic<unsigned> cleanScheduled_{0};
     std::atomic_flag reclaiming_ =
         ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
     LatencyStats latency_;

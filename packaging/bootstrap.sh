@@ -50,8 +50,7 @@ sanitizers_and_fuzzers() {
     echo "bootstrap: the suite under ASan and UBSan"
     cmake --preset dev-asan >/dev/null
     cmake --build --preset dev-asan -j "$(nproc)"
-    ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --preset dev-asan --timeout 900
+    ctest --preset dev-asan --timeout 900 # sanitizer options: the test preset
 
     echo "bootstrap: the concurrency tests under TSan"
     # TSan needs the address space layout it knows; kernels with 32 random mmap bits break it.
@@ -59,8 +58,9 @@ sanitizers_and_fuzzers() {
         sysctl -qw vm.mmap_rnd_bits=28
     fi
     cmake --preset dev-tsan >/dev/null
-    cmake --build --preset dev-tsan -j "$(nproc)" --target tst_rings tst_workqueue tst_handoff tst_refill
-    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --preset dev-tsan --timeout 900
+    cmake --build --preset dev-tsan -j "$(nproc)" \
+        --target tst_rings tst_workqueue tst_handoff tst_refill tst_engine
+    ctest --preset dev-tsan --timeout 900
 
     echo "bootstrap: fuzzers, ${FUZZ_SECONDS:-30} s each"
     cmake --preset fuzz >/dev/null
