@@ -206,9 +206,12 @@ int main(int argc, char **argv)
         }
         if (devices->parsed()) return devicesCommand(devicesJson);
         if (profiles->parsed()) {
-            for (const auto &p : listProfiles())
-                std::printf("%-22s %s\n%-22s %s\n", p.name.c_str(), p.description.c_str(), "",
-                            p.file.c_str());
+            std::vector<std::string> problems;
+            for (const auto &p : listProfiles(&problems))
+                std::printf("%-22s %s\n%-22s %s\n", terminalText(p.name).c_str(),
+                            terminalText(p.description).c_str(), "", p.file.c_str());
+            for (const auto &e : problems) // a file the user dropped in, and why it is not listed
+                std::fprintf(stderr, "ringlab-engine: skipped %s\n", terminalText(e).c_str());
             return 0;
         }
         if (sessions->parsed()) {

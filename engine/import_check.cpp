@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/utf8_text.h"
+
 namespace ringlab {
 namespace {
 
@@ -125,6 +127,8 @@ void checkImportable(Db &other, int schemaVersion)
             while (q.step())
                 have.push_back(q.text(0));
         }
+        std::vector<const Column *> checked;
+        std::string counts;
         for (const auto &c : table.columns) {
             if (c.since > schemaVersion) continue;
             bool found = false;
@@ -133,14 +137,26 @@ void checkImportable(Db &other, int schemaVersion)
             if (!found)
                 throw DbError(file + ": table " + table.name + " has no column " + c.name +
                               notOurs);
-            auto q = other.prepare("SELECT COUNT(*), quote(MIN(" + quotedName(c.name) + ")) FROM " +
-                                   quotedName(table.name) + " WHERE typeof(" + quotedName(c.name) +
-                                   ") NOT IN (" + textOf(c.kind).sqlTypes + ")");
-            if (q.step() && q.i64(0) > 0)
-                throw DbError(file + ": table " + table.name + ", column " + c.name + ": " +
-                              std::to_string(q.i64(0)) + " row(s) hold something other than " +
-                              textOf(c.kind).name + " (e.g. " + q.text(1) + ")" + notOurs +
-                              "; nothing was imported");
+            checked.push_back(&c);
+            counts += std::string(counts.empty() ? "" : ", ") + "COALESCE(SUM(typeof(" +
+                      quotedName(c.name) + ") NOT IN (" + textOf(c.kind).sqlTypes + ")), 0)";
+        }
+        // One pass over the table for all its columns; an example only for a column that fails.
+        auto q = other.prepare("SELECT " + counts + " FROM " + quotedName(table.name));
+        if (!q.step()) continue;
+        for (std::size_t k = 0; k < checked.size(); ++k) {
+            const std::int64_t bad = q.i64(static_cast<int>(k));
+            if (bad == 0) continue;
+            const Column &c = *checked[k];
+            auto ex =
+                other.prepare("SELECT substr(quote(" + quotedName(c.name) + "), 1, 40) FROM " +
+                              quotedName(table.name) + " WHERE typeof(" + quotedName(c.name) +
+                              ") NOT IN (" + textOf(c.kind).sqlTypes + ") LIMIT 1");
+            const std::string example = ex.step() ? terminalText(ex.text(0)) : "?";
+            throw DbError(file + ": table " + table.name + ", column " + c.name + ": " +
+                          std::to_string(bad) + " row(s) hold something other than " +
+                          textOf(c.kind).name + " (e.g. " + example + ")" + notOurs +
+                          "; nothing was imported");
         }
     }
 }

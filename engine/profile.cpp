@@ -168,7 +168,7 @@ fs::path findProfile(const std::string &nameOrPath, std::string &error)
     return {};
 }
 
-std::vector<Profile> listProfiles()
+std::vector<Profile> listProfiles(std::vector<std::string> *problems)
 {
     std::vector<Profile> out;
     std::error_code ec;
@@ -181,7 +181,10 @@ std::vector<Profile> listProfiles()
         for (const auto &f : files) {
             Profile p;
             std::string err;
-            if (loadProfile(f, p, err)) out.push_back(std::move(p));
+            if (loadProfile(f, p, err))
+                out.push_back(std::move(p));
+            else if (problems)
+                problems->push_back(err);
         }
         if (!out.empty()) break; // the first directory that has profiles wins
     }

@@ -29,6 +29,8 @@ bool parseProfile(const std::string &text, const std::filesystem::path &file, Pr
 std::vector<std::filesystem::path> profileDirs();
 // A name ("default") or a path ("./my.json"); empty path and an error when not found.
 std::filesystem::path findProfile(const std::string &nameOrPath, std::string &error);
-std::vector<Profile> listProfiles();
+// The profiles of the first directory that has any; files that do not load are left out,
+// each with its error in `problems` when given.
+std::vector<Profile> listProfiles(std::vector<std::string> *problems = nullptr);
 
 } // namespace ringlab

@@ -6,10 +6,23 @@
 #include <chrono>
 
 namespace ringlab {
+namespace {
+
+// The recorder only appends: the B-trees' right edges are all it touches again, so a small
+// page cache does (SQLite's default of 2 MB filled in the first minutes of every long run,
+// and that was most of a recording process's growth in memory; see bench/soak).
+std::unique_ptr<SessionStore> openForAppending(const std::filesystem::path &db)
+{
+    auto store = std::make_unique<SessionStore>(db);
+    store->db().exec("PRAGMA cache_size = -256"); // KiB
+    return store;
+}
+
+} // namespace
 
 Recorder::Recorder(const std::filesystem::path &db, std::int64_t session, std::int64_t flushNs,
                    ErrorFn onError)
-    : store_(std::make_unique<SessionStore>(db)), session_(session), flushNs_(flushNs),
+    : store_(openForAppending(db)), session_(session), flushNs_(flushNs),
       onError_(std::move(onError)), thread_([this](std::stop_token st) { run(st); })
 {
 }

@@ -242,9 +242,8 @@ void TstEndToEnd::badInputIsRejected_data()
     QTest::newRow("missing profile")
         << QStringList{"run", "--profile", "nope"} << 2 << "profile \"nope\" not found";
     QTest::newRow("bad output") << QStringList{"run", "--output", "xml"} << 2 << "xml";
-    QTest::newRow("negative seed")
-        << QStringList{"run", "--seed", "-1"} << 2
-        << "load.seed: \"-1\" is out of range (allowed: 0..2147483647)";
+    QTest::newRow("negative seed") << QStringList{"run", "--seed", "-1"} << 2
+                                   << "load.seed: \"-1\" is out of range (allowed: 0..2147483647)";
     QTest::newRow("seed past 2^64") << QStringList{"run", "--seed", "18446744073709551616"} << 2
                                     << "load.seed: \"18446744073709551616\" is out of range";
     QTest::newRow("flag with a bad word")
@@ -413,6 +412,19 @@ void TstEndToEnd::invalidUtf8LabelIsKeptAndEscaped()
     const QByteArray shown = show.readAllStandardOutput();
     QVERIFY2(shown.contains("mark: a\\x00b\n"), shown.constData());
     QVERIFY2(shown.contains("mark: caf\xc3\xa9 \\xff\\xfe!\n"), shown.constData());
+    // Exported as JSON it is valid JSON, the bytes escaped (it used to write 0 bytes, rc 134).
+    QProcess exported;
+    exported.start(RINGLAB_ENGINE_BIN, {"sessions", "export", "1", "--format", "json", "--db", db});
+    QVERIFY(exported.waitForFinished(30000));
+    QCOMPARE(exported.exitCode(), 0);
+    QJsonParseError err;
+    const QJsonObject doc =
+        QJsonDocument::fromJson(exported.readAllStandardOutput(), &err).object();
+    QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
+    bool escaped = false;
+    for (const auto &e : doc["events"].toArray())
+        escaped |= e.toObject()["message"].toString() == QString::fromUtf8("caf\u00e9 \\xff\\xfe!");
+    QVERIFY(escaped);
 
     // A name with ESC and a newline neither drives the terminal nor breaks the table.
     QProcess named;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <QtTest>
 
+#include <fstream>
+
 #include "engine/profile.h"
 
 using namespace ringlab;
@@ -13,6 +15,7 @@ class TstProfiles : public QObject {
     void badProfiles_data();
     void badProfiles();
     void findsByNameAndExplainsMisses();
+    void badFilesInTheDirectoryAreSkippedWithTheirReason();
 };
 
 void TstProfiles::shippedProfilesAreValid()
@@ -85,6 +88,31 @@ void TstProfiles::findsByNameAndExplainsMisses()
     QVERIFY2(error.find("default") != std::string::npos, error.c_str());
     QVERIFY(findProfile("/nonexistent/x.json", error).empty());
     QVERIFY2(error.find("no such file") != std::string::npos, error.c_str());
+}
+
+void TstProfiles::badFilesInTheDirectoryAreSkippedWithTheirReason()
+{
+    // A profile nested 100,000 deep once broke listing, lookup and the desktop's start.
+    QTemporaryDir dir;
+    const fs::path d = dir.path().toStdString();
+    fs::copy_file(fs::path(RINGLAB_PROFILE_SOURCE_DIR) / "default.json", d / "default.json");
+    std::ofstream(d / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+    std::ofstream(d / "huge.json") << R"({"params": {"load.rate_pps": 1e400}})";
+    qputenv("RINGLAB_PROFILE_DIR", dir.path().toLocal8Bit());
+    std::vector<std::string> problems;
+    const auto all = listProfiles(&problems);
+    QCOMPARE(all.size(), std::size_t{1});
+    QCOMPARE(all[0].name, std::string("default"));
+    QCOMPARE(problems.size(), std::size_t{2});
+    QVERIFY2(problems[0].find("deep.json: nested more than") != std::string::npos,
+             problems[0].c_str());
+    QVERIFY2(problems[1].find("huge.json: not valid JSON") != std::string::npos,
+             problems[1].c_str());
+    std::string error;
+    QVERIFY(findProfile("nosuch", error).empty());
+    QVERIFY2(error.find("(available: default;") != std::string::npos, error.c_str());
+    QVERIFY(!findProfile("default", error).empty());
+    qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);
 }
 
 QTEST_GUILESS_MAIN(TstProfiles)
