@@ -18,10 +18,8 @@ struct WorkItem {
     WorkItem *next = nullptr;
     std::atomic<bool> pending{false};
     std::int64_t dueNs = 0; // for delayed work
-    // Owned by the work queue, under its lock: an item is never run by two workers at
-    // once; queued again while it runs, it runs again after, on the same worker.
-    bool running = false;
-    bool rerun = false;
+    // Once fn has returned the work queue does not touch the item again (unless it was
+    // queued again meanwhile), so fn may end the item's life, as a kernel work function may.
 };
 
 // Stage boundaries a packet's timestamps mark, in order.

@@ -1,15 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/work_queue.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/clock.h"
 
 namespace ringlab {
+namespace {
+
+bool contains(const std::vector<const WorkItem *> &v, const WorkItem *w)
+{
+    return std::find(v.begin(), v.end(), w) != v.end();
+}
+
+bool removeOne(std::vector<const WorkItem *> &v, const WorkItem *w)
+{
+    const auto it = std::find(v.begin(), v.end(), w);
+    if (it == v.end()) return false;
+    *it = v.back();
+    v.pop_back();
+    return true;
+}
+
+} // namespace
 
 WorkQueue::WorkQueue(ThreadRegistry &reg, int threads)
 {
     workers_.reserve(static_cast<std::size_t>(threads));
+    busy_.reserve(static_cast<std::size_t>(threads)); // no allocation while running
+    rerun_.reserve(static_cast<std::size_t>(threads));
     for (int k = 0; k < threads; ++k)
         workers_.emplace_back(reg, "kworker/" + std::to_string(k),
                               [this](std::stop_token st, ThreadEntry &) { worker(st); });
@@ -85,21 +105,21 @@ void WorkQueue::worker(std::stop_token)
             head_ = w->next;
             if (!head_) tail_ = nullptr;
             --depth_;
-            if (w->running) {
-                w->rerun = true; // its worker runs it again when it is done
+            if (contains(busy_, w)) {
+                if (!contains(rerun_, w)) rerun_.push_back(w); // its worker runs it again
                 continue;
             }
-            w->running = true;
+            busy_.push_back(w);
             for (;;) {
                 lock.unlock();
                 w->pending.store(false, std::memory_order_release);
                 w->fn(w);
                 c.add(C::WorkItems);
                 lock.lock();
-                if (!w->rerun) break;
-                w->rerun = false;
+                // Compared by address only: the item may be gone unless queued again.
+                if (!removeOne(rerun_, w)) break;
             }
-            w->running = false;
+            removeOne(busy_, w);
             continue;
         }
         ++idle_;

@@ -4,6 +4,8 @@
 // queueing delay is real. A work item is pending at most once; it may be queued again as
 // soon as it starts to run, and is never run by two workers at once (as in Linux, a work
 // item is non-reentrant): queued again while it runs, it runs again after, on that worker.
+// Which items are running is the queue's to know (by address, as the kernel's busy hash), so
+// an item is not touched after its function has returned.
 #pragma once
 
 #include <condition_variable>
@@ -40,6 +42,8 @@ class WorkQueue {
     WorkItem *tail_ = nullptr;
     std::size_t depth_ = 0;
     std::multimap<std::int64_t, WorkItem *> delayed_;
+    std::vector<const WorkItem *> busy_;  // running now, one per busy worker
+    std::vector<const WorkItem *> rerun_; // of those, queued again while running
     int idle_ = 0;
     bool stopping_ = false;
     std::vector<EngineThread> workers_;

@@ -18,6 +18,7 @@ class TstWorkQueue : public QObject {
     void delayedWorkWaits();
     void workersAreNamedAndCounted();
     void anItemNeverRunsTwiceAtOnce();
+    void anItemMayEndItsLifeInItsFunction();
 };
 
 namespace {
@@ -178,6 +179,27 @@ void TstWorkQueue::anItemNeverRunsTwiceAtOnce()
     QTRY_VERIFY(!r.item.pending.load() && r.inside.load() == 0 && r.runs.load() == queued);
     QCOMPARE(r.overlaps.load(), 0);
     QVERIFY(queued > 1);
+}
+
+void TstWorkQueue::anItemMayEndItsLifeInItsFunction()
+{
+    // As a kernel work function may free its work_struct: the queue must not touch the item
+    // after its function returned. (It did, which ASan caught as a use after free.)
+    ThreadRegistry reg;
+    WorkQueue wq(reg, 2);
+    constexpr int kItems = 2000;
+    std::atomic<int> done{0};
+    for (int k = 0; k < kItems; ++k) {
+        auto *w = new WorkItem;
+        w->ctx = &done;
+        w->fn = [](WorkItem *self) {
+            auto *count = static_cast<std::atomic<int> *>(self->ctx);
+            delete self;
+            count->fetch_add(1);
+        };
+        QVERIFY(wq.queue(w));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(done.load(), kItems, 20000);
 }
 
 QTEST_GUILESS_MAIN(TstWorkQueue)
