@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Monotonic time in nanoseconds (vDSO, no system call).
+// Monotonic time in nanoseconds (vDSO, no system call), and the calling thread's CPU time.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,14 @@ inline std::int64_t nowNs()
 {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// CPU time used by the calling thread (a system call: the vDSO does not serve this clock).
+inline std::int64_t threadCpuNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 

@@ -10,7 +10,8 @@ std::string_view counterName(C c)
         "tx_bytes",       "rx_missed",        "alloc_fail",    "tx_full",        "handoff_full",
         "polls",          "empty_polls",      "interrupts",    "refill_wakeups", "refill_posted",
         "work_items",     "timer_arms",       "timer_cancels", "timer_fires",    "tx_cleans",
-        "tx_clean_kicks", "tx_inline_cleans", "reordered",     "rx_errors",      "tx_errors"};
+        "tx_clean_kicks", "tx_inline_cleans", "reordered",     "rx_errors",      "tx_errors",
+        "handoff_takes"};
     static_assert(std::size(names) == kCounterCount);
     return names[static_cast<std::size_t>(c)];
 }

@@ -31,11 +31,12 @@ enum class C : std::uint8_t {
     TimerCancels,
     TimerFires,
     TxCleans,       // TX clean passes
-    TxCleanKicks,   // clean scheduled by tx.coalesce_frames
+    TxCleanKicks,   // TX NAPI scheduled by an interrupt-marked frame (tx.coalesce_frames)
     TxInlineCleans, // transmit-path passes that reclaimed completions (tx.free_thresh)
     Reordered,      // packets processed out of arrival order
     RxErrors,       // frames the port received in error (DPDK ierrors)
     TxErrors,       // frames the port failed to send (DPDK oerrors)
+    HandoffTakes,   // takes from the hand-off: fifo dequeues, per-packet work items run
     Count
 };
 inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(C::Count);

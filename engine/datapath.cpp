@@ -16,10 +16,12 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
       wq_(reg, static_cast<int>(params.i(P::WorkqueueThreads))),
       tx_(live, dev, pool_, reg,
           params.choice<HandoffMode>(P::HandoffMode) == HandoffMode::Work &&
+              params.choice<WorkQueueKind>(P::HandoffWorkQueue) == WorkQueueKind::Shared &&
               params.i(P::WorkqueueThreads) > 1),
       handoff_(makeHandoff(params.choice<HandoffMode>(P::HandoffMode),
                            HandoffDeps{live, pool_, tx_, reg, wq_,
-                                       static_cast<std::uint32_t>(params.i(P::HandoffQueueLen))})),
+                                       static_cast<std::uint32_t>(params.i(P::HandoffQueueLen)),
+                                       params.choice<WorkQueueKind>(P::HandoffWorkQueue)})),
       refill_(
           makeRefiller(params.choice<RefillContext>(P::RefillContext), live, dev, pool_, reg, wq_)),
       poll_(live, dev, *refill_, *handoff_, reg)

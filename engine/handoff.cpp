@@ -29,16 +29,18 @@ class FifoHandoff final : public Handoff {
     {
         thread_ = EngineThread(d_.reg, "rx-fifo", [this](std::stop_token st, ThreadEntry &self) {
             Processor proc(d_.live);
-            // Small batches: what waits is counted in the queue's depth, not in a batch
-            // already taken out of it.
-            constexpr std::uint32_t kBatch = 32;
-            Buffer *bufs[kBatch];
+            // handoff.batch at a time (Zephyr: one net_pkt per k_fifo_get). Small batches:
+            // what waits is counted in the queue's depth, not in a batch already taken out.
+            constexpr std::uint32_t kMaxBatch = 1024; // the tunable's maximum
+            Buffer *bufs[kMaxBatch];
             while (!st.stop_requested()) {
-                const std::uint32_t k = queue_.pop(bufs, kBatch);
+                const auto batch = static_cast<std::uint32_t>(d_.live.i(P::HandoffBatch));
+                const std::uint32_t k = queue_.pop(bufs, batch < kMaxBatch ? batch : kMaxBatch);
                 if (k == 0) {
                     waiter_.waitUntil(-1);
                     continue;
                 }
+                self.counters.add(C::HandoffTakes);
                 proc.process(bufs, k);
                 d_.tx.xmit(bufs, k, self.counters);
             }
@@ -73,7 +75,20 @@ class FifoHandoff final : public Handoff {
 
 class WorkHandoff final : public Handoff {
   public:
-    explicit WorkHandoff(const HandoffDeps &d) : d_(d) {}
+    // dedicated: a queue of its own with one worker that yields after each item (Zephyr's
+    // per-traffic-class RX queue); shared: the shared work queue (kworker).
+    WorkHandoff(const HandoffDeps &d, WorkQueueKind kind)
+        : d_(d), own_(kind == WorkQueueKind::Dedicated
+                          ? std::make_unique<WorkQueue>(d.reg, 1, "rx_q", true)
+                          : nullptr),
+          wq_(own_ ? *own_ : d.wq)
+    {
+    }
+    ~WorkHandoff() override { stop(); }
+    void stop() override
+    {
+        if (own_) own_->stop();
+    }
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
         const std::uint64_t inFlight =
@@ -92,7 +107,7 @@ class WorkHandoff final : public Handoff {
             b->work.ctx = this;
             b->work.arg = b;
             b->work.fn = &WorkHandoff::run;
-            d_.wq.queue(&b->work);
+            wq_.queue(&b->work);
         }
     }
     std::uint32_t depth() const override
@@ -110,6 +125,7 @@ class WorkHandoff final : public Handoff {
         // The packet has left the queue once a worker has it: count it out before it is
         // transmitted, since from then on the buffer can be recycled at any moment.
         self->started_.fetch_add(1, std::memory_order_release);
+        currentCounters().add(C::HandoffTakes);
         thread_local std::unique_ptr<Processor> proc;
         if (!proc) proc = std::make_unique<Processor>(self->d_.live);
         proc->process(&b, 1);
@@ -117,6 +133,8 @@ class WorkHandoff final : public Handoff {
     }
 
     HandoffDeps d_;
+    std::unique_ptr<WorkQueue> own_;
+    WorkQueue &wq_;
     std::atomic<std::uint64_t> queued_{0};  // written by the poll thread only
     std::atomic<std::uint64_t> started_{0}; // by the workers
 };
@@ -131,7 +149,7 @@ std::unique_ptr<Handoff> makeHandoff(HandoffMode mode, const HandoffDeps &deps)
     case HandoffMode::Fifo:
         return std::make_unique<FifoHandoff>(deps);
     case HandoffMode::Work:
-        return std::make_unique<WorkHandoff>(deps);
+        return std::make_unique<WorkHandoff>(deps, deps.workQueue);
     }
     return nullptr;
 }

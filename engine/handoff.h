@@ -2,7 +2,8 @@
 // Hand-off from the poll context to processing:
 //   direct - the poll thread processes and transmits itself;
 //   fifo   - a bounded lock-free queue drained by a dedicated thread (Zephyr k_fifo);
-//   work   - one work item per packet on the shared work queue (Zephyr k_work).
+//   work   - one work item per packet on a work queue (Zephyr k_work): the shared one, or a
+//            dedicated queue per traffic class that yields after each item.
 #pragma once
 
 #include <memory>
@@ -33,6 +34,7 @@ struct HandoffDeps {
     ThreadRegistry &reg;
     WorkQueue &wq;
     std::uint32_t queueLen;
+    WorkQueueKind workQueue; // work mode: shared or a dedicated queue
 };
 
 std::unique_ptr<Handoff> makeHandoff(HandoffMode mode, const HandoffDeps &deps);

@@ -38,6 +38,7 @@ void PollLoop::stop()
 void PollLoop::run(std::stop_token st, Counters &c)
 {
     std::vector<Buffer *> bufs(4096);
+    std::int64_t passes = 0; // since the last sleep
     while (!st.stop_requested()) {
         const auto budget = static_cast<std::uint32_t>(live_.i(P::PollBudget));
         const std::int64_t now = nowNs();
@@ -56,9 +57,14 @@ void PollLoop::run(std::stop_token st, Counters &c)
             c.add(C::RxBytes, bytes);
             handoff_.deliver(bufs.data(), n, c);
         }
+        ++passes;
         if (n == budget) continue; // a full round: more work is waiting, poll again
 
         const auto mode = live_.choice<PollMode>(P::PollMode);
+        // KNI's kthread: KNI_RX_LOOP_NUM passes per wakeup, found work or not, then sleep.
+        if ((mode == PollMode::Sleep || mode == PollMode::Tick) && passes < live_.i(P::PollPasses))
+            continue;
+        passes = 0;
         switch (mode) {
         case PollMode::Busy:
         case PollMode::PmdPause: // DPDK's callback pauses inside rte_eth_rx_burst

@@ -9,39 +9,15 @@
 
 namespace ringlab {
 
-namespace {
-inline void spinLoops(std::uint64_t loops)
-{
-    for (std::uint64_t k = 0; k < loops; ++k)
-        asm volatile("" ::: "memory");
-}
-} // namespace
-
-double CalibratedSpin::loopsPerNs()
-{
-    static double value = [] {
-        // Best of a few short rounds, so a preempted round does not skew the figure.
-        double best = 0;
-        for (int round = 0; round < 5; ++round) {
-            const std::uint64_t loops = 2'000'000;
-            const std::int64_t t0 = nowNs();
-            spinLoops(loops);
-            const double dt = static_cast<double>(nowNs() - t0);
-            if (dt > 0 && loops / dt > best) best = loops / dt;
-        }
-        return best > 0 ? best : 1.0;
-    }();
-    return value;
-}
-
-void CalibratedSpin::spinNs(std::int64_t ns)
-{
-    if (ns <= 0) return;
-    spinLoops(static_cast<std::uint64_t>(static_cast<double>(ns) * loopsPerNs()));
-}
-
 // Linux lib/packing.c semantics (no quirks): bits [endBit, startBit] of a big-endian
-// buffer of `len` bytes receive `value`, one byte-aligned chunk at a time.
+// buffer of `len` bytes receive `value`, one byte-aligned chunk at a time. Out of line and
+// opaque to interprocedural optimisation, as packing() is in its own module: its loops run
+// with run-time arguments instead of being folded into a few stores per field.
+#ifdef __clang__
+__attribute__((noinline))
+#else
+__attribute__((noipa))
+#endif
 void packField(std::uint8_t *buf, std::size_t len, int startBit, int endBit, std::uint64_t value)
 {
     const int valueWidth = startBit - endBit + 1;
@@ -81,6 +57,19 @@ void buildHeaderPerPacket(std::uint8_t *hdr, std::uint32_t port, std::uint64_t s
     packField(hdr, kInjectionHeaderBytes, 116, 85, static_cast<std::uint32_t>(seq)); // timestamp
 }
 
+int headerFieldsPacked(HeaderMode mode)
+{
+    switch (mode) {
+    case HeaderMode::PerPacket:
+        return 8;
+    case HeaderMode::Precomputed:
+        return 1;
+    case HeaderMode::None:
+        return 0;
+    }
+    return 0;
+}
+
 // As ocelot_port_inject_frame() after the fix: copy the port's template, then set only the
 // field that differs per frame.
 void buildHeaderPrecomputed(std::uint8_t *hdr, const std::uint8_t *tmpl, std::uint64_t seq)
@@ -100,6 +89,8 @@ void Processor::process(Buffer *const *bufs, std::uint32_t n)
     const std::int64_t work = live_.i(P::ProcNsPerPacket);
     const bool copy = live_.flag(P::ProcCopy);
     const auto header = live_.choice<HeaderMode>(P::TxHeader);
+    // The target's cost of packing, per field packed, on top of packField()'s own.
+    const std::int64_t headerCost = live_.i(P::CostHeaderFieldNs) * headerFieldsPacked(header);
     const std::int64_t start = nowNs();
     for (std::uint32_t k = 0; k < n; ++k) {
         Buffer *b = bufs[k];
@@ -115,6 +106,7 @@ void Processor::process(Buffer *const *bufs, std::uint32_t n)
             buildHeaderPerPacket(hdr, 1, b->seq);
         else if (header == HeaderMode::Precomputed)
             buildHeaderPrecomputed(hdr, template_, b->seq);
+        CalibratedSpin::spinNs(headerCost);
     }
     // Two clock reads per batch, not two per packet: every packet of a batch costs the same
     // (same work, same copy size class), so packet k's start and end are interpolated.

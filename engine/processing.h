@@ -6,23 +6,20 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/calibrated_spin.h"
 #include "engine/live_params.h"
 #include "engine/packet.h"
+#include "engine/tunables.h"
 
 namespace ringlab {
-
-// Busy work of a calibrated number of nanoseconds, without reading the clock.
-class CalibratedSpin {
-  public:
-    static void spinNs(std::int64_t ns);
-    static double loopsPerNs(); // measured once per process
-};
 
 // Injection header field packing, after Linux lib/packing.c as ocelot used it.
 void packField(std::uint8_t *buf, std::size_t len, int startBit, int endBit, std::uint64_t value);
 inline constexpr std::size_t kInjectionHeaderBytes = 16;
 void buildHeaderPerPacket(std::uint8_t *hdr, std::uint32_t port, std::uint64_t seq);
 void buildHeaderPrecomputed(std::uint8_t *hdr, const std::uint8_t *tmpl, std::uint64_t seq);
+// Fields packed per frame by each header mode: 8 per_packet, 1 precomputed, 0 none.
+int headerFieldsPacked(HeaderMode mode);
 
 // One processing context (a thread): its own application buffer and header template.
 class Processor {

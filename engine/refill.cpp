@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/refill.h"
 
-#include <sched.h>
-
+#include "engine/calibrated_spin.h"
 #include "engine/clock.h"
 
 namespace ringlab {
 
-bool Refiller::fillRing(Counters &c, bool yieldBetween)
+bool Refiller::fillRing(Counters &c)
 {
     Buffer *bufs[1024];
     for (;;) {
@@ -17,6 +16,10 @@ bool Refiller::fillRing(Counters &c, bool yieldBetween)
         const std::uint32_t want = free < batch ? free : batch;
         const std::uint32_t got = pool_.alloc(bufs, want);
         if (got) {
+            // The target's per-buffer work (mhi_net: an skb allocated and mapped, then queued
+            // with a doorbell per buffer), on top of the engine's descriptor fill.
+            CalibratedSpin::spinNs((live_.i(P::CostRefillBufferNs) + live_.i(P::CostDoorbellNs)) *
+                                   static_cast<std::int64_t>(got));
             const std::uint32_t posted = dev_.rxPost(bufs, got, nowNs());
             c.add(C::RefillPosted, posted);
         }
@@ -24,7 +27,6 @@ bool Refiller::fillRing(Counters &c, bool yieldBetween)
             c.add(C::AllocFail);
             return false;
         }
-        if (yieldBetween) sched_yield();
     }
 }
 
@@ -36,7 +38,7 @@ class InlineRefill final : public Refiller {
     void afterHarvest(std::int64_t nowNs, Counters &c) override
     {
         if (nowNs < retryAt_ || !due(dev_.rxFree())) return;
-        if (!fillRing(c, false)) retryAt_ = nowNs + live_.i(P::RefillRetryMs) * 1'000'000;
+        if (!fillRing(c)) retryAt_ = nowNs + live_.i(P::RefillRetryMs) * 1'000'000;
     }
 
   private:
@@ -63,7 +65,7 @@ class WorkqueueRefill final : public Refiller {
     void run()
     {
         Counters &c = currentCounters();
-        if (!fillRing(c, false)) wq_.queueDelayed(&work_, live_.i(P::RefillRetryMs) * 1'000'000);
+        if (!fillRing(c)) wq_.queueDelayed(&work_, live_.i(P::RefillRetryMs) * 1'000'000);
     }
     WorkQueue &wq_;
     WorkItem work_;
@@ -86,7 +88,7 @@ class ThreadRefill final : public Refiller {
                 // Woken at the threshold (or for a retry): fill the ring to the top. Never
                 // on its own initiative below the threshold.
                 if (deadline >= 0 || due(dev_.rxFree())) {
-                    if (!fillRing(c, true))
+                    if (!fillRing(c))
                         deadline = nowNs() + live_.i(P::RefillRetryMs) * 1'000'000;
                     else
                         deadline = -1;

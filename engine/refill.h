@@ -25,15 +25,17 @@ class Refiller {
     }
     virtual ~Refiller() = default;
     // Fills the empty ring before the link comes up, as a driver's open() does.
-    void prime(Counters &c) { fillRing(c, false); }
+    void prime(Counters &c) { fillRing(c); }
     virtual void start() {}
     virtual void stop() {}
     // Poll context, after each harvest.
     virtual void afterHarvest(std::int64_t nowNs, Counters &c) = 0;
 
     // Fills the ring to the top in steps of refill.batch. Returns false when the pool ran dry
-    // (an alloc_fail is counted). `yieldBetween`: give up the CPU between steps.
-    bool fillRing(Counters &c, bool yieldBetween);
+    // (an alloc_fail is counted). Both mhi_net versions call cond_resched() per buffer, which
+    // yields only when the time slice is used up: here every context is preemptible, so the
+    // scheduler does that and neither context yields on its own.
+    bool fillRing(Counters &c);
 
   protected:
     bool due(std::uint32_t free) const

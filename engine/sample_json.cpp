@@ -39,9 +39,9 @@ json toJson(const Sample &s)
         drops[std::string(counterName(c))] = s.rateOf(c);
     j["drops_per_s"] = drops;
     json events = json::object();
-    for (C c :
-         {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::RefillPosted, C::WorkItems,
-          C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks, C::Reordered})
+    for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::RefillPosted,
+                C::WorkItems, C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans,
+                C::TxCleanKicks, C::Reordered, C::HandoffTakes})
         events[std::string(counterName(c))] = s.rateOf(c);
     j["events_per_s"] = events;
     json totals = json::object();

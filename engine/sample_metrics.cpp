@@ -17,6 +17,9 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     put("rx_mbps", "Mbit/s", s.rxMbps);
     put("tx_pps", "pps", s.rateOf(C::TxPackets));
     put("tx_mbps", "Mbit/s", s.txMbps);
+    // The stmmac case's direct effect: coalesce timer arms per transmitted frame.
+    if (const double tx = s.rateOf(C::TxPackets); tx > 0)
+        put("timer_arms_per_frame", "1/frame", s.rateOf(C::TimerArms) / tx);
     for (std::size_t k = 0; k < kCounterCount; ++k) {
         const C c = static_cast<C>(k);
         if (c == C::Offered || c == C::RxPackets || c == C::TxPackets || c == C::RxBytes ||

@@ -18,9 +18,12 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
     put("tx_mbps", s.txMbps);
     for (C c : kDropCauses)
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
-    for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::WorkItems,
-                C::TimerArms, C::TimerCancels, C::TimerFires})
+    for (C c :
+         {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::WorkItems, C::TimerArms,
+          C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks, C::HandoffTakes})
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
+    if (const double tx = s.rateOf(C::TxPackets); tx > 0)
+        put("timer_arms_per_frame", s.rateOf(C::TimerArms) / tx);
     for (const auto &m : s.device) {
         if (m.total) continue; // a running total: its last value, in totals
         device[m.name].add(m.value);

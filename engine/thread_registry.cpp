@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/clock.h"
+
 namespace ringlab {
 namespace {
 thread_local Counters *tlsCounters = nullptr;
@@ -50,9 +52,7 @@ std::shared_ptr<ThreadEntry> ThreadRegistry::counterBlock(std::string name)
 
 void ThreadRegistry::leave(ThreadEntry &e)
 {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    e.finalCpuNs = std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+    e.finalCpuNs = threadCpuNs();
     rusage ru{};
     getrusage(RUSAGE_THREAD, &ru);
     e.finalVoluntary = static_cast<std::uint64_t>(ru.ru_nvcsw);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/calibrated_spin.h"
 #include "engine/clock.h"
 #include "engine/waiter.h"
 
@@ -49,10 +50,12 @@ void Transmitter::kick()
 
 void Transmitter::armTimer(Counters &c)
 {
+    // hrtimer_start(): on an armed timer it pushes the expiry out.
     const std::int64_t ns = live_.i(P::TxCoalesceUsecs) * 1000;
     itimerspec its{};
     its.it_value = toTimespec(ns);
     timerfd_settime(timerFd_, 0, &its, nullptr);
+    CalibratedSpin::spinNs(live_.i(P::CostTimerArmNs)); // the target's cost on top of ours
     timerArmed_.store(true, std::memory_order_relaxed);
     c.add(C::TimerArms);
 }
@@ -63,6 +66,51 @@ void Transmitter::cancelTimer(Counters &c)
     timerfd_settime(timerFd_, 0, &its, nullptr);
     timerArmed_.store(false, std::memory_order_relaxed);
     c.add(C::TimerCancels);
+}
+
+bool Transmitter::napiSchedule()
+{
+    unsigned v = napi_.load(std::memory_order_relaxed);
+    unsigned next = 0;
+    do {
+        next = v | kSched | ((v & kSched) ? kMissed : 0u);
+    } while (!napi_.compare_exchange_weak(v, next, std::memory_order_seq_cst));
+    return (v & kSched) == 0;
+}
+
+bool Transmitter::napiComplete()
+{
+    unsigned v = napi_.load(std::memory_order_relaxed);
+    unsigned next = 0;
+    do {
+        next = (v & kMissed) ? kSched : 0u;
+    } while (!napi_.compare_exchange_weak(v, next, std::memory_order_seq_cst));
+    return (v & kMissed) == 0;
+}
+
+bool Transmitter::napiScheduled()
+{
+    // A read-modify-write, so that it is ordered with napiComplete()'s (both seq_cst RMWs on
+    // one atomic): either we see the poll still scheduled, or its pending check sees our
+    // frames. Unlike a pair of fences, ThreadSanitizer can check this.
+    return (napi_.fetch_or(0, std::memory_order_seq_cst) & kSched) != 0;
+}
+
+void Transmitter::timerArm(Counters &c)
+{
+    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm) {
+        armTimer(c); // before the fix: always
+        return;
+    }
+    // The fix: arm only if the TX NAPI is not scheduled; otherwise try to cancel, the poll
+    // arms it again if frames are still pending when it completes.
+    if (!napiScheduled()) {
+        armTimer(c);
+    } else if (timerArmed_.load(std::memory_order_relaxed)) {
+        cancelTimer(c);
+        // The poll may have completed meanwhile, after its pending check saw our frames.
+        if (!napiScheduled()) armTimer(c);
+    }
 }
 
 void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
@@ -91,25 +139,23 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         pool_.release(bufs + sent, n - sent);
     }
 
-    // Coalesce timer: stmmac_tx_timer_arm() before and after the fix. Reading the flag with a
-    // read-modify-write orders it with the exchange in cleanThread() (both seq_cst RMWs on one
-    // atomic): either we see the clean unscheduled, or it sees our frames. Unlike a pair of
-    // fences, ThreadSanitizer can check this.
-    const auto scheduled = [this] {
-        return cleanScheduled_.fetch_or(0, std::memory_order_seq_cst) != 0;
-    };
-    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm || !scheduled()) {
-        armTimer(c);
-    } else if (timerArmed_.load(std::memory_order_relaxed)) {
-        cancelTimer(c);
-        // The clean may have finished (and armed the timer for our frames) meanwhile.
-        if (!scheduled()) armTimer(c);
+    const auto coalesceFrames = static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames));
+    if (flushInline_) {
+        // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
+        // tx.coalesce_frames frames are flushed here.
+        if (sent) timerArm(c);
+        if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(C::TxInlineCleans);
+        return;
     }
-
-    if (dev_.txPending() >= static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames))) {
-        if (flushInline_) {
-            if (reclaim(c) > 0) c.add(C::TxInlineCleans);
-        } else if (!cleanScheduled_.exchange(1, std::memory_order_acq_rel)) {
+    // stmmac_xmit(), once per frame: the tx.coalesce_frames-th frame is marked to interrupt
+    // on completion (set_ic), then stmmac_tx_timer_arm(). The marked frame's completion
+    // interrupt schedules the TX NAPI; it is taken as raised when the frame is posted (its
+    // wire time, under a microsecond for small frames, is not modelled).
+    for (std::uint32_t k = 0; k < sent; ++k) {
+        const bool ic = ++framesSinceIc_ >= coalesceFrames;
+        if (ic) framesSinceIc_ = 0;
+        timerArm(c);
+        if (ic && napiSchedule()) {
             c.add(C::TxCleanKicks);
             kick();
         }
@@ -142,6 +188,21 @@ std::uint32_t Transmitter::reclaim(Counters &c)
     return total;
 }
 
+bool Transmitter::napiPoll(Counters &c)
+{
+    // stmmac_napi_poll_tx(): stmmac_tx_clean(), napi_complete_done(), then the timer for
+    // frames still pending.
+    c.add(C::TxCleans);
+    const std::uint32_t cleaned = reclaim(c);
+    CalibratedSpin::spinNs(live_.i(P::CostTxCleanNs) * static_cast<std::int64_t>(cleaned));
+    const bool pending = dev_.txPending() > 0;
+    const bool rearm = live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm;
+    if (pending && rearm) armTimer(c); // before the fix: inside the clean, unconditionally
+    const bool done = napiComplete();
+    if (pending && !rearm) timerArm(c); // the fix: after completion, under the policy
+    return done;
+}
+
 void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
 {
     Counters &c = self.counters;
@@ -152,18 +213,16 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
         if (st.stop_requested()) break;
         std::uint64_t v = 0;
         if (fds[0].revents & POLLIN && read(timerFd_, &v, sizeof v) == sizeof v) {
+            // stmmac_tx_timer(): schedules the TX NAPI (a miss if it already is).
             c.add(C::TimerFires, v);
             timerArmed_.store(false, std::memory_order_relaxed);
-            cleanScheduled_.store(1, std::memory_order_release);
+            napiSchedule();
         }
         if (fds[1].revents & POLLIN) [[maybe_unused]]
             auto r = read(kickFd_, &v, sizeof v);
-
-        c.add(C::TxCleans);
-        reclaim(c);
-        cleanScheduled_.exchange(0, std::memory_order_seq_cst); // pairs with xmit()'s fetch_or
-        // Frames still on the wire: the timer brings us back (stmmac re-arms in tx clean).
-        if (dev_.txPending() > 0) armTimer(c);
+        if (!napiScheduled()) continue;
+        while (!napiPoll(c) && !st.stop_requested()) {
+        }
     }
 }
 

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The TX side: transmit onto the device's TX ring, the coalesce timer (a real timerfd) with
-// its arming policy, and the txclean thread that reclaims completed frames on a timer fire
-// or when tx.coalesce_frames are pending.
+// The TX side, modelled on stmmac: transmit onto the device's TX ring, the coalesce timer (a
+// real timerfd) armed per frame under tx.timer_policy, and the TX NAPI context (the txclean
+// thread) that reclaims completed frames.
+//
+// NAPI_STATE_SCHED is modelled as stmmac has it: set when an interrupt-marked frame (every
+// tx.coalesce_frames-th) is posted (its completion interrupt) or when the timer fires, held
+// while the TX poll runs, cleared when it completes; a schedule while it is set marks it
+// missed and the poll runs again (NAPI_STATE_MISSED).
 #pragma once
 
 #include <atomic>
@@ -35,9 +40,21 @@ class Transmitter {
     const LatencyStats &latency() const { return latency_; }
 
   private:
+    static constexpr unsigned kSched = 1, kMissed = 2;
+
     void cleanThread(std::stop_token st, ThreadEntry &self);
+    // One TX NAPI poll: clean, complete, arm for what is still pending. False: it was
+    // scheduled again meanwhile (missed) and must run again.
+    bool napiPoll(Counters &c);
     // Reclaims completed frames unless another context is doing so; returns how many.
     std::uint32_t reclaim(Counters &c);
+    // napi_schedule_prep(): true when this call scheduled it (it was idle).
+    bool napiSchedule();
+    // napi_complete_done(): false when a schedule was missed while polling (stays scheduled).
+    bool napiComplete();
+    bool napiScheduled();
+    // stmmac_tx_timer_arm() under the current tx.timer_policy.
+    void timerArm(Counters &c);
     void armTimer(Counters &c);
     void cancelTimer(Counters &c);
     void kick();
@@ -50,11 +67,12 @@ class Transmitter {
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;
+    std::uint32_t framesSinceIc_ = 0; // tx_count_frames (transmit context)
     int timerFd_ = -1;
     int kickFd_ = -1;
     std::atomic<bool> timerArmed_{false};
-    // 0 or 1. An integer for fetch_or: xmit() reads it with a read-modify-write (see there).
-    std::atomic<unsigned> cleanScheduled_{0};
+    // kSched | kMissed. Read with read-modify-writes so ThreadSanitizer sees the ordering.
+    std::atomic<unsigned> napi_{0};
     std::atomic_flag reclaiming_ =
         ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
     LatencyStats latency_;

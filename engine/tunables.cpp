@@ -15,6 +15,7 @@ constexpr std::string_view kRefillContexts[] = {"inline", "workqueue", "thread"}
 constexpr std::string_view kPollModes[] = {"busy", "sleep", "tick", "interrupt", "pmd_pause"};
 constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
 constexpr std::string_view kHandoffModes[] = {"direct", "fifo", "work"};
+constexpr std::string_view kWorkQueues[] = {"shared", "dedicated"};
 constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
 constexpr std::string_view kFwdModes[] = {"io", "macswap", "txonly", "rxonly"};
 
@@ -93,6 +94,10 @@ const TunableInfo kTable[] = {
     {P::PollBudget, "poll.budget", "Polling", T::Integer, "packets", 1, 4096, 64, L, none,
      "Most packets harvested per poll round (the NAPI weight). A round that fills its budget "
      "polls again at once instead of sleeping or re-enabling the interrupt."},
+    {P::PollPasses, "poll.passes", "Polling", T::Integer, "passes", 1, 100000, 1, L, none,
+     "Harvest passes per wakeup in sleep and tick modes: the poll thread polls this many times "
+     "before it sleeps again, whether or not the passes found packets. KNI's kthread makes "
+     "KNI_RX_LOOP_NUM (1000) passes per wakeup; NAPI-style loops make 1."},
     {P::IrqUsecs, "irq.usecs", "Polling", T::Integer, "us", 0, 100000, 50, L, none,
      "Interrupt moderation delay (rx-usecs): in interrupt mode the device raises its interrupt "
      "this long after the first frame that arrived with interrupts enabled, or earlier when "
@@ -125,6 +130,13 @@ const TunableInfo kTable[] = {
     {P::HandoffQueueLen, "handoff.queue_len", "Hand-off", T::Integer, "packets", 16, 65536, 1024, R, none,
      "Packets that may wait between RX and processing in fifo and work modes; beyond it "
      "packets are dropped (handoff_full)."},
+    {P::HandoffBatch, "handoff.batch", "Hand-off", T::Integer, "packets", 1, 1024, 32, L, none,
+     "Packets the fifo thread takes out of the queue at a time. Zephyr's RX thread takes one "
+     "net_pkt per k_fifo_get (1); larger batches amortise the hand-off."},
+    {P::HandoffWorkQueue, "handoff.work_queue", "Hand-off", T::Choice, "", 0, 1, 0, R, kWorkQueues,
+     "Which work queue runs per-packet work in work mode. shared: the shared queue with its "
+     "workqueue.threads workers (kworker). dedicated: a queue of its own with one thread that "
+     "yields the CPU after each item, as Zephyr's per-traffic-class net_tc queue does."},
     {P::WorkqueueThreads, "workqueue.threads", "Hand-off", T::Integer, "threads", 1, 16, 1, R, none,
      "Worker threads (kworker/N) of the shared work queue that runs refill work, per-packet "
      "work and housekeeping. With more than one worker, per-packet work can complete out of "
@@ -149,6 +161,22 @@ const TunableInfo kTable[] = {
      "back out of the receiving port with source and destination MAC swapped. txonly: the "
      "engine generates load.* traffic on every port, rate-paced, and drops what it receives. "
      "rxonly: receive and drop. The simulated NIC always reflects."},
+    {P::CostTimerArmNs, "cost.timer_arm_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of one coalesce timer arm (hrtimer_start), spent on top of this host's "
+     "own timer system call. Models a slower target: see docs/experiments.md for the stmmac "
+     "figure. 0: this host's cost only."},
+    {P::CostTxCleanNs, "cost.tx_clean_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of cleaning one transmitted frame in the TX clean (DMA unmap and free), "
+     "spent in the clean context while it holds the clean scheduled."},
+    {P::CostRefillBufferNs, "cost.refill_buffer_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of preparing one RX buffer in the refill context (mhi_net: allocate an "
+     "skb and map it), spent on top of the engine's own descriptor fill."},
+    {P::CostDoorbellNs, "cost.doorbell_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of one doorbell write, charged per buffer queued to the device (mhi_queue "
+     "rings the doorbell for every buffer)."},
+    {P::CostHeaderFieldNs, "cost.header_field_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of packing one injection header field (lib/packing on the target CPU), "
+     "spent per field packed: 8 per frame per_packet, 1 precomputed, 0 none."},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");

@@ -37,6 +37,7 @@ enum class P : std::uint16_t {
     PollSleepMaxUs,
     PollTickHz,
     PollBudget,
+    PollPasses,
     IrqUsecs,
     IrqFrames,
     TxRingSize,
@@ -46,6 +47,8 @@ enum class P : std::uint16_t {
     TxFreeThresh,
     HandoffMode,
     HandoffQueueLen,
+    HandoffBatch,
+    HandoffWorkQueue,
     WorkqueueThreads,
     ProcNsPerPacket,
     ProcCopy,
@@ -53,6 +56,11 @@ enum class P : std::uint16_t {
     StressThreads,
     StressDutyPct,
     FwdMode,
+    CostTimerArmNs,
+    CostTxCleanNs,
+    CostRefillBufferNs,
+    CostDoorbellNs,
+    CostHeaderFieldNs,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(P::Count);
@@ -63,6 +71,7 @@ enum class RefillContext { Inline, Workqueue, Thread };
 enum class PollMode { Busy, Sleep, Tick, Interrupt, PmdPause };
 enum class TimerPolicy { Rearm, SkipIfScheduled };
 enum class HandoffMode { Direct, Fifo, Work };
+enum class WorkQueueKind { Shared, Dedicated };
 enum class HeaderMode { PerPacket, Precomputed, None };
 enum class FwdMode { Io, Macswap, Txonly, Rxonly };
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <sched.h>
+
 #include "engine/clock.h"
 
 namespace ringlab {
@@ -25,13 +27,14 @@ bool removeOne(std::vector<const WorkItem *> &v, const WorkItem *w)
 
 } // namespace
 
-WorkQueue::WorkQueue(ThreadRegistry &reg, int threads)
+WorkQueue::WorkQueue(ThreadRegistry &reg, int threads, const std::string &name, bool yieldAfterItem)
+    : yieldAfterItem_(yieldAfterItem)
 {
     workers_.reserve(static_cast<std::size_t>(threads));
     busy_.reserve(static_cast<std::size_t>(threads)); // no allocation while running
     rerun_.reserve(static_cast<std::size_t>(threads));
     for (int k = 0; k < threads; ++k)
-        workers_.emplace_back(reg, "kworker/" + std::to_string(k),
+        workers_.emplace_back(reg, name + "/" + std::to_string(k),
                               [this](std::stop_token st, ThreadEntry &) { worker(st); });
 }
 
@@ -120,6 +123,11 @@ void WorkQueue::worker(std::stop_token)
                 if (!removeOne(rerun_, w)) break;
             }
             removeOne(busy_, w);
+            if (yieldAfterItem_) {
+                lock.unlock();
+                sched_yield();
+                lock.lock();
+            }
             continue;
         }
         ++idle_;

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "engine/packet.h"
@@ -20,7 +21,10 @@ namespace ringlab {
 
 class WorkQueue {
   public:
-    WorkQueue(ThreadRegistry &reg, int threads);
+    // Workers are named "<name>/N". `yieldAfterItem`: a worker gives up the CPU after each
+    // item, as a Zephyr work queue does unless told not to (k_work_queue_config.no_yield).
+    WorkQueue(ThreadRegistry &reg, int threads, const std::string &name = "kworker",
+              bool yieldAfterItem = false);
     ~WorkQueue() { stop(); }
     WorkQueue(const WorkQueue &) = delete;
     WorkQueue &operator=(const WorkQueue &) = delete;
@@ -46,6 +50,7 @@ class WorkQueue {
     std::vector<const WorkItem *> rerun_; // of those, queued again while running
     int idle_ = 0;
     bool stopping_ = false;
+    const bool yieldAfterItem_;
     std::vector<EngineThread> workers_;
 };
 

@@ -34,10 +34,20 @@ void TstHandoff::exactlyOnce_data()
     QTest::addColumn<int>("mode");
     QTest::addColumn<int>("workers");
     QTest::addColumn<bool>("ordered");
-    QTest::newRow("direct") << static_cast<int>(HandoffMode::Direct) << 1 << true;
-    QTest::newRow("fifo") << static_cast<int>(HandoffMode::Fifo) << 1 << true;
-    QTest::newRow("work, 1 worker") << static_cast<int>(HandoffMode::Work) << 1 << true;
-    QTest::newRow("work, 3 workers") << static_cast<int>(HandoffMode::Work) << 3 << false;
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("queue");
+    const int shared = static_cast<int>(WorkQueueKind::Shared);
+    const int dedicated = static_cast<int>(WorkQueueKind::Dedicated);
+    QTest::newRow("direct") << static_cast<int>(HandoffMode::Direct) << 1 << true << 32 << shared;
+    QTest::newRow("fifo") << static_cast<int>(HandoffMode::Fifo) << 1 << true << 32 << shared;
+    QTest::newRow("fifo, one at a time")
+        << static_cast<int>(HandoffMode::Fifo) << 1 << true << 1 << shared;
+    QTest::newRow("work, 1 worker")
+        << static_cast<int>(HandoffMode::Work) << 1 << true << 32 << shared;
+    QTest::newRow("work, 3 workers")
+        << static_cast<int>(HandoffMode::Work) << 3 << false << 32 << shared;
+    QTest::newRow("work, dedicated queue")
+        << static_cast<int>(HandoffMode::Work) << 3 << true << 32 << dedicated;
 }
 
 void TstHandoff::exactlyOnce()
@@ -45,8 +55,12 @@ void TstHandoff::exactlyOnce()
     QFETCH(int, mode);
     QFETCH(int, workers);
     QFETCH(bool, ordered);
+    QFETCH(int, batch);
+    QFETCH(int, queue);
+    const auto queueKind = static_cast<WorkQueueKind>(queue);
     ParamSet ps;
-    QVERIFY(ps.set({{"tx.ring_size", "8192"},
+    QVERIFY(ps.set({{"handoff.batch", std::to_string(batch)},
+                    {"tx.ring_size", "8192"},
                     {"tx.coalesce_frames", "16"},
                     {"tx.coalesce_usecs", "200"},
                     {"proc.ns_per_packet", "100"},
@@ -58,9 +72,9 @@ void TstHandoff::exactlyOnce()
     BufferPool pool(8192);
     ThreadRegistry reg;
     WorkQueue wq(reg, workers);
-    Transmitter tx(live, nic, pool, reg, workers > 1);
-    auto handoff =
-        makeHandoff(static_cast<HandoffMode>(mode), HandoffDeps{live, pool, tx, reg, wq, 8192});
+    Transmitter tx(live, nic, pool, reg, workers > 1 && queueKind == WorkQueueKind::Shared);
+    auto handoff = makeHandoff(static_cast<HandoffMode>(mode),
+                               HandoffDeps{live, pool, tx, reg, wq, 8192, queueKind});
     handoff->start();
 
     Counters own;
@@ -88,6 +102,20 @@ void TstHandoff::exactlyOnce()
     QCOMPARE(tx.latency().snapshot().total.total(), kPackets); // each completion recorded once
     QTRY_COMPARE(pool.available(), pool.size());               // every buffer back, none twice
     if (ordered) QCOMPARE(total(reg, own, C::Reordered), std::uint64_t{0});
+    // A take per packet where the mode takes one at a time (Zephyr: one net_pkt per
+    // k_fifo_get, one k_work per packet); batches of up to 32 otherwise.
+    const std::uint64_t takes = total(reg, own, C::HandoffTakes);
+    if (mode == static_cast<int>(HandoffMode::Direct))
+        QCOMPARE(takes, std::uint64_t{0});
+    else if (mode == static_cast<int>(HandoffMode::Work) || batch == 1)
+        QCOMPARE(takes, kPackets);
+    else
+        QVERIFY2(takes >= kPackets / 32 && takes <= kPackets, qPrintable(QString::number(takes)));
+    if (queueKind == WorkQueueKind::Dedicated) {
+        const auto threads = reg.entries();
+        QVERIFY(std::any_of(threads.begin(), threads.end(),
+                            [](const auto &e) { return e->name == "rx_q/0"; }));
+    }
     handoff->stop();
     wq.stop();
     tx.stop();
@@ -104,7 +132,8 @@ void TstHandoff::fullQueueDropsAndCounts()
     ThreadRegistry reg;
     WorkQueue wq(reg, 1);
     Transmitter tx(live, nic, pool, reg, false);
-    auto handoff = makeHandoff(HandoffMode::Fifo, HandoffDeps{live, pool, tx, reg, wq, 16});
+    auto handoff = makeHandoff(HandoffMode::Fifo,
+                               HandoffDeps{live, pool, tx, reg, wq, 16, WorkQueueKind::Shared});
     handoff->start();
     Counters own;
     Buffer *bufs[200];

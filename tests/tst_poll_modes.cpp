@@ -74,13 +74,15 @@ void TstPollModes::interruptModeration_data()
     QTest::addColumn<QString>("usecs");
     QTest::addColumn<QString>("frames");
     QTest::addColumn<double>("expectedIrqPerS");
-    // 2000 frames/s, evenly spaced (every 500 us).
+    // 500 frames/s, evenly spaced (every 2 ms), and the time bound 1 ms before a frame: more
+    // than a wakeup is late even on a busy machine, so a late poll thread does not merge two
+    // windows into one interrupt (NAPI keeps the interrupt masked while it polls).
     QTest::newRow("one interrupt per frame") << "0"
-                                             << "1" << 2000.0;
+                                             << "1" << 500.0;
     QTest::newRow("frames bound: every 4 frames") << "100000"
-                                                  << "4" << 500.0;
-    QTest::newRow("time bound: 1.9 ms after the first frame") << "1900"
-                                                              << "4096" << 500.0;
+                                                  << "4" << 125.0;
+    QTest::newRow("time bound: 7 ms after the first frame") << "7000"
+                                                            << "4096" << 125.0;
 }
 
 void TstPollModes::interruptModeration()
@@ -89,19 +91,19 @@ void TstPollModes::interruptModeration()
     QFETCH(QString, frames);
     QFETCH(double, expectedIrqPerS);
     const auto s = runFor(params({{"poll.mode", "interrupt"},
-                                  {"load.rate_pps", "2000"},
+                                  {"load.rate_pps", "500"},
                                   {"load.pattern", "constant"},
                                   {"probe.rate_hz", "0"},
                                   {"irq.usecs", usecs.toStdString()},
                                   {"irq.frames", frames.toStdString()}}),
-                          12);
+                          22);
     const double irq =
         meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::Interrupts); });
     QVERIFY2(std::abs(irq - expectedIrqPerS) / expectedIrqPerS < 0.1,
              qPrintable(QString("interrupts/s %1, expected %2").arg(irq).arg(expectedIrqPerS)));
     const double rx =
         meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::RxPackets); });
-    QVERIFY2(std::abs(rx - 2000) < 200, qPrintable(QString::number(rx)));
+    QVERIFY2(std::abs(rx - 500) < 50, qPrintable(QString::number(rx)));
     // The poll thread sleeps between interrupts: about one wakeup per interrupt.
     const double wakeups =
         meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.thread("poll")->wakeupsPerS; });
@@ -114,7 +116,10 @@ void TstPollModes::busyNeverSleeps()
     const Sample &last = *s[s.size() - 2];
     const ThreadStat *poll = last.thread("poll");
     QVERIFY(poll);
-    QVERIFY2(poll->cpuPct > 80, qPrintable(QString::number(poll->cpuPct)));
+    // Never sleeping shows as no voluntary context switches; the CPU it gets depends on
+    // what else this machine runs, so only "it ran" is judged there.
+    QVERIFY2(poll->wakeupsPerS < 20, qPrintable(QString::number(poll->wakeupsPerS)));
+    QVERIFY2(poll->cpuPct > 20, qPrintable(QString::number(poll->cpuPct)));
     QVERIFY2(last.rateOf(C::EmptyPolls) > 100 * last.rateOf(C::RxPackets),
              qPrintable(QString::number(last.rateOf(C::EmptyPolls))));
 }
