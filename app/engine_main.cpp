@@ -8,11 +8,13 @@
 #include "app/devices_command.h"
 #include "app/duration.h"
 #include "app/params_printer.h"
+#include "app/reproduce_command.h"
 #include "app/run_command.h"
 #include "app/session_commands.h"
 #include "drivers/registry.h"
 #include "engine/live_params.h"
 #include "engine/profile.h"
+#include "engine/reference_cases.h"
 #include "engine/utf8_text.h"
 #include "engine/version.h"
 
@@ -156,6 +158,25 @@ int main(int argc, char **argv)
     compare->add_option("--db", so.db,
                         "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
 
+    ReproduceOptions rp;
+    std::string rpDuration = "5s", rpWarmup = "1s";
+    auto *reproduce = app.add_subcommand(
+        "reproduce", "Run a reference case's before and after profiles, interleaved, and set the "
+                     "seed's figures beside the measured ones");
+    reproduce->add_option("case", rp.which, "Case: " + referenceCaseNames() + ", or all")
+        ->required();
+    reproduce->add_option("--repeat,-r", rp.repeat, "Runs of each profile")
+        ->check(CLI::Range(1, 100));
+    reproduce->add_option("--duration,-d", rpDuration, "Length of each run")
+        ->check(durationValidator(500'000'000));
+    reproduce->add_option("--warmup", rpWarmup, "Left out at the start of each run")
+        ->check(durationValidator(0));
+    reproduce->add_flag("--markdown", rp.markdown, "Print Markdown tables (docs/experiments.md)");
+    reproduce->add_option("--device", rp.device, "sim (default) or lab, as for run");
+    reproduce->add_option("--traffic", rp.traffic, "With --device lab: a real client, as for run");
+    reproduce->add_option("--db", rp.db,
+                          "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+
     // An unknown command gets its own message, not CLI11's "A subcommand is required".
     if (argc > 1 && argv[1][0] != '-') {
         std::string known;
@@ -225,6 +246,18 @@ int main(int argc, char **argv)
         if (compare->parsed()) {
             so.warmupS = static_cast<double>(*parseDurationNs(compareWarmup)) / 1e9;
             return compareCommand(so);
+        }
+        if (reproduce->parsed()) {
+            rp.durationNs = *parseDurationNs(rpDuration);
+            rp.warmupS = static_cast<double>(*parseDurationNs(rpWarmup)) / 1e9;
+            if (rp.warmupS * 1e9 >= static_cast<double>(rp.durationNs)) {
+                std::fprintf(stderr,
+                             "ringlab-engine: reproduce: --warmup %s leaves nothing of --duration "
+                             "%s to measure\n",
+                             rpWarmup.c_str(), rpDuration.c_str());
+                return 2;
+            }
+            return reproduceCommand(rp);
         }
         if (run->parsed()) {
             if (!duration.empty()) ro.durationNs = *parseDurationNs(duration);

@@ -12,6 +12,7 @@
 
 #include "app/console_commands.h"
 #include "app/line_splitter.h"
+#include "app/stop_signals.h"
 #include "drivers/registry.h"
 #include "engine/clock.h"
 #include "engine/engine.h"
@@ -191,13 +192,7 @@ int runCommand(const RunOptions &o)
     }
 
     // Signals are taken through a descriptor; engine threads inherit the blocked mask.
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-    const int sigFd = signalfd(-1, &mask, SFD_CLOEXEC);
+    const int sigFd = takeStopSignals();
 
     std::string group;
     int exitCode = 0;

@@ -8,8 +8,11 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <set>
 #include <unistd.h>
 
+#include "engine/reference_cases.h"
 #include "engine/session_store.h"
 #include "require.h"
 
@@ -31,6 +34,7 @@ class TstEndToEnd : public QObject {
     void readOnlyDatabaseCanBeRead();
     void workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog();
     void workbenchEndsItsSessionOnSigterm();
+    void reproducePrintsEveryCaseWithVerdicts();
 
   private:
     QTemporaryDir dataHome_;
@@ -339,6 +343,56 @@ void TstEndToEnd::seedIsStoredAndUnknownMetricIsAnError()
     QCOMPARE(cmp.exitCode(), 2);
     QVERIFY(cmp.readAllStandardOutput().isEmpty());
     QVERIFY(cmp.readAllStandardError().contains("metric \"nosuch\" is not in both sides"));
+}
+
+void TstEndToEnd::reproducePrintsEveryCaseWithVerdicts()
+{
+    const QString db = dataHome_.filePath("reproduce.db");
+    // An unknown case names the allowed ones, and nothing runs.
+    QProcess bad;
+    bad.start(RINGLAB_ENGINE_BIN, {"reproduce", "stmmacc", "--db", db});
+    QVERIFY(bad.waitForFinished(30000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(bad.readAllStandardError().contains(
+        "unknown case \"stmmacc\" (allowed: stmmac, mhi, zephyr, ocelot, kni, all)"));
+
+    // Short runs: this checks the command, not the cases' figures (docs/experiments.md has
+    // those, from 5 s runs).
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, {"reproduce", "all", "--repeat", "3", "--duration", "700ms",
+                                 "--warmup", "200ms", "--db", db});
+    QVERIFY(p.waitForFinished(180000));
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    QVERIFY2(p.exitCode() == 0, qPrintable(p.readAllStandardError()));
+    const QStringList verdicts = {"reproduced", "not reproduced: opposite direction",
+                                  "not resolvable at this noise", "rises (no seed figure)",
+                                  "falls (no seed figure)"};
+    for (const auto &c : ringlab::referenceCases()) {
+        QVERIFY2(out.contains("== " + QString::fromUtf8(c.name.data(), c.name.size()) + ": "),
+                 qPrintable(out));
+        for (const auto &m : c.metrics) {
+            // Each metric's row ends in one of the verdicts.
+            const QString name = QString::fromUtf8(m.name.data(), m.name.size());
+            const auto lines = out.split('\n');
+            const auto row = std::find_if(lines.begin(), lines.end(), [&](const QString &l) {
+                return l.trimmed().startsWith(name + " (");
+            });
+            QVERIFY2(row != lines.end(), qPrintable(name));
+            QVERIFY2(std::any_of(verdicts.begin(), verdicts.end(),
+                                 [&](const QString &v) { return row->endsWith(v); }),
+                     qPrintable(*row));
+        }
+    }
+    // Each case is two groups of three recorded sessions.
+    ringlab::SessionStore store(db.toStdString(), ringlab::Db::Mode::ReadOnly);
+    const auto sessions = store.list();
+    QCOMPARE(sessions.size(), ringlab::referenceCases().size() * 6);
+    std::set<std::string> groups;
+    for (const auto &s : sessions) {
+        QCOMPARE(QString::fromStdString(s.status), QString("completed"));
+        groups.insert(s.runGroup);
+    }
+    QCOMPARE(groups.size(), ringlab::referenceCases().size() * 2);
 }
 
 void TstEndToEnd::workbenchEndsItsSessionOnSigterm()
