@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "app/stop_signals.h"
@@ -25,6 +26,8 @@
 namespace ringlab {
 namespace {
 
+using Say = std::function<void(const std::string &)>;
+
 struct Side {
     std::string profileName;
     ParamSet params;
@@ -36,7 +39,7 @@ enum class RunEnd { Completed, Failed, Interrupted };
 
 // One recorded run of `side`, for the given duration; a signal on `sigFd` interrupts it.
 RunEnd recordRun(const ReproduceOptions &o, SessionStore &store, Side &side, int index,
-                 const std::string &deviceSpec, int sigFd)
+                 const std::string &deviceSpec, int sigFd, const Say &say)
 {
     DeviceOptions dev;
     dev.spec = deviceSpec;
@@ -46,12 +49,11 @@ RunEnd recordRun(const ReproduceOptions &o, SessionStore &store, Side &side, int
     try {
         engine = std::make_unique<Engine>(side.params, deviceFactory(dev), EngineOptions{});
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "ringlab-engine: reproduce: device %s: %s\n", dev.spec.c_str(),
-                     e.what());
+        say("device " + dev.spec + ": " + e.what());
         return RunEnd::Failed;
     }
     if (auto st = engine->checkDevice(); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", st.error.c_str());
+        say(st.error);
         return RunEnd::Failed;
     }
     SessionInfo info;
@@ -68,17 +70,19 @@ RunEnd recordRun(const ReproduceOptions &o, SessionStore &store, Side &side, int
     try {
         engine->start();
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "ringlab-engine: reproduce: cannot start %s: %s\n",
-                     side.profileName.c_str(), e.what());
+        say("cannot start " + side.profileName + ": " + e.what());
         recorder->finish("failed");
         store.deleteSession(id);
         return RunEnd::Failed;
     }
     const std::int64_t deadline = nowNs() + o.durationNs;
     bool interrupted = false;
+    // In slices of at most 100 ms, so that a cancel from the desktop is seen soon.
     for (std::int64_t left; (left = deadline - nowNs()) > 0;) {
         pollfd fd{sigFd, POLLIN, 0};
-        if (::poll(&fd, 1, static_cast<int>((left + 999'999) / 1'000'000)) > 0) {
+        const auto ms =
+            static_cast<int>(std::min<std::int64_t>(left + 999'999, 100'000'000) / 1'000'000);
+        if (::poll(&fd, 1, ms) > 0 || (o.cancelled && o.cancelled())) {
             interrupted = true;
             break;
         }
@@ -87,10 +91,8 @@ RunEnd recordRun(const ReproduceOptions &o, SessionStore &store, Side &side, int
     engine.reset();
     recorder->finish(interrupted ? "interrupted" : "completed");
     if (recorder->samplesLost() > 0) {
-        std::fprintf(stderr, "ringlab-engine: reproduce: session %lld lost %llu samples (%s)\n",
-                     static_cast<long long>(id),
-                     static_cast<unsigned long long>(recorder->samplesLost()),
-                     recorder->lastError().c_str());
+        say("session " + std::to_string(id) + " lost " + std::to_string(recorder->samplesLost()) +
+            " samples (" + recorder->lastError() + ")");
         return RunEnd::Failed;
     }
     return interrupted ? RunEnd::Interrupted : RunEnd::Completed;
@@ -116,13 +118,6 @@ std::vector<double> caseValues(const CompareSide &s, const CaseMetric &m, bool a
     }
     return out;
 }
-
-struct Row {
-    const CaseMetric *metric;
-    Estimate a, b;
-    Difference diff;
-    std::string verdict;
-};
 
 std::string verdictOf(const CaseMetric &m, const Estimate &a, const Estimate &b,
                       const Difference &d)
@@ -167,73 +162,27 @@ std::string wrapped(std::string_view text, std::size_t width, const std::string 
     return out + line;
 }
 
-void printCase(const ReproduceOptions &o, const ReferenceCase &c, const std::vector<Row> &rows,
-               const std::string &aLabel, const std::string &bLabel)
+// printf into a string.
+template <class... Args> void appendf(std::string &out, const char *format, Args... args)
 {
-    if (o.markdown) {
-        std::printf("### %s\n\n%s\n\nBefore: `%s` (%s). After: `%s` (%s).\n\n",
-                    std::string(c.name).c_str(), std::string(c.title).c_str(),
-                    std::string(c.before).c_str(), aLabel.c_str(), std::string(c.after).c_str(),
-                    bLabel.c_str());
-        std::printf("| metric | seed | before | after | change (95 %% CI) | verdict |\n");
-        std::printf("|---|---|---:|---:|---:|---|\n");
-    } else {
-        std::printf("== %s: %s\n   before: %s, %s\n   after:  %s, %s\n\n",
-                    std::string(c.name).c_str(), std::string(c.title).c_str(),
-                    std::string(c.before).c_str(), aLabel.c_str(), std::string(c.after).c_str(),
-                    bLabel.c_str());
-        std::printf("   %-30s %10s %10s %22s  %s\n", "metric", "before", "after",
-                    "change (95 % CI)", "verdict");
-    }
-    for (const auto &r : rows) {
-        const CaseMetric &m = *r.metric;
-        const std::string name =
-            std::string(m.name) + " (" + std::string(m.unit) + ")" + (m.mechanism ? " *" : "");
-        std::string change = "-";
-        if (r.a.n && r.b.n) {
-            char buf[64];
-            const double pctCi = r.a.mean != 0 ? r.diff.ciHalf / std::fabs(r.a.mean) * 100 : 0;
-            if (r.diff.ciHalf > 0)
-                std::snprintf(buf, sizeof buf, "%+.1f %% ±%.1f", r.diff.pct, pctCi);
-            else
-                std::snprintf(buf, sizeof buf, "%+.1f %%", r.diff.pct);
-            change = buf;
-        }
-        std::string seed(m.seedText);
-        if (m.seedDirection != 0 && m.seedPct != 0) {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, " (%+.0f %%)", m.seedPct);
-            seed += buf;
-        }
-        if (o.markdown)
-            std::printf("| %s | %s | %s | %s | %s | %s |\n", name.c_str(), seed.c_str(),
-                        fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(),
-                        r.verdict.c_str());
-        else
-            std::printf("   %-30s %10s %10s %22s  %s\n      seed: %s\n", name.c_str(),
-                        fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(),
-                        r.verdict.c_str(), seed.c_str());
-    }
-    if (o.markdown)
-        std::printf("\n\\* the mechanism's direct effect. %s\n\n", std::string(c.note).c_str());
-    else
-        std::printf("\n   * the mechanism's direct effect.\n   %s\n\n",
-                    wrapped(c.note, 90, "   ").c_str());
+    const int n = std::snprintf(nullptr, 0, format, args...);
+    if (n <= 0) return;
+    std::string buf(static_cast<std::size_t>(n) + 1, '\0');
+    std::snprintf(buf.data(), buf.size(), format, args...);
+    buf.resize(static_cast<std::size_t>(n));
+    out += buf;
 }
 
-bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side)
+bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side, std::string &error)
 {
-    std::string error;
     Profile p;
     const auto file = findProfile(std::string(profile), error);
     if (file.empty() || !loadProfile(file, p, error)) {
-        std::fprintf(stderr, "ringlab-engine: reproduce %s: %s\n", std::string(c.name).c_str(),
-                     error.c_str());
+        error = std::string(c.name) + ": " + error;
         return false;
     }
     if (auto st = side.params.set(p.values); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: reproduce %s: profile %s: %s\n",
-                     std::string(c.name).c_str(), file.c_str(), st.error.c_str());
+        error = std::string(c.name) + ": profile " + file.string() + ": " + st.error;
         return false;
     }
     side.profileName = p.name;
@@ -242,31 +191,105 @@ bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side)
 
 } // namespace
 
-int reproduceCommand(const ReproduceOptions &o)
+std::string formatReproduceCase(const ReproduceCase &rc, bool markdown)
+{
+    const ReferenceCase &c = *rc.reference;
+    std::string out;
+    if (markdown) {
+        appendf(out, "### Case: %s\n\n%s\n\nBefore: `%s` (%s). After: `%s` (%s).\n\n",
+                std::string(c.name).c_str(), std::string(c.title).c_str(),
+                std::string(c.before).c_str(), rc.beforeLabel.c_str(), std::string(c.after).c_str(),
+                rc.afterLabel.c_str());
+        out += "| metric | seed | before | after | change (95 % CI) | verdict |\n";
+        out += "|---|---|---:|---:|---:|---|\n";
+    } else {
+        appendf(out, "== %s: %s\n   before: %s, %s\n   after:  %s, %s\n\n",
+                std::string(c.name).c_str(), std::string(c.title).c_str(),
+                std::string(c.before).c_str(), rc.beforeLabel.c_str(), std::string(c.after).c_str(),
+                rc.afterLabel.c_str());
+        appendf(out, "   %-30s %10s %10s %22s  %s\n", "metric", "before", "after",
+                "change (95 % CI)", "verdict");
+    }
+    for (const auto &r : rc.rows) {
+        const CaseMetric &m = *r.metric;
+        const std::string name =
+            std::string(m.name) + " (" + std::string(m.unit) + ")" + (m.mechanism ? " *" : "");
+        std::string change = "-";
+        if (r.a.n && r.b.n) {
+            change.clear();
+            const double pctCi = r.a.mean != 0 ? r.diff.ciHalf / std::fabs(r.a.mean) * 100 : 0;
+            if (r.diff.ciHalf > 0)
+                appendf(change, "%+.1f %% ±%.1f", r.diff.pct, pctCi);
+            else
+                appendf(change, "%+.1f %%", r.diff.pct);
+        }
+        std::string seed(m.seedText);
+        if (m.seedDirection != 0 && m.seedPct != 0) appendf(seed, " (%+.0f %%)", m.seedPct);
+        if (markdown)
+            appendf(out, "| %s | %s | %s | %s | %s | %s |\n", name.c_str(), seed.c_str(),
+                    fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(),
+                    r.verdict.c_str());
+        else
+            appendf(out, "   %-30s %10s %10s %22s  %s\n      seed: %s\n", name.c_str(),
+                    fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(), r.verdict.c_str(),
+                    seed.c_str());
+    }
+    if (markdown)
+        appendf(out, "\n\\* the mechanism's direct effect. %s\n\n", std::string(c.note).c_str());
+    else
+        appendf(out, "\n   * the mechanism's direct effect.\n   %s\n\n",
+                wrapped(c.note, 90, "   ").c_str());
+    return out;
+}
+
+std::vector<const ReferenceCase *> casesFor(const std::string &which, std::string &error)
 {
     std::vector<const ReferenceCase *> cases;
-    if (o.which == "all") {
+    if (which == "all") {
         for (const auto &c : referenceCases())
             cases.push_back(&c);
-    } else if (const ReferenceCase *c = findReferenceCase(o.which)) {
+    } else if (const ReferenceCase *c = findReferenceCase(which)) {
         cases.push_back(c);
     } else {
-        std::fprintf(stderr, "ringlab-engine: reproduce: unknown case \"%s\" (allowed: %s, all)\n",
-                     o.which.c_str(), referenceCaseNames().c_str());
-        return 2;
+        error = "unknown case \"" + which + "\" (allowed: " + referenceCaseNames() + ", all)";
     }
-    if (o.repeat == 1)
-        std::fprintf(stderr, "ringlab-engine: reproduce: with --repeat 1 the intervals show the "
-                             "noise within one run, not between runs: use --repeat 3 or more "
-                             "for a verdict that holds across runs\n");
-    else if (o.repeat == 2)
-        std::fprintf(stderr, "ringlab-engine: reproduce: --repeat 2 gives no interval (it needs "
-                             "3 or more repeats): the verdicts will say so\n");
+    return cases;
+}
+
+std::string reproduceHeader(const ReproduceOptions &o, bool markdown)
+{
+    const HostInfo host = currentHost();
+    std::string out;
+    if (markdown)
+        appendf(out,
+                "Measured by `ringlab-engine reproduce %s --repeat %d --duration %.1fs` "
+                "(ringlab %s, %s) on %s, %d cores, %s; %s.\n\n",
+                o.which.c_str(), o.repeat, static_cast<double>(o.durationNs) / 1e9, RINGLAB_VERSION,
+                RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores, host.kernel.c_str(),
+                isoTimeNow().substr(0, 10).c_str());
+    else
+        appendf(out,
+                "ringlab %s (%s) on %s, %d cores, %s\n"
+                "each case: before and after interleaved, %d repeats of %.1f s each (the "
+                "first %.1f s left out); intervals are 95 %% over the repeats\n\n",
+                RINGLAB_VERSION, RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores,
+                host.kernel.c_str(), o.repeat, static_cast<double>(o.durationNs) / 1e9, o.warmupS);
+    return out;
+}
+
+ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
+{
+    const Say say = [&](const std::string &msg) {
+        if (o.progress) o.progress(msg);
+    };
+    const auto cases = casesFor(o.which, error);
+    if (cases.empty()) return ReproduceEnd::BadInput;
     // Every profile first: a bad one stops the command before anything runs.
     std::vector<std::pair<Side, Side>> sides;
     for (const auto *c : cases) {
         Side a, b;
-        if (!loadSide(*c, c->before, a) || !loadSide(*c, c->after, b)) return 2;
+        if (!loadSide(*c, c->before, a, error) || !loadSide(*c, c->after, b, error))
+            return ReproduceEnd::BadInput;
         sides.emplace_back(std::move(a), std::move(b));
     }
     const std::filesystem::path path =
@@ -275,64 +298,42 @@ int reproduceCommand(const ReproduceOptions &o)
     std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
     SessionStore store(path);
 
-    // Signals are taken through a descriptor; engine threads inherit the blocked mask.
-    const int sigFd = takeStopSignals();
-
-    const HostInfo host = currentHost();
     const std::string stamp = isoTimeNow();
-    if (o.markdown)
-        std::printf("Measured by `ringlab-engine reproduce %s --repeat %d --duration %llds` "
-                    "(ringlab %s, %s) on %s, %d cores, %s; %s.\n\n",
-                    o.which.c_str(), o.repeat, static_cast<long long>(o.durationNs / 1'000'000'000),
-                    RINGLAB_VERSION, RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores,
-                    host.kernel.c_str(), stamp.substr(0, 10).c_str());
-    else
-        std::printf("ringlab %s (%s) on %s, %d cores, %s\n"
-                    "each case: before and after interleaved, %d repeats of %.1f s each (the "
-                    "first %.1f s left out); intervals are 95 %% over the repeats\n\n",
-                    RINGLAB_VERSION, RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores,
-                    host.kernel.c_str(), o.repeat, static_cast<double>(o.durationNs) / 1e9,
-                    o.warmupS);
-    std::fflush(stdout);
-
-    int exitCode = 0;
-    for (std::size_t k = 0; k < cases.size() && exitCode == 0; ++k) {
+    const std::string device = o.device.empty() ? "sim" : o.device;
+    const int runs = static_cast<int>(cases.size()) * 2 * o.repeat;
+    int done = 0;
+    for (std::size_t k = 0; k < cases.size(); ++k) {
         const ReferenceCase &c = *cases[k];
         auto &[a, b] = sides[k];
         a.group = "reproduce " + std::string(c.name) + " " + stamp + " before";
         b.group = "reproduce " + std::string(c.name) + " " + stamp + " after";
-        const std::string device = o.device.empty() ? "sim" : o.device;
         // ABBA order: a drift over the case's runs falls on both sides alike.
-        for (int r = 1; r <= o.repeat && exitCode == 0; ++r) {
+        for (int r = 1; r <= o.repeat; ++r) {
             Side *first = r % 2 ? &a : &b, *second = r % 2 ? &b : &a;
             for (Side *s : {first, second}) {
-                std::fprintf(stderr, "ringlab-engine: reproduce %s: %s, run %d of %d\n",
-                             std::string(c.name).c_str(), s->profileName.c_str(), r, o.repeat);
-                const RunEnd end = recordRun(o, store, *s, r, device, sigFd);
-                if (end == RunEnd::Interrupted)
-                    std::fprintf(stderr,
-                                 "ringlab-engine: reproduce: interrupted; the runs so "
-                                 "far are in %s\n",
-                                 store.file().c_str());
-                if (end != RunEnd::Completed) {
-                    exitCode = 1;
-                    break;
+                say(std::string(c.name) + ": " + s->profileName + ", run " + std::to_string(r) +
+                    " of " + std::to_string(o.repeat) + " (" + std::to_string(++done) + "/" +
+                    std::to_string(runs) + ")");
+                const RunEnd end = recordRun(o, store, *s, r, device, sigFd, say);
+                if (end == RunEnd::Interrupted) {
+                    error = "interrupted; the runs so far are in " + store.file().string();
+                    return ReproduceEnd::Interrupted;
+                }
+                if (end == RunEnd::Failed) {
+                    error = std::string(c.name) + ": a run of " + s->profileName + " failed";
+                    return ReproduceEnd::Failed;
                 }
             }
         }
-        if (exitCode) break;
         CompareSide sa, sb;
-        std::string error;
         if (!loadCompareSide(store, std::to_string(a.firstId), o.warmupS, sa, error) ||
             !loadCompareSide(store, std::to_string(b.firstId), o.warmupS, sb, error)) {
-            std::fprintf(stderr, "ringlab-engine: reproduce %s: %s\n", std::string(c.name).c_str(),
-                         error.c_str());
-            exitCode = 1;
-            break;
+            error = std::string(c.name) + ": " + error;
+            return ReproduceEnd::Failed;
         }
-        std::vector<Row> rows;
+        ReproduceCase rc{&c, sa.label, sb.label, {}};
         for (const auto &m : c.metrics) {
-            Row row{&m, {}, {}, {}, {}};
+            ReproduceRow row{&m, {}, {}, {}, {}};
             const auto va = caseValues(sa, m, false), vb = caseValues(sb, m, true);
             if (va.empty() || vb.empty()) {
                 row.verdict = "not measured on this device";
@@ -342,13 +343,44 @@ int reproduceCommand(const ReproduceOptions &o)
                 row.diff = compareEstimates(row.a, row.b);
                 row.verdict = verdictOf(m, row.a, row.b, row.diff);
             }
-            rows.push_back(row);
+            rc.rows.push_back(row);
         }
-        printCase(o, c, rows, sa.label, sb.label);
-        std::fflush(stdout);
+        if (o.onCase) o.onCase(rc);
     }
+    return ReproduceEnd::Completed;
+}
+
+int reproduceCommand(const ReproduceOptions &opts)
+{
+    ReproduceOptions o = opts;
+    std::string error;
+    if (casesFor(o.which, error).empty()) {
+        std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
+        return 2;
+    }
+    if (o.repeat == 1)
+        std::fprintf(stderr, "ringlab-engine: reproduce: with --repeat 1 the intervals show the "
+                             "noise within one run, not between runs: use --repeat 3 or more "
+                             "for a verdict that holds across runs\n");
+    else if (o.repeat == 2)
+        std::fprintf(stderr, "ringlab-engine: reproduce: --repeat 2 gives no interval (it needs "
+                             "3 or more repeats): the verdicts will say so\n");
+    o.progress = [](const std::string &msg) {
+        std::fprintf(stderr, "ringlab-engine: reproduce %s\n", msg.c_str());
+    };
+    o.onCase = [&](const ReproduceCase &rc) {
+        std::fputs(formatReproduceCase(rc, o.markdown).c_str(), stdout);
+        std::fflush(stdout);
+    };
+    std::fputs(reproduceHeader(o, o.markdown).c_str(), stdout);
+    std::fflush(stdout);
+    // Signals are taken through a descriptor; engine threads inherit the blocked mask.
+    const int sigFd = takeStopSignals();
+    const ReproduceEnd end = runReproduce(o, sigFd, error);
     close(sigFd);
-    return exitCode;
+    if (end != ReproduceEnd::Completed)
+        std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
+    return end == ReproduceEnd::Completed ? 0 : end == ReproduceEnd::BadInput ? 2 : 1;
 }
 
 } // namespace ringlab

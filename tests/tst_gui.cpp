@@ -10,6 +10,7 @@
 #include <QFileSystemModel>
 #include <QImage>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -18,6 +19,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QtTest>
@@ -30,6 +32,7 @@
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
 #include "ui/parameter_panel.h"
+#include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
@@ -52,6 +55,7 @@ class TstGui : public QObject {
     void closingDuringARunCompletesTheSession();
     void deviceBoxListsDpdkPortsAndPanelFollows();
     void databaseSurvivesExportDialogAndSqlite3();
+    void reproduceFromTheToolsMenu();
 
   private:
     // Types a value into a spin box as a user does, and presses Enter.
@@ -409,6 +413,42 @@ void TstGui::databaseSurvivesExportDialogAndSqlite3()
     QCOMPARE(sessions.size(), std::size_t{2});
     for (const auto &s : sessions)
         QCOMPARE(s.status, std::string("completed"));
+}
+
+void TstGui::reproduceFromTheToolsMenu()
+{
+    // Tools > Reproduce: the dialog runs a case into the desktop's database and shows its
+    // table; a second run is cancelled mid-way and says so.
+    const int before = w_->sessions()->model()->rowCount();
+    w_->reproduceAction()->trigger();
+    auto *dlg = w_->findChild<ReproduceDialog *>();
+    QVERIFY(dlg);
+    QVERIFY(QTest::qWaitForWindowExposed(dlg));
+    dlg->caseBox()->setCurrentIndex(dlg->caseBox()->findData(QStringLiteral("kni")));
+    dlg->repeatBox()->setValue(3);
+    dlg->secondsBox()->setValue(2);
+    QSignalSpy done(dlg, &ReproduceDialog::finished);
+    QTest::mouseClick(dlg->runButton(), Qt::LeftButton);
+    QVERIFY(dlg->running());
+    QCOMPARE(dlg->runButton()->text(), QString("Cancel"));
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    const QString text = dlg->report()->toPlainText();
+    QVERIFY2(text.contains("Case: kni"), qPrintable(text));
+    QVERIFY2(text.contains("poll thread CPU"), qPrintable(text));
+    QVERIFY2(text.contains("reproduced") || text.contains("not resolvable"), qPrintable(text));
+    // The six runs are sessions of the desktop's database, in the Sessions list.
+    QTRY_COMPARE(w_->sessions()->model()->rowCount(), before + 6);
+
+    dlg->caseBox()->setCurrentIndex(0); // all
+    QTest::mouseClick(dlg->runButton(), Qt::LeftButton);
+    QTRY_VERIFY(dlg->status()->text().contains("run 1 of 3"));
+    QTest::mouseClick(dlg->runButton(), Qt::LeftButton); // Cancel
+    QVERIFY(done.wait(10000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), false);
+    QVERIFY2(dlg->status()->text().contains("interrupted"), qPrintable(dlg->status()->text()));
+    QCOMPARE(dlg->runButton()->text(), QString("Run"));
+    dlg->close();
 }
 
 QTEST_MAIN(TstGui)

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/main_window.h"
 
-#include <QStandardItemModel>
-#include <cstdio>
-
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -12,6 +9,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
@@ -32,6 +30,7 @@
 #include "ui/engine_controller.h"
 #include "ui/name_only_icon_provider.h"
 #include "ui/parameter_panel.h"
+#include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
@@ -63,6 +62,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     setCentralWidget(split);
 
     buildToolbar();
+    buildMenus();
     buildDocks();
     statusBar()->addWidget(stateLabel_);
     statusBar()->addWidget(dropsLabel_);
@@ -164,6 +164,28 @@ void MainWindow::buildToolbar()
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
     addAction(undo);
     addAction(redo);
+}
+
+void MainWindow::buildMenus()
+{
+    auto *tools = menuBar()->addMenu(tr("&Tools"));
+    reproduce_ = tools->addAction(tr("&Reproduce a reference case…"), this, [this] {
+        if (ctl_->isRunning()) {
+            statusBar()->showMessage(tr("Stop the running session first: both would share the CPU"),
+                                     8000);
+            return;
+        }
+        QString error;
+        SessionStore *store = ctl_->store(&error);
+        if (!store) {
+            statusBar()->showMessage(error, 10000);
+            return;
+        }
+        auto *dlg = new ReproduceDialog(store->file(), this);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
+        dlg->show();
+    });
 }
 
 void MainWindow::buildDocks()

@@ -45,6 +45,7 @@ class MainWindow : public QMainWindow {
     QAction *startAction() const { return start_; }
     QAction *stopAction() const { return stop_; }
     QAction *recordAction() const { return record_; }
+    QAction *reproduceAction() const { return reproduce_; }
 
     bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
     void openSession(qint64 id);
@@ -70,6 +71,7 @@ class MainWindow : public QMainWindow {
     void fillDeviceBox();
     void chooseDevice(int index);
     void buildToolbar();
+    void buildMenus();
     void buildDocks();
     void onSamples();
     void onEvent(const ringlab::Event &e);
@@ -91,7 +93,7 @@ class MainWindow : public QMainWindow {
     bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
-            *export_ = nullptr;
+            *export_ = nullptr, *reproduce_ = nullptr;
     QLabel *stateLabel_, *dropsLabel_, *dbLabel_;
     SampleTableBuilder live_;
     std::vector<ParamChangeRow> liveChanges_;

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Tools > Reproduce a reference case: runs `reproduce` (app/reproduce_command) on a worker
+// thread into the desktop's session database, shows its progress, and each case's table as
+// soon as it is complete, as the command prints it.
+#pragma once
+
+#include <QDialog>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTextBrowser;
+
+namespace ringlab::ui {
+
+class ReproduceDialog : public QDialog {
+    Q_OBJECT
+  public:
+    ReproduceDialog(std::filesystem::path database, QWidget *parent = nullptr);
+    ~ReproduceDialog() override;
+
+    QComboBox *caseBox() const { return case_; }
+    QSpinBox *repeatBox() const { return repeat_; }
+    QSpinBox *secondsBox() const { return seconds_; }
+    QPushButton *runButton() const { return run_; }
+    QTextBrowser *report() const { return report_; }
+    QLabel *status() const { return status_; }
+    bool running() const { return worker_.joinable(); }
+
+  public slots:
+    void start();
+    void cancel();
+
+  signals:
+    void finished(bool completed);
+
+  protected:
+    void closeEvent(QCloseEvent *e) override;
+
+  private:
+    void progress(const QString &msg, int done, int total);
+    void ended(int end, const QString &error);
+
+    std::filesystem::path database_;
+    QComboBox *case_;
+    QSpinBox *repeat_;
+    QSpinBox *seconds_;
+    QPushButton *run_;
+    QProgressBar *bar_;
+    QLabel *status_;
+    QTextBrowser *report_;
+    QString markdown_;
+    std::atomic<bool> cancel_{false};
+    std::thread worker_;
+};
+
+} // namespace ringlab::ui
