@@ -12,6 +12,7 @@
 #include "app/run_command.h"
 #include "app/session_commands.h"
 #include "drivers/registry.h"
+#include "engine/git_revision.h"
 #include "engine/live_params.h"
 #include "engine/profile.h"
 #include "engine/reference_cases.h"

@@ -15,6 +15,7 @@
 #include "drivers/registry.h"
 #include "engine/clock.h"
 #include "engine/engine.h"
+#include "engine/git_revision.h"
 #include "engine/host_info.h"
 #include "engine/profile.h"
 #include "engine/recorder.h"
@@ -33,6 +34,7 @@ struct Side {
     ParamSet params;
     std::string group;
     std::int64_t firstId = 0;
+    std::vector<std::int64_t> ids;
 };
 
 enum class RunEnd { Completed, Failed, Interrupted };
@@ -65,6 +67,7 @@ RunEnd recordRun(const ReproduceOptions &o, SessionStore &store, Side &side, int
     info.repeatIndex = index;
     const std::int64_t id = store.createSession(info, side.params);
     if (!side.firstId) side.firstId = id;
+    side.ids.push_back(id);
     auto recorder = std::make_shared<Recorder>(store.file(), id);
     engine->subscribe(recorder);
     try {
@@ -187,6 +190,31 @@ bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side, std:
     }
     side.profileName = p.name;
     return true;
+}
+
+// The case's verdicts, as a `comparison` event on every session of both groups, so that
+// `sessions show` of any of them says what the pair showed.
+void recordComparison(SessionStore &store, const ReproduceCase &rc, const Side &a, const Side &b)
+{
+    Event e;
+    e.kind = "comparison";
+    e.source = "reproduce";
+    e.message = "reproduce " + std::string(rc.reference->name) + ": before " + a.profileName +
+                " (" + rc.beforeLabel + "), after " + b.profileName + " (" + rc.afterLabel + ")";
+    for (const auto &r : rc.rows) {
+        e.message += "; " + std::string(r.metric->name) + " " + fmt(r.a.mean) + " -> " +
+                     fmt(r.b.mean) + " " + std::string(r.metric->unit);
+        if (r.diff.ciHalf > 0 && r.a.mean != 0)
+            appendf(e.message, " (%+.1f %% ±%.1f)", r.diff.pct,
+                    r.diff.ciHalf / std::fabs(r.a.mean) * 100);
+        e.message += ": " + r.verdict;
+    }
+    for (const Side *s : {&a, &b})
+        for (const std::int64_t id : s->ids) {
+            SessionInfo info;
+            if (store.get(id, info)) e.t = info.durationS;
+            store.append(id, {}, {e});
+        }
 }
 
 } // namespace
@@ -345,6 +373,7 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
             }
             rc.rows.push_back(row);
         }
+        recordComparison(store, rc, a, b);
         if (o.onCase) o.onCase(rc);
     }
     return ReproduceEnd::Completed;

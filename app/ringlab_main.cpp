@@ -14,6 +14,7 @@
 
 #include "app/duration.h"
 #include "drivers/registry.h"
+#include "engine/git_revision.h"
 #include "engine/session_store.h"
 #include "engine/version.h"
 #include "ui/chart_export.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "drivers/registry.h"
+#include "engine/git_revision.h"
 #include "engine/sample_collector.h"
 #include "engine/version.h"
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "engine/git_revision.h"
 #include "engine/import_check.h"
 #include "engine/sample_metrics.h"
 #include "engine/version.h"

@@ -391,6 +391,12 @@ void TstEndToEnd::reproducePrintsEveryCaseWithVerdicts()
     for (const auto &s : sessions) {
         QCOMPARE(QString::fromStdString(s.status), QString("completed"));
         groups.insert(s.runGroup);
+        // Each session carries its case's verdicts, for `sessions show`.
+        const auto events = store.events(s.id);
+        QVERIFY(std::any_of(events.begin(), events.end(), [&](const auto &e) {
+            return e.kind == "comparison" && e.message.rfind("reproduce ", 0) == 0 &&
+                   s.runGroup.rfind(e.message.substr(0, e.message.find(':')) + " ", 0) == 0;
+        }));
     }
     QCOMPARE(groups.size(), ringlab::referenceCases().size() * 2);
 }
