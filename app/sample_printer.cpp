@@ -23,7 +23,7 @@ std::string stageBreakdown(const Sample &s)
 void SamplePrinter::header()
 {
     std::fprintf(out_, "%7s %9s %8s %9s %9s %9s %9s %9s %8s %8s %8s %8s  %s\n", "t(s)", "rx pps",
-                 "rx Mb/s", "tx pps", "drops/s", "poll ms/s", "poll wk/s", "proc ms/s", "p50 us",
+                 "rx Mb/s", "tx pps", "drops/s", "poll ms/s", "poll wk/s", "eng ms/s", "p50 us",
                  "p99 us", "max us", "rtt us", "stages (harvest->handoff->process->txpost->wire)");
     rowsSinceHeader_ = 0;
 }
@@ -48,7 +48,7 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
     std::fprintf(out_,
                  "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n",
                  s->t, s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->dropsPerS(),
-                 poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->processCpuMsPerS,
+                 poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->engineCpuMsPerS,
                  s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
                  stageBreakdown(*s).c_str());
     std::fflush(out_);
@@ -99,6 +99,8 @@ void SamplePrinter::printThreads(std::FILE *out) const
     for (const auto &t : s->threads)
         std::fprintf(out, "%-12s %10.1f %8.1f %10.0f\n", t.name.c_str(), t.cpuMsPerS, t.cpuPct,
                      t.wakeupsPerS);
+    std::fprintf(out, "%-12s %10.1f %8.1f\n", "(engine)", s->engineCpuMsPerS,
+                 s->engineCpuMsPerS / 10.0);
     std::fprintf(out, "%-12s %10.1f %8.1f\n", "(process)", s->processCpuMsPerS, s->processCpuPct);
 }
 
@@ -165,6 +167,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
     row("probe round trip", "probe_rtt_us", "us");
     row("probe round trip p50", "probe_rtt_p50_us", "us");
     row("probe round trip p99", "probe_rtt_p99_us", "us");
+    row("engine CPU", "engine_cpu_ms_per_s", "ms/s");
     row("process CPU", "process_cpu_ms_per_s", "ms/s");
     for (const auto &name : r.threadNames) {
         row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");

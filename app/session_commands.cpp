@@ -257,8 +257,15 @@ int compareCommand(const SessionsOptions &o)
     }
     std::vector<std::string> metrics = o.metrics;
     if (metrics.empty()) {
-        metrics = {"rx_pps",         "tx_pps",         "rx_missed_per_s", "process_cpu_ms_per_s",
-                   "latency_p50_us", "latency_p99_us", "rtt_mean_us",     "timer_arms_per_s"};
+        metrics = {"rx_pps",
+                   "tx_pps",
+                   "rx_missed_per_s",
+                   "engine_cpu_ms_per_s",
+                   "process_cpu_ms_per_s",
+                   "latency_p50_us",
+                   "latency_p99_us",
+                   "rtt_mean_us",
+                   "timer_arms_per_s"};
         // Every engine thread present on both sides: CPU and wakeups.
         for (const auto &[label, v] : a.values)
             if (b.values.count(label) &&

@@ -75,12 +75,15 @@ class FifoHandoff final : public Handoff {
 
 class WorkHandoff final : public Handoff {
   public:
-    // dedicated: a queue of its own with one worker that yields after each item (Zephyr's
-    // per-traffic-class RX queue); shared: the shared work queue (kworker).
+    // dedicated: a queue of its own with one worker (Zephyr's per-traffic-class RX queue);
+    // shared: the shared work queue (kworker). Zephyr's queue also k_yield()s after each
+    // item, which lets only threads of its priority run; sched_yield() here would hand the
+    // CPU to every process on the machine, so the worker does not yield: the scheduler
+    // shares the CPU between the engine's threads, as for the refill contexts.
     WorkHandoff(const HandoffDeps &d, WorkQueueKind kind)
-        : d_(d), own_(kind == WorkQueueKind::Dedicated
-                          ? std::make_unique<WorkQueue>(d.reg, 1, "rx_q", true)
-                          : nullptr),
+        : d_(d),
+          own_(kind == WorkQueueKind::Dedicated ? std::make_unique<WorkQueue>(d.reg, 1, "rx_q")
+                                                : nullptr),
           wq_(own_ ? *own_ : d.wq)
     {
     }

@@ -3,7 +3,7 @@
 //   direct - the poll thread processes and transmits itself;
 //   fifo   - a bounded lock-free queue drained by a dedicated thread (Zephyr k_fifo);
 //   work   - one work item per packet on a work queue (Zephyr k_work): the shared one, or a
-//            dedicated queue per traffic class that yields after each item.
+//            dedicated queue per traffic class.
 #pragma once
 
 #include <memory>

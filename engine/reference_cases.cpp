@@ -30,7 +30,9 @@ const std::vector<ReferenceCase> kCases = {
      {{"hand-off step", "us", "stage_handoff_us", {}, {}, 1, "26 -> 23 us", -1, -12, true},
       {"end-to-end latency", "us", "latency_mean_us", {}, {}, 1, "total -10 %", -1, -10}},
      "Zephyr's FIFO thread takes one net_pkt per k_fifo_get (handoff.batch 1) and the work "
-     "side runs on its own queue, yielding after each item (handoff.work_queue dedicated)."},
+     "side runs on its own queue (handoff.work_queue dedicated). Zephyr's queue also "
+     "k_yield()s after each item, to threads of its priority only; sched_yield() here would "
+     "yield to every process on the machine, so the model's worker does not yield."},
     {"ocelot", "ocelot: pre-compute the injection frame header",
      "ocelot-per-packet", "ocelot-precomputed",
      {{"UDP TX throughput", "Mbit/s", "tx_mbps", {}, {}, 1, "31 -> 33 Mbit/s (1460 B)", +1, 6.5},

@@ -38,6 +38,10 @@ struct Sample {
     LatencySummary rtt;                        // probes
     std::array<double, kStageSpans> stageUs{}; // mean per stage span
     double processCpuMsPerS = 0, processCpuPct = 0, machineCpuPct = 0;
+    // The engine's own threads summed (the sampler included): what the datapath costs,
+    // whatever front end runs it. The process figure adds the front end's threads (a GUI
+    // thread drawing charts, the recorder, standard input).
+    double engineCpuMsPerS = 0;
     std::vector<ThreadStat> threads;
     std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
     std::vector<DeviceMetric> device; // what the device measures itself (link, traffic client)

@@ -70,7 +70,8 @@ json toJson(const Sample &s)
                            {"cpu_ms_per_s", t.cpuMsPerS},
                            {"cpu_pct", t.cpuPct},
                            {"wakeups_per_s", t.wakeupsPerS}});
-    j["cpu"] = {{"process_ms_per_s", s.processCpuMsPerS},
+    j["cpu"] = {{"engine_ms_per_s", s.engineCpuMsPerS},
+                {"process_ms_per_s", s.processCpuMsPerS},
                 {"process_pct", s.processCpuPct},
                 {"machine_pct", s.machineCpuPct},
                 {"threads", threads}};

@@ -45,6 +45,7 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     if (s.latency.count)
         for (std::size_t k = 0; k < kStageSpans; ++k)
             put(std::string("stage_") + stageSpanName(k) + "_us", "us", s.stageUs[k]);
+    put("engine_cpu_ms_per_s", "ms/s", s.engineCpuMsPerS);
     put("process_cpu_ms_per_s", "ms/s", s.processCpuMsPerS);
     put("machine_cpu_pct", "%", s.machineCpuPct);
     put("pool_free", "buffers", s.poolFree);
@@ -118,7 +119,9 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
             s.stageUs[k] = v;
             return;
         }
-    if (name == "process_cpu_ms_per_s") {
+    if (name == "engine_cpu_ms_per_s") {
+        s.engineCpuMsPerS = v;
+    } else if (name == "process_cpu_ms_per_s") {
         s.processCpuMsPerS = v;
         s.processCpuPct = v / 10;
     } else if (name == "machine_cpu_pct")

@@ -104,6 +104,7 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     }
     for (auto &[name, ts] : byName) {
         ts.cpuPct = ts.cpuMsPerS / 10.0;
+        s->engineCpuMsPerS += ts.cpuMsPerS;
         s->threads.push_back(ts);
     }
 

@@ -41,6 +41,7 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
         put("probe_rtt_p50_us", s.rtt.p50);
         put("probe_rtt_p99_us", s.rtt.p99);
     }
+    put("engine_cpu_ms_per_s", s.engineCpuMsPerS);
     put("process_cpu_ms_per_s", s.processCpuMsPerS);
     put("machine_cpu_pct", s.machineCpuPct);
     for (const auto &t : s.threads) {

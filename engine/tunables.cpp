@@ -135,8 +135,8 @@ const TunableInfo kTable[] = {
      "net_pkt per k_fifo_get (1); larger batches amortise the hand-off."},
     {P::HandoffWorkQueue, "handoff.work_queue", "Hand-off", T::Choice, "", 0, 1, 0, R, kWorkQueues,
      "Which work queue runs per-packet work in work mode. shared: the shared queue with its "
-     "workqueue.threads workers (kworker). dedicated: a queue of its own with one thread that "
-     "yields the CPU after each item, as Zephyr's per-traffic-class net_tc queue does."},
+     "workqueue.threads workers (kworker). dedicated: a queue of its own with one thread "
+     "(rx_q), as Zephyr's per-traffic-class RX queue."},
     {P::WorkqueueThreads, "workqueue.threads", "Hand-off", T::Integer, "threads", 1, 16, 1, R, none,
      "Worker threads (kworker/N) of the shared work queue that runs refill work, per-packet "
      "work and housekeeping. With more than one worker, per-packet work can complete out of "

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include <sched.h>
-
 #include "engine/clock.h"
 
 namespace ringlab {
@@ -27,8 +25,7 @@ bool removeOne(std::vector<const WorkItem *> &v, const WorkItem *w)
 
 } // namespace
 
-WorkQueue::WorkQueue(ThreadRegistry &reg, int threads, const std::string &name, bool yieldAfterItem)
-    : yieldAfterItem_(yieldAfterItem)
+WorkQueue::WorkQueue(ThreadRegistry &reg, int threads, const std::string &name)
 {
     workers_.reserve(static_cast<std::size_t>(threads));
     busy_.reserve(static_cast<std::size_t>(threads)); // no allocation while running
@@ -123,11 +120,6 @@ void WorkQueue::worker(std::stop_token)
                 if (!removeOne(rerun_, w)) break;
             }
             removeOne(busy_, w);
-            if (yieldAfterItem_) {
-                lock.unlock();
-                sched_yield();
-                lock.lock();
-            }
             continue;
         }
         ++idle_;

@@ -21,10 +21,8 @@ namespace ringlab {
 
 class WorkQueue {
   public:
-    // Workers are named "<name>/N". `yieldAfterItem`: a worker gives up the CPU after each
-    // item, as a Zephyr work queue does unless told not to (k_work_queue_config.no_yield).
-    WorkQueue(ThreadRegistry &reg, int threads, const std::string &name = "kworker",
-              bool yieldAfterItem = false);
+    // Workers are named "<name>/N".
+    WorkQueue(ThreadRegistry &reg, int threads, const std::string &name = "kworker");
     ~WorkQueue() { stop(); }
     WorkQueue(const WorkQueue &) = delete;
     WorkQueue &operator=(const WorkQueue &) = delete;
@@ -50,7 +48,6 @@ class WorkQueue {
     std::vector<const WorkItem *> rerun_; // of those, queued again while running
     int idle_ = 0;
     bool stopping_ = false;
-    const bool yieldAfterItem_;
     std::vector<EngineThread> workers_;
 };
 

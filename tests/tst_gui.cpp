@@ -147,6 +147,19 @@ void TstGui::liveRunEditUndoStop()
     QVERIFY(id > 0);
     QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->throughput()->pointCount("rx") >= 5, 10000);
     QTRY_VERIFY(w_->segments()->rowCount() == 1);
+    // CPU: the engine's threads summed is the headline; the GUI thread is apart, never in it.
+    const QStringList cpuSeries = w_->charts()->cpu()->seriesNames();
+    QVERIFY2(cpuSeries.contains("engine") && !cpuSeries.contains("process"),
+             qPrintable(cpuSeries.join(", ")));
+    QTRY_VERIFY(w_->charts()->cpu()->pointCount("GUI thread") >= 2);
+    QCOMPARE(w_->segments()->headerData(6, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QString("engine CPU ms/s"));
+    for (const auto &s : w_->controller()->samples()) {
+        double sum = 0;
+        for (const auto &t : s->threads)
+            sum += t.cpuMsPerS;
+        QCOMPARE(s->engineCpuMsPerS, sum);
+    }
 
     // A live change through its control: the engine has it, a marker and a segment follow.
     auto *minSleep = qobject_cast<QSpinBox *>(w_->parameters()->control("poll.sleep_min_us"));

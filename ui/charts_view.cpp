@@ -50,7 +50,9 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
         // Same thread, same colour: the wakeups series is keyed by the thread's name too.
         charts_[3]->append(name + tr(" wakeups") + suffix, t, th.wakeupsPerS, dashed, name);
     }
-    put(charts_[1], tr("process"), s.processCpuMsPerS);
+    // The engine's threads summed: the headline, equal in the desktop and headless. The GUI
+    // thread's own CPU is a series of its own (addGuiCpu), never mixed into it.
+    put(charts_[1], tr("engine"), s.engineCpuMsPerS);
     if (s.latency.count) {
         put(charts_[2], tr("p50"), s.latency.p50);
         put(charts_[2], tr("p99"), s.latency.p99);
@@ -60,6 +62,11 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
     if (s.rtt.count) put(charts_[2], tr("rtt p50"), s.rtt.p50);
     put(charts_[3], tr("timer arms"), s.rateOf(C::TimerArms));
     put(charts_[3], tr("drops"), s.dropsPerS());
+}
+
+void ChartsView::addGuiThreadCpu(double t, double msPerS)
+{
+    charts_[1]->append(tr("GUI thread"), t, msPerS, false, tr("GUI thread"));
 }
 
 void ChartsView::appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples)

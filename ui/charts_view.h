@@ -26,6 +26,8 @@ class ChartsView : public QWidget {
     void appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
                        const QString &suffix, bool dashed);
     void addMarker(double t, const QString &label);
+    // The desktop's own GUI thread, in the CPU chart beside the engine's threads (live only).
+    void addGuiThreadCpu(double t, double msPerS);
     void setWindow(double seconds);
     double window() const { return window_; }
     void replot();

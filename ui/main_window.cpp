@@ -23,6 +23,7 @@
 #include <QUndoStack>
 #include <cstdio>
 
+#include "engine/clock.h"
 #include "engine/profile.h"
 #include "ui/chart_export.h"
 #include "ui/charts_view.h"
@@ -76,6 +77,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
                 charts_->appendSamples(batch);
                 for (const auto &s : batch)
                     live_.add(*s);
+                addGuiThreadCpu(batch.back()->t);
                 onSamples();
             });
     connect(ctl_, &EngineController::eventArrived, this, &MainWindow::onEvent);
@@ -352,6 +354,17 @@ void MainWindow::stopRun()
     segmentTimer_->stop();
     ctl_->stop();
     updateStatus();
+}
+
+void MainWindow::addGuiThreadCpu(double t)
+{
+    // This thread is the GUI thread: its CPU between two sample batches, per second of the
+    // run's time. A new run starts again from its first batch.
+    const std::int64_t cpu = threadCpuNs();
+    if (guiCpuT_ >= 0 && t > guiCpuT_)
+        charts_->addGuiThreadCpu(t, static_cast<double>(cpu - guiCpuNs_) / 1e6 / (t - guiCpuT_));
+    guiCpuT_ = t;
+    guiCpuNs_ = cpu;
 }
 
 void MainWindow::onSamples()

@@ -74,6 +74,7 @@ class MainWindow : public QMainWindow {
     void buildMenus();
     void buildDocks();
     void onSamples();
+    void addGuiThreadCpu(double t);
     void onEvent(const ringlab::Event &e);
     void refreshSegments();
     void updateStatus();
@@ -92,6 +93,8 @@ class MainWindow : public QMainWindow {
     std::vector<DeviceListing> devices_;
     bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
+    double guiCpuT_ = -1; // run time of the last batch the GUI thread's CPU was read at
+    std::int64_t guiCpuNs_ = 0;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
             *export_ = nullptr, *reproduce_ = nullptr;
     QLabel *stateLabel_, *dropsLabel_, *dbLabel_;

@@ -13,7 +13,7 @@ struct MetricCol {
     const char *name, *thread, *title;
 };
 const MetricCol kCols[] = {{"rx_pps", "", "rx pps"},
-                           {"process_cpu_ms_per_s", "", "CPU ms/s"},
+                           {"engine_cpu_ms_per_s", "", "engine CPU ms/s"},
                            {"latency_p99_us", "", "p99 µs"},
                            {"wakeups_per_s", "poll", "poll wakeups/s"}};
 QString withCi(double v, double ci)
