@@ -142,20 +142,25 @@ void TstCrashSafety::killAtRandomMoments()
         return std::uniform_int_distribution<int>(lo, hi)(rng_);
     };
     // An import or an export is killed at a moment within its own length on this machine (an
-    // ASan build is slower), and sometimes just after it.
+    // ASan build is slower): the shortest of three runs, since the first one of a process
+    // tree is often the slowest (cold caches), and a kill after the end tests nothing.
     const QString src = QString::fromStdString(source_);
     const QStringList importArgs = {"sessions", "import", src, "--db"};
     const QStringList exportArgs = {"sessions", "export", "30", "--format",
                                     "json",     "--db",   src,  "--output"};
     int fullMs = 0;
     if (moment == "import" || moment == "export") {
-        QElapsedTimer clock;
-        clock.start();
-        QStringList args = moment == "import" ? importArgs : exportArgs;
-        const auto k = runAndKill(args << dir_.filePath("timing"), 60000);
-        QVERIFY(k.exitedByItself);
-        fullMs = static_cast<int>(clock.elapsed());
-        qInfo("%s: %d ms when not killed", qPrintable(moment), fullMs);
+        for (int round = 0; round < 3; ++round) {
+            QElapsedTimer clock;
+            clock.start();
+            QStringList args = moment == "import" ? importArgs : exportArgs;
+            const auto k =
+                runAndKill(args << dir_.filePath("timing" + QString::number(round)), 60000);
+            QVERIFY(k.exitedByItself);
+            const int ms = static_cast<int>(clock.elapsed());
+            fullMs = round == 0 ? ms : std::min(fullMs, ms);
+        }
+        qInfo("%s: %d ms when not killed (the shortest of 3)", qPrintable(moment), fullMs);
     }
     int killed = 0; // runs that were still going when the kill came
     for (int r = 0; r < runs; ++r) {
@@ -182,7 +187,7 @@ void TstCrashSafety::killAtRandomMoments()
                 mine.createSession(info, ParamSet{});
             }
             const auto k =
-                runAndKill(QStringList(importArgs) << base + ".db", pick(0, fullMs * 6 / 5));
+                runAndKill(QStringList(importArgs) << base + ".db", pick(0, fullMs * 4 / 5));
             killed += !k.exitedByItself;
             checkDatabase(db, k, 1, false);
             SessionStore mine(db);
@@ -196,7 +201,7 @@ void TstCrashSafety::killAtRandomMoments()
                 QVERIFY(previous.open(QIODevice::WriteOnly));
                 previous.write("{\"previous\": true}");
             }
-            const auto k = runAndKill(QStringList(exportArgs) << out, pick(0, fullMs * 6 / 5));
+            const auto k = runAndKill(QStringList(exportArgs) << out, pick(0, fullMs * 4 / 5));
             killed += !k.exitedByItself;
             QFile f(out);
             QVERIFY(f.open(QIODevice::ReadOnly));
