@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Busy work of a given number of nanoseconds of CPU time: the processing
+// Busy work of a given number of nanoseconds: the processing
 // stage's per-packet work and the target model's declared costs (cost.* tunables).
 #pragma once
 
@@ -9,11 +9,11 @@ namespace ringlab {
 
 class CalibratedSpin {
   public:
-    // At least kClockedNs: until the thread's CPU clock has advanced by `ns`. Shorter: a
-    // loop calibrated once per process in CPU time.
+    // At least kClockedNs: until the thread's CPU clock has advanced by `ns`. Shorter: by
+    // the TSC, calibrated once per process against the monotonic clock.
     static constexpr std::int64_t kClockedNs = 10000;
     static void spinNs(std::int64_t ns);
-    static double loopsPerNs(); // measured once per process
+    static double tscPerNs(); // measured once per process (20 ms)
 };
 
 } // namespace ringlab

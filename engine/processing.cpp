@@ -81,7 +81,7 @@ void buildHeaderPrecomputed(std::uint8_t *hdr, const std::uint8_t *tmpl, std::ui
 Processor::Processor(const LiveParams &live) : live_(live), app_(BufferPool::kDataRoom)
 {
     buildHeaderPerPacket(template_, 1, 0);
-    CalibratedSpin::loopsPerNs();
+    CalibratedSpin::tscPerNs();
 }
 
 void Processor::process(Buffer *const *bufs, std::uint32_t n)
