@@ -11,6 +11,8 @@
 #include "app/reproduce_command.h"
 #include "app/run_command.h"
 #include "app/session_commands.h"
+#include "app/sweep_command.h"
+#include "app/tune_command.h"
 #include "drivers/registry.h"
 #include "engine/git_revision.h"
 #include "engine/live_params.h"
@@ -178,6 +180,72 @@ int main(int argc, char **argv)
     reproduce->add_option("--db", rp.db,
                           "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
 
+    SweepOptions sw;
+    std::string swDuration = "5s", swWarmup = "1s", swFormat = "table", swShow;
+    std::vector<std::string> swVary, swGrid, swTie, swSets;
+    bool swList = false;
+    auto *sweep = app.add_subcommand(
+        "sweep", "Run one point per setting of the swept tunables (lists, ranges, grids, ties), "
+                 "each repeated; print every point with 95 % intervals and the Pareto front");
+    sweep->add_option("--profile,-p", sw.spec.profile, "Profile every point starts from")
+        ->capture_default_str();
+    sweep->add_option("--set,-s", swSets, "Override a tunable for every point: NAME=VALUE");
+    sweep->add_option("--vary", swVary, "NAME=V1,V2,...: one axis, these values (repeatable)");
+    sweep->add_option("--grid", swGrid,
+                      "NAME=LO..HI[:lin|:log][:N] or NAME=V1,V2,...: one axis (repeatable; the "
+                      "axes are crossed)");
+    sweep->add_option("--tie", swTie,
+                      "NAME=EXPRESSION computed at every point, e.g. "
+                      "poll.sleep_max_us=2*poll.sleep_min_us (repeatable)");
+    sweep->add_option("--repeat,-r", sw.spec.repeat, "Runs per point")->check(CLI::Range(1, 100));
+    sweep->add_option("--duration,-d", swDuration, "Length of each run")
+        ->check(durationValidator(500'000'000));
+    sweep->add_option("--warmup", swWarmup, "Left out at the start of each run")
+        ->check(durationValidator(0));
+    sweep->add_option("--device", sw.spec.device, "sim (default) or lab, as for run");
+    sweep->add_option("--traffic", sw.spec.traffic, "With --device lab: a real client");
+    sweep->add_option("--metric,-m", sw.metrics,
+                      "A metric of the table and the front (repeatable; default "
+                      "engine_cpu_ms_per_s, latency_p99_us, rx_pps)");
+    sweep->add_option("--format,-f", swFormat, "How the result is printed")
+        ->check(CLI::IsMember({"table", "csv", "json"}))
+        ->capture_default_str();
+    sweep->add_option("--resume", sw.resume, "Continue an interrupted sweep by its id");
+    sweep->add_flag("--list", swList, "List the sweeps in the database");
+    sweep->add_option("--show", swShow, "Print a recorded sweep's table (no run)");
+    sweep->add_option("--db", sw.db,
+                      "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+
+    TuneOptions tn;
+    std::string tnDuration = "5s", tnWarmup = "1s", tnMin, tnMax;
+    std::vector<std::string> tnSets;
+    auto *tuneCmd = app.add_subcommand(
+        "tune", "Find the setting that minimises or maximises a metric subject to constraints, "
+                "within a budget of runs");
+    tuneCmd->add_option("--profile,-p", tn.profile, "Profile to start from")->capture_default_str();
+    tuneCmd->add_option("--set,-s", tnSets, "Override a tunable: NAME=VALUE");
+    auto *minOpt = tuneCmd->add_option("--minimize", tnMin, "The metric to minimise");
+    tuneCmd->add_option("--maximize", tnMax, "The metric to maximise")->excludes(minOpt);
+    tuneCmd->add_option("--subject-to", tn.constraints,
+                        "A constraint, METRIC OP NUMBER with OP <=, <, >=, >, == (repeatable), "
+                        "e.g. \"latency_p99_us<=200\"");
+    tuneCmd->add_option("--over", tn.over,
+                        "Tunables to search, NAME or NAME=LO..HI (comma-separated or repeated)")
+        ->delimiter(',')
+        ->required();
+    tuneCmd->add_option("--tie", tn.ties, "NAME=EXPRESSION, as for sweep");
+    tuneCmd->add_option("--budget", tn.budget, "Runs in all, repeats included")
+        ->check(CLI::Range(4, 1000));
+    tuneCmd->add_option("--duration,-d", tnDuration, "Length of each run")
+        ->check(durationValidator(500'000'000));
+    tuneCmd->add_option("--warmup", tnWarmup, "Left out at the start of each run")
+        ->check(durationValidator(0));
+    tuneCmd->add_option("--device", tn.device, "sim (default) or lab");
+    tuneCmd->add_option("--traffic", tn.traffic, "With --device lab: a real client");
+    tuneCmd->add_option("--save-profile", tn.saveProfile, "Write the answer as a profile file");
+    tuneCmd->add_option("--db", tn.db,
+                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+
     // An unknown command gets its own message, not CLI11's "A subcommand is required".
     if (argc > 1 && argv[1][0] != '-') {
         std::string known;
@@ -259,6 +327,74 @@ int main(int argc, char **argv)
                 return 2;
             }
             return reproduceCommand(rp);
+        }
+        // The name=value pairs of --set, for sweep and tune.
+        auto assignments = [](const std::vector<std::string> &sets, Assignments &out,
+                              const char *cmd) {
+            for (const auto &kv : sets) {
+                const auto eq = kv.find('=');
+                if (eq == std::string::npos || eq == 0) {
+                    std::fprintf(stderr, "ringlab-engine: %s: --set \"%s\" is not NAME=VALUE\n",
+                                 cmd, kv.c_str());
+                    return false;
+                }
+                out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+            }
+            return true;
+        };
+        auto warmupFits = [](const std::string &w, const std::string &d, const char *cmd) {
+            if (*parseDurationNs(w) < *parseDurationNs(d)) return true;
+            std::fprintf(stderr,
+                         "ringlab-engine: %s: --warmup %s leaves nothing of --duration %s to "
+                         "measure\n",
+                         cmd, w.c_str(), d.c_str());
+            return false;
+        };
+        if (sweep->parsed()) {
+            const SweepFormat fmt = swFormat == "csv"    ? SweepFormat::Csv
+                                    : swFormat == "json" ? SweepFormat::Json
+                                                         : SweepFormat::Table;
+            if (swList) return sweepListCommand(sw.db);
+            if (!swShow.empty()) return sweepShowCommand(sw.db, swShow, sw.metrics, fmt);
+            sw.format = fmt;
+            if (!assignments(swSets, sw.spec.sets, "sweep") ||
+                !warmupFits(swWarmup, swDuration, "sweep"))
+                return 2;
+            sw.spec.durationNs = *parseDurationNs(swDuration);
+            sw.spec.warmupS = static_cast<double>(*parseDurationNs(swWarmup)) / 1e9;
+            for (const auto &[texts, grid] : {std::pair{&swVary, false}, std::pair{&swGrid, true}})
+                for (const auto &text : *texts) {
+                    SweepAxis axis;
+                    const Status st = grid ? parseGridAxis(text, axis) : parseVaryAxis(text, axis);
+                    if (!st.ok()) {
+                        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", st.error.c_str());
+                        return 2;
+                    }
+                    sw.spec.axes.push_back(axis);
+                }
+            for (const auto &text : swTie) {
+                SweepTie tie;
+                if (auto st = parseTie(text, tie); !st.ok()) {
+                    std::fprintf(stderr, "ringlab-engine: sweep: %s\n", st.error.c_str());
+                    return 2;
+                }
+                sw.spec.ties.push_back(tie);
+            }
+            if (sw.resume.empty() && sw.spec.axes.empty()) {
+                std::fprintf(stderr, "ringlab-engine: sweep: nothing to sweep: give --vary or "
+                                     "--grid (or --resume ID, --list, --show ID)\n");
+                return 2;
+            }
+            return sweepCommand(sw);
+        }
+        if (tuneCmd->parsed()) {
+            if (!assignments(tnSets, tn.sets, "tune") || !warmupFits(tnWarmup, tnDuration, "tune"))
+                return 2;
+            tn.objective = tnMin.empty() ? tnMax : tnMin;
+            tn.maximize = !tnMax.empty();
+            tn.durationNs = *parseDurationNs(tnDuration);
+            tn.warmupS = static_cast<double>(*parseDurationNs(tnWarmup)) / 1e9;
+            return tuneCommand(tn);
         }
         if (run->parsed()) {
             if (!duration.empty()) ro.durationNs = *parseDurationNs(duration);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "app/recorded_run.h"
 #include "app/stop_signals.h"
 #include "drivers/registry.h"
 #include "engine/clock.h"
@@ -36,70 +37,6 @@ struct Side {
     std::int64_t firstId = 0;
     std::vector<std::int64_t> ids;
 };
-
-enum class RunEnd { Completed, Failed, Interrupted };
-
-// One recorded run of `side`, for the given duration; a signal on `sigFd` interrupts it.
-RunEnd recordRun(const ReproduceOptions &o, SessionStore &store, Side &side, int index,
-                 const std::string &deviceSpec, int sigFd, const Say &say)
-{
-    DeviceOptions dev;
-    dev.spec = deviceSpec;
-    dev.traffic = o.traffic;
-    dev.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
-    std::unique_ptr<Engine> engine;
-    try {
-        engine = std::make_unique<Engine>(side.params, deviceFactory(dev), EngineOptions{});
-    } catch (const std::exception &e) {
-        say("device " + dev.spec + ": " + e.what());
-        return RunEnd::Failed;
-    }
-    if (auto st = engine->checkDevice(); !st.ok()) {
-        say(st.error);
-        return RunEnd::Failed;
-    }
-    SessionInfo info;
-    info.name = side.profileName + " #" + std::to_string(index);
-    info.device = engine->deviceInfo().name;
-    info.profile = side.profileName;
-    info.intervalS = 0.1;
-    info.runGroup = side.group;
-    info.repeatIndex = index;
-    const std::int64_t id = store.createSession(info, side.params);
-    if (!side.firstId) side.firstId = id;
-    side.ids.push_back(id);
-    auto recorder = std::make_shared<Recorder>(store.file(), id);
-    engine->subscribe(recorder);
-    try {
-        engine->start();
-    } catch (const std::exception &e) {
-        say("cannot start " + side.profileName + ": " + e.what());
-        recorder->finish("failed");
-        store.deleteSession(id);
-        return RunEnd::Failed;
-    }
-    const std::int64_t deadline = nowNs() + o.durationNs;
-    bool interrupted = false;
-    // In slices of at most 100 ms, so that a cancel from the desktop is seen soon.
-    for (std::int64_t left; (left = deadline - nowNs()) > 0;) {
-        pollfd fd{sigFd, POLLIN, 0};
-        const auto ms =
-            static_cast<int>(std::min<std::int64_t>(left + 999'999, 100'000'000) / 1'000'000);
-        if (::poll(&fd, 1, ms) > 0 || (o.cancelled && o.cancelled())) {
-            interrupted = true;
-            break;
-        }
-    }
-    engine->stop();
-    engine.reset();
-    recorder->finish(interrupted ? "interrupted" : "completed");
-    if (recorder->samplesLost() > 0) {
-        say("session " + std::to_string(id) + " lost " + std::to_string(recorder->samplesLost()) +
-            " samples (" + recorder->lastError() + ")");
-        return RunEnd::Failed;
-    }
-    return interrupted ? RunEnd::Interrupted : RunEnd::Completed;
-}
 
 // Per repeat: the metric's value on this side, per `per` and scaled as the case says.
 std::vector<double> caseValues(const CompareSide &s, const CaseMetric &m, bool after)
@@ -342,7 +279,21 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
                 say(std::string(c.name) + ": " + s->profileName + ", run " + std::to_string(r) +
                     " of " + std::to_string(o.repeat) + " (" + std::to_string(++done) + "/" +
                     std::to_string(runs) + ")");
-                const RunEnd end = recordRun(o, store, *s, r, device, sigFd, say);
+                RecordedRun run;
+                run.params = s->params;
+                run.profile = s->profileName;
+                run.name = s->profileName + " #" + std::to_string(r);
+                run.group = s->group;
+                run.index = r;
+                run.device = device;
+                run.traffic = o.traffic;
+                run.durationNs = o.durationNs;
+                std::int64_t id = 0;
+                const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, id);
+                if (id) {
+                    if (!s->firstId) s->firstId = id;
+                    s->ids.push_back(id);
+                }
                 if (end == RunEnd::Interrupted) {
                     error = "interrupted; the runs so far are in " + store.file().string();
                     return ReproduceEnd::Interrupted;

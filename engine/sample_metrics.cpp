@@ -20,6 +20,7 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     // The stmmac case's direct effect: coalesce timer arms per transmitted frame.
     if (const double tx = s.rateOf(C::TxPackets); tx > 0)
         put("timer_arms_per_frame", "1/frame", s.rateOf(C::TimerArms) / tx);
+    put("drops_per_s", "1/s", s.dropsPerS()); // every cause summed
     for (std::size_t k = 0; k < kCounterCount; ++k) {
         const C c = static_cast<C>(k);
         if (c == C::Offered || c == C::RxPackets || c == C::TxPackets || c == C::RxBytes ||
@@ -63,6 +64,8 @@ std::vector<MetricValue> flattenSample(const Sample &s)
 
 void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double v)
 {
+    // Derived from other fields: nothing to set.
+    if (name == "timer_arms_per_frame" || name == "drops_per_s") return;
     if (!thread.empty()) {
         ThreadStat *t = nullptr;
         for (auto &x : s.threads)
@@ -136,6 +139,29 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
         s.handoffDepth = static_cast<std::uint32_t>(v);
     else
         s.device.push_back({name, {}, v}); // a device's own metric
+}
+
+std::vector<std::string> engineMetricNames()
+{
+    Sample s;
+    s.latency.count = s.rtt.count = 1;
+    s.rate[static_cast<std::size_t>(C::TxPackets)] = 1;
+    s.threads.push_back({"thread", 0, 0, 0});
+    std::vector<std::string> names;
+    for (const auto &m : flattenSample(s))
+        names.push_back(m.thread.empty() ? m.name : m.name + "[THREAD]");
+    return names;
+}
+
+bool isEngineMetric(const std::string &label)
+{
+    const auto bracket = label.find('[');
+    const std::string base = label.substr(0, bracket);
+    for (const auto &n : engineMetricNames())
+        if (n.substr(0, n.find('[')) == base &&
+            (n.find('[') == std::string::npos) == (bracket == std::string::npos))
+            return true;
+    return false;
 }
 
 int betterDirection(const std::string &name)

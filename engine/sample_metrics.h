@@ -21,6 +21,10 @@ std::vector<MetricValue> flattenSample(const Sample &s);
 // Whether a larger value of this metric is better (throughput) or worse (CPU, latency,
 // drops); nullopt-like 0 when neither applies. Returns +1, -1 or 0.
 int betterDirection(const std::string &name);
+// Every metric the engine itself records, per-thread ones as "cpu_ms_per_s[THREAD]".
+std::vector<std::string> engineMetricNames();
+// Whether a label ("latency_p99_us", "cpu_ms_per_s[poll]") names one of them.
+bool isEngineMetric(const std::string &label);
 // The inverse of flattenSample for one metric: sets the field it came from.
 void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double value);
 

@@ -78,16 +78,25 @@ bool loadCompareSide(SessionStore &store, const std::string &spec, double warmup
         for (const auto &other : store.list())
             if (other.runGroup == s.runGroup && other.status == "completed")
                 members.push_back(other.id);
-    if (members.size() < 2) {
-        const SampleTable tab = store.samples(id);
+    if (members.size() < 2) members = {id};
+    out = compareSideOf(store, members, warmupS);
+    return true;
+}
+
+CompareSide compareSideOf(SessionStore &store, const std::vector<std::int64_t> &sessions,
+                          double warmupS)
+{
+    CompareSide out;
+    if (sessions.size() == 1) {
+        const SampleTable tab = store.samples(sessions[0]);
         collect(tab, allRows(tab, warmupS), out);
-        out.label = "session " + std::to_string(id);
-        return true;
+        out.label = "session " + std::to_string(sessions[0]);
+        return out;
     }
     // Repeats: one value per repeat, its mean after the warm-up.
     out.repeats = true;
-    out.label = "group of " + std::to_string(members.size()) + " repeats (sessions";
-    for (auto m : members) {
+    out.label = "group of " + std::to_string(sessions.size()) + " repeats (sessions";
+    for (auto m : sessions) {
         out.label += " " + std::to_string(m);
         const SampleTable tab = store.samples(m);
         CompareSide one;
@@ -102,7 +111,7 @@ bool loadCompareSide(SessionStore &store, const std::string &spec, double warmup
         }
     }
     out.label += ")";
-    return true;
+    return out;
 }
 
 std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,

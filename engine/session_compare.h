@@ -24,6 +24,11 @@ struct CompareSide {
 bool loadCompareSide(SessionStore &store, const std::string &spec, double warmupS, CompareSide &out,
                      std::string &error);
 
+// The given sessions as one side: one session's samples, or several sessions' means (one
+// value per session, as independent repeats). `sessions` must not be empty.
+CompareSide compareSideOf(SessionStore &store, const std::vector<std::int64_t> &sessions,
+                          double warmupS);
+
 struct CompareRow {
     std::string metric, unit;
     Estimate a, b;

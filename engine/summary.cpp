@@ -16,6 +16,7 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
     put("rx_mbps", s.rxMbps);
     put("tx_pps", s.rateOf(C::TxPackets));
     put("tx_mbps", s.txMbps);
+    put("drops_per_s", s.dropsPerS());
     for (C c : kDropCauses)
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
     for (C c :

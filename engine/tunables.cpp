@@ -380,24 +380,26 @@ Status ParamSet::setValue(P p, Value v)
     return Status::success();
 }
 
+Status unknownTunable(std::string_view name)
+{
+    std::string best;
+    std::size_t bestDist = 4;
+    for (const auto &c : kTable)
+        if (auto d = editDistance(name, c.name); d < bestDist) {
+            bestDist = d;
+            best = c.name;
+        }
+    std::string msg = "unknown tunable " + quoted(name);
+    msg += best.empty() ? " (see 'ringlab-engine params')" : " (did you mean " + best + "?)";
+    return Status{msg};
+}
+
 Status ParamSet::set(const Assignments &assignments, std::vector<Change> *changes)
 {
     ParamSet next = *this;
     for (const auto &[name, text] : assignments) {
         const TunableInfo *t = findTunable(name);
-        if (!t) {
-            std::string best;
-            std::size_t bestDist = 4;
-            for (const auto &c : kTable)
-                if (auto d = editDistance(name, c.name); d < bestDist) {
-                    bestDist = d;
-                    best = c.name;
-                }
-            std::string msg = "unknown tunable " + quoted(name);
-            msg +=
-                best.empty() ? " (see 'ringlab-engine params')" : " (did you mean " + best + "?)";
-            return Status{msg};
-        }
+        if (!t) return unknownTunable(name);
         Value v;
         if (auto st = parse(*t, text, v); !st.ok()) return st;
         next.values_[idx(t->id)] = v;

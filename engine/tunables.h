@@ -112,6 +112,9 @@ struct Status {
     static Status success() { return {}; }
 };
 
+// "unknown tunable \"X\" (did you mean Y?)", the one message for a name not in the registry.
+Status unknownTunable(std::string_view name);
+
 using Assignments = std::vector<std::pair<std::string, std::string>>;
 
 struct Change {

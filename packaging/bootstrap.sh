@@ -17,7 +17,7 @@ build=${RINGLAB_BUILD_DIR:-$here/build}
 packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
-    libsqlite3-dev nlohmann-json3-dev libcli11-dev
+    libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
     clang libfuzzer-14-dev
 )

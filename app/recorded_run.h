@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// One recorded run of a fixed length: the engine on a device with given values, a session
+// in a group of repeats, stopped by time, a signal or a cancel. What `reproduce`, `sweep`
+// and `tune` are made of.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/sample.h"
+#include "engine/session_store.h"
+#include "engine/tunables.h"
+
+namespace ringlab {
+
+struct RecordedRun {
+    ParamSet params;
+    std::string profile;     // the session's profile name
+    std::string name;        // the session's name
+    std::string group;       // run group
+    int index = 1;           // repeat index in the group
+    std::string device;      // a device spec; empty: sim
+    std::string traffic;     // --traffic (lab)
+    std::int64_t durationNs = 5'000'000'000;
+    std::vector<Event> atStart; // recorded with the session before it starts
+};
+
+enum class RunEnd { Completed, Failed, Interrupted };
+
+// Records the run in `store`; a signal on `sigFd` (-1: none) or `cancelled` interrupts it.
+// `say` gets what went wrong. `session` receives the new session's id (0 if none was made).
+RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
+                 const std::function<bool()> &cancelled,
+                 const std::function<void(const std::string &)> &say, std::int64_t &session);
+
+} // namespace ringlab

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/sweep_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "engine/pareto.h"
+#include "engine/sample_metrics.h"
+
+namespace ringlab {
+namespace {
+
+std::string num(double v)
+{
+    if (!std::isfinite(v)) return "-";
+    char buf[32];
+    const double a = std::fabs(v);
+    std::snprintf(buf, sizeof buf,
+                  a >= 100  ? "%.0f"
+                  : a >= 10 ? "%.1f"
+                  : a >= 1  ? "%.2f"
+                            : "%.3g",
+                  v);
+    return buf;
+}
+
+std::string csvField(const std::string &s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string baseName(const std::string &label)
+{
+    return label.substr(0, label.find('['));
+}
+
+} // namespace
+
+std::vector<std::string> defaultSweepMetrics()
+{
+    return {"engine_cpu_ms_per_s", "latency_p99_us", "rx_pps"};
+}
+
+bool sweepMetricLabels(const std::vector<std::string> &names, bool deviceMetricsToo,
+                       std::vector<std::string> &labels, std::string &error)
+{
+    labels.clear();
+    for (const auto &n : names) {
+        const std::string label = metricLabel(n);
+        if (!deviceMetricsToo && !isEngineMetric(label)) {
+            error = "metric \"" + n + "\" is not one the engine records (e.g. " +
+                    "engine_cpu_ms_per_s, latency_p99_us, rx_pps, drops_per_s, " +
+                    "cpu_ms_per_s[poll]; 'ringlab-engine sessions export' shows them all)";
+            return false;
+        }
+        labels.push_back(label);
+    }
+    return true;
+}
+
+SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
+                      const std::vector<std::string> &metrics)
+{
+    SweepTable t;
+    t.metrics = metrics;
+    for (const auto &m : metrics)
+        t.directions.push_back(betterDirection(baseName(m)));
+    t.points = sweepResults(store, sweep);
+    // The front among the points measured; a metric that follows the load is not an axis.
+    std::vector<std::vector<Estimate>> est;
+    std::vector<std::size_t> measured;
+    std::vector<int> dirs;
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+        if (t.directions[m] != 0) dirs.push_back(t.directions[m]);
+    for (std::size_t k = 0; k < t.points.size(); ++k) {
+        const auto &p = t.points[k];
+        if (p.sessions.empty()) continue;
+        std::vector<Estimate> row;
+        for (std::size_t m = 0; m < metrics.size(); ++m) {
+            if (t.directions[m] == 0) continue;
+            const auto it = p.metrics.find(metrics[m]);
+            if (it == p.metrics.end()) break;
+            row.push_back(it->second);
+        }
+        measured.push_back(k);
+        est.push_back(std::move(row));
+    }
+    std::vector<int> by;
+    const auto front = paretoFront(est, dirs, &by);
+    t.front.assign(t.points.size(), false);
+    t.beatenBy.assign(t.points.size(), -1);
+    for (std::size_t k = 0; k < measured.size(); ++k) {
+        t.front[measured[k]] = front[k];
+        if (by[k] >= 0) t.beatenBy[measured[k]] = t.points[measured[by[k]]].point.index;
+    }
+    return t;
+}
+
+std::string formatSweep(const SweepRecord &sweep, const SweepTable &t, SweepFormat format)
+{
+    std::string out;
+    std::vector<std::string> knobs;
+    if (!sweep.points.empty())
+        for (const auto &[n, v] : sweep.points.front().values)
+            knobs.push_back(n);
+    auto metricOf = [&](const PointResult &p, const std::string &m) -> const Estimate * {
+        const auto it = p.metrics.find(m);
+        return it == p.metrics.end() ? nullptr : &it->second;
+    };
+
+    if (format == SweepFormat::Json) {
+        nlohmann::json j;
+        j["sweep"] = sweep.id;
+        j["created_at"] = sweep.createdAt;
+        j["spec"] = sweepSpecToJson(sweep.spec);
+        j["metrics"] = t.metrics;
+        j["points"] = nlohmann::json::array();
+        for (std::size_t k = 0; k < t.points.size(); ++k) {
+            const auto &p = t.points[k];
+            nlohmann::json jp;
+            jp["point"] = p.point.index;
+            for (const auto &[n, v] : p.point.values)
+                jp["values"][n] = v;
+            jp["sessions"] = p.sessions;
+            jp["front"] = static_cast<bool>(t.front[k]);
+            if (t.beatenBy[k] >= 0) jp["beaten_by"] = t.beatenBy[k];
+            jp["metrics"] = nlohmann::json::object();
+            for (const auto &m : t.metrics)
+                if (const Estimate *e = metricOf(p, m))
+                    jp["metrics"][m] = {{"mean", e->mean},
+                                        {"ci95", e->batches >= 3 ? nlohmann::json(e->ciHalf)
+                                                                 : nlohmann::json(nullptr)},
+                                        {"n", e->n},
+                                        {"unit", p.units.count(m) ? p.units.at(m) : ""}};
+            j["points"].push_back(jp);
+        }
+        return j.dump(2) + "\n";
+    }
+    if (format == SweepFormat::Csv) {
+        out += "point";
+        for (const auto &k : knobs)
+            out += "," + csvField(k);
+        for (const auto &m : t.metrics)
+            out += "," + csvField(m) + "," + csvField(m + " ci95");
+        out += ",front,runs,sessions\n";
+        for (std::size_t k = 0; k < t.points.size(); ++k) {
+            const auto &p = t.points[k];
+            out += std::to_string(p.point.index);
+            for (const auto &[n, v] : p.point.values)
+                out += "," + csvField(v);
+            for (const auto &m : t.metrics) {
+                const Estimate *e = metricOf(p, m);
+                out += "," + (e ? num(e->mean) : std::string()) + "," +
+                       (e && e->batches >= 3 ? num(e->ciHalf) : std::string());
+            }
+            std::string ids;
+            for (auto id : p.sessions)
+                ids += (ids.empty() ? "" : " ") + std::to_string(id);
+            out += std::string(",") + (t.front[k] ? "yes" : "no") + "," +
+                   std::to_string(p.sessions.size()) + "," + ids + "\n";
+        }
+        return out;
+    }
+
+    // A table for a terminal: one line per point, the front marked with *.
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "sweep %s: %s, %d repeat(s) of %.1f s per point, %d/%d runs\n",
+                  sweep.id.c_str(), sweep.spec.profile.c_str(), sweep.spec.repeat,
+                  static_cast<double>(sweep.spec.durationNs) / 1e9, sweep.completedRuns(),
+                  sweep.plannedRuns());
+    out += buf;
+    out += "  point";
+    std::vector<std::size_t> widths;
+    for (const auto &k : knobs) {
+        widths.push_back(std::max<std::size_t>(k.size(), 6));
+        std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(widths.back()), k.c_str());
+        out += buf;
+    }
+    for (const auto &m : t.metrics) {
+        std::snprintf(buf, sizeof buf, " %20s", m.c_str());
+        out += buf;
+    }
+    out += "\n";
+    for (std::size_t k = 0; k < t.points.size(); ++k) {
+        const auto &p = t.points[k];
+        std::snprintf(buf, sizeof buf, "%s %5d", t.front[k] ? "*" : " ", p.point.index);
+        out += buf;
+        for (std::size_t v = 0; v < p.point.values.size() && v < widths.size(); ++v) {
+            std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(widths[v]),
+                          p.point.values[v].second.c_str());
+            out += buf;
+        }
+        for (const auto &m : t.metrics) {
+            const Estimate *e = metricOf(p, m);
+            std::string cell = !e                ? (p.sessions.empty() ? "not run" : "-")
+                               : e->batches >= 3 ? num(e->mean) + " ±" + num(e->ciHalf)
+                                                 : num(e->mean) + " (no CI)";
+            std::snprintf(buf, sizeof buf, " %20s", cell.c_str());
+            out += buf;
+        }
+        if (t.beatenBy[k] >= 0) {
+            std::snprintf(buf, sizeof buf, "  beaten by %d", t.beatenBy[k]);
+            out += buf;
+        }
+        out += "\n";
+    }
+    out += "\n* on the Pareto front of";
+    for (std::size_t m = 0; m < t.metrics.size(); ++m)
+        if (t.directions[m] != 0)
+            out += " " + t.metrics[m] + (t.directions[m] > 0 ? " (higher is better)" : " (lower)");
+    out += ": no other point is significantly better on one of them and significantly worse "
+           "on none (95 % intervals";
+    out += sweep.spec.repeat >= 3 ? " over the repeats)" : " over 0.5 s batches within one run)";
+    out += ".\n";
+    if (sweep.spec.repeat == 2)
+        out += "With 2 repeats there is no interval; the means decide. Use --repeat 3 or more.\n";
+    return out;
+}
+
+} // namespace ringlab

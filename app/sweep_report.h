@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A sweep's results: per point its knob values, each metric's mean with its 95 % interval,
+// and whether it is on the Pareto front; as a table for a terminal, CSV or JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/session_store.h"
+#include "engine/sweep_store.h"
+
+namespace ringlab {
+
+// What the table and the front are over when the user names nothing.
+std::vector<std::string> defaultSweepMetrics();
+// Each of `names` as a metric label (dots for underscores accepted); false with a message
+// naming the first that is not a metric the engine records (device metrics are allowed
+// when `deviceMetricsToo`).
+bool sweepMetricLabels(const std::vector<std::string> &names, bool deviceMetricsToo,
+                       std::vector<std::string> &labels, std::string &error);
+
+struct SweepTable {
+    std::vector<std::string> metrics; // labels
+    std::vector<int> directions;      // betterDirection of each (0: not on the front's axes)
+    std::vector<PointResult> points;
+    std::vector<bool> front; // among measured points
+    std::vector<int> beatenBy;
+};
+
+SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
+                      const std::vector<std::string> &metrics);
+
+enum class SweepFormat { Table, Csv, Json };
+std::string formatSweep(const SweepRecord &sweep, const SweepTable &table, SweepFormat format);
+
+} // namespace ringlab

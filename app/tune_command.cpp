@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/tune_command.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "app/recorded_run.h"
+#include "app/stop_signals.h"
+#include "engine/profile.h"
+#include "engine/sample_metrics.h"
+#include "engine/session_compare.h"
+#include "engine/session_store.h"
+#include "engine/sweep_store.h"
+
+namespace ringlab {
+namespace {
+
+std::string num(double v)
+{
+    char buf[32];
+    if (!std::isfinite(v)) return "-";
+    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : "%.3g", v);
+    return buf;
+}
+
+std::string withInterval(const Estimate &e)
+{
+    if (e.n == 0) return "-";
+    return e.batches >= 3 ? num(e.mean) + " ±" + num(e.ciHalf) : num(e.mean) + " (no interval)";
+}
+
+struct Prepared {
+    TuneSpec spec;
+    ParamSet base;
+    Profile profile;
+};
+
+bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
+{
+    if (o.objective.empty()) {
+        error = "give --minimize METRIC or --maximize METRIC";
+        return false;
+    }
+    p.spec.objective = metricLabel(o.objective);
+    p.spec.maximize = o.maximize;
+    const bool sim = o.device.empty() || o.device == "sim";
+    if (sim && !isEngineMetric(p.spec.objective)) {
+        error = "objective \"" + o.objective +
+                "\" is not a metric the engine records (e.g. engine_cpu_ms_per_s, "
+                "latency_p99_us, rx_pps)";
+        return false;
+    }
+    for (const auto &text : o.constraints) {
+        Constraint c;
+        if (auto st = parseConstraint(text, c); !st.ok()) return (error = st.error), false;
+        p.spec.constraints.push_back(c);
+    }
+    if (o.over.empty()) {
+        error = "give --over with the tunables to search (e.g. --over poll.sleep_min_us)";
+        return false;
+    }
+    for (const auto &text : o.over) {
+        TuneAxis a;
+        if (auto st = parseTuneAxis(text, a); !st.ok()) return (error = st.error), false;
+        for (const auto &b : p.spec.axes)
+            if (b.tunable == a.tunable) return (error = a.tunable + " is in --over twice"), false;
+        p.spec.axes.push_back(a);
+    }
+    for (const auto &text : o.ties) {
+        SweepTie t;
+        if (auto st = parseTie(text, t); !st.ok()) return (error = st.error), false;
+        for (const auto &a : p.spec.axes)
+            if (a.tunable == t.tunable)
+                return (error = t.tunable + " is both searched and tied"), false;
+        p.spec.ties.push_back(t);
+    }
+    p.spec.budget = o.budget;
+    if (o.budget < 4) {
+        error = "--budget " + std::to_string(o.budget) + " is too small (at least 4 runs)";
+        return false;
+    }
+    const auto file = findProfile(o.profile, error);
+    if (file.empty() || !loadProfile(file, p.profile, error)) return false;
+    if (auto st = p.base.set(p.profile.values); !st.ok())
+        return (error = "profile " + file.string() + ": " + st.error), false;
+    if (auto st = p.base.set(o.sets); !st.ok()) return (error = "--set: " + st.error), false;
+    return true;
+}
+
+std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResult &r,
+                         const std::string &id)
+{
+    std::string out;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "tune %s: %s %s over", id.c_str(),
+                  o.maximize ? "maximize" : "minimize", p.spec.objective.c_str());
+    out += buf;
+    for (const auto &a : p.spec.axes) {
+        std::snprintf(buf, sizeof buf, " %s (%s..%s%s)", a.tunable.c_str(), num(a.lo).c_str(),
+                      num(a.hi).c_str(), a.log ? ", log" : "");
+        out += buf;
+    }
+    out += ", profile " + p.profile.name + "\n";
+    for (const auto &c : p.spec.constraints)
+        out += "  subject to " + c.text + "\n";
+    std::snprintf(buf, sizeof buf, "  %d of %d runs used, %.1f s each\n\n", r.runsUsed,
+                  p.spec.budget, static_cast<double>(o.durationNs) / 1e9);
+    out += buf;
+    if (r.found) {
+        out += "best setting (candidate " + std::to_string(r.candidate) +
+               "): " + SweepPoint{0, r.best}.text() + "\n";
+        out += "  " + p.spec.objective + " " + withInterval(r.objective) + " (95 %, " +
+               std::to_string(r.objective.n) + " value(s))\n";
+        for (std::size_t k = 0; k < p.spec.constraints.size(); ++k)
+            out += "  " + p.spec.constraints[k].metric + " " +
+                   withInterval(r.constraintValues[k]) + "  (" + p.spec.constraints[k].text +
+                   ")\n";
+        std::snprintf(buf, sizeof buf,
+                      "  probability that every constraint holds: %.0f %%%s\n", r.probability * 100,
+                      r.probability < 0.95 ? " (below 95 %: run it longer or with repeats before "
+                                             "trusting it)"
+                                           : "");
+        out += buf;
+    } else {
+        out += "no answer: " + r.why + "\n";
+    }
+    out += "\ntrail:\n";
+    std::snprintf(buf, sizeof buf, "  %4s %5s %-7s %14s  %s\n", "run", "cand", "phase",
+                  p.spec.objective.substr(0, 14).c_str(), "setting");
+    out += buf;
+    for (const auto &t : r.trail) {
+        std::snprintf(buf, sizeof buf, "  %4d %5d %-7s %14s  %s%s\n", t.run, t.candidate,
+                      t.phase.c_str(), num(t.objective).c_str(),
+                      SweepPoint{0, t.values}.text().c_str(),
+                      t.meetsConstraints ? "" : "  (breaks a constraint)");
+        out += buf;
+    }
+    return out;
+}
+
+} // namespace
+
+TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
+                std::string &error)
+{
+    Prepared p;
+    if (!prepare(o, p, error)) return TuneEnd::BadInput;
+    const std::filesystem::path path =
+        o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
+    SessionStore store(path);
+    const std::string id = newSweepId(store);
+    std::map<int, std::vector<std::int64_t>> sessions;
+    const auto say = [&](const std::string &m) {
+        if (o.progress) o.progress(m);
+    };
+    const MeasureFn measure = [&](const Assignments &values, int candidate) {
+        Measurement m;
+        RecordedRun run;
+        run.params = p.base;
+        if (!run.params.set(values).ok()) return m;
+        auto &mine = sessions[candidate];
+        run.profile = p.profile.name;
+        run.name = "tune " + id + " #" + std::to_string(candidate) + " " +
+                   SweepPoint{0, values}.text();
+        run.group = "tune " + id + " candidate " + std::to_string(candidate);
+        run.index = static_cast<int>(mine.size()) + 1;
+        run.device = o.device;
+        run.traffic = o.traffic;
+        run.durationNs = o.durationNs;
+        std::int64_t session = 0;
+        if (recordRun(run, store, sigFd, o.cancelled, say, session) != RunEnd::Completed)
+            return m;
+        mine.push_back(session);
+        const CompareSide side = compareSideOf(store, mine, o.warmupS);
+        for (const auto &[label, v] : side.values)
+            if (!v.empty()) m.metrics[label] = estimate(v, side.repeats ? 1 : kSamplesPerBatch);
+        m.runs = static_cast<int>(mine.size());
+        m.ok = true;
+        return m;
+    };
+    result = tune(p.spec, p.base, measure, o.progress);
+    report = formatResult(o, p, result, id);
+    if (result.interrupted && !result.found) {
+        error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
+        return TuneEnd::Interrupted;
+    }
+    return result.found ? TuneEnd::Found : TuneEnd::NotFound;
+}
+
+bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error)
+{
+    Prepared p;
+    if (!prepare(o, p, error)) return false;
+    nlohmann::ordered_json j;
+    const std::string name = std::filesystem::path(o.saveProfile).stem().string();
+    j["name"] = name;
+    std::string desc = "Tuned from " + p.profile.name + ": " +
+                       std::string(o.maximize ? "maximize " : "minimize ") + p.spec.objective;
+    for (const auto &c : p.spec.constraints)
+        desc += ", " + c.text;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " (measured %s, constraints hold with p = %.2f)",
+                  withInterval(r.objective).c_str(), r.probability);
+    j["description"] = desc + buf;
+    j["device"] = p.profile.device;
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    auto put = [&](const std::string &n, const std::string &v) {
+        const TunableInfo *t = findTunable(n);
+        Value val;
+        if (t && ParamSet::parse(*t, v, val).ok() && t->type == Type::Integer)
+            params[n] = val.i;
+        else if (t && t->type == Type::Flag && ParamSet::parse(*t, v, val).ok())
+            params[n] = val.i != 0;
+        else if (t && t->type == Type::Real && ParamSet::parse(*t, v, val).ok())
+            params[n] = val.r;
+        else
+            params[n] = v;
+    };
+    for (const auto &[n, v] : p.profile.values)
+        put(n, v);
+    for (const auto &[n, v] : o.sets)
+        put(n, v);
+    for (const auto &[n, v] : r.best)
+        put(n, v);
+    j["params"] = params;
+    std::ofstream out(o.saveProfile);
+    out << j.dump(2) << "\n";
+    out.close();
+    if (!out) {
+        error = "cannot write " + o.saveProfile;
+        return false;
+    }
+    // What was written must load as a profile.
+    Profile check;
+    return loadProfile(o.saveProfile, check, error);
+}
+
+int tuneCommand(const TuneOptions &opts)
+{
+    TuneOptions o = opts;
+    o.progress = [](const std::string &msg) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", msg.c_str());
+    };
+    const int sigFd = takeStopSignals();
+    TuneResult result;
+    std::string report, error;
+    const TuneEnd end = runTune(o, sigFd, result, report, error);
+    close(sigFd);
+    if (end == TuneEnd::BadInput) {
+        std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
+        return 2;
+    }
+    std::fputs(report.c_str(), stdout);
+    if (end == TuneEnd::Found && !o.saveProfile.empty()) {
+        if (!saveTunedProfile(o, result, error)) {
+            std::fprintf(stderr, "ringlab-engine: tune: --save-profile: %s\n", error.c_str());
+            return 1;
+        }
+        std::printf("\nsaved as %s\n", o.saveProfile.c_str());
+    }
+    if (end == TuneEnd::Interrupted)
+        std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
+    return end == TuneEnd::Found ? 0 : 1;
+}
+
+} // namespace ringlab
