@@ -11,7 +11,7 @@ std::string_view counterName(C c)
         "polls",          "empty_polls",      "interrupts",    "refill_wakeups", "refill_posted",
         "work_items",     "timer_arms",       "timer_cancels", "timer_fires",    "tx_cleans",
         "tx_clean_kicks", "tx_inline_cleans", "reordered",     "rx_errors",      "tx_errors",
-        "handoff_takes"};
+        "handoff_takes",  "dim_steps"};
     static_assert(std::size(names) == kCounterCount);
     return names[static_cast<std::size_t>(c)];
 }

@@ -37,6 +37,7 @@ enum class C : std::uint8_t {
     RxErrors,       // frames the port received in error (DPDK ierrors)
     TxErrors,       // frames the port failed to send (DPDK oerrors)
     HandoffTakes,   // takes from the hand-off: fifo dequeues, per-packet work items run
+    DimSteps,       // moderation profile changes by net_dim (irq.adaptive, tx.coalesce_adaptive)
     Count
 };
 inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(C::Count);

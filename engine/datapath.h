@@ -34,6 +34,8 @@ class Datapath {
     const LatencyStats &latency() const { return tx_.latency(); }
     const BufferSource &pool() const { return pool_; }
     std::uint32_t handoffDepth() const { return handoff_->depth(); }
+    std::uint32_t rxModerationUs() const { return poll_.moderationUs(); }
+    std::uint32_t txCoalesceUs() const { return tx_.coalesceUs(); }
     std::size_t workQueueDepth() const { return wq_.depth(); }
 
   private:

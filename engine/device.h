@@ -114,9 +114,10 @@ class Device {
     // Buffers still in the TX ring, handed back on teardown.
     virtual std::uint32_t txDrain(Buffer **out, std::uint32_t max) = 0;
 
-    // Interrupt mode: the time the device raises its next RX interrupt given moderation, or
-    // -1 when no frame is due. Poll context.
-    virtual std::int64_t nextInterruptNs(std::int64_t nowNs) = 0;
+    // Interrupt mode: the time the device raises its next RX interrupt under this moderation
+    // (rx-usecs, rx-frames), or -1 when no frame is due. Poll context.
+    virtual std::int64_t nextInterruptNs(std::int64_t nowNs, std::int64_t usecs,
+                                         std::int64_t frames) = 0;
     // Interrupt mode on a real interrupt source: re-enables the RX interrupt and blocks until
     // it fires, wakeRxWait() is called or the deadline (< 0: none) passes.
     virtual IrqWait waitRxInterrupt(std::int64_t) { return IrqWait::Unsupported; }

@@ -145,6 +145,8 @@ DatapathReading Engine::read()
         r.handoffDepth = datapath_->handoffDepth();
         r.rxPosted = device_->rxPosted();
         r.txPending = device_->txPending();
+        r.rxModerationUs = datapath_->rxModerationUs();
+        r.txCoalesceUs = datapath_->txCoalesceUs();
     }
     device_->read(r.device);
     for (auto &e : r.device.events)

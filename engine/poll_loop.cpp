@@ -39,6 +39,8 @@ void PollLoop::run(std::stop_token st, Counters &c)
 {
     std::vector<Buffer *> bufs(4096);
     std::int64_t passes = 0; // since the last sleep
+    // net_dim's running totals: interrupts, and what they harvested.
+    std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
     while (!st.stop_requested()) {
         const auto budget = static_cast<std::uint32_t>(live_.i(P::PollBudget));
         const std::int64_t now = nowNs();
@@ -55,12 +57,17 @@ void PollLoop::run(std::stop_token st, Counters &c)
             }
             c.add(C::RxPackets, n);
             c.add(C::RxBytes, bytes);
+            packets += n;
+            bytesIn += bytes;
             handoff_.deliver(bufs.data(), n, c);
         }
         ++passes;
         if (n == budget) continue; // a full round: more work is waiting, poll again
 
         const auto mode = live_.choice<PollMode>(P::PollMode);
+        if (mode != PollMode::Interrupt)
+            moderationUs_.store(static_cast<std::uint32_t>(live_.i(P::IrqUsecs)),
+                                std::memory_order_relaxed);
         // KNI's kthread: KNI_RX_LOOP_NUM passes per wakeup, found work or not, then sleep.
         if ((mode == PollMode::Sleep || mode == PollMode::Tick) && passes < live_.i(P::PollPasses))
             continue;
@@ -80,13 +87,24 @@ void PollLoop::run(std::stop_token st, Counters &c)
             break;
         }
         case PollMode::Interrupt: {
+            const bool adaptive = live_.flag(P::IrqAdaptive);
+            if (adaptive && dim_.sample(nowNs(), irqs, packets, bytesIn)) c.add(C::DimSteps);
+            const std::int64_t usecs = adaptive ? dim_.profile().usec : live_.i(P::IrqUsecs);
+            const std::int64_t frames = adaptive ? dim_.profile().pkts : live_.i(P::IrqFrames);
+            moderationUs_.store(static_cast<std::uint32_t>(usecs), std::memory_order_relaxed);
             // Re-enable the interrupt and block until the device raises it.
             setTimerSlackNs(1);
             const IrqWait w = dev_.waitRxInterrupt(-1);
-            if (w == IrqWait::Interrupt) c.add(C::Interrupts);
+            if (w == IrqWait::Interrupt) {
+                c.add(C::Interrupts);
+                ++irqs;
+            }
             if (w != IrqWait::Unsupported) break;
-            const std::int64_t irq = dev_.nextInterruptNs(nowNs());
-            if (!waiter_.waitUntil(irq)) c.add(C::Interrupts);
+            const std::int64_t irq = dev_.nextInterruptNs(nowNs(), usecs, frames);
+            if (!waiter_.waitUntil(irq)) {
+                c.add(C::Interrupts);
+                ++irqs;
+            }
             break;
         }
         }

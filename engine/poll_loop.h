@@ -3,7 +3,10 @@
 // strategies are a table indexed by mode, read live at every round.
 #pragma once
 
+#include <atomic>
+
 #include "engine/device.h"
+#include "engine/dim.h"
 #include "engine/handoff.h"
 #include "engine/live_params.h"
 #include "engine/refill.h"
@@ -31,6 +34,9 @@ class PollLoop {
 
     // The end of a usleep_range(min, max) / schedule_timeout style sleep, exposed for tests
     // and benchmarks: returns the absolute deadline and sets the slack to use.
+    // The RX moderation in force (irq.usecs, or net_dim's under irq.adaptive). Any thread.
+    std::uint32_t moderationUs() const { return moderationUs_.load(std::memory_order_relaxed); }
+
     static std::int64_t sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
                                       std::int64_t maxUs, std::int64_t tickHz,
                                       std::int64_t &slackNs);
@@ -44,6 +50,8 @@ class PollLoop {
     Handoff &handoff_;
     ThreadRegistry &reg_;
     Waiter waiter_;
+    NetDim dim_{kDimRxProfiles}; // poll thread only
+    std::atomic<std::uint32_t> moderationUs_{0};
     EngineThread thread_;
 };
 

@@ -44,6 +44,8 @@ struct Sample {
     double engineCpuMsPerS = 0;
     std::vector<ThreadStat> threads;
     std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+    // The moderation in force at the end of the interval: the tunables', or net_dim's.
+    std::uint32_t rxModerationUs = 0, txCoalesceUs = 0;
     std::vector<DeviceMetric> device; // what the device measures itself (link, traffic client)
 
     double rateOf(C c) const { return rate[static_cast<std::size_t>(c)]; }

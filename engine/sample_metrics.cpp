@@ -53,6 +53,8 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     put("rx_posted", "descriptors", s.rxPosted);
     put("tx_pending", "descriptors", s.txPending);
     put("handoff_depth", "packets", s.handoffDepth);
+    put("rx_moderation_us", "us", s.rxModerationUs); // in force: irq.usecs, or net_dim's
+    put("tx_coalesce_us", "us", s.txCoalesceUs);
     for (const auto &d : s.device)
         m.push_back({d.name, d.unit, {}, d.value});
     for (const auto &t : s.threads) {
@@ -137,6 +139,10 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
         s.txPending = static_cast<std::uint32_t>(v);
     else if (name == "handoff_depth")
         s.handoffDepth = static_cast<std::uint32_t>(v);
+    else if (name == "rx_moderation_us")
+        s.rxModerationUs = static_cast<std::uint32_t>(v);
+    else if (name == "tx_coalesce_us")
+        s.txCoalesceUs = static_cast<std::uint32_t>(v);
     else
         s.device.push_back({name, {}, v}); // a device's own metric
 }
@@ -171,7 +177,8 @@ int betterDirection(const std::string &name)
     if (name == "offered_pps" || name.ends_with("_count") || name == "pool_free" ||
         name == "rx_posted" || name == "refill_posted_per_s" || name == "polls_per_s" ||
         name == "work_items_per_s" || name == "tx_cleans_per_s" || name == "tx_clean_kicks_per_s" ||
-        name == "tx_inline_cleans_per_s" || name == "tx_pending")
+        name == "tx_inline_cleans_per_s" || name == "tx_pending" || name == "dim_steps_per_s" ||
+        name == "rx_moderation_us" || name == "tx_coalesce_us")
         return 0;
     return -1; // CPU, wakeups, drops, events, latency, queue depths: less is better
 }

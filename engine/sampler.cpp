@@ -135,6 +135,8 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     s->poolFree = dp.poolFree;
     s->rxPosted = dp.rxPosted;
     s->txPending = dp.txPending;
+    s->rxModerationUs = dp.rxModerationUs;
+    s->txCoalesceUs = dp.txCoalesceUs;
     s->handoffDepth = dp.handoffDepth;
 
     const std::int64_t pcpu = processCpuNs();

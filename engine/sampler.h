@@ -17,6 +17,7 @@ namespace ringlab {
 struct DatapathReading {
     LatencyStats::Snapshot latency; // cumulative, including torn-down datapaths
     std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+    std::uint32_t rxModerationUs = 0, txCoalesceUs = 0;
     DeviceReading device;
 };
 

@@ -20,6 +20,7 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
     : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent),
       flushInline_(dev.txCompletesOnFlush())
 {
+    coalesceUs_.store(static_cast<std::uint32_t>(coalesceUsecs()), std::memory_order_relaxed);
     timerFd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (timerFd_ < 0 || kickFd_ < 0)
@@ -51,7 +52,9 @@ void Transmitter::kick()
 void Transmitter::armTimer(Counters &c)
 {
     // hrtimer_start(): on an armed timer it pushes the expiry out.
-    const std::int64_t ns = live_.i(P::TxCoalesceUsecs) * 1000;
+    const std::int64_t us = coalesceUsecs();
+    coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
+    const std::int64_t ns = us * 1000;
     itimerspec its{};
     its.it_value = toTimespec(ns);
     timerfd_settime(timerFd_, 0, &its, nullptr);
@@ -139,7 +142,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         pool_.release(bufs + sent, n - sent);
     }
 
-    const auto coalesceFrames = static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames));
+    const std::uint32_t coalesceFrames = this->coalesceFrames();
     if (flushInline_) {
         // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
         // tx.coalesce_frames frames are flushed here.
@@ -162,7 +165,20 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
     }
 }
 
-std::uint32_t Transmitter::reclaim(Counters &c)
+std::int64_t Transmitter::coalesceUsecs() const
+{
+    return live_.flag(P::TxCoalesceAdaptive) ? dimUsec_.load(std::memory_order_relaxed)
+                                             : live_.i(P::TxCoalesceUsecs);
+}
+
+std::uint32_t Transmitter::coalesceFrames() const
+{
+    return live_.flag(P::TxCoalesceAdaptive)
+               ? dimPkts_.load(std::memory_order_relaxed)
+               : static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames));
+}
+
+std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
 {
     if (reclaiming_.test_and_set(std::memory_order_acquire)) return 0;
     std::uint32_t total = 0;
@@ -182,6 +198,7 @@ std::uint32_t Transmitter::reclaim(Counters &c)
             if (dropped) c.add(C::TxFull, dropped);
             c.add(C::TxPackets, k - dropped);
             c.add(C::TxBytes, bytes);
+            if (bytesOut) *bytesOut += bytes;
         }
     } while (k == kBurst);
     reclaiming_.clear(std::memory_order_release);
@@ -193,7 +210,17 @@ bool Transmitter::napiPoll(Counters &c)
     // stmmac_napi_poll_tx(): stmmac_tx_clean(), napi_complete_done(), then the timer for
     // frames still pending.
     c.add(C::TxCleans);
-    const std::uint32_t cleaned = reclaim(c);
+    std::uint64_t bytes = 0;
+    const std::uint32_t cleaned = reclaim(c, &bytes);
+    // net_dim over the cleans: each poll is an event, as a TX completion interrupt is.
+    dimPackets_ += cleaned;
+    dimBytes_ += bytes;
+    if (live_.flag(P::TxCoalesceAdaptive) &&
+        dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {
+        dimUsec_.store(dim_.profile().usec, std::memory_order_relaxed);
+        dimPkts_.store(dim_.profile().pkts, std::memory_order_relaxed);
+        c.add(C::DimSteps);
+    }
     CalibratedSpin::spinNs(live_.i(P::CostTxCleanNs) * static_cast<std::int64_t>(cleaned));
     const bool pending = dev_.txPending() > 0;
     const bool rearm = live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm;

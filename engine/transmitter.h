@@ -15,6 +15,7 @@
 
 #include "engine/buffer_source.h"
 #include "engine/device.h"
+#include "engine/dim.h"
 #include "engine/latency_stats.h"
 #include "engine/live_params.h"
 #include "engine/thread_registry.h"
@@ -38,6 +39,8 @@ class Transmitter {
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
     void flush(Counters &c) { reclaim(c); }
     const LatencyStats &latency() const { return latency_; }
+    // The coalesce timer in force (tx.coalesce_usecs, or net_dim's). Any thread.
+    std::uint32_t coalesceUs() const { return coalesceUs_.load(std::memory_order_relaxed); }
 
   private:
     static constexpr unsigned kSched = 1, kMissed = 2;
@@ -47,7 +50,10 @@ class Transmitter {
     // scheduled again meanwhile (missed) and must run again.
     bool napiPoll(Counters &c);
     // Reclaims completed frames unless another context is doing so; returns how many.
-    std::uint32_t reclaim(Counters &c);
+    std::uint32_t reclaim(Counters &c, std::uint64_t *bytesOut = nullptr);
+    // The coalescing in force: the tunables', or net_dim's under tx.coalesce_adaptive.
+    std::int64_t coalesceUsecs() const;
+    std::uint32_t coalesceFrames() const;
     // napi_schedule_prep(): true when this call scheduled it (it was idle).
     bool napiSchedule();
     // napi_complete_done(): false when a schedule was missed while polling (stays scheduled).
@@ -76,6 +82,12 @@ class Transmitter {
     std::atomic_flag reclaiming_ =
         ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
     LatencyStats latency_;
+    // net_dim over the TX cleans (clean thread), and the profile it chose (read anywhere).
+    NetDim dim_{kDimTxProfiles};
+    std::uint64_t dimCleans_ = 0, dimPackets_ = 0, dimBytes_ = 0;
+    std::atomic<std::uint32_t> dimUsec_{kDimTxProfiles[kDimDefaultProfile].usec};
+    std::atomic<std::uint32_t> dimPkts_{kDimTxProfiles[kDimDefaultProfile].pkts};
+    std::atomic<std::uint32_t> coalesceUs_{0};
     EngineThread clean_;
 };
 

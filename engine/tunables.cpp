@@ -105,6 +105,11 @@ const TunableInfo kTable[] = {
     {P::IrqFrames, "irq.frames", "Polling", T::Integer, "frames", 1, 4096, 32, L, none,
      "Interrupt moderation frame count (rx-frames): the interrupt is raised once this many "
      "frames have arrived, even before irq.usecs."},
+    {P::IrqAdaptive, "irq.adaptive", "Polling", T::Flag, "", 0, 1, 0, L, none,
+     "Adaptive RX moderation (ethtool adaptive-rx): in interrupt mode the kernel's net_dim "
+     "algorithm replaces irq.usecs/irq.frames, stepping through its five profiles (2 us/256 "
+     "frames .. 64 us/64 frames) every 64 interrupts by whether bytes, packets and interrupts "
+     "per ms improved. rx_moderation_us shows the profile in force."},
     {P::TxRingSize, "tx.ring_size", "TX coalescing", T::Integer, "descriptors", 64, 32768, 1024, R, none,
      "Number of TX descriptors. A power of two. A transmit that finds the ring full is dropped "
      "(tx_full).", true},
@@ -114,6 +119,10 @@ const TunableInfo kTable[] = {
     {P::TxCoalesceFrames, "tx.coalesce_frames", "TX coalescing", T::Integer, "frames", 1, 4096, 25, L, none,
      "Clean TX completions as soon as this many frames are pending, without waiting for the "
      "timer (stmmac: 25). Must be less than tx.ring_size."},
+    {P::TxCoalesceAdaptive, "tx.coalesce_adaptive", "TX coalescing", T::Flag, "", 0, 1, 0, L, none,
+     "Adaptive TX coalescing (ethtool adaptive-tx): net_dim over the TX cleans replaces "
+     "tx.coalesce_usecs/tx.coalesce_frames with its TX profiles (5 us/128 frames .. 64 us/32 "
+     "frames). tx_coalesce_us shows the profile in force."},
     {P::TxTimerPolicy, "tx.timer_policy", "TX coalescing", T::Choice, "", 0, 1, 1, L, kTimerPolicies,
      "When the coalesce timer is armed. rearm: on every transmit (stmmac before the fix; each "
      "arm is a timer syscall). skip_if_scheduled: only when a TX clean is not already "

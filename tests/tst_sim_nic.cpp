@@ -138,15 +138,15 @@ void TstSimNic::interruptTimeFollowsModeration()
     const std::int64_t t0 = nowNs();
     n.nic.linkUp(t0);
     // Frames every 100 us; the 2nd frame (t0 + 200 us) comes before first + 250 us.
-    QCOMPARE(n.nic.nextInterruptNs(t0), t0 + 200'000);
+    QCOMPARE(n.nic.nextInterruptNs(t0, 250, 2), t0 + 200'000);
     n.live.publish(params({{"load.rate_pps", "10000"},
                            {"load.pattern", "constant"},
                            {"probe.rate_hz", "0"},
                            {"irq.usecs", "50"},
                            {"irq.frames", "2"}}));
-    QCOMPARE(n.nic.nextInterruptNs(t0), t0 + 150'000); // first frame + 50 us
+    QCOMPARE(n.nic.nextInterruptNs(t0, 50, 2), t0 + 150'000); // first frame + 50 us
     n.live.publish(params({{"load.rate_pps", "0"}, {"probe.rate_hz", "0"}}));
-    QCOMPARE(n.nic.nextInterruptNs(t0), std::int64_t{-1}); // no traffic, no interrupt
+    QCOMPARE(n.nic.nextInterruptNs(t0, 50, 2), std::int64_t{-1}); // no traffic, no interrupt
 }
 
 void TstSimNic::deliveredPlusDroppedEqualsOffered()

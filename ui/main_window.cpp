@@ -17,6 +17,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
@@ -32,6 +33,7 @@
 #include "ui/name_only_icon_provider.h"
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
+#include "ui/sweep_tab.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
@@ -60,7 +62,24 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     split->addWidget(segmentView_);
     split->setStretchFactor(0, 5);
     split->setStretchFactor(1, 1);
-    setCentralWidget(split);
+    sweep_ = new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });
+    sweep_->blockedReason = [this] {
+        return ctl_->isRunning() ? tr("Stop the running session first: both would share the CPU")
+                                 : QString();
+    };
+    tabs_ = new QTabWidget;
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(split, tr("Run"));
+    tabs_->addTab(sweep_, tr("Sweep"));
+    setCentralWidget(tabs_);
+    connect(tabs_, &QTabWidget::currentChanged, this, [this](int k) {
+        if (tabs_->widget(k) == sweep_ && !sweep_->running()) sweep_->reload();
+    });
+    connect(sweep_, &SweepTab::openSessionRequested, this, [this](qint64 id) {
+        openSession(id);
+        tabs_->setCurrentIndex(0);
+    });
+    connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
 
     buildToolbar();
     buildMenus();

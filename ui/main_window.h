@@ -14,6 +14,7 @@
 class QAction;
 class QComboBox;
 class QLabel;
+class QTabWidget;
 class QTableView;
 class QTimer;
 class QUndoStack;
@@ -21,6 +22,7 @@ class QUndoStack;
 namespace ringlab::ui {
 
 class ChartsView;
+class SweepTab;
 class EngineController;
 class ParameterPanel;
 class SegmentModel;
@@ -46,6 +48,8 @@ class MainWindow : public QMainWindow {
     QAction *stopAction() const { return stop_; }
     QAction *recordAction() const { return record_; }
     QAction *reproduceAction() const { return reproduce_; }
+    SweepTab *sweepTab() const { return sweep_; }
+    QTabWidget *tabs() const { return tabs_; }
 
     bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
     void openSession(qint64 id);
@@ -102,6 +106,8 @@ class MainWindow : public QMainWindow {
     std::vector<ParamChangeRow> liveChanges_;
     QTimer *segmentTimer_;
     qint64 shownSession_ = 0; // a recorded session on screen, 0 for the live run
+    QTabWidget *tabs_ = nullptr;
+    SweepTab *sweep_ = nullptr;
 };
 
 } // namespace ringlab::ui

@@ -140,7 +140,7 @@ std::vector<TunableSupport> DpdkDevice::support() const
     s.push_back({P::LoadSeed, Support::Ignored, "real traffic has no seed"});
     s.push_back({P::ProbeRateHz, Support::Ignored,
                  "no synthetic probes on real ports; the lab measures round trips with ping"});
-    for (P p : {P::IrqUsecs, P::IrqFrames})
+    for (P p : {P::IrqUsecs, P::IrqFrames, P::IrqAdaptive})
         s.push_back({p, Support::Ignored,
                      "interrupt moderation is the NIC's own (ethtool -C); " + drv +
                          " has no moderation knob through ethdev"});

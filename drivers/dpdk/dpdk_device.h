@@ -78,7 +78,7 @@ class DpdkDevice final : public Device {
     std::uint32_t txFree() const override { return txq_ ? txq_->capacity() - txq_->size() : 0; }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;
 
-    std::int64_t nextInterruptNs(std::int64_t) override { return -1; }
+    std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
     IrqWait waitRxInterrupt(std::int64_t deadlineNs) override;
     void wakeRxWait() override;
 

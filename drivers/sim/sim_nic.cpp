@@ -168,14 +168,13 @@ std::uint32_t SimNic::txDrain(Buffer **out, std::uint32_t max)
     return k;
 }
 
-std::int64_t SimNic::nextInterruptNs(std::int64_t nowNs)
+std::int64_t SimNic::nextInterruptNs(std::int64_t nowNs, std::int64_t usecs, std::int64_t frames)
 {
     followLoad(nowNs);
     ArrivalGenerator load = load_, probes = probes_;
     const std::int64_t first = std::min(load.peek(), probes.peek());
     if (first == kNever) return -1;
-    const std::int64_t byTime = first + live_.i(P::IrqUsecs) * 1000;
-    const std::int64_t frames = live_.i(P::IrqFrames);
+    const std::int64_t byTime = first + usecs * 1000;
     for (std::int64_t k = 1;; ++k) {
         const std::int64_t t = std::min(load.peek(), probes.peek());
         if (t >= byTime) return byTime;

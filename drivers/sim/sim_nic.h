@@ -51,7 +51,8 @@ class SimNic final : public Device {
     std::uint32_t txFree() const override { return tx_->size() - tx_->pending(); }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;
 
-    std::int64_t nextInterruptNs(std::int64_t nowNs) override;
+    std::int64_t nextInterruptNs(std::int64_t nowNs, std::int64_t usecs,
+                                 std::int64_t frames) override;
 
   private:
     void followLoad(std::int64_t nowNs); // picks up live changes of the load tunables

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/sweep_tab.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "app/sweep_command.h"
+#include "app/tune_command.h"
+#include "engine/profile.h"
+#include "engine/sample_metrics.h"
+#include "engine/session_store.h"
+#include "ui/sweep_chart.h"
+
+namespace ringlab::ui {
+namespace {
+
+QStringList splitItems(const QString &text)
+{
+    QStringList out;
+    for (const QString &part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        if (!part.trimmed().isEmpty()) out << part.trimmed();
+    return out;
+}
+
+QString cell(const Estimate &e)
+{
+    auto num = [](double v) {
+        return std::fabs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
+    };
+    return e.batches >= 3 ? num(e.mean) + QStringLiteral(" ±") + num(e.ciHalf)
+                          : num(e.mean) + QObject::tr(" (no CI)");
+}
+
+} // namespace
+
+SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *parent)
+    : QWidget(parent), database_(std::move(database))
+{
+    mode_ = new QComboBox;
+    mode_->addItem(tr("Sweep: one point per setting"));
+    mode_->addItem(tr("Tune: find the setting for a goal"));
+    profile_ = new QComboBox;
+    for (const auto &p : listProfiles())
+        profile_->addItem(QString::fromStdString(p.name));
+    profile_->setCurrentText(QStringLiteral("kni-sleep-100-200"));
+
+    vary_ = new QLineEdit(QStringLiteral("poll.sleep_min_us=5..1000:log:5"));
+    vary_->setToolTip(tr("One axis per ';': NAME=V1,V2,... or NAME=LO..HI[:lin|:log][:N]. "
+                         "Several axes are crossed as a grid."));
+    tie_ = new QLineEdit(QStringLiteral("poll.sleep_max_us=2*poll.sleep_min_us"));
+    tie_->setToolTip(tr("Tunables computed at every point, NAME=EXPRESSION, separated by ';'"));
+    repeat_ = new QSpinBox;
+    repeat_->setRange(1, 20);
+    repeat_->setValue(1);
+    repeat_->setToolTip(tr("Runs per point; 3 or more give intervals across runs"));
+    seconds_ = new QSpinBox;
+    seconds_->setRange(1, 600);
+    seconds_->setValue(3);
+    seconds_->setSuffix(tr(" s"));
+    seconds_->setToolTip(tr("Length of each run; the first half second is left out"));
+
+    sense_ = new QComboBox;
+    sense_->addItems({tr("minimize"), tr("maximize")});
+    objective_ = new QLineEdit(QStringLiteral("engine_cpu_ms_per_s"));
+    constraints_ = new QLineEdit(QStringLiteral("latency_p50_us<=60"));
+    constraints_->setToolTip(tr("METRIC OP NUMBER, separated by ';' (OP: <=, <, >=, >, ==)"));
+    over_ = new QLineEdit(QStringLiteral("poll.sleep_min_us=5..2000"));
+    over_->setToolTip(tr("Tunables to search, NAME or NAME=LO..HI, separated by ';'"));
+    budget_ = new QSpinBox;
+    budget_->setRange(4, 500);
+    budget_->setValue(12);
+    budget_->setToolTip(tr("Runs in all, the repeats at the best settings included"));
+
+    auto *sweepForm = new QWidget;
+    auto *sf = new QFormLayout(sweepForm);
+    sf->setContentsMargins(0, 0, 0, 0);
+    sf->addRow(tr("Vary"), vary_);
+    sf->addRow(tr("Repeats"), repeat_);
+    auto *tuneForm = new QWidget;
+    auto *tf = new QFormLayout(tuneForm);
+    tf->setContentsMargins(0, 0, 0, 0);
+    auto *goal = new QHBoxLayout;
+    goal->addWidget(sense_);
+    goal->addWidget(objective_, 1);
+    tf->addRow(tr("Goal"), goal);
+    tf->addRow(tr("Subject to"), constraints_);
+    tf->addRow(tr("Over"), over_);
+    tf->addRow(tr("Budget"), budget_);
+    forms_ = new QStackedWidget;
+    forms_->addWidget(sweepForm);
+    forms_->addWidget(tuneForm);
+    connect(mode_, &QComboBox::currentIndexChanged, forms_, &QStackedWidget::setCurrentIndex);
+
+    run_ = new QPushButton(tr("Run"));
+    connect(run_, &QPushButton::clicked, this, [this] { running() ? cancel() : start(); });
+    bar_ = new QProgressBar;
+    bar_->setRange(0, 1);
+    bar_->setValue(0);
+    status_ = new QLabel(tr("Every run is recorded as a session; an interrupted sweep keeps "
+                            "what it measured."));
+    status_->setWordWrap(true);
+
+    auto *setup = new QGroupBox(tr("Set up"));
+    auto *form = new QFormLayout;
+    form->addRow(tr("Mode"), mode_);
+    form->addRow(tr("Profile"), profile_);
+    auto *setupLayout = new QVBoxLayout(setup);
+    setupLayout->addLayout(form);
+    setupLayout->addWidget(forms_);
+    auto *common = new QFormLayout;
+    common->addRow(tr("Tie"), tie_);
+    common->addRow(tr("Each run"), seconds_);
+    setupLayout->addLayout(common);
+    setupLayout->addWidget(run_);
+    setupLayout->addWidget(bar_);
+    setupLayout->addWidget(status_);
+    setupLayout->addStretch(1);
+    setup->setMinimumWidth(250);
+    setup->setMaximumWidth(380);
+
+    sweeps_ = new QComboBox;
+    sweeps_->setMinimumContentsLength(12);
+    sweeps_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    sweeps_->setToolTip(tr("Sweeps in the session database, newest first"));
+    x_ = new QComboBox;
+    y_ = new QComboBox;
+    for (QComboBox *b : {x_, y_}) {
+        b->setEditable(true);
+        b->setMinimumContentsLength(12);
+        b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        for (const auto &m : engineMetricNames())
+            if (m.find('[') == std::string::npos) b->addItem(QString::fromStdString(m));
+    }
+    x_->setCurrentText(QStringLiteral("engine_cpu_ms_per_s"));
+    y_->setCurrentText(QStringLiteral("latency_p99_us"));
+    connect(sweeps_, &QComboBox::activated, this,
+            [this](int k) { showSweep(sweeps_->itemData(k).toString()); });
+    connect(x_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+    connect(y_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+    auto *pick = new QHBoxLayout;
+    pick->addWidget(new QLabel(tr("Sweep")));
+    pick->addWidget(sweeps_, 1);
+    pick->addWidget(new QLabel(tr("x")));
+    pick->addWidget(x_);
+    pick->addWidget(new QLabel(tr("y")));
+    pick->addWidget(y_);
+
+    chart_ = new SweepChart;
+    connect(chart_, &SweepChart::pointClicked, this, [this](int, qint64 session) {
+        if (session > 0) emit openSessionRequested(session);
+    });
+    table_ = new QTableWidget;
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (row < 0 || row >= static_cast<int>(shownTable_.points.size())) return;
+        const auto &s = shownTable_.points[static_cast<std::size_t>(row)].sessions;
+        if (!s.empty()) emit openSessionRequested(s.front());
+    });
+    report_ = new QTextBrowser;
+    report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    report_->setMinimumHeight(60);
+    report_->setLineWrapMode(QTextEdit::NoWrap);
+
+    auto *results = new QSplitter(Qt::Vertical);
+    results->addWidget(chart_);
+    results->addWidget(table_);
+    results->addWidget(report_);
+    results->setStretchFactor(0, 4);
+    results->setStretchFactor(1, 2);
+    results->setStretchFactor(2, 1);
+    auto *right = new QVBoxLayout;
+    right->addLayout(pick);
+    right->addWidget(results, 1);
+
+    auto *layout = new QHBoxLayout(this);
+    layout->addWidget(setup);
+    layout->addLayout(right, 1);
+}
+
+SweepTab::~SweepTab()
+{
+    cancel_ = true;
+    if (worker_.joinable()) worker_.join();
+}
+
+void SweepTab::reload(const QString &select)
+{
+    sweeps_->clear();
+    std::vector<SweepRecord> list;
+    try {
+        SessionStore store(database_());
+        list = listSweeps(store);
+    } catch (const std::exception &e) {
+        status_->setText(QString::fromStdString(e.what()));
+        return;
+    }
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+        QString varies;
+        for (const auto &a : it->spec.axes)
+            varies += (varies.isEmpty() ? QString() : QStringLiteral(", ")) +
+                      QString::fromStdString(a.tunable);
+        sweeps_->addItem(tr("%1  %2: %3 (%4/%5 runs)")
+                             .arg(QString::fromStdString(it->id),
+                                  QString::fromStdString(it->spec.profile), varies)
+                             .arg(it->completedRuns())
+                             .arg(it->plannedRuns()),
+                         QString::fromStdString(it->id));
+    }
+    const QString want = !select.isEmpty() ? select : shown_;
+    int k = want.isEmpty() ? 0 : sweeps_->findData(want);
+    if (k < 0) k = 0;
+    if (sweeps_->count()) {
+        sweeps_->setCurrentIndex(k);
+        showSweep(sweeps_->itemData(k).toString());
+    }
+}
+
+bool SweepTab::showSweep(const QString &id)
+{
+    try {
+        SessionStore store(database_());
+        std::string error;
+        SweepRecord rec;
+        if (!loadSweep(store, id.toStdString(), rec, error)) {
+            status_->setText(QString::fromStdString(error));
+            return false;
+        }
+        std::vector<std::string> metrics = defaultSweepMetrics();
+        for (QComboBox *b : {x_, y_}) {
+            const std::string m = metricLabel(b->currentText().toStdString());
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
+                metrics.push_back(m);
+        }
+        shownRecord_ = rec;
+        shownTable_ = sweepTable(store, rec, metrics);
+        shown_ = id;
+        report_->setPlainText(
+            QString::fromStdString(formatSweep(rec, shownTable_, SweepFormat::Table)));
+    } catch (const std::exception &e) {
+        status_->setText(QString::fromStdString(e.what()));
+        return false;
+    }
+    if (int k = sweeps_->findData(id); k >= 0) sweeps_->setCurrentIndex(k);
+    fillTable();
+    chart_->show(shownTable_, metricLabel(x_->currentText().toStdString()),
+                 metricLabel(y_->currentText().toStdString()));
+    return true;
+}
+
+void SweepTab::redraw()
+{
+    if (!shown_.isEmpty()) showSweep(shown_);
+}
+
+void SweepTab::fillTable()
+{
+    const SweepTable &t = shownTable_;
+    QStringList headers{tr("point")};
+    std::vector<std::string> knobs;
+    if (!t.points.empty())
+        for (const auto &[n, v] : t.points.front().point.values) {
+            knobs.push_back(n);
+            headers << QString::fromStdString(n);
+        }
+    for (const auto &m : t.metrics)
+        headers << QString::fromStdString(m);
+    headers << tr("front") << tr("runs");
+    table_->clear();
+    table_->setColumnCount(static_cast<int>(headers.size()));
+    table_->setHorizontalHeaderLabels(headers);
+    table_->setRowCount(static_cast<int>(t.points.size()));
+    for (std::size_t r = 0; r < t.points.size(); ++r) {
+        const PointResult &p = t.points[r];
+        int c = 0;
+        auto put = [&](const QString &text) {
+            auto *item = new QTableWidgetItem(text);
+            if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            table_->setItem(static_cast<int>(r), c++, item);
+        };
+        put(QString::number(p.point.index));
+        for (const auto &[n, v] : p.point.values)
+            put(QString::fromStdString(v));
+        for (const auto &m : t.metrics) {
+            const auto it = p.metrics.find(m);
+            put(it == p.metrics.end() ? (p.sessions.empty() ? tr("not run") : QStringLiteral("-"))
+                                      : cell(it->second));
+        }
+        put(t.front[r] ? tr("✓ front")
+                       : t.beatenBy[r] >= 0 ? tr("beaten by %1").arg(t.beatenBy[r]) : QString());
+        put(QString::number(p.sessions.size()));
+    }
+}
+
+void SweepTab::start()
+{
+    if (running()) return;
+    if (blockedReason) {
+        if (const QString why = blockedReason(); !why.isEmpty()) {
+            status_->setText(why);
+            return;
+        }
+    }
+    mode_->currentIndex() == 0 ? startSweep() : startTune();
+}
+
+void SweepTab::startSweep()
+{
+    SweepOptions o;
+    o.spec.profile = profile_->currentText().toStdString();
+    for (const QString &axis : splitItems(vary_->text())) {
+        SweepAxis a;
+        if (auto st = parseGridAxis(axis.toStdString(), a); !st.ok()) {
+            status_->setText(QString::fromStdString(st.error));
+            return;
+        }
+        o.spec.axes.push_back(a);
+    }
+    for (const QString &text : splitItems(tie_->text())) {
+        SweepTie t;
+        if (auto st = parseTie(text.toStdString(), t); !st.ok()) {
+            status_->setText(QString::fromStdString(st.error));
+            return;
+        }
+        o.spec.ties.push_back(t);
+    }
+    if (o.spec.axes.empty()) {
+        status_->setText(tr("Nothing to sweep: give at least one axis under Vary"));
+        return;
+    }
+    o.spec.repeat = repeat_->value();
+    o.spec.durationNs = static_cast<std::int64_t>(seconds_->value()) * 1'000'000'000;
+    o.spec.warmupS = std::min(1.0, seconds_->value() / 2.0);
+    o.db = database_().string();
+    // Every point is checked before the worker starts, so a mistake shows at once.
+    {
+        ParamSet base;
+        std::string error;
+        Profile p;
+        const auto file = findProfile(o.spec.profile, error);
+        std::vector<SweepPoint> points;
+        if (file.empty() || !loadProfile(file, p, error)) {
+            status_->setText(QString::fromStdString(error));
+            return;
+        }
+        if (auto st = base.set(p.values); st.ok()) {
+            if (auto st2 = expandPoints(o.spec, base, points); !st2.ok()) {
+                status_->setText(QString::fromStdString(st2.error));
+                return;
+            }
+            bar_->setRange(0, static_cast<int>(points.size()) * o.spec.repeat);
+        }
+    }
+    bar_->setValue(0);
+    cancel_ = false;
+    run_->setText(tr("Cancel"));
+    o.progress = [this](const std::string &msg) {
+        const QString text = QString::fromStdString(msg);
+        QMetaObject::invokeMethod(
+            this,
+            [this, text] {
+                status_->setText(text);
+                const auto m = QRegularExpression(QStringLiteral("\\((\\d+)/(\\d+)\\)")).match(text);
+                if (m.hasMatch()) {
+                    bar_->setRange(0, m.captured(2).toInt());
+                    bar_->setValue(m.captured(1).toInt() - 1);
+                }
+            },
+            Qt::QueuedConnection);
+    };
+    o.onRun = [this](const SweepRecord &rec) {
+        const QString id = QString::fromStdString(rec.id);
+        QMetaObject::invokeMethod(
+            this, [this, id] { reload(id); }, Qt::QueuedConnection);
+    };
+    o.cancelled = [this] { return cancel_.load(); };
+    worker_ = std::thread([this, o] {
+        std::string id, error;
+        SweepEnd end = SweepEnd::Failed;
+        try {
+            end = runSweep(o, -1, id, error);
+        } catch (const std::exception &e) {
+            error = e.what();
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, end, err = QString::fromStdString(error), sid = QString::fromStdString(id)] {
+                ended(end == SweepEnd::Completed, err, sid);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void SweepTab::startTune()
+{
+    TuneOptions o;
+    o.profile = profile_->currentText().toStdString();
+    o.objective = objective_->text().trimmed().toStdString();
+    o.maximize = sense_->currentIndex() == 1;
+    for (const QString &c : splitItems(constraints_->text()))
+        o.constraints.push_back(c.toStdString());
+    for (const QString &c : splitItems(over_->text()))
+        o.over.push_back(c.toStdString());
+    for (const QString &c : splitItems(tie_->text()))
+        o.ties.push_back(c.toStdString());
+    o.budget = budget_->value();
+    o.durationNs = static_cast<std::int64_t>(seconds_->value()) * 1'000'000'000;
+    o.warmupS = std::min(1.0, seconds_->value() / 2.0);
+    o.db = database_().string();
+    bar_->setRange(0, o.budget);
+    bar_->setValue(0);
+    cancel_ = false;
+    run_->setText(tr("Cancel"));
+    o.progress = [this](const std::string &msg) {
+        const QString text = QString::fromStdString(msg);
+        QMetaObject::invokeMethod(
+            this,
+            [this, text] {
+                status_->setText(text);
+                const auto m = QRegularExpression(QStringLiteral("run (\\d+)/(\\d+)")).match(text);
+                if (m.hasMatch()) bar_->setValue(m.captured(1).toInt());
+            },
+            Qt::QueuedConnection);
+    };
+    o.cancelled = [this] { return cancel_.load(); };
+    worker_ = std::thread([this, o] {
+        TuneResult result;
+        std::string report, error;
+        TuneEnd end = TuneEnd::BadInput;
+        try {
+            end = runTune(o, -1, result, report, error);
+        } catch (const std::exception &e) {
+            error = e.what();
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, end, rep = QString::fromStdString(report), err = QString::fromStdString(error)] {
+                if (!rep.isEmpty()) report_->setPlainText(rep);
+                ended(end == TuneEnd::Found,
+                      end == TuneEnd::NotFound ? tr("No setting met the constraints: see the "
+                                                    "report below")
+                                               : err,
+                      {});
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void SweepTab::cancel()
+{
+    cancel_ = true;
+    status_->setText(tr("Cancelling after the current run's sample…"));
+}
+
+void SweepTab::ended(bool completed, const QString &error, const QString &sweepId)
+{
+    if (worker_.joinable()) worker_.join();
+    run_->setText(tr("Run"));
+    if (completed) bar_->setValue(bar_->maximum());
+    status_->setText(completed ? tr("Done.") : error);
+    if (!sweepId.isEmpty()) reload(sweepId);
+    emit message(completed ? tr("Sweep/tune finished") : error, 8000);
+    emit finished(completed);
+}
+
+} // namespace ringlab::ui
