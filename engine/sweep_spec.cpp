@@ -191,9 +191,10 @@ Status evaluateTie(const SweepTie &tie, const std::vector<double> &values, doubl
     return Status::success();
 }
 
-Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<SweepPoint> &out)
+Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<SweepPoint> &result)
 {
-    out.clear();
+    result.clear();
+    std::vector<SweepPoint> out;
     if (spec.axes.empty()) return Status{"nothing to sweep: give --vary or --grid"};
     std::size_t total = 1;
     for (const auto &axis : spec.axes) {
@@ -255,6 +256,7 @@ Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<Swe
             at[a] = 0;
         }
     }
+    result = std::move(out);
     return Status::success();
 }
 

@@ -17,6 +17,8 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -34,6 +36,8 @@
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
+#include "ui/sweep_chart.h"
+#include "ui/sweep_tab.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
 #include "ui/time_chart.h"
@@ -56,6 +60,7 @@ class TstGui : public QObject {
     void deviceBoxListsDpdkPortsAndPanelFollows();
     void databaseSurvivesExportDialogAndSqlite3();
     void reproduceFromTheToolsMenu();
+    void sweepTabRunsShowsAndOpens();
 
   private:
     // Types a value into a spin box as a user does, and presses Enter.
@@ -462,6 +467,76 @@ void TstGui::reproduceFromTheToolsMenu()
     QVERIFY2(dlg->status()->text().contains("interrupted"), qPrintable(dlg->status()->text()));
     QCOMPARE(dlg->runButton()->text(), QString("Run"));
     dlg->close();
+}
+
+void TstGui::sweepTabRunsShowsAndOpens()
+{
+    // The Sweep tab: a mistake is named before anything runs; a sweep runs into the
+    // desktop's database and shows as a table and a scatter with its front; a click on a
+    // point opens its session; a tune that cannot be met says so.
+    SweepTab *tab = w_->sweepTab();
+    w_->tabs()->setCurrentWidget(tab);
+    tab->profileBox()->setCurrentText("default");
+    tab->varyEdit()->setText("poll.sleep_mni_us=50,500");
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(!tab->running());
+    QVERIFY2(tab->status()->text().contains("unknown tunable \"poll.sleep_mni_us\""),
+             qPrintable(tab->status()->text()));
+
+    tab->varyEdit()->setText("poll.sleep_min_us=50,5000");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    tab->repeatBox()->setValue(1);
+    tab->secondsBox()->setValue(1);
+    QSignalSpy done(tab, &SweepTab::finished);
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(tab->running());
+    QCOMPARE(tab->runButton()->text(), QString("Cancel"));
+    QVERIFY(done.wait(30000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    QVERIFY(!tab->shownSweep().isEmpty());
+    QVERIFY(tab->sweepBox()->currentText().contains(tab->shownSweep()));
+    QCOMPARE(tab->table()->rowCount(), 2);
+    QCOMPARE(tab->table()->item(1, 1)->text(), QString("5000"));
+    QCOMPARE(tab->chart()->pointCount(), 2);
+    int front = 0;
+    for (bool f : tab->shownTable().front)
+        front += f;
+    QVERIFY(front >= 1);
+    QCOMPARE(tab->chart()->frontCount(), front);
+    QVERIFY(tab->report()->toPlainText().contains("sweep " + tab->shownSweep()));
+    // Another pair of metrics redraws the same points.
+    QVERIFY(tab->yBox()->findText("wakeups_per_s[poll]") >= 0); // per-thread figures offered
+    tab->yBox()->setCurrentText("wakeups_per_s[poll]");
+    QCOMPARE(tab->chart()->pointCount(), 2);
+    tab->yBox()->setCurrentText("no_such_metric");
+    QCOMPARE(tab->chart()->pointCount(), 0);
+    QVERIFY(tab->chart()->chart()->title().contains("No point has measured both"));
+    tab->yBox()->setCurrentText("latency_p99_us");
+
+    // A click on the second point opens its session on the Run tab.
+    const qint64 session = tab->shownTable().points.at(1).sessions.at(0);
+    QSignalSpy open(tab, &SweepTab::openSessionRequested);
+    SweepChart *chart = tab->chart();
+    const QPointF scene = chart->chart()->mapToScene(chart->positionOf(1));
+    QTest::mouseClick(chart->viewport(), Qt::LeftButton, {}, chart->mapFromScene(scene));
+    QTRY_COMPARE(open.size(), 1);
+    QCOMPARE(open.takeFirst().at(0).toLongLong(), session);
+    QCOMPARE(w_->tabs()->currentIndex(), 0);
+    QCOMPARE(w_->shownSession(), session);
+
+    // Tune, with a constraint nothing meets: no answer, and the report says why.
+    w_->tabs()->setCurrentWidget(tab);
+    tab->modeBox()->setCurrentIndex(1);
+    tab->objectiveEdit()->setText("engine_cpu_ms_per_s");
+    tab->constraintEdit()->setText("latency_p50_us<=1");
+    tab->overEdit()->setText("poll.sleep_min_us=50..5000");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    tab->budgetBox()->setValue(4);
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(done.wait(30000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), false);
+    QVERIFY2(tab->report()->toPlainText().contains("no answer: no setting met the constraints"),
+             qPrintable(tab->report()->toPlainText()));
 }
 
 QTEST_MAIN(TstGui)

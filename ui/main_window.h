@@ -49,6 +49,7 @@ class MainWindow : public QMainWindow {
     QAction *recordAction() const { return record_; }
     QAction *reproduceAction() const { return reproduce_; }
     SweepTab *sweepTab() const { return sweep_; }
+    qint64 shownSession() const { return shownSession_; } // 0: the live run
     QTabWidget *tabs() const { return tabs_; }
 
     bool loadProfile(const QString &nameOrPath, QString *error = nullptr);

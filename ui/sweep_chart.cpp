@@ -117,7 +117,8 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
             m->setVisible(false);
     for (QScatterSeries *s : {others, front})
         connect(s, &QScatterSeries::clicked, this, &SweepChart::clickedAt);
-    c->setTitle(drawn_.empty() ? tr("No point measured yet")
+    c->setTitle(drawn_.empty() ? tr("No point has measured both %1 and %2")
+                                     .arg(QString::fromStdString(x), QString::fromStdString(y))
                                : tr("%1 points, %2 on the Pareto front (click one to open it)")
                                      .arg(drawn_.size())
                                      .arg(frontCount_));

@@ -261,6 +261,22 @@ bool SweepTab::showSweep(const QString &id)
         return false;
     }
     if (int k = sweeps_->findData(id); k >= 0) sweeps_->setCurrentIndex(k);
+    // The axes offer what this sweep measured, per-thread figures included.
+    QStringList labels;
+    for (const auto &p : shownTable_.points)
+        for (const auto &[label, e] : p.metrics)
+            if (!labels.contains(QString::fromStdString(label)))
+                labels << QString::fromStdString(label);
+    if (!labels.isEmpty()) {
+        labels.sort();
+        for (QComboBox *b : {x_, y_}) {
+            const QString keep = b->currentText();
+            const QSignalBlocker block(b);
+            b->clear();
+            b->addItems(labels);
+            b->setCurrentText(keep);
+        }
+    }
     fillTable();
     chart_->show(shownTable_, metricLabel(x_->currentText().toStdString()),
                  metricLabel(y_->currentText().toStdString()));

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Sweeps, the Pareto front and the tuner, without running the engine: what a sweep is made
+// of, what it refuses before anything runs, the front's logic on points with known means and
+// intervals, and the tuner's search and verdicts on a known, noisy function.
+#include <QtTest>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "engine/pareto.h"
+#include "engine/statistics.h"
+#include "engine/sweep_spec.h"
+#include "engine/sweep_store.h"
+#include "engine/tuner.h"
+
+using namespace ringlab;
+
+class TstSweep : public QObject {
+    Q_OBJECT
+  private slots:
+    void listsRangesAndGrids();
+    void tiesAreComputedPerPoint();
+    void badInputIsRefusedBeforeAnythingRuns_data();
+    void badInputIsRefusedBeforeAnythingRuns();
+    void aTieThatBreaksACrossRuleNamesThePoint();
+    void specSurvivesItsJson();
+    void frontOnKnownPoints();
+    void frontTiesAndOverlaps();
+    void constraintsParseAndJudge();
+    void tunerFindsTheConstrainedOptimum();
+    void tunerRefusesAnImpossibleConstraint();
+
+  private:
+    static Estimate est(double mean, double ci, int batches = 5)
+    {
+        Estimate e;
+        e.n = static_cast<std::size_t>(batches);
+        e.mean = e.min = e.max = mean;
+        e.ciHalf = ci;
+        e.batches = batches;
+        return e;
+    }
+};
+
+void TstSweep::listsRangesAndGrids()
+{
+    SweepAxis a;
+    QVERIFY(parseVaryAxis("poll.sleep_min_us=5,20,50,20", a).ok());
+    QCOMPARE(a.values, (std::vector<std::string>{"5", "20", "50"})); // repeats kept once
+    QVERIFY(parseGridAxis("refill.threshold=64..768:log:6", a).ok());
+    // 64 * 12^(k/5): 64, 105, 173, 286, 470, 768
+    QCOMPARE(a.values, (std::vector<std::string>{"64", "105", "173", "284", "467", "768"}));
+    QVERIFY(parseGridAxis("poll.budget=10..50:lin:5", a).ok());
+    QCOMPARE(a.values, (std::vector<std::string>{"10", "20", "30", "40", "50"}));
+    QVERIFY(parseGridAxis("refill.context=inline,thread", a).ok());
+    QCOMPARE(a.values.size(), std::size_t{2});
+
+    SweepSpec spec;
+    SweepAxis b, c;
+    QVERIFY(parseGridAxis("refill.batch=8,32,128", b).ok());
+    QVERIFY(parseGridAxis("refill.threshold=64..768:log:3", c).ok());
+    spec.axes = {c, b};
+    std::vector<SweepPoint> pts;
+    const auto st = expandPoints(spec, ParamSet{}, pts);
+    QVERIFY2(st.ok(), st.error.c_str());
+    QCOMPARE(pts.size(), std::size_t{9});
+    // The first axis varies slowest.
+    QCOMPARE(pts[0].text(), std::string("refill.threshold=64 refill.batch=8"));
+    QCOMPARE(pts[1].text(), std::string("refill.threshold=64 refill.batch=32"));
+    QCOMPARE(pts[8].text(), std::string("refill.threshold=768 refill.batch=128"));
+    QCOMPARE(pts[8].index, 9);
+}
+
+void TstSweep::tiesAreComputedPerPoint()
+{
+    SweepSpec spec;
+    SweepAxis a;
+    QVERIFY(parseVaryAxis("poll.sleep_min_us=5,20,1000", a).ok());
+    spec.axes = {a};
+    SweepTie t;
+    QVERIFY(parseTie("poll.sleep_max_us=2*poll.sleep_min_us+1", t).ok());
+    spec.ties = {t};
+    std::vector<SweepPoint> pts;
+    const auto st = expandPoints(spec, ParamSet{}, pts);
+    QVERIFY2(st.ok(), st.error.c_str());
+    QCOMPARE(pts.size(), std::size_t{3});
+    QCOMPARE(pts[0].text(), std::string("poll.sleep_min_us=5 poll.sleep_max_us=11"));
+    QCOMPARE(pts[2].text(), std::string("poll.sleep_min_us=1000 poll.sleep_max_us=2001"));
+    // A tie may use the profile's values too: rx.ring_size / 4.
+    QVERIFY(parseTie("refill.threshold=rx.ring_size/4", t).ok());
+    spec.ties = {t};
+    QVERIFY(expandPoints(spec, ParamSet{}, pts).ok() == false); // min 1000 > max 200 (default)
+    spec.ties.insert(spec.ties.begin(), SweepTie{"poll.sleep_max_us", "poll.sleep_min_us"});
+    QVERIFY(expandPoints(spec, ParamSet{}, pts).ok());
+    QCOMPARE(pts[0].values.back(), (std::pair<std::string, std::string>{"refill.threshold", "256"}));
+}
+
+void TstSweep::badInputIsRefusedBeforeAnythingRuns_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("unknown tunable") << "vary" << "poll.sleep_mni_us=5,10"
+                                     << "unknown tunable \"poll.sleep_mni_us\" (did you mean "
+                                        "poll.sleep_min_us?)";
+    QTest::newRow("value out of range")
+        << "vary" << "poll.sleep_min_us=0,10" << "poll.sleep_min_us: \"0\" is out of range";
+    QTest::newRow("range outside the registry's")
+        << "grid" << "poll.budget=1..10000:log:4"
+        << "poll.budget: range \"poll.budget=1..10000:log:4\" leaves the registry's (allowed: "
+           "1..4096";
+    QTest::newRow("log from zero") << "grid" << "irq.usecs=0..100:log:3" << "must start above 0";
+    QTest::newRow("range backwards") << "grid" << "poll.budget=64..8" << "from low to high";
+    QTest::newRow("bad step") << "grid" << "poll.budget=8..64:exp" << "neither lin, log";
+    QTest::newRow("range of a choice") << "grid" << "poll.mode=1..3" << "needs a numeric tunable";
+    QTest::newRow("no values") << "vary" << "poll.budget" << "is not NAME=VALUES";
+    QTest::newRow("tie syntax") << "tie" << "poll.sleep_max_us=2*(poll.sleep_min_us"
+                                << "--tie poll.sleep_max_us=2*(poll.sleep_min_us:";
+    QTest::newRow("tie unknown name")
+        << "tie" << "poll.sleep_max_us=2*poll.slep_min_us" << "--tie poll.sleep_max_us=";
+    QTest::newRow("tie on a choice") << "tie" << "poll.mode=1" << "a tie computes a number";
+    QTest::newRow("constraint without operator")
+        << "constraint" << "latency_p99_us 200" << "is not METRIC OP NUMBER";
+    QTest::newRow("constraint bad number")
+        << "constraint" << "latency_p99_us<=2OO" << "is not METRIC OP NUMBER";
+    QTest::newRow("constraint unknown metric")
+        << "constraint" << "latency_p98_us<=200" << "\"latency_p98_us\" is not a metric";
+    QTest::newRow("over a choice") << "over" << "poll.mode" << "the tuner searches numeric";
+    QTest::newRow("over outside the registry")
+        << "over" << "poll.budget=0..64" << "leaves the registry's range (allowed: 1..4096";
+}
+
+void TstSweep::badInputIsRefusedBeforeAnythingRuns()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    const std::string t = text.toStdString();
+    Status st;
+    if (kind == "vary") {
+        SweepAxis a;
+        st = parseVaryAxis(t, a);
+    } else if (kind == "grid") {
+        SweepAxis a;
+        st = parseGridAxis(t, a);
+    } else if (kind == "tie") {
+        SweepTie a;
+        st = parseTie(t, a);
+    } else if (kind == "constraint") {
+        Constraint c;
+        st = parseConstraint(t, c);
+    } else {
+        TuneAxis a;
+        st = parseTuneAxis(t, a);
+    }
+    QVERIFY2(!st.ok(), qPrintable(text));
+    QVERIFY2(QString::fromStdString(st.error).contains(expected), st.error.c_str());
+}
+
+void TstSweep::aTieThatBreaksACrossRuleNamesThePoint()
+{
+    // sleep_max = 3000 - sleep_min is below sleep_min from the third point on.
+    SweepSpec spec;
+    SweepAxis a;
+    QVERIFY(parseVaryAxis("poll.sleep_min_us=100,1000,2000", a).ok());
+    spec.axes = {a};
+    SweepTie t;
+    QVERIFY(parseTie("poll.sleep_max_us=3000-poll.sleep_min_us", t).ok());
+    spec.ties = {t};
+    std::vector<SweepPoint> pts;
+    const Status st = expandPoints(spec, ParamSet{}, pts);
+    QVERIFY(!st.ok());
+    QVERIFY(pts.empty()); // nothing to run
+    QCOMPARE(st.error, std::string("point 3 (poll.sleep_min_us=2000 poll.sleep_max_us=1000): "
+                                   "poll.sleep_min_us: 2000 is not allowed: must be at most "
+                                   "poll.sleep_max_us (1000)"));
+    // A tie that leaves the registry's range names the point and the range.
+    QVERIFY(parseTie("poll.sleep_max_us=poll.sleep_min_us*1000", t).ok());
+    spec.ties = {t};
+    const Status st2 = expandPoints(spec, ParamSet{}, pts);
+    QVERIFY(!st2.ok());
+    QVERIFY2(st2.error.starts_with("point 2 (poll.sleep_min_us=1000 "
+                                   "poll.sleep_max_us=1000000): the tie") ||
+                 st2.error.starts_with("point 3"),
+             st2.error.c_str());
+}
+
+void TstSweep::specSurvivesItsJson()
+{
+    SweepSpec s;
+    s.profile = "kni-sleep-100-200";
+    s.sets = {{"poll.passes", "1"}};
+    s.axes = {{"poll.sleep_min_us", {"5", "50"}}};
+    s.ties = {{"poll.sleep_max_us", "2*poll.sleep_min_us"}};
+    s.repeat = 3;
+    s.durationNs = 2'500'000'000;
+    s.warmupS = 0.5;
+    SweepSpec back;
+    std::string error;
+    QVERIFY2(sweepSpecFromJson(sweepSpecToJson(s), back, error), error.c_str());
+    QCOMPARE(sweepSpecToJson(back).dump(), sweepSpecToJson(s).dump());
+    // What was changed by hand is refused, not trusted.
+    auto j = sweepSpecToJson(s);
+    j["repeat"] = -1;
+    QVERIFY(!sweepSpecFromJson(j, back, error));
+    j = sweepSpecToJson(s);
+    j["axes"][0]["tunable"] = "no.such";
+    QVERIFY(!sweepSpecFromJson(j, back, error));
+    QVERIFY(QString::fromStdString(error).contains("no.such"));
+    QVERIFY(!sweepSpecFromJson(nlohmann::json::array(), back, error));
+    QCOMPARE(metricLabel("latency.p99_us"), std::string("latency_p99_us"));
+    QCOMPARE(metricLabel("cpu.ms_per_s[rx.q/0]"), std::string("cpu_ms_per_s[rx.q/0]"));
+}
+
+void TstSweep::frontOnKnownPoints()
+{
+    // CPU (lower better) and p99 (lower better), intervals of ±1.
+    const std::vector<int> dirs{-1, -1};
+    const std::vector<std::vector<Estimate>> pts{
+        {est(10, 1), est(100, 1)}, // 0: low CPU, high latency: on the front
+        {est(50, 1), est(20, 1)},  // 1: the other end: on the front
+        {est(30, 1), est(50, 1)},  // 2: between: on the front
+        {est(60, 1), est(60, 1)},  // 3: worse than 2 on both: beaten
+        {est(30, 1), est(80, 1)},  // 4: same CPU as 2 (no difference), worse latency: beaten
+    };
+    std::vector<int> by;
+    const auto f = paretoFront(pts, dirs, &by);
+    QCOMPARE(f, (std::vector<bool>{true, true, true, false, false}));
+    QCOMPARE(by[3], 1);
+    QCOMPARE(by[4], 2);
+    QCOMPARE(by[0], -1);
+    // Higher is better flips it.
+    QCOMPARE(significantlyBetter(est(10, 1), est(20, 1), +1), +1);
+    QCOMPARE(significantlyBetter(est(10, 1), est(20, 1), -1), -1);
+}
+
+void TstSweep::frontTiesAndOverlaps()
+{
+    const std::vector<int> dirs{-1, -1};
+    // Two identical points: neither beats the other.
+    auto f = paretoFront({{est(10, 1), est(10, 1)}, {est(10, 1), est(10, 1)}}, dirs);
+    QCOMPARE(f, (std::vector<bool>{true, true}));
+    // Better means but overlapping intervals: not significant, both stay.
+    f = paretoFront({{est(10, 5), est(10, 5)}, {est(12, 5), est(12, 5)}}, dirs);
+    QCOMPARE(f, (std::vector<bool>{true, true}));
+    // The same means with tight intervals: the second is beaten.
+    f = paretoFront({{est(10, 0.5), est(10, 0.5)}, {est(12, 0.5), est(12, 0.5)}}, dirs);
+    QCOMPARE(f, (std::vector<bool>{true, false}));
+    // Significantly better on one, within the noise on the other: beaten.
+    f = paretoFront({{est(10, 0.5), est(10, 5)}, {est(12, 0.5), est(11, 5)}}, dirs);
+    QCOMPARE(f, (std::vector<bool>{true, false}));
+    // Better on one and significantly worse on the other: both on the front.
+    f = paretoFront({{est(10, 0.5), est(20, 0.5)}, {est(12, 0.5), est(11, 0.5)}}, dirs);
+    QCOMPARE(f, (std::vector<bool>{true, true}));
+    // No interval (2 repeats): the means decide.
+    f = paretoFront({{est(10, 0, 2), est(10, 0, 2)}, {est(10.1, 0, 2), est(10, 0, 2)}}, dirs);
+    QCOMPARE(f, (std::vector<bool>{true, false}));
+    // Exact values without noise (drops 0 against 5 in every batch): a real difference.
+    f = paretoFront({{est(0, 0)}, {est(5, 0)}}, {-1});
+    QCOMPARE(f, (std::vector<bool>{true, false}));
+}
+
+void TstSweep::constraintsParseAndJudge()
+{
+    Constraint c;
+    QVERIFY(parseConstraint("latency.p99_us <= 200", c).ok());
+    QCOMPARE(c.metric, std::string("latency_p99_us"));
+    QCOMPARE(c.op, Constraint::Op::Le);
+    QCOMPARE(c.bound, 200.0);
+    QVERIFY(satisfied(c, 200) && !satisfied(c, 200.5));
+    // 190 ± 20 (95 %, 5 batches: se = 20 / t(4) = 7.2): 1.39 standard errors under 200.
+    const double p = probabilityHolds(c, est(190, 20, 5));
+    QVERIFY2(p > 0.90 && p < 0.95, qPrintable(QString::number(p)));
+    QCOMPARE(probabilityHolds(c, est(250, 0, 5)), 0.0);
+    QVERIFY(parseConstraint("drops_per_s==0", c).ok());
+    QCOMPARE(c.op, Constraint::Op::Eq);
+    QCOMPARE(probabilityHolds(c, est(0, 0)), 1.0);
+    Estimate some = est(0.2, 0.1);
+    some.min = 0;
+    some.max = 1;
+    QCOMPARE(probabilityHolds(c, some), 0.0); // a drop in one batch: it does not hold
+    QVERIFY(parseConstraint("rx_pps>=9000", c).ok());
+    QVERIFY(probabilityHolds(c, est(10000, 100)) > 0.99);
+}
+
+namespace {
+// A known noisy function of poll.sleep_min_us (x): cpu = 1000 / sqrt(x) (falls), p99 = 2 x
+// (rises), each measurement with 3 % noise. With p99 <= 200, the optimum is x = 100
+// (cpu 100).
+struct Synthetic {
+    std::mt19937 rng{7};
+    int runs = 0;
+    std::map<int, int> perCandidate;
+    Measurement operator()(const Assignments &v, int candidate)
+    {
+        ++runs;
+        const double x = std::stod(v.at(0).second);
+        std::normal_distribution<double> noise(1.0, 0.03);
+        auto sample = [&](double mean) {
+            std::vector<double> vals;
+            for (int k = 0; k < 20; ++k)
+                vals.push_back(mean * noise(rng));
+            return estimate(vals, 2);
+        };
+        Measurement m;
+        m.ok = true;
+        m.metrics["engine_cpu_ms_per_s"] = sample(1000 / std::sqrt(x));
+        m.metrics["latency_p99_us"] = sample(2 * x);
+        m.runs = ++perCandidate[candidate];
+        return m;
+    }
+};
+} // namespace
+
+void TstSweep::tunerFindsTheConstrainedOptimum()
+{
+    TuneSpec spec;
+    spec.objective = "engine_cpu_ms_per_s";
+    Constraint c;
+    QVERIFY(parseConstraint("latency_p99_us<=200", c).ok());
+    spec.constraints = {c};
+    TuneAxis a;
+    QVERIFY(parseTuneAxis("poll.sleep_min_us=1..10000", a).ok());
+    QVERIFY(a.log);
+    spec.axes = {a};
+    spec.ties = {{"poll.sleep_max_us", "2*poll.sleep_min_us"}};
+    spec.budget = 24;
+    Synthetic f;
+    std::vector<std::string> lines;
+    const TuneResult r =
+        tune(spec, ParamSet{}, std::ref(f), [&](const std::string &l) { lines.push_back(l); });
+    QVERIFY2(r.found, r.why.c_str());
+    QVERIFY(r.runsUsed <= spec.budget);
+    QCOMPARE(f.runs, r.runsUsed);
+    QCOMPARE(static_cast<int>(r.trail.size()), r.runsUsed);
+    QCOMPARE(static_cast<int>(lines.size()), r.runsUsed);
+    const double x = std::stod(r.best.at(0).second);
+    QCOMPARE(r.best.at(1).first, std::string("poll.sleep_max_us")); // the tie came along
+    QCOMPARE(std::stod(r.best.at(1).second), 2 * x);
+    // Within 10 % of the optimum's objective (x = 100: cpu 100), and the constraint holds.
+    QVERIFY2(x <= 100 * 1.07 && 1000 / std::sqrt(x) <= 110, r.best.at(0).second.c_str());
+    QVERIFY(r.objective.mean <= 110);
+    QVERIFY(r.constraintValues.at(0).mean <= 200);
+    QVERIFY(r.probability > 0.5);
+    // The answer was run again: more than one value behind it.
+    QVERIFY(r.objective.n >= 20);
+    bool repeated = false;
+    for (const auto &t : r.trail)
+        repeated |= t.phase == "repeat" && t.candidate == r.candidate;
+    QVERIFY(repeated);
+}
+
+void TstSweep::tunerRefusesAnImpossibleConstraint()
+{
+    TuneSpec spec;
+    spec.objective = "engine_cpu_ms_per_s";
+    Constraint c;
+    QVERIFY(parseConstraint("latency_p99_us<=1", c).ok()); // p99 = 2 x >= 2
+    spec.constraints = {c};
+    TuneAxis a;
+    QVERIFY(parseTuneAxis("poll.sleep_min_us=1..10000", a).ok());
+    spec.axes = {a};
+    spec.ties = {{"poll.sleep_max_us", "2*poll.sleep_min_us"}};
+    spec.budget = 10;
+    Synthetic f;
+    const TuneResult r = tune(spec, ParamSet{}, std::ref(f));
+    QVERIFY(!r.found);
+    QVERIFY(r.runsUsed <= 10);
+    QVERIFY2(QString::fromStdString(r.why).contains("no setting met the constraints"),
+             r.why.c_str());
+    QVERIFY2(QString::fromStdString(r.why).contains("(breaks latency_p99_us<=1)"), r.why.c_str());
+    // The closest is the smallest sleep it tried.
+    QVERIFY2(std::stod(r.best.at(0).second) <= 2, r.why.c_str());
+}
+
+QTEST_GUILESS_MAIN(TstSweep)
+#include "tst_sweep.moc"
