@@ -229,8 +229,9 @@ int main(int argc, char **argv)
     tuneCmd->add_option("--subject-to", tn.constraints,
                         "A constraint, METRIC OP NUMBER with OP <=, <, >=, >, == (repeatable), "
                         "e.g. \"latency_p99_us<=200\"");
-    tuneCmd->add_option("--over", tn.over,
-                        "Tunables to search, NAME or NAME=LO..HI (comma-separated or repeated)")
+    tuneCmd
+        ->add_option("--over", tn.over,
+                     "Tunables to search, NAME or NAME=LO..HI (comma-separated or repeated)")
         ->delimiter(',')
         ->required();
     tuneCmd->add_option("--tie", tn.ties, "NAME=EXPRESSION, as for sweep");

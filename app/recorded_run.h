@@ -17,12 +17,12 @@ namespace ringlab {
 
 struct RecordedRun {
     ParamSet params;
-    std::string profile;     // the session's profile name
-    std::string name;        // the session's name
-    std::string group;       // run group
-    int index = 1;           // repeat index in the group
-    std::string device;      // a device spec; empty: sim
-    std::string traffic;     // --traffic (lab)
+    std::string profile; // the session's profile name
+    std::string name;    // the session's name
+    std::string group;   // run group
+    int index = 1;       // repeat index in the group
+    std::string device;  // a device spec; empty: sim
+    std::string traffic; // --traffic (lab)
     std::int64_t durationNs = 5'000'000'000;
     std::vector<Event> atStart; // recorded with the session before it starts
 };

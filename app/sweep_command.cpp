@@ -37,8 +37,7 @@ std::string minutes(double s)
 }
 
 // The profile with the sweep's --set on top: the values every point starts from.
-bool baseParams(const SweepSpec &spec, ParamSet &base, std::string &profileName,
-                std::string &error)
+bool baseParams(const SweepSpec &spec, ParamSet &base, std::string &profileName, std::string &error)
 {
     Profile p;
     const auto file = findProfile(spec.profile, error);
@@ -114,9 +113,8 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
                                       : static_cast<double>(sweep.spec.durationNs) / 1e9 + 0.3;
             say("sweep " + sweep.id + ": point " + std::to_string(pt.index) + " of " +
                 std::to_string(n) + " (" + pt.text() + "), run " + std::to_string(r) + " of " +
-                std::to_string(sweep.spec.repeat) + " (" +
-                std::to_string(planned - left + 1) + "/" + std::to_string(planned) +
-                "), about " + minutes(perRun * left) + " left");
+                std::to_string(sweep.spec.repeat) + " (" + std::to_string(planned - left + 1) +
+                "/" + std::to_string(planned) + "), about " + minutes(perRun * left) + " left");
             RecordedRun run;
             run.params = base;
             (void)run.params.set(pt.values); // checked above
@@ -175,8 +173,8 @@ int sweepCommand(const SweepOptions &opts)
         std::vector<std::string> labels;
         std::string e2;
         if (loadSweep(store, id, sweep, e2) &&
-            sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true,
-                              labels, e2))
+            sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true, labels,
+                              e2))
             std::fputs(formatSweep(sweep, sweepTable(store, sweep, labels), o.format).c_str(),
                        stdout);
     }

@@ -15,9 +15,9 @@
 namespace ringlab {
 
 struct SweepOptions {
-    SweepSpec spec;           // a new sweep
-    std::string resume;       // or: the id of one to continue
-    std::string db;           // empty: the default database
+    SweepSpec spec;                   // a new sweep
+    std::string resume;               // or: the id of one to continue
+    std::string db;                   // empty: the default database
     std::vector<std::string> metrics; // the table's and the front's (default: engine CPU, p99, rx)
     SweepFormat format = SweepFormat::Table;
     // Where progress goes ("point 3 of 10 ..., run 1 of 3 (4/30), about 2 min left"); after

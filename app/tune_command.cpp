@@ -118,11 +118,10 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
         out += "  " + p.spec.objective + " " + withInterval(r.objective) + " (95 %, " +
                std::to_string(r.objective.n) + " value(s))\n";
         for (std::size_t k = 0; k < p.spec.constraints.size(); ++k)
-            out += "  " + p.spec.constraints[k].metric + " " +
-                   withInterval(r.constraintValues[k]) + "  (" + p.spec.constraints[k].text +
-                   ")\n";
-        std::snprintf(buf, sizeof buf,
-                      "  probability that every constraint holds: %.0f %%%s\n", r.probability * 100,
+            out += "  " + p.spec.constraints[k].metric + " " + withInterval(r.constraintValues[k]) +
+                   "  (" + p.spec.constraints[k].text + ")\n";
+        std::snprintf(buf, sizeof buf, "  probability that every constraint holds: %.0f %%%s\n",
+                      r.probability * 100,
                       r.probability < 0.95 ? " (below 95 %: run it longer or with repeats before "
                                              "trusting it)"
                                            : "");
@@ -168,16 +167,15 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
         if (!run.params.set(values).ok()) return m;
         auto &mine = sessions[candidate];
         run.profile = p.profile.name;
-        run.name = "tune " + id + " #" + std::to_string(candidate) + " " +
-                   SweepPoint{0, values}.text();
+        run.name =
+            "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();
         run.group = "tune " + id + " candidate " + std::to_string(candidate);
         run.index = static_cast<int>(mine.size()) + 1;
         run.device = o.device;
         run.traffic = o.traffic;
         run.durationNs = o.durationNs;
         std::int64_t session = 0;
-        if (recordRun(run, store, sigFd, o.cancelled, say, session) != RunEnd::Completed)
-            return m;
+        if (recordRun(run, store, sigFd, o.cancelled, say, session) != RunEnd::Completed) return m;
         mine.push_back(session);
         const CompareSide side = compareSideOf(store, mine, o.warmupS);
         for (const auto &[label, v] : side.values)

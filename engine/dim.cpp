@@ -22,11 +22,14 @@ std::uint64_t divRoundUp(std::uint64_t a, std::uint64_t b)
 NetDim::Stats NetDim::compare(const Rates &cur, const Rates &prev)
 {
     if (!prev.bpms) return cur.bpms ? Stats::Better : Stats::Same;
-    if (significant(cur.bpms, prev.bpms)) return cur.bpms > prev.bpms ? Stats::Better : Stats::Worse;
+    if (significant(cur.bpms, prev.bpms))
+        return cur.bpms > prev.bpms ? Stats::Better : Stats::Worse;
     if (!prev.ppms) return cur.ppms ? Stats::Better : Stats::Same;
-    if (significant(cur.ppms, prev.ppms)) return cur.ppms > prev.ppms ? Stats::Better : Stats::Worse;
+    if (significant(cur.ppms, prev.ppms))
+        return cur.ppms > prev.ppms ? Stats::Better : Stats::Worse;
     if (!prev.epms) return Stats::Same;
-    if (significant(cur.epms, prev.epms)) return cur.epms < prev.epms ? Stats::Better : Stats::Worse;
+    if (significant(cur.epms, prev.epms))
+        return cur.epms < prev.epms ? Stats::Better : Stats::Worse;
     return Stats::Same;
 }
 
@@ -35,7 +38,8 @@ NetDim::Step NetDim::step()
     if (tired_ == kDimProfiles * 2) return Step::TooTired;
     switch (tune_) {
     case Tune::ParkingOnTop:
-    case Tune::ParkingTired: break;
+    case Tune::ParkingTired:
+        break;
     case Tune::GoingRight:
         if (ix_ == kDimProfiles - 1) return Step::OnEdge;
         ++ix_;
@@ -61,9 +65,12 @@ bool NetDim::onTop() const
 {
     switch (tune_) {
     case Tune::ParkingOnTop:
-    case Tune::ParkingTired: return true;
-    case Tune::GoingRight: return stepsLeft_ > 1 && stepsRight_ == 1;
-    case Tune::GoingLeft: return stepsRight_ > 1 && stepsLeft_ == 1;
+    case Tune::ParkingTired:
+        return true;
+    case Tune::GoingRight:
+        return stepsLeft_ > 1 && stepsRight_ == 1;
+    case Tune::GoingLeft:
+        return stepsRight_ > 1 && stepsLeft_ == 1;
     }
     return true;
 }
@@ -110,9 +117,14 @@ bool NetDim::decide(const Rates &cur)
             break;
         }
         switch (step()) {
-        case Step::OnEdge: parkOnTop(); break;
-        case Step::TooTired: parkTired(); break;
-        case Step::Stepped: break;
+        case Step::OnEdge:
+            parkOnTop();
+            break;
+        case Step::TooTired:
+            parkTired();
+            break;
+        case Step::Stepped:
+            break;
         }
         break;
     }

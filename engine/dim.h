@@ -22,15 +22,12 @@ inline constexpr std::array<DimProfile, kDimProfiles> kDimRxProfiles = {
     {{2, 256}, {8, 128}, {16, 64}, {32, 64}, {64, 64}}};
 inline constexpr std::array<DimProfile, kDimProfiles> kDimTxProfiles = {
     {{5, 128}, {8, 64}, {16, 32}, {32, 32}, {64, 32}}};
-inline constexpr int kDimDefaultProfile = 1; // NET_DIM_DEF_PROFILE_CQE
+inline constexpr int kDimDefaultProfile = 1;    // NET_DIM_DEF_PROFILE_CQE
 inline constexpr std::uint32_t kDimEvents = 64; // DIM_NEVENTS
 
 class NetDim {
   public:
-    explicit NetDim(const std::array<DimProfile, kDimProfiles> &profiles)
-        : profiles_(profiles)
-    {
-    }
+    explicit NetDim(const std::array<DimProfile, kDimProfiles> &profiles) : profiles_(profiles) {}
 
     // net_dim(): called after each interrupt with running totals. True when the profile
     // changed (the caller applies it; the next measurement starts then).

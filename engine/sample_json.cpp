@@ -41,7 +41,7 @@ json toJson(const Sample &s)
     json events = json::object();
     for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::RefillPosted,
                 C::WorkItems, C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans,
-                C::TxCleanKicks, C::Reordered, C::HandoffTakes})
+                C::TxCleanKicks, C::Reordered, C::HandoffTakes, C::DimSteps})
         events[std::string(counterName(c))] = s.rateOf(c);
     j["events_per_s"] = events;
     json totals = json::object();
@@ -78,7 +78,9 @@ json toJson(const Sample &s)
     j["gauges"] = {{"pool_free", s.poolFree},
                    {"rx_posted", s.rxPosted},
                    {"tx_pending", s.txPending},
-                   {"handoff_depth", s.handoffDepth}};
+                   {"handoff_depth", s.handoffDepth},
+                   {"rx_moderation_us", s.rxModerationUs},
+                   {"tx_coalesce_us", s.txCoalesceUs}};
     return j;
 }
 

@@ -104,8 +104,10 @@ Status parseGridAxis(std::string_view text, SweepAxis &out)
 
     const std::string form = "\"" + std::string(text) + "\"";
     if (t->type != Type::Integer && t->type != Type::Real)
-        return Status{name + ": a range " + form + " needs a numeric tunable; list the values "
-                             "instead (allowed: " + allowedText(*t) + ")"};
+        return Status{name + ": a range " + form +
+                      " needs a numeric tunable; list the values "
+                      "instead (allowed: " +
+                      allowedText(*t) + ")"};
     std::vector<std::string_view> parts;
     std::string_view tail = rest.substr(dots + 2);
     std::size_t pos = 0;
@@ -125,8 +127,8 @@ Status parseGridAxis(std::string_view text, SweepAxis &out)
             log = true;
         else if (parts[k] == "lin")
             log = false;
-        else if (double d = 0; parseDouble(parts[k], d) && d == std::floor(d) && d >= 2 &&
-                               d <= 1000)
+        else if (double d = 0;
+                 parseDouble(parts[k], d) && d == std::floor(d) && d >= 2 && d <= 1000)
             n = static_cast<int>(d);
         else
             return Status{name + ": " + form + ": \"" + std::string(parts[k]) +
@@ -134,10 +136,9 @@ Status parseGridAxis(std::string_view text, SweepAxis &out)
     }
     if (a >= b) return Status{name + ": range " + form + " must run from low to high"};
     if (a < t->min || b > t->max)
-        return Status{name + ": range " + form + " leaves the registry's (allowed: " +
-                      allowedText(*t) + ")"};
-    if (log && a <= 0)
-        return Status{name + ": a log range " + form + " must start above 0"};
+        return Status{name + ": range " + form +
+                      " leaves the registry's (allowed: " + allowedText(*t) + ")"};
+    if (log && a <= 0) return Status{name + ": a log range " + form + " must start above 0"};
     for (int k = 0; k < n; ++k) {
         const double f = static_cast<double>(k) / (n - 1);
         double v = log ? a * std::pow(b / a, f) : a + (b - a) * f;
@@ -210,8 +211,7 @@ Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<Swe
                 return Status{spec.axes[a].tunable + " is swept twice"};
     for (const auto &tie : spec.ties)
         for (const auto &axis : spec.axes)
-            if (tie.tunable == axis.tunable)
-                return Status{tie.tunable + " is both swept and tied"};
+            if (tie.tunable == axis.tunable) return Status{tie.tunable + " is both swept and tied"};
 
     std::vector<std::size_t> at(spec.axes.size(), 0);
     for (std::size_t k = 0; k < total; ++k) {
@@ -248,8 +248,8 @@ Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<Swe
         }
         ParamSet check = base;
         if (auto st = check.set(pt.values); !st.ok())
-            return Status{"point " + std::to_string(pt.index) + " (" + pt.text() + "): " +
-                          st.error};
+            return Status{"point " + std::to_string(pt.index) + " (" + pt.text() +
+                          "): " + st.error};
         out.push_back(std::move(pt));
         for (std::size_t a = spec.axes.size(); a-- > 0;) {
             if (++at[a] < spec.axes[a].values.size()) break;

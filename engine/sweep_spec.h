@@ -39,8 +39,8 @@ struct SweepSpec {
 };
 
 struct SweepPoint {
-    int index = 0;      // 1-based, in grid order (the first axis varies slowest)
-    Assignments values; // the axes' values, then the ties'
+    int index = 0;            // 1-based, in grid order (the first axis varies slowest)
+    Assignments values;       // the axes' values, then the ties'
     std::string text() const; // "poll.sleep_min_us=5 poll.sleep_max_us=10"
 };
 

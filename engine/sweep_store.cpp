@@ -166,7 +166,8 @@ std::vector<PointResult> sweepResults(SessionStore &store, const SweepRecord &sw
         PointResult r;
         r.point = p;
         for (const auto &run : sweep.runs)
-            if (run.point == p.index && run.status == "completed") r.sessions.push_back(run.session);
+            if (run.point == p.index && run.status == "completed")
+                r.sessions.push_back(run.session);
         if (!r.sessions.empty()) {
             const CompareSide side = compareSideOf(store, r.sessions, sweep.spec.warmupS);
             for (const auto &[label, values] : side.values)

@@ -123,8 +123,8 @@ class Search {
         ++result_.runsUsed;
         if (scale_ == 0) {
             const auto it = c.m.metrics.find(spec_.objective);
-            scale_ = it != c.m.metrics.end() && it->second.mean != 0 ? std::fabs(it->second.mean)
-                                                                      : 1.0;
+            scale_ =
+                it != c.m.metrics.end() && it->second.mean != 0 ? std::fabs(it->second.mean) : 1.0;
         }
         TrailEntry e;
         e.run = result_.runsUsed;
@@ -149,13 +149,14 @@ class Search {
         return true;
     }
 
-    // NLopt's objective: measured once per distinct setting, until `limit` runs are used.
-    double objective(const std::vector<double> &x)
+    // The candidate at x: measured once per distinct setting, until `limit` runs are used
+    // (then NLopt is stopped); nullptr when the registry refuses the setting.
+    Candidate *at(const std::vector<double> &x)
     {
         Assignments values;
-        if (!settingAt(x, values)) return kInvalid;
+        if (!settingAt(x, values)) return nullptr;
         const std::string key = SweepPoint{0, values}.text();
-        if (auto it = cache_.find(key); it != cache_.end()) return penalized(it->second->m);
+        if (auto it = cache_.find(key); it != cache_.end()) return it->second;
         if (result_.runsUsed >= limit_ || ++evaluations_ > 50 * spec_.budget)
             throw nlopt::forced_stop();
         auto c = std::make_unique<Candidate>();
@@ -163,10 +164,46 @@ class Search {
         c->values = values;
         c->x = x;
         if (!run(*c, phase_)) throw nlopt::forced_stop();
-        Candidate &ref = *c;
+        Candidate *ref = c.get();
         candidates_.push_back(std::move(c));
-        cache_[key] = &ref;
-        return penalized(ref.m);
+        cache_[key] = ref;
+        return ref;
+    }
+
+    // What DIRECT minimises (it takes no constraints): the penalised objective.
+    double penalizedAt(const std::vector<double> &x)
+    {
+        Candidate *c = at(x);
+        return c ? penalized(c->m) : kInvalid;
+    }
+    // What COBYLA minimises, and its constraints (<= 0 when met), relative to the bound.
+    double objectiveAt(const std::vector<double> &x)
+    {
+        Candidate *c = at(x);
+        if (!c) return kInvalid;
+        const auto it = c->m.metrics.find(spec_.objective);
+        if (it == c->m.metrics.end()) return kInfeasible;
+        return (spec_.maximize ? -1 : 1) * it->second.mean / scale_;
+    }
+    double constraintAt(std::size_t k, const std::vector<double> &x)
+    {
+        Candidate *c = at(x);
+        if (!c) return 1;
+        const Constraint &con = spec_.constraints[k];
+        const auto it = c->m.metrics.find(con.metric);
+        if (it == c->m.metrics.end()) return 1;
+        const double d = (it->second.mean - con.bound) / (std::fabs(con.bound) + 1);
+        switch (con.op) {
+        case Constraint::Op::Le:
+        case Constraint::Op::Lt:
+            return d;
+        case Constraint::Op::Ge:
+        case Constraint::Op::Gt:
+            return -d;
+        case Constraint::Op::Eq:
+            return std::fabs(d);
+        }
+        return d;
     }
 
     void optimise(nlopt::algorithm algo, const std::vector<double> &start, int limit,
@@ -181,17 +218,35 @@ class Search {
         for (unsigned k = 0; k < n; ++k) {
             lb[k] = lower(k);
             ub[k] = upper(k);
-            step[k] = (ub[k] - lb[k]) / 8;
+            step[k] = (ub[k] - lb[k]) / 4;
         }
         opt.set_lower_bounds(lb);
         opt.set_upper_bounds(ub);
-        if (algo == nlopt::LN_SBPLX) opt.set_initial_step(step);
         opt.set_maxeval(50 * spec_.budget);
-        opt.set_min_objective(
-            [](const std::vector<double> &x, std::vector<double> &, void *self) {
-                return static_cast<Search *>(self)->objective(x);
-            },
-            this);
+        if (algo != nlopt::GN_DIRECT_L) opt.set_initial_step(step);
+        if (algo == nlopt::LN_COBYLA) {
+            opt.set_min_objective(
+                [](const std::vector<double> &x, std::vector<double> &, void *self) {
+                    return static_cast<Search *>(self)->objectiveAt(x);
+                },
+                this);
+            constraintData_.clear();
+            for (std::size_t k = 0; k < spec_.constraints.size(); ++k)
+                constraintData_.push_back({this, k});
+            for (auto &d : constraintData_)
+                opt.add_inequality_constraint(
+                    [](const std::vector<double> &x, std::vector<double> &, void *data) {
+                        auto *cd = static_cast<ConstraintData *>(data);
+                        return cd->self->constraintAt(cd->k, x);
+                    },
+                    &d, 1e-3);
+        } else {
+            opt.set_min_objective(
+                [](const std::vector<double> &x, std::vector<double> &, void *self) {
+                    return static_cast<Search *>(self)->penalizedAt(x);
+                },
+                this);
+        }
         std::vector<double> x = start;
         double fx = 0;
         try {
@@ -220,6 +275,11 @@ class Search {
     TuneResult &result_;
     std::vector<std::unique_ptr<Candidate>> candidates_;
     std::map<std::string, Candidate *> cache_;
+    struct ConstraintData {
+        Search *self;
+        std::size_t k;
+    };
+    std::vector<ConstraintData> constraintData_;
     double scale_ = 0;
     int limit_ = 0;
     int evaluations_ = 0;
@@ -231,8 +291,11 @@ class Search {
 Status parseConstraint(std::string_view text, Constraint &out)
 {
     static constexpr std::pair<std::string_view, Constraint::Op> ops[] = {
-        {"<=", Constraint::Op::Le}, {">=", Constraint::Op::Ge}, {"==", Constraint::Op::Eq},
-        {"<", Constraint::Op::Lt},  {">", Constraint::Op::Gt}};
+        {"<=", Constraint::Op::Le},
+        {">=", Constraint::Op::Ge},
+        {"==", Constraint::Op::Eq},
+        {"<", Constraint::Op::Lt},
+        {">", Constraint::Op::Gt}};
     for (const auto &[sym, op] : ops) {
         const auto at = text.find(sym);
         if (at == std::string_view::npos) continue;
@@ -265,11 +328,16 @@ Status parseConstraint(std::string_view text, Constraint &out)
 bool satisfied(const Constraint &c, double v)
 {
     switch (c.op) {
-    case Constraint::Op::Le: return v <= c.bound;
-    case Constraint::Op::Lt: return v < c.bound;
-    case Constraint::Op::Ge: return v >= c.bound;
-    case Constraint::Op::Gt: return v > c.bound;
-    case Constraint::Op::Eq: return std::fabs(v - c.bound) <= 1e-9 * (1 + std::fabs(c.bound));
+    case Constraint::Op::Le:
+        return v <= c.bound;
+    case Constraint::Op::Lt:
+        return v < c.bound;
+    case Constraint::Op::Ge:
+        return v >= c.bound;
+    case Constraint::Op::Gt:
+        return v > c.bound;
+    case Constraint::Op::Eq:
+        return std::fabs(v - c.bound) <= 1e-9 * (1 + std::fabs(c.bound));
     }
     return false;
 }
@@ -305,8 +373,9 @@ Status parseTuneAxis(std::string_view text, TuneAxis &out)
         };
         if (dots == std::string_view::npos || !parse(range.substr(0, dots), lo) ||
             !parse(range.substr(dots + 2), hi) || lo >= hi)
-            return Status{"--over \"" + std::string(text) + "\" is not NAME or NAME=LO..HI with "
-                                                            "LO < HI"};
+            return Status{"--over \"" + std::string(text) +
+                          "\" is not NAME or NAME=LO..HI with "
+                          "LO < HI"};
         if (lo < t->min || hi > t->max)
             return Status{"--over " + name + "=" + std::string(range) +
                           " leaves the registry's range (allowed: " + allowedText(*t) + ")"};
@@ -323,15 +392,27 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
     TuneResult result;
     Search s(spec, base, measure, progress, result);
     const std::size_t n = spec.axes.size();
-    // Keep runs for the repeats at the end: up to a third of the budget.
+    // Keep runs for the repeats at the end: a fifth of the budget, at most two more runs
+    // for each finalist.
     const int reserve =
-        std::min(spec.budget / 3, spec.finalists * std::max(0, spec.finalRepeats - 1));
+        std::min(spec.budget / 5, spec.finalists * std::max(0, spec.finalRepeats - 1));
     const int searchRuns = spec.budget - reserve;
-    std::vector<double> centre(n);
+    std::vector<double> start(n);
     for (std::size_t k = 0; k < n; ++k)
-        centre[k] = 0.5 * (s.lower(k) + s.upper(k));
-    s.optimise(nlopt::GN_DIRECT_L, centre, std::max(1, searchRuns * 2 / 3), "search");
-    if (Candidate *b = s.bestByPenalty()) s.optimise(nlopt::LN_SBPLX, b->x, searchRuns, "refine");
+        start[k] = 0.5 * (s.lower(k) + s.upper(k));
+    // With room for it, a global look first (DIRECT-L samples the box by thirds); then
+    // COBYLA, which takes the constraints as they are and walks to their boundary, from
+    // the best setting found so far.
+    if (spec.budget >= 20) {
+        s.optimise(nlopt::GN_DIRECT_L, start, searchRuns * 2 / 5, "search");
+        if (Candidate *b = s.bestByPenalty()) start = b->x;
+    }
+    s.optimise(nlopt::LN_COBYLA, start, searchRuns, "refine");
+    // COBYLA may stop early (converged on the rounded grid): what is left goes to another
+    // start at the best point.
+    if (result.runsUsed < searchRuns && !result.interrupted)
+        if (Candidate *b = s.bestByPenalty())
+            s.optimise(nlopt::LN_SBPLX, b->x, searchRuns, "refine");
 
     // Repeats at the best few, best first, while the budget lasts.
     std::vector<Candidate *> order;
@@ -366,7 +447,8 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
             best = &c;
             continue;
         }
-        const Estimate &eb = best->m.metrics.at(spec.objective), &ec = c.m.metrics.at(spec.objective);
+        const Estimate &eb = best->m.metrics.at(spec.objective),
+                       &ec = c.m.metrics.at(spec.objective);
         const int sig = significantlyBetter(eb, ec, dir);
         const bool noisyTie = sig == 0;
         if (sig > 0 || (noisyTie && probability(c) > probability(*best) + 0.05) ||
@@ -382,7 +464,7 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
         for (const auto &k : spec.constraints) {
             const auto it = best->m.metrics.find(k.metric);
             result.constraintValues.push_back(it == best->m.metrics.end() ? Estimate{}
-                                                                            : it->second);
+                                                                          : it->second);
         }
         result.probability = probability(*best);
         return result;

@@ -46,14 +46,14 @@ struct TuneAxis {
 Status parseTuneAxis(std::string_view text, TuneAxis &out);
 
 struct TuneSpec {
-    std::string objective;      // a metric label
+    std::string objective; // a metric label
     bool maximize = false;
     std::vector<Constraint> constraints;
     std::vector<TuneAxis> axes;
     std::vector<SweepTie> ties;
-    int budget = 40;            // runs, repeats included
-    int finalists = 3;          // settings run again at the end
-    int finalRepeats = 3;       // runs each finalist gets in all
+    int budget = 40;      // runs, repeats included
+    int finalists = 3;    // settings run again at the end
+    int finalRepeats = 3; // runs each finalist gets in all
 };
 
 // What measuring a setting gives: per metric label, the estimate over every run of that
@@ -76,10 +76,10 @@ struct TrailEntry {
 };
 
 struct TuneResult {
-    bool found = false;      // a setting whose constraints hold by the means
+    bool found = false; // a setting whose constraints hold by the means
     bool interrupted = false;
     int candidate = 0;
-    Assignments best;        // the tuned tunables' values (and ties')
+    Assignments best; // the tuned tunables' values (and ties')
     Estimate objective;
     std::vector<Estimate> constraintValues; // per constraint
     double probability = 0;                 // that every constraint holds

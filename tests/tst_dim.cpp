@@ -51,8 +51,7 @@ void TstDim::findsTheBestProfileAndParks()
     QCOMPARE(d.dim.profileIndex(), kDimDefaultProfile);
     QCOMPARE(d.dim.profile().usec, 8u); // the kernel's default CQE profile: 8 us, 128 frames
     d.dim.sample(d.now, 0, 0, 0);       // the first call starts a measurement
-    const std::array<std::uint64_t, kDimProfiles> rate{100'000, 200'000, 300'000, 250'000,
-                                                       150'000};
+    const std::array<std::uint64_t, kDimProfiles> rate{100'000, 200'000, 300'000, 250'000, 150'000};
     for (int k = 0; k < 20; ++k)
         d.window(rate);
     // 1 -> 0 (first move is left, off the default), worse: turn, 1, 2, 3, worse: turn, 2:

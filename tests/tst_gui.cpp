@@ -18,8 +18,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTableWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QToolBar>
@@ -36,10 +36,10 @@
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
-#include "ui/sweep_chart.h"
-#include "ui/sweep_tab.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
+#include "ui/sweep_chart.h"
+#include "ui/sweep_tab.h"
 #include "ui/time_chart.h"
 
 using namespace ringlab;

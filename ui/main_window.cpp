@@ -33,10 +33,10 @@
 #include "ui/name_only_icon_provider.h"
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
-#include "ui/sweep_tab.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
+#include "ui/sweep_tab.h"
 
 namespace ringlab::ui {
 
@@ -62,7 +62,8 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     split->addWidget(segmentView_);
     split->setStretchFactor(0, 5);
     split->setStretchFactor(1, 1);
-    sweep_ = new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });
+    sweep_ =
+        new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });
     sweep_->blockedReason = [this] {
         return ctl_->isRunning() ? tr("Stop the running session first: both would share the CPU")
                                  : QString();

@@ -67,8 +67,9 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
         xmax = std::max(xmax, ex.mean + hx);
         ymin = std::min(ymin, ey.mean - hy);
         ymax = std::max(ymax, ey.mean + hy);
-        for (auto [a, b] : {std::pair{QPointF(ex.mean - hx, ey.mean), QPointF(ex.mean + hx, ey.mean)},
-                            std::pair{QPointF(ex.mean, ey.mean - hy), QPointF(ex.mean, ey.mean + hy)}}) {
+        for (auto [a, b] :
+             {std::pair{QPointF(ex.mean - hx, ey.mean), QPointF(ex.mean + hx, ey.mean)},
+              std::pair{QPointF(ex.mean, ey.mean - hy), QPointF(ex.mean, ey.mean + hy)}}) {
             if (a == b) continue;
             auto *bar = new QLineSeries;
             bar->append(a);
@@ -113,8 +114,7 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     }
     // The error bars are not legend entries.
     for (QLegendMarker *m : c->legend()->markers())
-        if (m->series() != others && m->series() != front)
-            m->setVisible(false);
+        if (m->series() != others && m->series() != front) m->setVisible(false);
     for (QScatterSeries *s : {others, front})
         connect(s, &QScatterSeries::clicked, this, &SweepChart::clickedAt);
     c->setTitle(drawn_.empty() ? tr("No point has measured both %1 and %2")

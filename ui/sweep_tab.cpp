@@ -248,8 +248,7 @@ bool SweepTab::showSweep(const QString &id)
         std::vector<std::string> metrics = defaultSweepMetrics();
         for (QComboBox *b : {x_, y_}) {
             const std::string m = metricLabel(b->currentText().toStdString());
-            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
-                metrics.push_back(m);
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
         }
         shownRecord_ = rec;
         shownTable_ = sweepTable(store, rec, metrics);
@@ -321,8 +320,9 @@ void SweepTab::fillTable()
             put(it == p.metrics.end() ? (p.sessions.empty() ? tr("not run") : QStringLiteral("-"))
                                       : cell(it->second));
         }
-        put(t.front[r] ? tr("✓ front")
-                       : t.beatenBy[r] >= 0 ? tr("beaten by %1").arg(t.beatenBy[r]) : QString());
+        put(t.front[r]           ? tr("✓ front")
+            : t.beatenBy[r] >= 0 ? tr("beaten by %1").arg(t.beatenBy[r])
+                                 : QString());
         put(QString::number(p.sessions.size()));
     }
 }
@@ -395,7 +395,8 @@ void SweepTab::startSweep()
             this,
             [this, text] {
                 status_->setText(text);
-                const auto m = QRegularExpression(QStringLiteral("\\((\\d+)/(\\d+)\\)")).match(text);
+                const auto m =
+                    QRegularExpression(QStringLiteral("\\((\\d+)/(\\d+)\\)")).match(text);
                 if (m.hasMatch()) {
                     bar_->setRange(0, m.captured(2).toInt());
                     bar_->setValue(m.captured(1).toInt() - 1);
