@@ -438,11 +438,21 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
         }
         return p;
     };
+    // Judged among the settings that were run again, when one of them still meets the
+    // constraints: one run's interval says nothing of how the next run differs.
     const int dir = spec.maximize ? +1 : -1;
+    auto meets = [&](const Candidate &c) {
+        return s.violation(c.m) == 0 && c.m.metrics.count(spec.objective);
+    };
+    std::vector<Candidate *> pool;
+    for (Candidate *c : order)
+        if (c->m.runs > 1 && meets(*c)) pool.push_back(c);
+    if (pool.empty())
+        for (auto &cp : s.candidates())
+            if (meets(*cp)) pool.push_back(cp.get());
     Candidate *best = nullptr;
-    for (auto &cp : s.candidates()) {
+    for (Candidate *cp : pool) {
         Candidate &c = *cp;
-        if (s.violation(c.m) > 0 || !c.m.metrics.count(spec.objective)) continue;
         if (!best) {
             best = &c;
             continue;

@@ -5,7 +5,8 @@
 //   then Sbplx from the best point) sees one run per setting, with settings rounded to what
 //   the registry accepts and each setting measured once;
 // - the best few settings are then run again (repeats at the incumbent) and the answer is
-//   the best whose constraints hold, judged with 95 % intervals over its repeats; one that is
+//   the best of those whose constraints still hold by the means of their runs (any setting
+//   only when none of them does), judged with 95 % intervals over its repeats; one that is
 //   not significantly better than another with more confidence in its constraints does not
 //   displace it.
 // A constraint that no setting met is reported as such, with the closest setting, never
