@@ -223,7 +223,15 @@ class Search {
         opt.set_lower_bounds(lb);
         opt.set_upper_bounds(ub);
         opt.set_maxeval(50 * spec_.budget);
-        if (algo != nlopt::GN_DIRECT_L) opt.set_initial_step(step);
+        if (algo != nlopt::GN_DIRECT_L) {
+            // A local method stops once its steps are under 0.5 % of each range: below that
+            // it only chases the noise of single runs, and the runs left go to a restart.
+            opt.set_initial_step(step);
+            std::vector<double> tol(n);
+            for (unsigned k = 0; k < n; ++k)
+                tol[k] = (ub[k] - lb[k]) / 200;
+            opt.set_xtol_abs(tol);
+        }
         if (algo == nlopt::LN_COBYLA) {
             opt.set_min_objective(
                 [](const std::vector<double> &x, std::vector<double> &, void *self) {
@@ -408,11 +416,14 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
         if (Candidate *b = s.bestByPenalty()) start = b->x;
     }
     s.optimise(nlopt::LN_COBYLA, start, searchRuns, "refine");
-    // COBYLA may stop early (converged on the rounded grid): what is left goes to another
-    // start at the best point.
-    if (result.runsUsed < searchRuns && !result.interrupted)
+    // COBYLA stops early once its steps are small: what is left goes to restarts at the
+    // best point so far, until one adds no run.
+    while (result.runsUsed < searchRuns && !result.interrupted) {
+        const int before = result.runsUsed;
         if (Candidate *b = s.bestByPenalty())
-            s.optimise(nlopt::LN_SBPLX, b->x, searchRuns, "refine");
+            s.optimise(nlopt::LN_COBYLA, b->x, searchRuns, "refine");
+        if (result.runsUsed == before) break;
+    }
 
     // Repeats at the best few, best first, while the budget lasts.
     std::vector<Candidate *> order;

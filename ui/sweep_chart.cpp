@@ -49,6 +49,15 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     QPen barPen(QColor(0x60, 0x60, 0x60));
     barPen.setWidthF(1.0);
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    // A metric whose every mean is >= 0 (CPU, latency, rates) cannot go below 0: its error
+    // bars are cut there, and so is its axis.
+    bool xNonNegative = true, yNonNegative = true;
+    for (const auto &p : table.points) {
+        if (auto it = p.metrics.find(x); it != p.metrics.end() && it->second.mean < 0)
+            xNonNegative = false;
+        if (auto it = p.metrics.find(y); it != p.metrics.end() && it->second.mean < 0)
+            yNonNegative = false;
+    }
     std::vector<QPointF> frontPts;
     for (std::size_t k = 0; k < table.points.size(); ++k) {
         const PointResult &p = table.points[k];
@@ -63,13 +72,14 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
             ++frontCount_;
         }
         const double hx = ex.batches >= 3 ? ex.ciHalf : 0, hy = ey.batches >= 3 ? ey.ciHalf : 0;
-        xmin = std::min(xmin, ex.mean - hx);
+        const double x0 = xNonNegative ? std::max(0.0, ex.mean - hx) : ex.mean - hx;
+        const double y0 = yNonNegative ? std::max(0.0, ey.mean - hy) : ey.mean - hy;
+        xmin = std::min(xmin, x0);
         xmax = std::max(xmax, ex.mean + hx);
-        ymin = std::min(ymin, ey.mean - hy);
+        ymin = std::min(ymin, y0);
         ymax = std::max(ymax, ey.mean + hy);
-        for (auto [a, b] :
-             {std::pair{QPointF(ex.mean - hx, ey.mean), QPointF(ex.mean + hx, ey.mean)},
-              std::pair{QPointF(ex.mean, ey.mean - hy), QPointF(ex.mean, ey.mean + hy)}}) {
+        for (auto [a, b] : {std::pair{QPointF(x0, ey.mean), QPointF(ex.mean + hx, ey.mean)},
+                            std::pair{QPointF(ex.mean, y0), QPointF(ex.mean, ey.mean + hy)}}) {
             if (a == b) continue;
             auto *bar = new QLineSeries;
             bar->append(a);

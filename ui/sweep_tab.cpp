@@ -143,7 +143,7 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     y_ = new QComboBox;
     for (QComboBox *b : {x_, y_}) {
         b->setEditable(true);
-        b->setMinimumContentsLength(12);
+        b->setMinimumContentsLength(17);
         b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         for (const auto &m : engineMetricNames())
             if (m.find('[') == std::string::npos) b->addItem(QString::fromStdString(m));
@@ -188,6 +188,7 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     results->setStretchFactor(0, 4);
     results->setStretchFactor(1, 2);
     results->setStretchFactor(2, 1);
+    results->setSizes({4000, 2000, 1000}); // scaled to the space there is: the chart first
     auto *right = new QVBoxLayout;
     right->addLayout(pick);
     right->addWidget(results, 1);
