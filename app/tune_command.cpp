@@ -115,8 +115,11 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
     if (r.found) {
         out += "best setting (candidate " + std::to_string(r.candidate) +
                "): " + SweepPoint{0, r.best}.text() + "\n";
-        out += "  " + p.spec.objective + " " + withInterval(r.objective) + " (95 %, " +
-               std::to_string(r.objective.n) + " value(s))\n";
+        out += "  " + p.spec.objective + " " + withInterval(r.objective) +
+               (r.runs > 1 ? " (95 %, over " + std::to_string(r.runs) + " runs)\n"
+                           : std::string(" (95 %, within its one run: no setting run again "
+                                         "still met the constraints, so this one's run-to-run "
+                                         "noise is not known)\n"));
         for (std::size_t k = 0; k < p.spec.constraints.size(); ++k)
             out += "  " + p.spec.constraints[k].metric + " " + withInterval(r.constraintValues[k]) +
                    "  (" + p.spec.constraints[k].text + ")\n";

@@ -304,12 +304,12 @@ bool sweepSpecFromJson(const nlohmann::json &j, SweepSpec &out, std::string &err
         s.warmupS = j.at("warmup_s").get<double>();
         s.device = j.value("device", "");
         s.traffic = j.value("traffic", "");
-        if (s.repeat < 1 || s.repeat > 1000 || !(d > 0 && d < 1e6) ||
+        if (s.repeat < 1 || s.repeat > 1000 || !(d >= 0.001 && d < 1e6) ||
             !(s.warmupS >= 0 && s.warmupS < d)) {
             error = "repeat, duration or warm-up out of range";
             return false;
         }
-        s.durationNs = static_cast<std::int64_t>(d * 1e9);
+        s.durationNs = std::llround(d * 1e9);
         for (const auto &a : s.axes)
             if (!findTunable(a.tunable)) return (error = unknownTunable(a.tunable).error), false;
         for (const auto &t : s.ties)

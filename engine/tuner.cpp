@@ -488,6 +488,7 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
                                                                           : it->second);
         }
         result.probability = probability(*best);
+        result.runs = best->m.runs;
         return result;
     }
     // Nothing met the constraints: say which, and how close the closest came.

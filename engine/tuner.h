@@ -84,6 +84,7 @@ struct TuneResult {
     Estimate objective;
     std::vector<Estimate> constraintValues; // per constraint
     double probability = 0;                 // that every constraint holds
+    int runs = 0;                           // of the answer
     int runsUsed = 0;
     std::vector<TrailEntry> trail;
     std::string why; // when not found: which constraint failed, and the closest setting
