@@ -173,7 +173,9 @@ void TstCrashSafety::killAtRandomMoments()
             QVERIFY(!k.exitedByItself);
             checkDatabase(db, k, 0, true);
         } else if (moment == "repeat") {
-            const int ms = pick(300, 2200);
+            // Three runs of 600 ms cannot end before 1,800 ms: every kill before that lands
+            // in one of them or between two (the run lasts about 1,950 ms here).
+            const int ms = pick(300, 1750);
             const auto k = runAndKill({"run", "--output", "jsonl", "--repeat", "3", "--duration",
                                        "600ms", "--db", base + ".db"},
                                       ms);
