@@ -116,19 +116,28 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
         out += "best setting (candidate " + std::to_string(r.candidate) +
                "): " + SweepPoint{0, r.best}.text() + "\n";
         out += "  " + p.spec.objective + " " + withInterval(r.objective) +
-               (r.runs > 1 ? " (95 %, over " + std::to_string(r.runs) + " runs)\n"
-                           : std::string(" (95 %, within its one run: no setting run again "
-                                         "still met the constraints, so this one's run-to-run "
-                                         "noise is not known)\n"));
+               (r.runs > 2    ? " (95 %, over " + std::to_string(r.runs) + " runs)\n"
+                : r.runs == 2 ? std::string(" (2 runs: an interval needs 3)\n")
+                              : std::string(" (95 %, within its one run: no setting run again "
+                                            "still met the constraints, so this one's "
+                                            "run-to-run noise is not known)\n"));
         for (std::size_t k = 0; k < p.spec.constraints.size(); ++k)
             out += "  " + p.spec.constraints[k].metric + " " + withInterval(r.constraintValues[k]) +
                    "  (" + p.spec.constraints[k].text + ")\n";
-        std::snprintf(buf, sizeof buf, "  probability that every constraint holds: %.0f %%%s\n",
-                      r.probability * 100,
-                      r.probability < 0.95 ? " (below 95 %: run it longer or with repeats before "
-                                             "trusting it)"
-                                           : "");
-        out += buf;
+        bool known = true; // an interval on each, or values that never moved
+        for (const auto &e : r.constraintValues)
+            known &= e.batches >= 3 || (e.n > 0 && e.min == e.max);
+        if (known) {
+            std::snprintf(buf, sizeof buf, "  probability that every constraint holds: %.0f %%%s\n",
+                          r.probability * 100,
+                          r.probability < 0.95 ? " (below 95 %: run it longer or with repeats "
+                                                 "before trusting it)"
+                                               : "");
+            out += buf;
+        } else {
+            out += "  probability that every constraint holds: not known (its runs give no "
+                   "interval: 3 runs or more do; a larger --budget leaves room for them)\n";
+        }
     } else {
         out += "no answer: " + r.why + "\n";
     }

@@ -218,7 +218,7 @@ class Search {
         for (unsigned k = 0; k < n; ++k) {
             lb[k] = lower(k);
             ub[k] = upper(k);
-            step[k] = (ub[k] - lb[k]) / 4;
+            step[k] = (ub[k] - lb[k]) / 8;
         }
         opt.set_lower_bounds(lb);
         opt.set_upper_bounds(ub);
@@ -408,13 +408,14 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
     std::vector<double> start(n);
     for (std::size_t k = 0; k < n; ++k)
         start[k] = 0.5 * (s.lower(k) + s.upper(k));
-    // With room for it, a global look first (DIRECT-L samples the box by thirds); then
-    // COBYLA, which takes the constraints as they are and walks to their boundary, from
-    // the best setting found so far.
-    if (spec.budget >= 20) {
-        s.optimise(nlopt::GN_DIRECT_L, start, searchRuns * 2 / 5, "search");
-        if (Candidate *b = s.bestByPenalty()) start = b->x;
-    }
+    // A global look first: DIRECT-L samples the box by thirds (the centre, then a third
+    // either way along each axis: 2n+1 runs at least, 40 % of the search with room for
+    // more). Then COBYLA, which takes the constraints as they are and walks to their
+    // boundary, from the best setting found so far. COBYLA alone from the centre crept
+    // along a noisy constraint in steps of a few percent and ran out of runs.
+    const int firstLook = std::max(static_cast<int>(2 * n + 1), searchRuns * 2 / 5);
+    s.optimise(nlopt::GN_DIRECT_L, start, std::min(firstLook, searchRuns), "search");
+    if (Candidate *b = s.bestByPenalty()) start = b->x;
     s.optimise(nlopt::LN_COBYLA, start, searchRuns, "refine");
     // COBYLA stops early once its steps are small: what is left goes to restarts at the
     // best point so far, until one adds no run.

@@ -2,8 +2,9 @@
 // The tuner: minimise or maximise one metric subject to constraints on others, over chosen
 // tunables within their ranges, within a budget of runs. Every run is noisy, so:
 // - the search (NLopt: DIRECT-L over the box, log-scaled where a range spans two decades,
-//   then Sbplx from the best point) sees one run per setting, with settings rounded to what
-//   the registry accepts and each setting measured once;
+//   then COBYLA from the best point, restarted while runs are left) sees one run per
+//   setting, with settings rounded to what the registry accepts and each setting measured
+//   once;
 // - the best few settings are then run again (repeats at the incumbent) and the answer is
 //   the best of those whose constraints still hold by the means of their runs (any setting
 //   only when none of them does), judged with 95 % intervals over its repeats; one that is
