@@ -24,8 +24,10 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
 {
     QChart *c = chart();
     c->removeAllSeries();
-    for (QAbstractAxis *a : c->axes())
-        c->removeAxis(a);
+    for (QAbstractAxis *a : c->axes()) {
+        c->removeAxis(a); // hands it back to us: QChart does not delete a removed axis
+        delete a;
+    }
     drawn_.clear();
     frontCount_ = 0;
 
