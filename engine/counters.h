@@ -42,6 +42,9 @@ enum class C : std::uint8_t {
 };
 inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(C::Count);
 
+// Counted by the device as frames arrive (offered, missed for want of a descriptor).
+inline constexpr C kArrivalCounters[] = {C::Offered, C::RxMissed};
+
 // Every cause of a lost frame, in the order reports list them. "drops" is their sum.
 inline constexpr C kDropCauses[] = {C::RxMissed,    C::AllocFail, C::TxFull,
                                     C::HandoffFull, C::RxErrors,  C::TxErrors};

@@ -52,6 +52,11 @@ struct DeviceReading {
     bool hasRtt = false;
     std::vector<DeviceMetric> metrics;
     std::vector<std::string> events; // happened since the last reading (a client's summary)
+    // A device that counts arrivals (kArrivalCounters) only when the driver next touches its
+    // ring (the simulated NIC) says up to when its counts go; -1: up to the reading. A stalled
+    // poll thread then credits its backlog to the time the frames arrived, not to the sample
+    // in which it woke.
+    std::int64_t arrivalsUntilNs = -1;
 };
 
 // Interrupt mode on a device that waits on a real interrupt source.

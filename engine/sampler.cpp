@@ -39,6 +39,7 @@ Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs)
     prevLatency_ = first.latency;
     if (first.device.hasRtt) prevDeviceRtt_ = first.device.rtt;
     prevTotal_.addFrom(first.device.counters); // what the device counted before the start
+    prevArrivalsNs_ = first.device.arrivalsUntilNs;
 }
 
 bool Sampler::machineTicks(std::uint64_t &busy, std::uint64_t &total)
@@ -114,6 +115,17 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         s->total[k] = total.v[k];
         s->rate[k] = dt > 0 ? static_cast<double>(total.v[k] - prevTotal_.v[k]) / dt : 0;
     }
+    // Arrivals over the time they cover: a poll thread that stalled for seconds counts that
+    // backlog when it wakes, but the frames arrived during the stall.
+    if (dp.device.arrivalsUntilNs > 0 && prevArrivalsNs_ > 0) {
+        const double span = static_cast<double>(dp.device.arrivalsUntilNs - prevArrivalsNs_) / 1e9;
+        if (span > 0)
+            for (C c : kArrivalCounters) {
+                const auto k = static_cast<std::size_t>(c);
+                s->rate[k] = static_cast<double>(total.v[k] - prevTotal_.v[k]) / span;
+            }
+    }
+    prevArrivalsNs_ = dp.device.arrivalsUntilNs;
     prevTotal_ = total;
     s->rxMbps = s->rateOf(C::RxBytes) * 8 / 1e6;
     s->txMbps = s->rateOf(C::TxBytes) * 8 / 1e6;

@@ -39,6 +39,7 @@ class Sampler {
     Reader reader_;
     std::int64_t startNs_;
     std::int64_t prevNs_;
+    std::int64_t prevArrivalsNs_ = -1; // DeviceReading::arrivalsUntilNs at the last sample
     std::uint64_t seq_ = 0;
     CounterValues retired_; // counters of threads that have ended
     CounterValues prevTotal_;

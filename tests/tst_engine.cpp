@@ -2,6 +2,7 @@
 // The engine facade: live and restart changes while running, rejected changes, events.
 #include <QtTest>
 
+#include "engine/sampler.h"
 #include "test_support.h"
 
 using namespace ringlab;
@@ -13,6 +14,7 @@ class TstEngine : public QObject {
     void restartWhileRunningKeepsMeasuring();
     void rejectedChangeKeepsEverything();
     void fifoDepthIsReported();
+    void arrivalsAreCreditedToTheTimeTheyCover();
 };
 
 void TstEngine::restartWhileRunningKeepsMeasuring()
@@ -88,6 +90,47 @@ void TstEngine::fifoDepthIsReported()
         deepest = std::max(deepest, x->handoffDepth);
     QVERIFY2(deepest > 100, qPrintable(QString::number(deepest)));
     QVERIFY(last.rateOf(C::HandoffFull) > 0);
+}
+
+// Issue 9 item 7: a poll thread that stalled for 2 s counts the frames that arrived meanwhile
+// when it wakes. The sample in which it woke must not credit them to its own 100 ms.
+void TstEngine::arrivalsAreCreditedToTheTimeTheyCover()
+{
+    ThreadRegistry reg;
+    auto block = reg.counterBlock("poll");
+    constexpr std::int64_t kMs = 1'000'000, t0 = 1'000 * kMs;
+    std::int64_t until = t0; // the device's arrivals are counted up to here
+    Sampler sampler(
+        reg,
+        [&] {
+            DatapathReading r;
+            r.device.arrivalsUntilNs = until;
+            return r;
+        },
+        t0);
+    auto arrive = [&](std::int64_t toNs, double pps) {
+        const auto n = static_cast<std::uint64_t>(pps * static_cast<double>(toNs - until) / 1e9);
+        block->counters.add(C::Offered, n);
+        until = toNs;
+    };
+    arrive(t0 + 100 * kMs, 100'000);
+    const auto s1 = sampler.take(t0 + 100 * kMs);
+    QCOMPARE(s1->rateOf(C::Offered), 100'000.0);
+    // The stall: the sampler runs 2.1 s later; the poll thread has not counted anything.
+    const auto s2 = sampler.take(t0 + 2'200 * kMs);
+    QCOMPARE(s2->interval, 2.1);
+    QCOMPARE(s2->rateOf(C::Offered), 0.0);
+    // The poll thread wakes and counts 2.2 s of arrivals; the next sample covers 100 ms.
+    arrive(t0 + 2'300 * kMs, 100'000);
+    const auto s3 = sampler.take(t0 + 2'300 * kMs);
+    QCOMPARE(s3->interval, 0.1);
+    QVERIFY2(std::fabs(s3->rateOf(C::Offered) - 100'000) < 1,
+             qPrintable(QString::number(s3->rateOf(C::Offered))));
+    // Without the device's time (a device that counts as frames arrive), the interval rules.
+    until = -1;
+    block->counters.add(C::Offered, 5'000);
+    const auto s4 = sampler.take(t0 + 2'350 * kMs);
+    QVERIFY(std::fabs(s4->rateOf(C::Offered) - 100'000) < 1);
 }
 
 QTEST_GUILESS_MAIN(TstEngine)

@@ -61,6 +61,7 @@ class TstGui : public QObject {
     void databaseSurvivesExportDialogAndSqlite3();
     void reproduceFromTheToolsMenu();
     void sweepTabRunsShowsAndOpens();
+    void marksAndRestartsSurviveReopening();
 
   private:
     // Types a value into a spin box as a user does, and presses Enter.
@@ -537,6 +538,38 @@ void TstGui::sweepTabRunsShowsAndOpens()
     QCOMPARE(done.takeFirst().at(0).toBool(), false);
     QVERIFY2(tab->report()->toPlainText().contains("no answer: no setting met the constraints"),
              qPrintable(tab->report()->toPlainText()));
+}
+
+// Issue 9 item 8: a Mark and a restart are markers live, and again when the session is
+// reopened (the Mark used to be stored but gone from the reopened charts).
+void TstGui::marksAndRestartsSurviveReopening()
+{
+    QVERIFY(w_->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 10, 10000);
+    w_->controller()->mark("burst starts");
+    QVERIFY(w_->controller()->apply({{"rx.ring_size", "2048"}}, "test").ok());
+    QVERIFY(w_->controller()->apply({{"poll.mode", "busy"}}, "test").ok());
+    auto has = [this](const QString &text) {
+        for (const QString &l : w_->charts()->throughput()->markerLabels())
+            if (l.contains(text)) return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(has("burst starts") && has("restart") && has("poll.mode"), 10000);
+    const QStringList live = w_->charts()->throughput()->markerLabels();
+    const int samples = static_cast<int>(w_->controller()->samples().size());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= std::size_t(samples + 5), 10000);
+    const qint64 id = w_->controller()->sessionId();
+    w_->stopRun();
+
+    w_->openSession(id);
+    const QStringList reopened = w_->charts()->throughput()->markerLabels();
+    for (const QString &l : live)
+        QVERIFY2(reopened.contains(l), qPrintable(l + " missing from " + reopened.join(", ")));
+    QVERIFY(has("burst starts"));
+    // A recorded session is shown whole first.
+    QVERIFY(w_->charts()->paused());
+    QCOMPARE(w_->charts()->throughput()->from(), 0.0);
+    QVERIFY(w_->charts()->throughput()->to() >= w_->charts()->endTime());
 }
 
 QTEST_MAIN(TstGui)

@@ -1,27 +1,161 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/charts_view.h"
 
+#include <QHBoxLayout>
+#include <QSettings>
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
-#include "ui/time_chart.h"
+#include "ui/chart_legend.h"
+#include "ui/series_catalog.h"
 
 namespace ringlab::ui {
+
+namespace {
+// A sample that covers this many nominal intervals or more ends a stall: the line breaks.
+constexpr double kGapFactor = 2.5;
+constexpr double kMinSpanS = 0.5;
+} // namespace
 
 ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto *split = new QSplitter(Qt::Vertical, this);
-    charts_ = {new TimeChart(tr("Throughput"), tr("Mbit/s"), false),
-               new TimeChart(tr("CPU per thread"), tr("ms/s"), false),
-               new TimeChart(tr("Latency"), tr("µs (log)"), true),
-               new TimeChart(tr("Events"), tr("1/s"), false)};
-    charts_[0]->addRightAxis(tr("pps"));
-    for (auto *c : charts_)
-        split->addWidget(c);
+    split->setChildrenCollapsible(false);
+    for (const ChartDef &def : chartDefs()) {
+        auto *chart = new TimeChart(tr(def.title), tr(def.unit), def.logByDefault);
+        if (def.rightUnit) chart->addRightAxis(tr(def.rightUnit));
+        const ChartId id = def.id;
+        chart->setChosenPredicate([id](const QString &key) {
+            for (const SeriesDef &s : seriesDefs())
+                if (s.chart == id && key == QLatin1String(s.key)) return s.defaultOn;
+            return true; // threads, the GUI thread
+        });
+        auto *legend = new ChartLegend(chart->title());
+        auto *row = new QWidget;
+        auto *h = new QHBoxLayout(row);
+        h->setContentsMargins(0, 0, 0, 0);
+        h->setSpacing(0);
+        h->addWidget(chart, 1);
+        h->addWidget(legend);
+        split->addWidget(row);
+        const int k = static_cast<int>(charts_.size());
+        charts_.push_back(chart);
+        legends_.push_back(legend);
+        connect(chart, &TimeChart::seriesChanged, this, [this, k] { refreshLegend(k); });
+        // The layout places each plot after its labels change: line the four up again.
+        connect(chart->chart(), &QChart::plotAreaChanged, this, &ChartsView::requestAlign,
+                Qt::QueuedConnection);
+        connect(chart, &TimeChart::hoveredAt, this, [this](double t) { setCrosshair(t); });
+        connect(chart, &TimeChart::hoverLeft, this, [this] { setCrosshair(std::nullopt); });
+        connect(chart, &TimeChart::zoomRequested, this, &ChartsView::zoom);
+        connect(chart, &TimeChart::panRequested, this, &ChartsView::pan);
+        connect(chart, &TimeChart::followRequested, this, [this] { setPaused(false); });
+        connect(legend, &ChartLegend::hiddenToggled, this,
+                [chart](const QString &name) { chart->setHidden(name, !chart->isHidden(name)); });
+        connect(legend, &ChartLegend::chosenChanged, this,
+                [this, k](const QString &label, bool on) {
+                    charts_[k]->setKeyChosen(keyForLabel(k, label), on);
+                    saveChoices(k);
+                    align();
+                });
+        connect(legend, &ChartLegend::logScaleToggled, this, [this, k](bool log) {
+            charts_[k]->setLogScale(log);
+            saveChoices(k);
+            align();
+        });
+        refreshLegend(k);
+    }
+    charts_.front()->setMarkerLabels(true);
     layout->addWidget(split);
+}
+
+void ChartsView::setSettingsGroup(const QString &group)
+{
+    settingsGroup_ = group;
+    QSettings s;
+    for (std::size_t k = 0; k < charts_.size(); ++k) {
+        const QString base = group + QLatin1Char('/') + chartDefs()[k].key;
+        if (s.contains(base + QStringLiteral("/log")))
+            charts_[k]->setLogScale(s.value(base + QStringLiteral("/log")).toBool());
+        const QStringList on = s.value(base + QStringLiteral("/on")).toStringList();
+        const QStringList off = s.value(base + QStringLiteral("/off")).toStringList();
+        for (const QString &key : on)
+            charts_[k]->setKeyChosen(key, true);
+        for (const QString &key : off)
+            charts_[k]->setKeyChosen(key, false);
+    }
+}
+
+void ChartsView::saveChoices(int k) const
+{
+    if (settingsGroup_.isEmpty()) return;
+    QSettings s;
+    const QString base = settingsGroup_ + QLatin1Char('/') + chartDefs()[k].key;
+    TimeChart *c = charts_[static_cast<std::size_t>(k)];
+    QStringList on, off;
+    for (const SeriesDef &def : seriesDefs()) {
+        if (static_cast<int>(def.chart) != k) continue;
+        const QString key = QLatin1String(def.key);
+        const bool chosen = c->chosenNames().contains(tr(def.label));
+        // Only the series present can be judged; the others keep what was stored.
+        if (!c->seriesNames().contains(tr(def.label))) continue;
+        (chosen ? on : off) << key;
+    }
+    s.setValue(base + QStringLiteral("/on"), on);
+    s.setValue(base + QStringLiteral("/off"), off);
+    s.setValue(base + QStringLiteral("/log"), c->logScale());
+}
+
+QString ChartsView::keyForLabel(int k, const QString &label) const
+{
+    for (const SeriesDef &def : seriesDefs())
+        if (static_cast<int>(def.chart) == k && tr(def.label) == label)
+            return QLatin1String(def.key);
+    // A series present in the chart (a thread): its own key.
+    const QString key = charts_[static_cast<std::size_t>(k)]->keyOf(label);
+    return key.isEmpty() ? label : key;
+}
+
+void ChartsView::refreshLegend(int k)
+{
+    TimeChart *c = charts_[static_cast<std::size_t>(k)];
+    ChartLegend *legend = legends_[static_cast<std::size_t>(k)];
+    // The menu offers every catalogue series of this chart and every series present.
+    QStringList all;
+    for (const SeriesDef &def : seriesDefs())
+        if (static_cast<int>(def.chart) == k) all << tr(def.label);
+    QStringList chosenLabels;
+    for (const QString &n : c->seriesNames()) {
+        if (c->isDashed(n)) continue; // B of a comparison: A's entry stands for both
+        if (!all.contains(n)) all << n;
+    }
+    for (const QString &label : all) {
+        const QString key = keyForLabel(k, label);
+        bool chosen = false;
+        for (const QString &n : c->seriesNames())
+            if (c->keyOf(n) == key && c->isChosen(n)) chosen = true;
+        if (!c->seriesNames().contains(label) && !chosen) {
+            // Not present yet: the menu shows what it would be.
+            for (const SeriesDef &def : seriesDefs())
+                if (static_cast<int>(def.chart) == k && QLatin1String(def.key) == key)
+                    chosen = def.defaultOn;
+        }
+        if (chosen) chosenLabels << label;
+    }
+    legend->setChoices(all, chosenLabels, c->logScale(), true);
+    QHash<QString, QColor> colors;
+    QHash<QString, bool> dashed, hidden;
+    const QStringList names = c->chosenNames();
+    for (const QString &n : names) {
+        colors.insert(n, seriesColor(c->keyOf(n)));
+        dashed.insert(n, c->isDashed(n));
+        hidden.insert(n, c->isHidden(n));
+    }
+    legend->setEntries(names, colors, dashed, hidden);
 }
 
 void ChartsView::clear()
@@ -29,7 +163,11 @@ void ChartsView::clear()
     for (auto *c : charts_)
         c->clearAll();
     end_ = 0;
+    nominal_ = 0;
+    lastT_.clear();
     plottedEnd_ = -1;
+    crossT_.reset();
+    setPaused(false);
     replot();
 }
 
@@ -37,36 +175,36 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
 {
     const double t = s.t;
     end_ = std::max(end_, t);
-    auto put = [&](TimeChart *c, const QString &name, double v) {
-        c->append(name + suffix, t, v, dashed, name);
-    };
-    put(charts_[0], tr("rx"), s.rxMbps);
-    put(charts_[0], tr("tx"), s.txMbps);
-    charts_[0]->appendRight(tr("rx pps") + suffix, t, s.rateOf(C::RxPackets), dashed, tr("rx pps"));
+    if (s.interval > 0 && (nominal_ == 0 || s.interval < nominal_)) nominal_ = s.interval;
+    // A stall: the sampler (or the whole process) did not run for several periods. The
+    // sample's rates are over its real interval; the line must not pretend it was measured.
+    if (lastT_.contains(suffix) && nominal_ > 0 && s.interval > kGapFactor * nominal_)
+        for (auto *c : charts_)
+            c->addGap(t);
+    lastT_.insert(suffix, t);
+    for (const SeriesDef &def : seriesDefs()) {
+        const auto v = def.read(s);
+        if (!v) continue;
+        TimeChart *c = charts_[static_cast<std::size_t>(def.chart)];
+        const QString name = tr(def.label) + suffix;
+        if (def.right)
+            c->appendRight(name, t, *v, dashed, QLatin1String(def.key));
+        else
+            c->append(name, t, *v, dashed, QLatin1String(def.key));
+    }
     for (const auto &th : s.threads) {
-        if (th.name == "sampler") continue; // the measuring thread, not the driver's
-        const QString name = QString::fromStdString(th.name);
-        put(charts_[1], name, th.cpuMsPerS);
-        // Same thread, same colour: the wakeups series is keyed by the thread's name too.
-        charts_[3]->append(name + tr(" wakeups") + suffix, t, th.wakeupsPerS, dashed, name);
+        if (!isChartedThread(th.name)) continue;
+        const QString thread = QString::fromStdString(th.name);
+        for (const ThreadSeriesDef &def : threadSeriesDefs())
+            charts_[static_cast<std::size_t>(def.chart)]->append(
+                thread + tr(def.suffix) + suffix, t, th.*def.field, dashed,
+                QLatin1String(def.keyPrefix) + thread);
     }
-    // The engine's threads summed: the headline, equal in the desktop and headless. The GUI
-    // thread's own CPU is a series of its own (addGuiCpu), never mixed into it.
-    put(charts_[1], tr("engine"), s.engineCpuMsPerS);
-    if (s.latency.count) {
-        put(charts_[2], tr("p50"), s.latency.p50);
-        put(charts_[2], tr("p99"), s.latency.p99);
-        put(charts_[2], tr("max"), s.latency.max);
-    }
-    // Round trips: the simulated NIC's probes, or a real ping across the lab.
-    if (s.rtt.count) put(charts_[2], tr("rtt p50"), s.rtt.p50);
-    put(charts_[3], tr("timer arms"), s.rateOf(C::TimerArms));
-    put(charts_[3], tr("drops"), s.dropsPerS());
 }
 
 void ChartsView::addGuiThreadCpu(double t, double msPerS)
 {
-    charts_[1]->append(tr("GUI thread"), t, msPerS, false, tr("GUI thread"));
+    cpu()->append(tr(kGuiThreadLabel), t, msPerS, false, QLatin1String(kGuiThreadKey));
 }
 
 void ChartsView::appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples)
@@ -80,8 +218,7 @@ void ChartsView::requestReplot()
 {
     if (pending_) return;
     const double span = window_ > 0 ? window_ : std::max(end_, 1.0);
-    const double width =
-        std::max(100.0, static_cast<double>(charts_[0]->chart()->plotArea().width()));
+    const double width = std::max(100.0, charts_[0]->plotArea().width());
     const double perColumn = 2 * span / width; // TimeChart draws min/max per two pixels
     if (plottedEnd_ < 0 || end_ - plottedEnd_ >= perColumn) {
         replot();
@@ -103,16 +240,59 @@ void ChartsView::appendOverlay(const std::vector<std::shared_ptr<const Sample>> 
     replot();
 }
 
-void ChartsView::addMarker(double t, const QString &label)
+void ChartsView::addMarker(double t, const QString &label, MarkerKind kind)
 {
-    for (std::size_t k = 0; k < charts_.size(); ++k)
-        charts_[k]->addMarker(t, label, k == 0);
-    replot();
+    for (auto *c : charts_)
+        c->addMarker(t, label, kind);
 }
 
 void ChartsView::setWindow(double seconds)
 {
     window_ = seconds;
+    setPaused(false);
+    replot();
+}
+
+void ChartsView::setPaused(bool paused)
+{
+    if (paused == paused_) return;
+    if (paused) {
+        viewFrom_ = charts_[0]->from();
+        viewTo_ = charts_[0]->to();
+    }
+    paused_ = paused;
+    emit pausedChanged(paused_);
+    replot();
+}
+
+void ChartsView::showWhole()
+{
+    viewFrom_ = 0;
+    viewTo_ = std::max(end_, 1.0);
+    if (!paused_) {
+        paused_ = true;
+        emit pausedChanged(true);
+    }
+    replot();
+}
+
+void ChartsView::zoom(double aroundT, double factor)
+{
+    setPaused(true);
+    const double span = viewTo_ - viewFrom_;
+    const double maxSpan = std::max(end_, 1.0) * 1.2;
+    const double next = std::clamp(span * factor, kMinSpanS, std::max(kMinSpanS, maxSpan));
+    const double share = span > 0 ? (aroundT - viewFrom_) / span : 0.5;
+    viewFrom_ = aroundT - share * next;
+    viewTo_ = viewFrom_ + next;
+    replot();
+}
+
+void ChartsView::pan(double dt)
+{
+    setPaused(true);
+    viewFrom_ += dt;
+    viewTo_ += dt;
     replot();
 }
 
@@ -124,10 +304,69 @@ void ChartsView::replot()
     }
     dirty_ = false;
     plottedEnd_ = end_;
-    const double to = std::max(end_, 1.0);
-    const double from = window_ > 0 ? std::max(0.0, to - window_) : 0.0;
+    double from = 0, to = std::max(end_, 1.0);
+    if (paused_) {
+        from = viewFrom_;
+        to = viewTo_;
+    } else if (window_ > 0) {
+        // A short run fills the window from the left; a long one scrolls.
+        to = std::max(end_, window_);
+        from = std::max(0.0, to - window_);
+        if (end_ < window_) to = window_;
+    }
     for (auto *c : charts_)
-        if (c->isVisible()) c->replot(from, to);
+        c->replot(from, to);
+    align();
+    refreshValues();
+}
+
+void ChartsView::requestAlign()
+{
+    if (alignPending_) return;
+    alignPending_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            alignPending_ = false;
+            align();
+        },
+        Qt::QueuedConnection);
+}
+
+void ChartsView::align()
+{
+    int left = 0, right = 0;
+    for (auto *c : charts_) {
+        left = std::max(left, c->leftNeeded());
+        right = std::max(right, c->rightNeeded());
+    }
+    for (auto *c : charts_)
+        c->setInsets(left, right);
+}
+
+void ChartsView::setCrosshair(std::optional<double> t)
+{
+    crossT_ = t;
+    for (auto *c : charts_)
+        c->setCrosshair(t);
+    refreshValues();
+}
+
+void ChartsView::refreshValues()
+{
+    // At the crosshair, or else the newest values in view.
+    const double maxAge = nominal_ > 0 ? kGapFactor * nominal_ : 1.0;
+    for (std::size_t k = 0; k < charts_.size(); ++k) {
+        TimeChart *c = charts_[k];
+        QHash<QString, std::optional<double>> values;
+        for (const QString &n : c->chosenNames()) {
+            if (crossT_)
+                values.insert(n, c->valueAt(n, *crossT_, maxAge));
+            else
+                values.insert(n, c->valueAt(n, std::min(c->to(), end_), maxAge));
+        }
+        legends_[k]->setValues(values, c->unit());
+    }
 }
 
 void ChartsView::showEvent(QShowEvent *e)

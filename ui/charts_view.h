@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The four stacked charts of a session on one time axis: throughput, CPU per thread,
-// latency and events. Fed live from the engine or all at once from the database.
+// The four stacked charts of a session on one time axis (throughput, CPU per thread,
+// latency, events), each with its legend, fed live from the engine or all at once from the
+// database. The series come from the catalogue (series_catalog.h); the user chooses them per
+// chart, hides one by its legend entry, switches an axis to log, zooms and pans the time
+// axis, pauses the view while recording goes on, and reads every chart at one time with the
+// crosshair. The plot areas share their left and right edges to the pixel.
 #pragma once
 
 #include <QWidget>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/sample.h"
+#include "ui/time_chart.h"
 
 namespace ringlab::ui {
 
-class TimeChart;
+class ChartLegend;
 
 class ChartsView : public QWidget {
     Q_OBJECT
@@ -20,16 +26,25 @@ class ChartsView : public QWidget {
     static constexpr double kWholeSession = 0;
 
     explicit ChartsView(QWidget *parent = nullptr);
+    // The settings group that keeps the chosen series and scales (empty: not kept).
+    void setSettingsGroup(const QString &group);
     void clear();
     void appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples);
     // An overlay (compare): the same figures of another run, dashed, names suffixed.
     void appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
                        const QString &suffix, bool dashed);
-    void addMarker(double t, const QString &label);
+    void addMarker(double t, const QString &label, MarkerKind kind = MarkerKind::Change);
     // The desktop's own GUI thread, in the CPU chart beside the engine's threads (live only).
     void addGuiThreadCpu(double t, double msPerS);
     void setWindow(double seconds);
     double window() const { return window_; }
+    // A paused view keeps its time range while samples keep coming; zoom and pan pause it.
+    void setPaused(bool paused);
+    bool paused() const { return paused_; }
+    // The whole session in view, paused (a reopened session).
+    void showWhole();
+    void zoom(double aroundT, double factor);
+    void pan(double dt);
     void replot();
 
     TimeChart *throughput() const { return charts_[0]; }
@@ -37,7 +52,13 @@ class ChartsView : public QWidget {
     TimeChart *latency() const { return charts_[2]; }
     TimeChart *events() const { return charts_[3]; }
     const std::vector<TimeChart *> &charts() const { return charts_; }
+    ChartLegend *legend(int chart) const { return legends_[static_cast<std::size_t>(chart)]; }
     double endTime() const { return end_; }
+    void setCrosshair(std::optional<double> t);
+    std::optional<double> crosshair() const { return crossT_; }
+
+  signals:
+    void pausedChanged(bool paused);
 
   protected:
     void showEvent(QShowEvent *e) override;
@@ -47,12 +68,26 @@ class ChartsView : public QWidget {
     // Live data: redraw once the newest point has moved at least a pixel column, and at
     // most every 50 ms; a point that moves less would not change a pixel.
     void requestReplot();
+    void align();
+    void requestAlign();
+    void refreshLegend(int k);
+    void refreshValues();
+    QString keyForLabel(int chart, const QString &label) const;
+    void saveChoices(int chart) const;
     std::vector<TimeChart *> charts_;
+    std::vector<ChartLegend *> legends_;
+    QString settingsGroup_;
     double window_ = 120;
     double end_ = 0;
+    double nominal_ = 0; // the shortest sample interval seen: the sampler's period
+    QHash<QString, double> lastT_;
+    bool paused_ = false;
+    double viewFrom_ = 0, viewTo_ = 1;
     bool dirty_ = false;
+    bool alignPending_ = false;
     bool pending_ = false;
     double plottedEnd_ = -1;
+    std::optional<double> crossT_;
 };
 
 } // namespace ringlab::ui

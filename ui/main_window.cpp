@@ -404,14 +404,24 @@ void MainWindow::onEvent(const ringlab::Event &e)
     if (shownSession_) return;
     if (e.kind == "param") {
         const QString label = QString::fromStdString(e.tunable + " " + e.before + "→" + e.after);
-        charts_->addMarker(e.t, label);
+        charts_->addMarker(e.t, label, MarkerKind::Change);
         liveChanges_.push_back({e.t, e.tunable, e.before, e.after, e.source});
         refreshSegments();
-    } else if (e.kind == "mark") {
-        charts_->addMarker(e.t, QStringLiteral("● ") + QString::fromStdString(e.message));
+    } else if (e.kind == "mark" || e.kind == "restart") {
+        addEventMarker(e.t, e.kind, e.message);
     } else if (e.kind == "warning") {
         statusBar()->showMessage(QString::fromStdString(e.message), 10000);
     }
+}
+
+void MainWindow::addEventMarker(double t, const std::string &kind, const std::string &message)
+{
+    if (kind == "mark")
+        charts_->addMarker(t, QStringLiteral("● ") + QString::fromStdString(message),
+                           MarkerKind::Mark);
+    else
+        charts_->addMarker(t, tr("restart: %1").arg(QString::fromStdString(message)),
+                           MarkerKind::Restart);
 }
 
 void MainWindow::refreshSegments()
@@ -439,7 +449,11 @@ void MainWindow::openSession(qint64 id)
     charts_->appendSamples(samplesFromTable(tab));
     for (const auto &c : changes)
         charts_->addMarker(c.t,
-                           QString::fromStdString(c.tunable + " " + c.oldValue + "→" + c.newValue));
+                           QString::fromStdString(c.tunable + " " + c.oldValue + "→" + c.newValue),
+                           MarkerKind::Change);
+    for (const auto &e : store->events(id))
+        if (e.kind == "mark" || e.kind == "restart") addEventMarker(e.t, e.kind, e.message);
+    charts_->showWhole(); // a recorded session is seen whole first
     segments_->setSession(tab, changes);
     updateStatus();
 }

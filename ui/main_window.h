@@ -82,6 +82,7 @@ class MainWindow : public QMainWindow {
     void addGuiThreadCpu(double t);
     void onEvent(const ringlab::Event &e);
     void refreshSegments();
+    void addEventMarker(double t, const std::string &kind, const std::string &message);
     void updateStatus();
     void restoreSettings();
     void saveSettings();

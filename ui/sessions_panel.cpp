@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/sessions_panel.h"
 
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -27,15 +28,19 @@ SessionsPanel::SessionsPanel(EngineController *ctl, QWidget *parent)
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setSortingEnabled(false);
     layout->addWidget(view_);
-    auto *buttons = new QHBoxLayout;
+    // Two rows of buttons: the dock stays narrow enough for 1280x800.
+    auto *buttons = new QGridLayout;
     open_ = new QPushButton(tr("Open"));
     rename_ = new QPushButton(tr("Rename…"));
     delete_ = new QPushButton(tr("Delete"));
     export_ = new QPushButton(tr("Export…"));
     compare_ = new QPushButton(tr("Compare"));
     compare_->setToolTip(tr("Select two sessions to compare them"));
-    for (auto *b : {open_, rename_, delete_, export_, compare_})
-        buttons->addWidget(b);
+    int k = 0;
+    for (auto *b : {open_, compare_, export_, rename_, delete_}) {
+        buttons->addWidget(b, k / 3, k % 3);
+        ++k;
+    }
     layout->addLayout(buttons);
 
     connect(view_, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {

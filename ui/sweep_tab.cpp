@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -143,7 +144,7 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     y_ = new QComboBox;
     for (QComboBox *b : {x_, y_}) {
         b->setEditable(true);
-        b->setMinimumContentsLength(17);
+        b->setMinimumContentsLength(12);
         b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         for (const auto &m : engineMetricNames())
             if (m.find('[') == std::string::npos) b->addItem(QString::fromStdString(m));
@@ -154,13 +155,16 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
             [this](int k) { showSweep(sweeps_->itemData(k).toString()); });
     connect(x_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
     connect(y_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
-    auto *pick = new QHBoxLayout;
-    pick->addWidget(new QLabel(tr("Sweep")));
-    pick->addWidget(sweeps_, 1);
-    pick->addWidget(new QLabel(tr("x")));
-    pick->addWidget(x_);
-    pick->addWidget(new QLabel(tr("y")));
-    pick->addWidget(y_);
+    // Two rows, so that the tab fits beside the docks at 1280x800.
+    auto *pick = new QGridLayout;
+    pick->addWidget(new QLabel(tr("Sweep")), 0, 0);
+    pick->addWidget(sweeps_, 0, 1, 1, 3);
+    pick->addWidget(new QLabel(tr("x")), 1, 0);
+    pick->addWidget(x_, 1, 1);
+    pick->addWidget(new QLabel(tr("y")), 1, 2);
+    pick->addWidget(y_, 1, 3);
+    pick->setColumnStretch(1, 1);
+    pick->setColumnStretch(3, 1);
 
     chart_ = new SweepChart;
     connect(chart_, &SweepChart::pointClicked, this, [this](int, qint64 session) {

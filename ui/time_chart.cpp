@@ -1,54 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/time_chart.h"
 
-#include <QCursor>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
-#include <QLegendMarker>
+#include <QMouseEvent>
 #include <QToolTip>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 
-#include "ui/thread_colors.h"
+#include "ui/series_catalog.h"
 
 namespace ringlab::ui {
+
+namespace {
+constexpr int kMarkerRows = 2;
+constexpr int kTopPad = 4;
+
+// 1, 2 or 5 times a power of ten, at least `rough`.
+double niceStep(double rough)
+{
+    if (!(rough > 0) || !std::isfinite(rough)) return 1;
+    const double p = std::pow(10, std::floor(std::log10(rough)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * p >= rough * 0.999) return m * p;
+    return 10 * p;
+}
+const char *formatFor(double step)
+{
+    return step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : step >= 0.01 ? "%.2f" : "%.3g";
+}
+// Range and tick interval together, never passing through a state with thousands of ticks
+// (the old interval over the new range, or the new interval over the old range).
+void setAxis(QValueAxis *axis, double lo, double hi, double step, const char *format)
+{
+    axis->setTickInterval(std::max({axis->max() - axis->min(), hi - lo, step}));
+    axis->setRange(lo, hi);
+    axis->setTickInterval(step);
+    axis->setLabelFormat(QString::fromLatin1(format));
+}
+
+QPen markerPen(MarkerKind k)
+{
+    switch (k) {
+    case MarkerKind::Mark: {
+        QPen p(QColor(0x1565c0), 1.4, Qt::DashLine);
+        return p;
+    }
+    case MarkerKind::Restart:
+        return QPen(QColor(0xc62828), 1.6, Qt::SolidLine);
+    case MarkerKind::Change:
+        break;
+    }
+    return QPen(QColor(90, 90, 90), 1.0, Qt::DotLine);
+}
+} // namespace
 
 TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, QWidget *parent)
     // The chart is given to the view's constructor: QChartView(parent) would make a default
     // chart of its own, which setChart() then releases without deleting (LeakSanitizer: 592 KB
     // per GUI test run).
-    : QChartView(new QChart(), parent), unit_(unit), log_(logScale)
+    : QChartView(new QChart(), parent), title_(title), unit_(unit), log_(logScale)
 {
     QChart *c = chart();
-    c->setTitle(title);
-    c->legend()->setAlignment(Qt::AlignRight);
-    c->setMargins(QMargins(4, 2, 4, 2));
+    c->legend()->hide(); // the legend is a widget beside the chart (ChartLegend)
+    c->setMargins(QMargins(0, kTopPad, 0, 0));
+    c->setBackgroundRoundness(0);
     c->setAnimationOptions(QChart::NoAnimation);
     x_ = new QValueAxis;
-    x_->setTitleText(tr("time (s)"));
-    x_->setLabelFormat("%.0f");
+    x_->setTickType(QValueAxis::TicksDynamic);
+    x_->setTickAnchor(0);
     c->addAxis(x_, Qt::AlignBottom);
+    y_ = makeY();
+    c->addAxis(y_, Qt::AlignLeft);
+    cross_ = new QGraphicsLineItem(c);
+    cross_->setPen(QPen(QColor(40, 40, 40, 150), 1));
+    cross_->setZValue(20);
+    cross_->hide();
+    crossText_ = new QGraphicsSimpleTextItem(c);
+    crossText_->setZValue(21);
+    crossText_->hide();
+    connect(c, &QChart::plotAreaChanged, this, [this] {
+        updateTimeTicks();
+        placeMarkers();
+    });
+    // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
+    setRenderHint(QPainter::Antialiasing, false);
+    setMouseTracking(true);
+    setMinimumHeight(110);
+    setToolTip({});
+}
+
+QAbstractAxis *TimeChart::makeY()
+{
+    QAbstractAxis *axis;
     if (log_) {
         auto *y = new QLogValueAxis;
         y->setLabelFormat("%g");
         y->setBase(10);
-        y_ = y;
+        y->setMinorTickCount(-1);
+        axis = y;
     } else {
         auto *y = new QValueAxis;
-        y->setLabelFormat("%.0f");
-        y_ = y;
+        y->setTickType(QValueAxis::TicksDynamic);
+        y->setTickAnchor(0);
+        axis = y;
     }
-    y_->setTitleText(unit_);
-    c->addAxis(y_, Qt::AlignLeft);
-    connect(c, &QChart::plotAreaChanged, this, [this] { placeMarkers(); });
-    // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
-    setRenderHint(QPainter::Antialiasing, false);
-    setMinimumHeight(150);
+    axis->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
+    return axis;
+}
+
+void TimeChart::setLogScale(bool log)
+{
+    if (log == log_) return;
+    log_ = log;
+    QAbstractAxis *old = y_;
+    y_ = makeY();
+    chart()->addAxis(y_, Qt::AlignLeft);
+    for (auto &s : series_)
+        for (auto *part : s.parts)
+            if (!s.right) {
+                part->detachAxis(old);
+                part->attachAxis(y_);
+            }
+    chart()->removeAxis(old); // hands the axis back to us
+    delete old;
+    replot(from_, to_);
+    emit seriesChanged();
 }
 
 void TimeChart::addRightAxis(const QString &unit)
 {
     yRight_ = new QValueAxis;
-    yRight_->setLabelFormat("%.0f");
+    yRight_->setTickType(QValueAxis::TicksDynamic);
+    yRight_->setTickAnchor(0);
     yRight_->setTitleText(unit);
     chart()->addAxis(yRight_, Qt::AlignRight);
 }
@@ -65,85 +150,176 @@ void TimeChart::appendRight(const QString &name, double t, double value, bool da
     add(name, t, value, dashed, colorKey, yRight_ != nullptr);
 }
 
+void TimeChart::addGap(double t)
+{
+    if (gaps_.empty() || t > gaps_.back()) gaps_.push_back(t);
+}
+
+QLineSeries *TimeChart::newPart(const Series &s)
+{
+    auto *line = new QLineSeries;
+    QPen pen(seriesColor(s.key));
+    pen.setWidthF(1.6);
+    if (s.dashed) pen.setStyle(Qt::DashLine);
+    line->setPen(pen);
+    chart()->addSeries(line);
+    line->attachAxis(x_);
+    line->attachAxis(s.right ? static_cast<QAbstractAxis *>(yRight_) : y_);
+    return line;
+}
+
 void TimeChart::add(const QString &name, double t, double value, bool dashed,
                     const QString &colorKey, bool right)
 {
-    if (!std::isfinite(value) || (!right && log_ && value <= 0))
-        return; // nothing to draw on this axis
+    if (!std::isfinite(value)) return;
     auto it = series_.find(name);
     if (it == series_.end()) {
         Series s;
-        s.line = new QLineSeries;
-        s.line->setName(name);
-        QPen pen(ThreadColors::of(colorKey.isEmpty() ? name : colorKey));
-        pen.setWidthF(1.6);
-        if (dashed) pen.setStyle(Qt::DashLine);
-        s.line->setPen(pen);
+        s.key = colorKey.isEmpty() ? name : colorKey;
         s.right = right;
-        chart()->addSeries(s.line);
-        s.line->attachAxis(x_);
-        s.line->attachAxis(right ? static_cast<QAbstractAxis *>(yRight_) : y_);
-        // A dashed twin (B of a comparison) shares its solid series' legend entry.
-        if (dashed)
-            for (auto *m : chart()->legend()->markers(s.line))
-                m->setVisible(false);
-        const QString unit = right ? yRight_->titleText() : unit_;
-        connect(s.line, &QLineSeries::hovered, this, [name, unit](const QPointF &p, bool state) {
-            if (state)
-                QToolTip::showText(QCursor::pos(), QStringLiteral("%1: %2 %3 at %4 s")
-                                                       .arg(name)
-                                                       .arg(p.y(), 0, 'g', 5)
-                                                       .arg(unit)
-                                                       .arg(p.x(), 0, 'f', 1));
-        });
+        s.dashed = dashed;
         it = series_.insert(name, s);
         order_ << name;
+        emit seriesChanged();
     }
     it->points.emplace_back(t, value);
 }
 
-void TimeChart::addMarker(double t, const QString &label, bool showLabel)
+void TimeChart::addMarker(double t, const QString &label, MarkerKind kind)
 {
-    auto *line = new QLineSeries;
-    QPen pen(QColor(90, 90, 90));
-    pen.setStyle(Qt::DotLine);
-    line->setPen(pen);
-    chart()->addSeries(line);
-    line->attachAxis(x_);
-    line->attachAxis(y_);
-    for (auto *m : chart()->legend()->markers(line))
-        m->setVisible(false);
+    auto *line = new QGraphicsLineItem(chart());
+    line->setPen(markerPen(kind));
+    line->setZValue(5);
     QGraphicsSimpleTextItem *text = nullptr;
-    if (showLabel) {
+    if (markerLabels_) {
         text = new QGraphicsSimpleTextItem(label, chart());
         QFont f = text->font();
         f.setPointSizeF(f.pointSizeF() * 0.85);
         text->setFont(f);
-        text->setBrush(QColor(60, 60, 60));
+        text->setBrush(markerPen(kind).color().darker(130));
         text->setZValue(10);
     }
-    markers_.push_back({t, label, line, text});
+    markers_.push_back({t, label, kind, line, text});
+    placeMarkers();
+}
+
+void TimeChart::setMarkerLabels(bool on)
+{
+    markerLabels_ = on;
+    applyTopMargin();
 }
 
 void TimeChart::clearAll()
 {
     chart()->removeAllSeries();
-    for (auto &m : markers_)
+    for (auto &m : markers_) {
+        delete m.line;
         delete m.text;
+    }
     markers_.clear();
     series_.clear();
     order_.clear();
+    gaps_.clear();
+    emit seriesChanged();
+}
+
+bool TimeChart::isChosen(const QString &name) const
+{
+    auto it = series_.find(name);
+    if (it == series_.end()) return false;
+    auto k = keyChosen_.find(it->key);
+    if (k != keyChosen_.end()) return *k;
+    return chosenDefault_ ? chosenDefault_(it->key) : true;
+}
+
+void TimeChart::setKeyChosen(const QString &key, bool chosen)
+{
+    keyChosen_.insert(key, chosen);
+    replot(from_, to_);
+    emit seriesChanged();
+}
+
+void TimeChart::setHidden(const QString &name, bool hidden)
+{
+    auto it = series_.find(name);
+    if (it == series_.end() || it->hidden == hidden) return;
+    it->hidden = hidden;
+    replot(from_, to_);
+    emit seriesChanged();
+}
+
+bool TimeChart::isHidden(const QString &name) const
+{
+    auto it = series_.find(name);
+    return it != series_.end() && it->hidden;
+}
+
+bool TimeChart::drawnNow(const Series &s) const
+{
+    if (s.hidden) return false;
+    auto k = keyChosen_.find(s.key);
+    if (k != keyChosen_.end()) return *k;
+    return chosenDefault_ ? chosenDefault_(s.key) : true;
 }
 
 int TimeChart::pointCount(const QString &name) const
 {
     auto it = series_.find(name);
-    return it == series_.end() ? 0 : static_cast<int>(it->line->count());
+    return it == series_.end() ? 0 : it->drawn;
+}
+
+int TimeChart::lineCount(const QString &name) const
+{
+    auto it = series_.find(name);
+    return it == series_.end() ? 0 : it->pieces;
 }
 
 QStringList TimeChart::seriesNames() const
 {
     return order_;
+}
+
+QStringList TimeChart::chosenNames() const
+{
+    QStringList out;
+    for (const QString &n : order_)
+        if (isChosen(n)) out << n;
+    return out;
+}
+
+QString TimeChart::keyOf(const QString &name) const
+{
+    auto it = series_.find(name);
+    return it == series_.end() ? QString() : it->key;
+}
+
+bool TimeChart::isDashed(const QString &name) const
+{
+    auto it = series_.find(name);
+    return it != series_.end() && it->dashed;
+}
+
+std::optional<double> TimeChart::valueAt(const QString &name, double t, double maxAge) const
+{
+    auto it = series_.find(name);
+    if (it == series_.end() || it->points.empty()) return std::nullopt;
+    const auto &pts = it->points;
+    auto hi = std::upper_bound(pts.begin(), pts.end(), t,
+                               [](double v, const QPointF &p) { return v < p.x(); });
+    if (hi == pts.begin()) return std::nullopt;
+    const QPointF &p = *(hi - 1);
+    if (t - p.x() > maxAge) return std::nullopt;
+    // A gap after p: its value does not reach t.
+    auto g = std::upper_bound(gaps_.begin(), gaps_.end(), p.x());
+    if (g != gaps_.end() && *g <= t) return std::nullopt;
+    return p.y();
+}
+
+std::optional<double> TimeChart::lastValue(const QString &name) const
+{
+    auto it = series_.find(name);
+    if (it == series_.end() || it->points.empty()) return std::nullopt;
+    return it->points.back().y();
 }
 
 QList<QPointF> TimeChart::decimate(const std::vector<QPointF> &pts, double from, double to,
@@ -183,15 +359,75 @@ QList<QPointF> TimeChart::decimate(const std::vector<QPointF> &pts, double from,
     return out;
 }
 
+void TimeChart::draw(Series &s, const QList<QPointF> &pts)
+{
+    // Cut the points into unbroken pieces at the gaps, one line series per piece.
+    std::vector<QList<QPointF>> pieces;
+    auto g = gaps_.begin();
+    for (int i = 0; i < pts.size(); ++i) {
+        const QPointF &p = pts[i];
+        bool cut = pieces.empty();
+        if (!cut) {
+            const double prev = pts[i - 1].x();
+            g = std::upper_bound(g, gaps_.end(), prev);
+            cut = g != gaps_.end() && *g <= p.x();
+        }
+        if (cut) pieces.emplace_back();
+        pieces.back().append(p);
+    }
+    s.drawn = static_cast<int>(pts.size());
+    s.pieces = static_cast<int>(pieces.size());
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+        if (k == s.parts.size()) s.parts.push_back(newPart(s));
+        s.parts[k]->replace(pieces[k]);
+    }
+    for (std::size_t k = pieces.size(); k < s.parts.size(); ++k)
+        if (s.parts[k]->count()) s.parts[k]->clear();
+}
+
+void TimeChart::setYRange(double ymin, double ymax)
+{
+    const int ticks = std::clamp(static_cast<int>(plotArea().height() / 28), 2, 6);
+    auto *lin = log_ ? nullptr : static_cast<QValueAxis *>(y_);
+    if (ymin > ymax) { // nothing drawn: one plain step, no 0.3/0.5/0.8
+        if (log_) {
+            static_cast<QLogValueAxis *>(y_)->setRange(1, 10);
+        } else {
+            setAxis(lin, 0, 1, 1, "%.0f");
+        }
+        return;
+    }
+    if (log_) {
+        auto *y = static_cast<QLogValueAxis *>(y_);
+        double lo = std::pow(10, std::floor(std::log10(ymin)));
+        double hi = std::pow(10, std::ceil(std::log10(ymax * 1.01)));
+        if (hi <= lo) hi = lo * 10;
+        y->setRange(lo, hi);
+        return;
+    }
+    auto *y = lin;
+    const double lo = std::min(0.0, ymin);
+    const double step = niceStep((std::max(ymax, lo + 1e-9) - lo) / ticks);
+    const double hi = std::ceil(ymax * 1.02 / step) * step;
+    setAxis(y, lo, std::max(hi, lo + step), step, formatFor(step));
+}
+
 void TimeChart::replot(double from, double to)
 {
     from_ = from;
-    to_ = std::max(to, from + 1.0);
+    to_ = std::max(to, from + 1e-3);
     // Min and max per two-pixel column: the lines look the same and cost half.
-    const int columns = std::max(50, static_cast<int>(chart()->plotArea().width() / 2));
+    const int columns = std::max(50, static_cast<int>(plotArea().width() / 2));
     double ymin = 1e300, ymax = -1e300, rmax = 0;
-    for (auto &s : series_) {
-        const QList<QPointF> pts = decimate(s.points, from_, to_, columns);
+    for (auto it = series_.begin(); it != series_.end(); ++it) {
+        Series &s = *it;
+        if (!drawnNow(s)) {
+            if (s.drawn) draw(s, {});
+            continue;
+        }
+        QList<QPointF> pts = decimate(s.points, from_, to_, columns);
+        if (log_ && !s.right) // nothing to draw at zero on a log axis
+            pts.removeIf([](const QPointF &p) { return p.y() <= 0; });
         for (const auto &p : pts)
             if (p.x() >= from_ && p.x() <= to_) {
                 if (s.right) {
@@ -201,58 +437,208 @@ void TimeChart::replot(double from, double to)
                 ymin = std::min(ymin, p.y());
                 ymax = std::max(ymax, p.y());
             }
-        s.line->replace(pts);
+        draw(s, pts);
     }
-    if (yRight_) {
-        yRight_->setRange(0, rmax > 0 ? rmax * 1.1 : 1.0);
-        yRight_->applyNiceNumbers();
-        yRight_->setLabelFormat(yRight_->max() < 10 ? "%.1f" : "%.0f");
+    if (yRight_ && rmax <= 0) {
+        setAxis(yRight_, 0, 1, 1, "%.0f");
+    } else if (yRight_) {
+        const double step = niceStep(rmax / 4);
+        setAxis(yRight_, 0, std::max(step, std::ceil(rmax * 1.02 / step) * step), step,
+                formatFor(step));
     }
-    x_->setRange(from_, to_);
-    x_->setLabelFormat(to_ - from_ < 20 ? "%.1f" : "%.0f"); // no two ticks with the same label
-    if (ymin > ymax) {
-        ymin = log_ ? 1 : 0;
-        ymax = log_ ? 1000 : 1;
-    }
-    if (log_) {
-        static_cast<QLogValueAxis *>(y_)->setRange(
-            std::pow(10, std::floor(std::log10(ymin))),
-            std::pow(10, std::ceil(std::log10(ymax * 1.01))));
-    } else {
-        static_cast<QValueAxis *>(y_)->setRange(std::min(0.0, ymin), ymax > 0 ? ymax * 1.1 : 1.0);
-        static_cast<QValueAxis *>(y_)->applyNiceNumbers();
-        // Small ranges need a decimal, or two ticks read the same.
-        static_cast<QValueAxis *>(y_)->setLabelFormat(
-            static_cast<QValueAxis *>(y_)->max() < 10 ? "%.1f" : "%.0f");
-    }
+    updateTimeTicks();
+    setYRange(ymin, ymax);
     placeMarkers();
+}
+
+void TimeChart::updateTimeTicks()
+{
+    // Round ticks on the time axis: 0, 5, 10 s, about one per 80 pixels.
+    const double step = niceStep((to_ - from_) / std::max(2.0, plotArea().width() / 80));
+    if (step == x_->tickInterval() && x_->min() == from_ && x_->max() == to_) return;
+    x_->setTickAnchor(std::floor(from_ / step) * step);
+    setAxis(x_, from_, to_, step, (QByteArray(formatFor(step)) + " s").constData());
+}
+
+int TimeChart::leftNeeded() const
+{
+    // What the chart's own layout gives the left axis: the plot's left edge without our margin.
+    return static_cast<int>(std::ceil(plotArea().left())) - chart()->margins().left();
+}
+
+int TimeChart::rightNeeded() const
+{
+    return static_cast<int>(std::ceil(chart()->size().width() - plotArea().right())) -
+           chart()->margins().right();
+}
+
+void TimeChart::setInsets(int left, int right)
+{
+    QMargins m = chart()->margins();
+    const int l = std::max(0, left - leftNeeded()), r = std::max(0, right - rightNeeded());
+    if (m.left() == l && m.right() == r) return;
+    m.setLeft(l);
+    m.setRight(r);
+    chart()->setMargins(m);
+}
+
+void TimeChart::applyTopMargin()
+{
+    QMargins m = chart()->margins();
+    m.setTop(markerLabels_ ? kMarkerRows * QFontMetrics(font()).height() + 4 : kTopPad);
+    chart()->setMargins(m);
+}
+
+qreal TimeChart::xForTime(double t) const
+{
+    const QRectF plot = chart()->plotArea();
+    return plot.left() + (t - from_) / (to_ - from_) * plot.width();
+}
+
+double TimeChart::timeAt(qreal x) const
+{
+    const QRectF plot = chart()->plotArea();
+    return from_ + (x - plot.left()) / std::max(1.0, plot.width()) * (to_ - from_);
 }
 
 void TimeChart::placeMarkers()
 {
-    double ylo = 0, yhi = 1;
-    if (log_) {
-        ylo = static_cast<QLogValueAxis *>(y_)->min();
-        yhi = static_cast<QLogValueAxis *>(y_)->max();
-    } else {
-        ylo = static_cast<QValueAxis *>(y_)->min();
-        yhi = static_cast<QValueAxis *>(y_)->max();
-    }
+    const QRectF plot = chart()->plotArea();
+    std::vector<const Marker *> visible;
     for (auto &m : markers_) {
         const bool inside = m.t >= from_ && m.t <= to_;
-        m.line->replace(inside ? QList<QPointF>{{m.t, ylo}, {m.t, yhi}} : QList<QPointF>{});
-        if (m.text) {
-            m.text->setVisible(inside);
-            const QPointF top = chart()->mapToPosition(QPointF(m.t, yhi), m.line);
-            m.text->setPos(top.x() + 3, top.y() + 2);
-        }
+        m.line->setVisible(inside);
+        if (m.text) m.text->setVisible(false);
+        if (!inside) continue;
+        const qreal x = xForTime(m.t);
+        m.line->setLine(x, markerLabels_ ? 2 : plot.top(), x, plot.bottom());
+        if (m.text) visible.push_back(&m);
     }
+    // Labels in rows above the plot: each goes to the first row where it does not touch the
+    // one before; with no room, only its line is drawn and the label shows on hover.
+    hiddenLabels_ = 0;
+    qreal rowEnd[kMarkerRows];
+    std::fill(std::begin(rowEnd), std::end(rowEnd), -1e9);
+    const qreal rowH = QFontMetrics(font()).height();
+    const qreal right = chart()->size().width() - 2;
+    for (const Marker *m : visible) {
+        const qreal w = m->text->boundingRect().width();
+        const qreal lx = xForTime(m->t);
+        qreal x = lx + 3;
+        if (x + w > right) x = lx - 3 - w;
+        bool placed = false;
+        for (int r = 0; r < kMarkerRows && !placed; ++r)
+            if (x >= rowEnd[r] + 6) {
+                m->text->setPos(x, 2 + r * rowH);
+                m->text->setVisible(true);
+                rowEnd[r] = x + w;
+                placed = true;
+            }
+        if (!placed) ++hiddenLabels_;
+    }
+}
+
+QList<QRectF> TimeChart::markerLabelRects() const
+{
+    QList<QRectF> out;
+    for (const auto &m : markers_)
+        if (m.text && m.text->isVisible()) out << m.text->sceneBoundingRect();
+    return out;
+}
+
+QStringList TimeChart::markerLabels() const
+{
+    QStringList out;
+    for (const auto &m : markers_)
+        out << m.label;
+    return out;
+}
+
+int TimeChart::hiddenMarkerLabels() const
+{
+    return hiddenLabels_;
+}
+
+void TimeChart::setCrosshair(std::optional<double> t)
+{
+    crossT_ = t;
+    const QRectF plot = chart()->plotArea();
+    if (!t || *t < from_ || *t > to_) {
+        cross_->hide();
+        crossText_->hide();
+        return;
+    }
+    const qreal x = xForTime(*t);
+    cross_->setLine(x, plot.top(), x, plot.bottom());
+    cross_->show();
+    crossText_->setText(QStringLiteral("%1 s").arg(*t, 0, 'f', 1));
+    const qreal w = crossText_->boundingRect().width();
+    crossText_->setPos(x + w + 4 > plot.right() ? x - w - 3 : x + 3, plot.bottom() - 16);
+    crossText_->show();
 }
 
 void TimeChart::resizeEvent(QResizeEvent *e)
 {
     QChartView::resizeEvent(e);
     placeMarkers();
+}
+
+void TimeChart::mouseMoveEvent(QMouseEvent *e)
+{
+    const QPointF pos = e->position();
+    if (dragX_) {
+        const qreal dx = pos.x() - *dragX_;
+        dragX_ = static_cast<int>(pos.x());
+        emit panRequested(-dx / std::max(1.0, plotArea().width()) * (to_ - from_));
+        return;
+    }
+    const QRectF plot = plotArea();
+    if (pos.x() < plot.left() || pos.x() > plot.right()) {
+        emit hoverLeft();
+        return;
+    }
+    emit hoveredAt(timeAt(pos.x()));
+    // A marker under the pointer: its label, whether or not it was drawn.
+    for (const auto &m : markers_)
+        if (m.line->isVisible() && std::fabs(xForTime(m.t) - pos.x()) <= 4) {
+            QToolTip::showText(e->globalPosition().toPoint(),
+                               QStringLiteral("%1 s: %2").arg(m.t, 0, 'f', 1).arg(m.label), this);
+            return;
+        }
+    QToolTip::hideText();
+}
+
+void TimeChart::mousePressEvent(QMouseEvent *e)
+{
+    if (e->button() == Qt::LeftButton && plotArea().contains(e->position()))
+        dragX_ = static_cast<int>(e->position().x());
+    e->accept();
+}
+
+void TimeChart::mouseReleaseEvent(QMouseEvent *e)
+{
+    dragX_.reset();
+    e->accept();
+}
+
+void TimeChart::mouseDoubleClickEvent(QMouseEvent *e)
+{
+    emit followRequested();
+    e->accept();
+}
+
+void TimeChart::wheelEvent(QWheelEvent *e)
+{
+    const double steps = e->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    emit zoomRequested(timeAt(e->position().x()), std::pow(0.8, steps));
+    e->accept();
+}
+
+void TimeChart::leaveEvent(QEvent *e)
+{
+    QChartView::leaveEvent(e);
+    emit hoverLeft();
 }
 
 } // namespace ringlab::ui

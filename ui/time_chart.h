@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One chart of the stack: named line series over a shared time axis, kept whole in memory
-// and drawn through a bounded window, decimated to min and max per pixel column, with
-// vertical markers at parameter changes. replot() pushes each series in one replace().
+// and drawn through a bounded window, decimated to min and max per pixel column. Lines break
+// where the sampler stalled (gaps); changes, marks and restarts are vertical markers whose
+// labels are staggered in rows above the plot so that none covers another. The plot area
+// is placed by the caller (setInsets) so that stacked charts share one time axis to the
+// pixel; the legend is a widget beside it (ChartLegend).
 #pragma once
 
 #include <QChartView>
@@ -9,60 +12,145 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
+#include <functional>
+#include <optional>
 #include <vector>
 
+class QGraphicsLineItem;
+class QGraphicsSimpleTextItem;
+class QGraphicsRectItem;
+
 namespace ringlab::ui {
+
+enum class MarkerKind { Change, Mark, Restart };
 
 class TimeChart : public QChartView {
     Q_OBJECT
   public:
     TimeChart(const QString &title, const QString &unit, bool logScale, QWidget *parent = nullptr);
 
-    // Appends a point to a series (created on first use, coloured by name).
-    // `colorKey`: series that stand for the same thing (a thread in A and in B) share a colour.
+    QString title() const { return title_; }
+    QString unit() const { return unit_; }
+    // Appends a point to a series (created on first use). `colorKey`: the series' catalogue
+    // key, which fixes its colour and whether it is chosen; the A and B of a comparison share it.
     void append(const QString &series, double t, double value, bool dashed = false,
                 const QString &colorKey = {});
     // A second, linear value axis on the right (e.g. pps beside Mbit/s), and series on it.
     void addRightAxis(const QString &unit);
     void appendRight(const QString &series, double t, double value, bool dashed = false,
                      const QString &colorKey = {});
-    void addMarker(double t, const QString &label, bool showLabel);
+    // The point at time t comes after a stall of the sampler: lines break before it.
+    void addGap(double t);
+    void addMarker(double t, const QString &label, MarkerKind kind);
+    // Only the top chart of a stack draws marker labels; the others draw the lines.
+    void setMarkerLabels(bool on);
     void clearAll();
-    // Visible time range; redraws the series (cheap when nothing changed).
+    // Visible time range; redraws the series.
     void replot(double from, double to);
-    int pointCount(const QString &series) const;
-    QStringList seriesNames() const;
+    double from() const { return from_; }
+    double to() const { return to_; }
+
+    // Which series the legend lists (by key; a series not decided yet asks the predicate)
+    // and which of those are hidden (by name).
+    void setChosenPredicate(std::function<bool(const QString &key)> p) { chosenDefault_ = p; }
+    void setKeyChosen(const QString &key, bool chosen);
+    bool isChosen(const QString &series) const;
+    void setHidden(const QString &series, bool hidden);
+    bool isHidden(const QString &series) const;
+    void setLogScale(bool log);
+    bool logScale() const { return log_; }
+
+    int pointCount(const QString &series) const; // points drawn now
+    int lineCount(const QString &series) const;  // drawn pieces: 1 + the gaps it crosses
+    QStringList seriesNames() const;             // every series, in order of creation
+    QStringList chosenNames() const;             // those the legend lists
+    QString keyOf(const QString &series) const;
+    bool isDashed(const QString &series) const;
+    // The newest value at or before t, unless a gap or more than `maxAge` seconds lies between.
+    std::optional<double> valueAt(const QString &series, double t, double maxAge) const;
+    std::optional<double> lastValue(const QString &series) const;
+
+    // Pixels the chart's own layout needs beside the plot (axis labels and titles), and the
+    // insets the stack agrees on: the difference becomes the chart's margin.
+    int leftNeeded() const;
+    int rightNeeded() const;
+    void setInsets(int left, int right);
+    QRectF plotArea() const { return chart()->plotArea(); }
+    void setCrosshair(std::optional<double> t);
+    // The label of each marker drawn (empty: only its line, its label on hover).
+    QList<QRectF> markerLabelRects() const;
+    QStringList markerLabels() const; // every marker's label, drawn or not
+    QValueAxis *timeAxis() const { return x_; }
+    QAbstractAxis *valueAxis() const { return y_; }
+    int hiddenMarkerLabels() const;
+    qreal xForTime(double t) const;
+
+  signals:
+    void hoveredAt(double t);
+    void hoverLeft();
+    void zoomRequested(double t, double factor);
+    void panRequested(double dt);
+    void followRequested();
+    void seriesChanged();
 
   protected:
     void resizeEvent(QResizeEvent *e) override;
+    void mouseMoveEvent(QMouseEvent *e) override;
+    void mousePressEvent(QMouseEvent *e) override;
+    void mouseReleaseEvent(QMouseEvent *e) override;
+    void mouseDoubleClickEvent(QMouseEvent *e) override;
+    void wheelEvent(QWheelEvent *e) override;
+    void leaveEvent(QEvent *e) override;
 
   private:
     struct Series {
-        QLineSeries *line = nullptr;
+        QString key;
         bool right = false;
-        std::vector<QPointF> points; // every point, in time order
+        bool dashed = false;
+        bool hidden = false;
+        std::vector<QLineSeries *> parts; // one per unbroken piece on screen
+        std::vector<QPointF> points;      // every point, in time order
+        int drawn = 0, pieces = 0;
     };
     struct Marker {
         double t;
         QString label;
-        QLineSeries *line;
+        MarkerKind kind;
+        QGraphicsLineItem *line;
         QGraphicsSimpleTextItem *text;
     };
+    void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
+             bool right);
     QList<QPointF> decimate(const std::vector<QPointF> &pts, double from, double to,
                             int columns) const;
+    void draw(Series &s, const QList<QPointF> &pts);
+    QLineSeries *newPart(const Series &s);
+    QAbstractAxis *makeY();
+    void setYRange(double ymin, double ymax);
+    void applyTopMargin();
+    void updateTimeTicks();
     void placeMarkers();
+    double timeAt(qreal x) const;
+    bool drawnNow(const Series &s) const;
 
-    QString unit_;
+    QString title_, unit_;
     bool log_;
     QValueAxis *x_;
     QAbstractAxis *y_;
     QValueAxis *yRight_ = nullptr;
-    void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
-             bool right);
     QHash<QString, Series> series_;
     QStringList order_;
+    QHash<QString, bool> keyChosen_;
+    std::function<bool(const QString &)> chosenDefault_;
+    std::vector<double> gaps_;
     std::vector<Marker> markers_;
+    bool markerLabels_ = false;
+    int hiddenLabels_ = 0;
     double from_ = 0, to_ = 1;
+    QGraphicsLineItem *cross_ = nullptr;
+    QGraphicsSimpleTextItem *crossText_ = nullptr;
+    std::optional<double> crossT_;
+    std::optional<int> dragX_;
 };
 
 } // namespace ringlab::ui

@@ -33,6 +33,7 @@ void SimNic::reconfigure(const ParamSet &params)
 void SimNic::linkUp(std::int64_t nowNs)
 {
     started_ = nowNs;
+    advancedNs_.store(nowNs, std::memory_order_release);
     frameBytes_ = 0;
     probeHz_ = -1;
     load_.reshape({}, nowNs);
@@ -102,6 +103,7 @@ void SimNic::advance(std::int64_t nowNs, Counters &c)
     rx_->hw_.store(hw, std::memory_order_release);
     if (offered) c.add(C::Offered, offered);
     if (missed) c.add(C::RxMissed, missed);
+    advancedNs_.store(nowNs, std::memory_order_release);
 }
 
 std::uint32_t SimNic::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs, Counters &c)

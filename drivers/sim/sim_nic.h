@@ -5,6 +5,7 @@
 // after their wire time at link.mbps; interrupts follow irq.usecs / irq.frames moderation.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "drivers/sim/arrivals.h"
@@ -57,6 +58,10 @@ class SimNic final : public Device {
   private:
     void followLoad(std::int64_t nowNs); // picks up live changes of the load tunables
     void advance(std::int64_t nowNs, Counters &c);
+    void read(DeviceReading &r) override
+    {
+        r.arrivalsUntilNs = advancedNs_.load(std::memory_order_acquire);
+    }
 
     const LiveParams &live_;
     std::unique_ptr<RxRing> rx_;
@@ -68,6 +73,8 @@ class SimNic final : public Device {
     std::uint64_t seq_ = 0;
     double txWireFreeNs_ = 0; // when the TX wire is next idle (transmit context)
     std::int64_t started_ = 0;
+    // Arrivals are counted up to here (written by the poll thread, read by the sampler).
+    alignas(64) std::atomic<std::int64_t> advancedNs_{0};
 };
 
 } // namespace ringlab::sim

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The time charts as a user reads them (issue 9 items 6-10): series chosen, hidden and on a
+// log axis; a stall drawn as a gap; markers whose labels never collide; four plot areas on
+// one time axis to the pixel with round ticks; fixed, distinct colours; the crosshair.
+#include <QApplication>
+#include <QListWidget>
+#include <QLogValueAxis>
+#include <QMenu>
+#include <QtTest>
+#include <cmath>
+
+#include "ui/chart_legend.h"
+#include "ui/charts_view.h"
+#include "ui/series_catalog.h"
+#include "ui/time_chart.h"
+
+using namespace ringlab;
+using namespace ringlab::ui;
+
+namespace {
+std::shared_ptr<const Sample> sample(double t, double interval, double scale = 1)
+{
+    auto s = std::make_shared<Sample>();
+    s->t = t;
+    s->interval = interval;
+    s->rxMbps = 100 * scale;
+    s->txMbps = 99 * scale;
+    s->rate[static_cast<std::size_t>(C::RxPackets)] = 100'000 * scale;
+    s->rate[static_cast<std::size_t>(C::TimerArms)] = 70'000;
+    s->rate[static_cast<std::size_t>(C::RefillWakeups)] = 1'300;
+    s->rate[static_cast<std::size_t>(C::RxMissed)] = 4'000'000; // drops dwarf the rest
+    s->engineCpuMsPerS = 420;
+    s->latency.count = 1000;
+    s->latency.p50 = 12;
+    s->latency.p99 = 180;
+    s->latency.max = 900;
+    s->threads.push_back({"poll", 400, 40, 20'000});
+    s->threads.push_back({"sampler", 1, 0.1, 10});
+    return s;
+}
+std::vector<std::shared_ptr<const Sample>> run(double from, double to, double interval = 0.1)
+{
+    std::vector<std::shared_ptr<const Sample>> out;
+    for (double t = from; t <= to + 1e-9; t += interval)
+        out.push_back(sample(t, interval));
+    return out;
+}
+bool isRoundStep(double step)
+{
+    const double p = std::pow(10, std::floor(std::log10(step)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (std::fabs(step - m * p) < 1e-9 * p) return true;
+    return false;
+}
+} // namespace
+
+class TstCharts : public QObject {
+    Q_OBJECT
+  private slots:
+    void init();
+    void cleanup();
+    void gapIsDrawnAsAGap();
+    void plotAreasShareOneTimeAxis();
+    void emptyChartsHavePlainTicks();
+    void seriesAreChosenHiddenAndLogged();
+    void markerLabelsNeverCollide();
+    void coloursAreFixedAndDistinct();
+    void crosshairReadsEveryChart();
+    void zoomPanAndPause();
+
+  private:
+    std::unique_ptr<ChartsView> view_;
+};
+
+void TstCharts::init()
+{
+    view_ = std::make_unique<ChartsView>();
+    view_->resize(1000, 760);
+    view_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(view_.get()));
+}
+
+void TstCharts::cleanup()
+{
+    view_.reset();
+}
+
+void TstCharts::gapIsDrawnAsAGap()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    view_->appendSamples(run(0.1, 2.0));
+    // The sampler stalled for 3 s: the next sample covers 3 s, then 100 ms again.
+    view_->appendSamples({sample(5.0, 3.0, 2)});
+    view_->appendSamples(run(5.1, 7.0));
+    view_->replot();
+    int checked = 0;
+    for (TimeChart *c : view_->charts())
+        for (const QString &n : c->chosenNames()) {
+            if (!c->pointCount(n)) continue; // zero on a log axis: nothing to draw
+            ++checked;
+            QVERIFY2(c->lineCount(n) == 2,
+                     qPrintable(c->title() + ": " + n + " in " + QString::number(c->lineCount(n))));
+        }
+    QVERIFY(checked >= 10);
+    QCOMPARE(view_->throughput()->pointCount("rx"), 20 + 1 + 20);
+    // Nothing is read inside the gap; the values on either side are.
+    QVERIFY(!view_->throughput()->valueAt("rx", 3.5, 0.25));
+    QCOMPARE(*view_->throughput()->valueAt("rx", 2.05, 0.25), 100.0);
+    QCOMPARE(*view_->throughput()->valueAt("rx", 5.0, 0.25), 200.0);
+    // No gap without a stall: one line.
+    view_->clear();
+    view_->appendSamples(run(0.1, 3.0));
+    view_->replot();
+    QCOMPARE(view_->throughput()->lineCount("rx"), 1);
+}
+
+void TstCharts::plotAreasShareOneTimeAxis()
+{
+    view_->setWindow(30);
+    view_->appendSamples(run(0.1, 17.3));
+    view_->replot();
+    auto aligned = [this] {
+        const QRectF first = view_->charts().front()->plotArea();
+        for (TimeChart *c : view_->charts())
+            // To the pixel: the layout places edges at fractions of one.
+            if (std::fabs(c->plotArea().left() - first.left()) >= 0.5 ||
+                std::fabs(c->plotArea().right() - first.right()) >= 0.5)
+                return false;
+        return true;
+    };
+    QTRY_VERIFY(aligned());
+    // The same time sits at the same pixel in every chart.
+    const qreal x = view_->charts().front()->xForTime(12.5);
+    for (TimeChart *c : view_->charts())
+        QVERIFY(std::fabs(c->xForTime(12.5) - x) < 0.5);
+    // Round ticks: 0, 5, 10 s (or 1, 2, 5 times a power of ten), anchored on a multiple.
+    for (TimeChart *c : view_->charts()) {
+        const QValueAxis *t = c->timeAxis();
+        QVERIFY2(isRoundStep(t->tickInterval()), qPrintable(QString::number(t->tickInterval())));
+        const double k = t->tickAnchor() / t->tickInterval();
+        QCOMPARE(k, std::round(k));
+    }
+    // A wider window with labels of other widths: still aligned.
+    view_->resize(1280, 800);
+    view_->setWindow(600);
+    QTRY_VERIFY(aligned());
+}
+
+void TstCharts::emptyChartsHavePlainTicks()
+{
+    view_->replot();
+    auto *y = qobject_cast<QValueAxis *>(view_->cpu()->valueAxis());
+    QVERIFY(y);
+    QCOMPARE(y->min(), 0.0);
+    QCOMPARE(y->max(), 1.0);
+    QCOMPARE(y->tickInterval(), 1.0); // 0 and 1, no 0.3/0.5/0.8
+    QCOMPARE(y->labelFormat(), QStringLiteral("%.0f"));
+}
+
+void TstCharts::seriesAreChosenHiddenAndLogged()
+{
+    view_->appendSamples(run(0.1, 3.0));
+    view_->replot();
+    TimeChart *events = view_->events();
+    ChartLegend *legend = view_->legend(3);
+    // The reference cases' events are there by default, and on a log axis: drops at 4,000,000/s
+    // do not flatten timer arms at 70,000/s and refill wakeups at 1,300/s.
+    for (const char *n : {"drops", "timer arms", "refill wakeups", "poll wakeups"})
+        QVERIFY2(legend->entryNames().contains(n), n);
+    QVERIFY(events->logScale());
+    QVERIFY(qobject_cast<QLogValueAxis *>(events->valueAxis()));
+    QVERIFY(!legend->entryNames().contains("drops: rx missed"));
+    // Choose a series from the legend's menu: it is listed and drawn.
+    QAction *missed = nullptr, *log = nullptr;
+    for (QAction *a : legend->menu()->actions()) {
+        if (a->text() == "drops: rx missed") missed = a;
+        if (a->text() == "Logarithmic scale") log = a;
+    }
+    QVERIFY(missed && log);
+    QVERIFY(!missed->isChecked());
+    missed->trigger();
+    QVERIFY(legend->entryNames().contains("drops: rx missed"));
+    QVERIFY(events->pointCount("drops: rx missed") > 0);
+    // Click a legend entry: the line goes, the entry stays (greyed); click again: back.
+    auto *list = legend->findChild<QListWidget *>();
+    QVERIFY(list);
+    QListWidgetItem *drops = list->findItems("drops", Qt::MatchStartsWith).value(0);
+    QVERIFY(drops);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(drops).center());
+    QVERIFY(events->isHidden("drops"));
+    QCOMPARE(events->pointCount("drops"), 0);
+    QVERIFY(legend->entryNames().contains("drops"));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(drops).center());
+    QVERIFY(!events->isHidden("drops"));
+    QVERIFY(events->pointCount("drops") > 0);
+    // Switch the axis to linear and back (the menu's actions as they are now).
+    for (QAction *a : legend->menu()->actions())
+        if (a->text() == "Logarithmic scale") log = a;
+    log->trigger();
+    QVERIFY(!events->logScale());
+    QVERIFY(qobject_cast<QValueAxis *>(events->valueAxis()));
+    QVERIFY(events->pointCount("timer arms") > 0);
+    const auto *menu = legend->menu();
+    for (QAction *a : menu->actions())
+        if (a->text() == "Logarithmic scale") a->trigger();
+    QVERIFY(events->logScale());
+}
+
+void TstCharts::markerLabelsNeverCollide()
+{
+    view_->setWindow(30);
+    view_->appendSamples(run(0.1, 20.0));
+    // Changes a user makes in quick succession, a mark and a restart among them.
+    const char *labels[] = {"poll.sleep_min_us 5→100", "poll.sleep_max_us 10→200",
+                            "refill.threshold 256→64", "● burst starts",
+                            "restart: rx.ring_size",   "poll.mode tick→sleep",
+                            "load.rate_pps 1000→2000"};
+    double t = 5;
+    for (const char *l : labels) {
+        view_->addMarker(t, l, QString(l).startsWith("●") ? MarkerKind::Mark : MarkerKind::Change);
+        t += 0.6;
+    }
+    view_->addMarker(15, "far away", MarkerKind::Restart);
+    view_->replot();
+    TimeChart *top = view_->throughput();
+    QTRY_VERIFY(!top->markerLabelRects().isEmpty());
+    const QList<QRectF> rects = top->markerLabelRects();
+    for (int i = 0; i < rects.size(); ++i) {
+        // Above the plot: never over the data or the axis numbers.
+        QVERIFY(rects[i].bottom() <= top->plotArea().top());
+        QVERIFY(rects[i].left() >= 0 && rects[i].right() <= top->width());
+        for (int j = i + 1; j < rects.size(); ++j)
+            QVERIFY2(!rects[i].intersects(rects[j]),
+                     qPrintable(QString("%1 and %2").arg(i).arg(j)));
+    }
+    // Those that found no room are counted (their lines show the label on hover).
+    QCOMPARE(rects.size() + top->hiddenMarkerLabels(), 8);
+    // Every chart has every marker; only the top one draws labels.
+    for (TimeChart *c : view_->charts())
+        QCOMPARE(c->markerLabels().size(), 8);
+    QVERIFY(view_->cpu()->markerLabelRects().isEmpty());
+}
+
+void TstCharts::coloursAreFixedAndDistinct()
+{
+    QSet<QRgb> seen;
+    QSet<QRgb> nonThread;
+    for (const SeriesDef &d : seriesDefs()) {
+        if (QLatin1String(d.key) == "engine") continue; // the threads' sum: a thread colour
+        const QColor c = seriesColor(d.key);
+        QVERIFY2(!seen.contains(c.rgb()), d.key);
+        seen.insert(c.rgb());
+        nonThread.insert(c.rgb());
+        QVERIFY(!isThreadColorKey(d.key));
+    }
+    for (const char *th : {"poll", "refill", "txclean", "rx-fifo", "kworker/0"}) {
+        const QColor cpu = seriesColor(QStringLiteral("cpu:") + th);
+        QCOMPARE(cpu, seriesColor(QStringLiteral("wakeups:") + th)); // one thread, one colour
+        QVERIFY2(!nonThread.contains(cpu.rgb()), th);                // never a rate's colour
+    }
+    QVERIFY(!nonThread.contains(seriesColor(kGuiThreadKey).rgb()));
+    QVERIFY(!nonThread.contains(seriesColor("engine").rgb()));
+    // p99 and max were brown and grey: now far apart.
+    const QColor p99 = seriesColor("p99"), max = seriesColor("max");
+    const int dist = std::abs(p99.red() - max.red()) + std::abs(p99.green() - max.green()) +
+                     std::abs(p99.blue() - max.blue());
+    QVERIFY2(dist > 200, qPrintable(QString::number(dist)));
+    // The same in every chart view: a second view draws poll in the same colour.
+    ChartsView other;
+    other.appendSamples(run(0.1, 1.0));
+    QCOMPARE(seriesColor(other.cpu()->keyOf("poll")), seriesColor("cpu:poll"));
+}
+
+void TstCharts::crosshairReadsEveryChart()
+{
+    view_->setWindow(30);
+    view_->appendSamples(run(0.1, 10.0));
+    view_->replot();
+    view_->setCrosshair(4.04);
+    QCOMPARE(view_->legend(0)->entryText("rx"), QStringLiteral("rx  100"));
+    QCOMPARE(view_->legend(1)->entryText("engine"), QStringLiteral("engine  420"));
+    QCOMPARE(view_->legend(2)->entryText("p99"), QStringLiteral("p99  180"));
+    QCOMPARE(view_->legend(3)->entryText("timer arms"), QStringLiteral("timer arms  70 k"));
+    // The pointer over any chart moves the crosshair in all of them.
+    TimeChart *cpu = view_->cpu();
+    const QPoint at(static_cast<int>(cpu->xForTime(7.0)),
+                    static_cast<int>(cpu->plotArea().center().y()));
+    QMouseEvent move(QEvent::MouseMove, at, cpu->viewport()->mapToGlobal(at), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(cpu->viewport(), &move);
+    QTRY_VERIFY(view_->crosshair().has_value());
+    QVERIFY(std::fabs(*view_->crosshair() - 7.0) < 0.1);
+    view_->setCrosshair(std::nullopt); // back to the newest values
+    QCOMPARE(view_->legend(0)->entryText("rx"), QStringLiteral("rx  100"));
+}
+
+void TstCharts::zoomPanAndPause()
+{
+    view_->setWindow(30);
+    view_->appendSamples(run(0.1, 20.0));
+    view_->replot();
+    QSignalSpy paused(view_.get(), &ChartsView::pausedChanged);
+    view_->zoom(10, 0.5); // around t = 10 s: 0..30 becomes 5..20
+    QVERIFY(view_->paused());
+    QCOMPARE(paused.count(), 1);
+    QCOMPARE(view_->throughput()->from(), 5.0);
+    QCOMPARE(view_->throughput()->to(), 20.0);
+    view_->pan(2);
+    QCOMPARE(view_->throughput()->from(), 7.0);
+    // Samples keep coming; the paused view stays where it is.
+    view_->appendSamples(run(20.1, 40.0));
+    view_->replot();
+    QCOMPARE(view_->throughput()->to(), 22.0);
+    // Double click: follow the run again.
+    TimeChart *c = view_->throughput();
+    QTest::mouseDClick(c->viewport(), Qt::LeftButton, {}, c->plotArea().center().toPoint());
+    QVERIFY(!view_->paused());
+    QCOMPARE(view_->throughput()->to(), 40.0);
+    QCOMPARE(view_->throughput()->from(), 10.0);
+}
+
+QTEST_MAIN(TstCharts)
+#include "tst_charts.moc"
