@@ -11,6 +11,7 @@
 #include <QSocketNotifier>
 #include <QTimer>
 #include <cstdio>
+#include <string_view>
 
 #include "app/duration.h"
 #include "drivers/registry.h"
@@ -50,9 +51,8 @@ void closeOnSignals(QWidget *window)
         sigaction(sig, &sa, nullptr);
 }
 
-int render(QApplication &app, const QStringList &args)
+void describeRender(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("Draw a recorded session's charts to a PNG or SVG file"));
     p.addHelpOption();
@@ -64,6 +64,14 @@ int render(QApplication &app, const QStringList &args)
     p.addOption({QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("size"), QStringLiteral("image size, e.g. 1200x900"),
                  QStringLiteral("WxH"), QStringLiteral("1200x900")});
+    p.addOption({QStringLiteral("title"), QStringLiteral("a title above the charts"),
+                 QStringLiteral("TEXT")});
+}
+
+int render(QApplication &app, const QStringList &args)
+{
+    QCommandLineParser p;
+    describeRender(p);
     p.process(args);
     const QStringList pos = p.positionalArguments();
     bool ok = false;
@@ -90,7 +98,8 @@ int render(QApplication &app, const QStringList &args)
     try {
         SessionStore store(db, Db::Mode::ReadWrite);
         QString error;
-        if (!ui::renderSessionCharts(store, id, p.value(QStringLiteral("output")), size, &error)) {
+        if (!ui::renderSessionCharts(store, id, p.value(QStringLiteral("output")), size,
+                                     p.value(QStringLiteral("title")), &error)) {
             std::fprintf(stderr, "ringlab: render: %s\n", qPrintable(error));
             return 1;
         }
@@ -101,23 +110,8 @@ int render(QApplication &app, const QStringList &args)
     Q_UNUSED(app);
     return 0;
 }
-} // namespace
-
-int main(int argc, char **argv)
+void describe(QCommandLineParser &p)
 {
-    QApplication app(argc, argv);
-    Q_INIT_RESOURCE(ringlab); // the icons, linked in from the static ui library
-    QApplication::setApplicationName(QStringLiteral("ringlab"));
-    QApplication::setOrganizationName(QStringLiteral("ringlab"));
-    QApplication::setOrganizationDomain(QStringLiteral("ringlab.example.org"));
-    QApplication::setApplicationVersion(
-        QStringLiteral(RINGLAB_VERSION " (" RINGLAB_GIT_REVISION ")"));
-    QApplication::setDesktopFileName(QStringLiteral("org.example.ringlab"));
-
-    const QStringList args = QApplication::arguments();
-    if (args.size() > 1 && args[1] == QLatin1String("render")) return render(app, args);
-
-    QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("Ringlab: tune a NIC driver's host side live and measure what it costs"));
     p.addHelpOption();
@@ -140,6 +134,53 @@ int main(int argc, char **argv)
     p.addOption({QStringLiteral("traffic"),
                  QStringLiteral("with --device lab: \"ping -i 0.01\" or \"iperf3 -u -b 0 ...\""),
                  QStringLiteral("CLIENT")});
+}
+
+void setApplicationInfo()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("ringlab"));
+    QCoreApplication::setOrganizationName(QStringLiteral("ringlab"));
+    QCoreApplication::setOrganizationDomain(QStringLiteral("ringlab.example.org"));
+    QCoreApplication::setApplicationVersion(
+        QStringLiteral(RINGLAB_VERSION " (" RINGLAB_GIT_REVISION ")"));
+}
+
+// --help and --version need no display: they are answered before a QApplication connects
+// to one (which fails, and aborts, without a display).
+bool answeredWithoutDisplay(int argc, char **argv)
+{
+    bool asked = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        asked = asked || a == "--help" || a == "-h" || a == "-?" || a == "--help-all" ||
+                a == "--version" || a == "-v";
+    }
+    if (!asked) return false;
+    QCoreApplication core(argc, argv);
+    setApplicationInfo();
+    QCommandLineParser p;
+    if (argc > 1 && std::string_view(argv[1]) == "render")
+        describeRender(p);
+    else
+        describe(p);
+    p.process(core); // prints and exits
+    return true;
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (answeredWithoutDisplay(argc, argv)) return 0;
+    QApplication app(argc, argv);
+    Q_INIT_RESOURCE(ringlab); // the icons, linked in from the static ui library
+    setApplicationInfo();
+    QApplication::setDesktopFileName(QStringLiteral("org.example.ringlab"));
+
+    const QStringList args = QApplication::arguments();
+    if (args.size() > 1 && args[1] == QLatin1String("render")) return render(app, args);
+
+    QCommandLineParser p;
+    describe(p);
     p.process(app);
 
     ui::MainWindow w(p.value("db")); // empty: the settings' database, or the default

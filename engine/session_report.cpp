@@ -137,12 +137,19 @@ std::string csvNumber(double v)
 void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out)
 {
     const SampleTable tab = store.samples(session);
-    out << "seq,t,interval";
+    // Which setting each row measured: the segment it lies in (as `show` and the desktop
+    // number them), empty for a sample that straddles a change and so belongs to neither.
+    std::vector<int> segmentOfRow(tab.seq.size(), 0);
+    for (const Segment &seg : segmentsOf(tab, store.changes(session), 0))
+        for (std::size_t r : seg.rows)
+            segmentOfRow[r] = seg.index;
+    out << "seq,t,interval,segment";
     for (const auto &m : tab.metrics)
         out << ',' << csvCell(m.label());
     out << '\n';
     for (std::size_t r = 0; r < tab.seq.size(); ++r) {
-        out << tab.seq[r] << ',' << csvNumber(tab.t[r]) << ',' << csvNumber(tab.interval[r]);
+        out << tab.seq[r] << ',' << csvNumber(tab.t[r]) << ',' << csvNumber(tab.interval[r]) << ',';
+        if (segmentOfRow[r]) out << segmentOfRow[r];
         for (std::size_t c = 0; c < tab.metrics.size(); ++c)
             out << ',' << csvNumber(tab.values[c][r]);
         out << '\n';

@@ -25,6 +25,7 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QtTest>
+#include <set>
 
 #include "engine/session_store.h"
 #include "require.h"
@@ -62,6 +63,8 @@ class TstGui : public QObject {
     void reproduceFromTheToolsMenu();
     void sweepTabRunsShowsAndOpens();
     void marksAndRestartsSurviveReopening();
+    void pairedEditAppliedAsOneChange();
+    void profileAppliedLiveAsOneChange();
 
   private:
     // Types a value into a spin box as a user does, and presses Enter.
@@ -570,6 +573,83 @@ void TstGui::marksAndRestartsSurviveReopening()
     QVERIFY(w_->charts()->paused());
     QCOMPARE(w_->charts()->throughput()->from(), 0.0);
     QVERIFY(w_->charts()->throughput()->to() >= w_->charts()->endTime());
+}
+
+// Issue 9 item 3: poll.sleep_min_us to 1000 while the maximum is 200 was refused, so the
+// user needed two edits and got a one-second middle segment. Held edits apply as one.
+void TstGui::pairedEditAppliedAsOneChange()
+{
+    QVERIFY(w_->controller()
+                ->apply({{"poll.mode", "sleep"},
+                         {"poll.sleep_min_us", "100"},
+                         {"poll.sleep_max_us", "200"}},
+                        "test")
+                .ok());
+    QVERIFY(w_->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 10, 10000);
+    ParameterPanel *panel = w_->parameters();
+    panel->holdBox()->setChecked(true);
+    auto *minSleep = qobject_cast<QSpinBox *>(panel->control("poll.sleep_min_us"));
+    auto *maxSleep = qobject_cast<QSpinBox *>(panel->control("poll.sleep_max_us"));
+    typeInto(minSleep, "1000"); // alone it would break the order: it waits
+    QVERIFY(panel->isHeld("poll.sleep_min_us"));
+    QCOMPARE(minSleep->value(), 1000);
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 100);
+    QVERIFY(!panel->applyRestartButton()->isEnabled()); // the pair as it stands is refused
+    typeInto(maxSleep, "2000");
+    QVERIFY(panel->isHeld("poll.sleep_max_us"));
+    QVERIFY(panel->applyRestartButton()->isEnabled());
+    QCOMPARE(panel->applyRestartButton()->text(), QStringLiteral("Apply 2 change(s)"));
+    const std::size_t before = w_->controller()->events().size();
+    QTest::mouseClick(panel->applyRestartButton(), Qt::LeftButton);
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 1000);
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMaxUs), 2000);
+    QVERIFY(!panel->isHeld("poll.sleep_min_us") && !panel->isHeld("poll.sleep_max_us"));
+    // Both changes at one time: one new segment, no middle one.
+    const auto &ev = w_->controller()->events();
+    QTRY_VERIFY(ev.size() >= before + 2);
+    std::vector<double> at;
+    for (std::size_t k = before; k < ev.size(); ++k)
+        if (ev[k].kind == "param") at.push_back(ev[k].t);
+    QCOMPARE(at.size(), std::size_t{2});
+    QCOMPARE(at[0], at[1]);
+    const std::size_t n = w_->controller()->samples().size();
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= n + 12, 10000);
+    QTRY_COMPARE(w_->segments()->rowCount(), 2);
+    // One undo takes both back.
+    w_->undoStack()->undo();
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 100);
+    QCOMPARE(w_->controller()->params().i(P::PollSleepMaxUs), 200);
+    panel->holdBox()->setChecked(false);
+    w_->stopRun();
+}
+
+// Issue 9 item 3: a whole profile's values applied live, as one change.
+void TstGui::profileAppliedLiveAsOneChange()
+{
+    QVERIFY(w_->loadProfile("default"));
+    QVERIFY(w_->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 5, 10000);
+    const std::size_t before = w_->controller()->events().size();
+    QString error;
+    QVERIFY2(w_->loadProfile("kni-tick", &error), qPrintable(error));
+    QVERIFY(w_->controller()->isRunning());
+    QCOMPARE(w_->controller()->profileName(), QStringLiteral("kni-tick"));
+    const auto &ev = w_->controller()->events();
+    QTRY_VERIFY(ev.size() > before);
+    std::set<double> at;
+    int changes = 0;
+    for (std::size_t k = before; k < ev.size(); ++k)
+        if (ev[k].kind == "param") {
+            at.insert(ev[k].t);
+            ++changes;
+        }
+    QVERIFY(changes >= 2);
+    QCOMPARE(at.size(), std::size_t{1}); // all at one time: one segment
+    w_->undoStack()->undo();             // back to the default profile's values
+    ParamSet def;
+    QCOMPARE(w_->controller()->params().i(P::PollMode), def.i(P::PollMode));
+    w_->stopRun();
 }
 
 QTEST_MAIN(TstGui)

@@ -374,6 +374,9 @@ void TstSessions::exportCsvAndJson()
     QCOMPARE(cell(row0, "rx_pps"), std::string("1500.25"));
     QCOMPARE(cell(row1, "cpu_ms_per_s[poll]"), std::string("-0.75")); // numbers are not escaped
     QCOMPARE(cell(row0, "t"), std::string("0.1"));
+    // Which setting each row measured: segment 1, then none for the sample the change splits.
+    QCOMPARE(cell(row0, "segment"), std::string("1"));
+    QCOMPARE(cell(row1, "segment"), std::string(""));
     QCOMPARE(cols.size(), static_cast<std::size_t>(std::count(row0.begin(), row0.end(), ',') + 1));
 
     std::ostringstream js;

@@ -3,12 +3,15 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QLabel>
 #include <QPainter>
 #include <QSvgGenerator>
+#include <QVBoxLayout>
 #include <fstream>
 
 #include "engine/session_report.h"
 #include "ui/charts_view.h"
+#include "ui/session_charts.h"
 
 namespace ringlab::ui {
 
@@ -42,7 +45,7 @@ bool saveWidgetImage(QWidget *widget, const QString &file, QString *error)
 }
 
 bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
-                         QString *error)
+                         const QString &title, QString *error)
 {
     SessionInfo info;
     if (!store.get(id, info)) {
@@ -52,26 +55,36 @@ bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &fi
                          .arg(QString::fromStdString(store.file().string()));
         return false;
     }
-    ChartsView view;
-    view.setAttribute(Qt::WA_DontShowOnScreen);
-    view.resize(size);
-    view.setWindow(ChartsView::kWholeSession);
-    view.show();
-    const SampleTable tab = store.samples(id);
-    view.appendSamples(samplesFromTable(tab));
-    for (const auto &c : store.changes(id))
-        view.addMarker(c.t,
-                       QString::fromStdString(c.tunable + " " + c.oldValue + "→" + c.newValue));
+    QWidget page;
+    page.setAttribute(Qt::WA_DontShowOnScreen);
+    page.setAutoFillBackground(true);
+    page.setPalette(QPalette(Qt::white));
+    auto *layout = new QVBoxLayout(&page);
+    layout->setContentsMargins(8, 6, 8, 6);
+    auto *heading = new QLabel(title.isEmpty() ? sessionTitle(info) : title);
+    QFont f = heading->font();
+    f.setPointSizeF(f.pointSizeF() * 1.25);
+    f.setBold(true);
+    heading->setFont(f);
+    heading->setWordWrap(true);
+    layout->addWidget(heading);
+    auto *view = new ChartsView;
+    view->setSettingsGroup(QStringLiteral("charts")); // the series the user chose on screen
+    layout->addWidget(view, 1);
+    page.resize(size);
+    page.show();
+    loadSessionCharts(*view, store, id);
     QCoreApplication::processEvents(); // lay the charts out at their size before drawing
-    view.replot();
-    return saveWidgetImage(&view, file, error);
+    view->replot();
+    QCoreApplication::processEvents(); // and align the plot areas on the new labels
+    return saveWidgetImage(&page, file, error);
 }
 
 bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error)
 {
     const QString suffix = QFileInfo(file).suffix().toLower();
     if (suffix == QLatin1String("png") || suffix == QLatin1String("svg"))
-        return renderSessionCharts(store, id, file, QSize(1200, 900), error);
+        return renderSessionCharts(store, id, file, QSize(1200, 900), {}, error);
     if (suffix != QLatin1String("csv") && suffix != QLatin1String("json")) {
         if (error)
             *error =

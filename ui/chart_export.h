@@ -11,9 +11,10 @@ namespace ringlab::ui {
 
 // Draws `widget` into FILE.png or FILE.svg at its current size. False with an error.
 bool saveWidgetImage(QWidget *widget, const QString &file, QString *error);
-// A recorded session's charts, drawn off screen at `size`, saved as PNG or SVG.
+// A recorded session's charts (its markers, the series chosen on screen) under a title
+// (empty: the session's own, see sessionTitle), drawn off screen at `size`, as PNG or SVG.
 bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
-                         QString *error);
+                         const QString &title, QString *error);
 // By the file's suffix: .csv, .json, .png or .svg.
 bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error);
 

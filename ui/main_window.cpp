@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QHeaderView>
@@ -30,10 +31,13 @@
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/engine_controller.h"
+#include "ui/image_export_dialog.h"
 #include "ui/name_only_icon_provider.h"
+#include "ui/param_command.h"
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
+#include "ui/session_charts.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
 #include "ui/sweep_tab.h"
@@ -83,8 +87,8 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
 
     buildToolbar();
-    buildMenus();
     buildDocks();
+    buildMenus();
     statusBar()->addWidget(stateLabel_);
     statusBar()->addWidget(dropsLabel_);
     statusBar()->addPermanentWidget(dbLabel_);
@@ -147,9 +151,13 @@ void MainWindow::buildToolbar()
     tb->addSeparator();
     start_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("Start"),
                            this, &MainWindow::startRun);
-    start_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    start_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    start_->setToolTip(tr("Start a run (Ctrl+R, F5)"));
     stop_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-stop")), tr("Stop"), this,
                           &MainWindow::stopRun);
+    stop_->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::Key_Period), QKeySequence(Qt::SHIFT | Qt::Key_F5)});
+    stop_->setToolTip(tr("Stop the run; its session ends as completed (Ctrl+., Shift+F5)"));
     record_ = tb->addAction(tr("Record"));
     record_->setCheckable(true);
     record_->setChecked(true);
@@ -161,6 +169,8 @@ void MainWindow::buildToolbar()
             QInputDialog::getText(this, tr("Mark"), tr("Label:"), QLineEdit::Normal, {}, &ok);
         if (ok) ctl_->mark(label);
     });
+    mark_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    mark_->setToolTip(tr("Put a labelled mark on the running session (Ctrl+M)"));
     export_ = tb->addAction(tr("Export…"), this, [this] {
         const qint64 id = shownSession_ ? shownSession_ : ctl_->sessionId();
         if (id)
@@ -168,6 +178,8 @@ void MainWindow::buildToolbar()
         else
             statusBar()->showMessage(tr("Nothing recorded yet to export"), 5000);
     });
+    export_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    export_->setToolTip(tr("Export the session shown as CSV, JSON, PNG or SVG (Ctrl+E)"));
     tb->addSeparator();
     tb->addWidget(new QLabel(tr(" Window ")));
     windowBox_ = new QComboBox;
@@ -179,17 +191,48 @@ void MainWindow::buildToolbar()
     connect(windowBox_, &QComboBox::currentIndexChanged, this,
             [this] { charts_->setWindow(windowBox_->currentData().toDouble()); });
     tb->addWidget(windowBox_);
-
-    auto *undo = undo_->createUndoAction(this, tr("Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    auto *redo = undo_->createRedoAction(this, tr("Redo"));
-    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
-    addAction(undo);
-    addAction(redo);
+    pause_ = tb->addAction(tr("Pause view"));
+    pause_->setCheckable(true);
+    pause_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Space));
+    pause_->setToolTip(tr("Hold the charts where they are while the run goes on recording "
+                          "(Ctrl+Space). Wheel: zoom; drag: pan; double click: follow again"));
+    connect(pause_, &QAction::toggled, charts_, &ChartsView::setPaused);
+    connect(charts_, &ChartsView::pausedChanged, pause_, &QAction::setChecked);
 }
 
 void MainWindow::buildMenus()
 {
+    auto *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(export_);
+    file->addSeparator();
+    auto *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setShortcutContext(Qt::ApplicationShortcut);
+
+    auto *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(undo_->createUndoAction(edit, tr("&Undo")));
+    edit->actions().constLast()->setShortcut(QKeySequence::Undo);
+    edit->addAction(undo_->createRedoAction(edit, tr("&Redo")));
+    edit->actions().constLast()->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+
+    auto *run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(start_);
+    run->addAction(stop_);
+    run->addAction(mark_);
+    run->addSeparator();
+    run->addAction(record_);
+
+    auto *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(pause_);
+    auto *follow =
+        view->addAction(tr("&Follow the run"), this, [this] { charts_->setPaused(false); });
+    follow->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addAction(tr("Show the &whole session"), charts_, &ChartsView::showWhole);
+    view->addSeparator();
+    for (auto *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+
     auto *tools = menuBar()->addMenu(tr("&Tools"));
     reproduce_ = tools->addAction(tr("&Reproduce a reference case…"), this, [this] {
         if (ctl_->isRunning()) {
@@ -207,6 +250,30 @@ void MainWindow::buildMenus()
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
         dlg->show();
+    });
+
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard and mouse"), this, [this] {
+        QMessageBox::information(
+            this, tr("Keyboard and mouse"),
+            tr("<table>"
+               "<tr><td>Start</td><td>Ctrl+R, F5</td></tr>"
+               "<tr><td>Stop</td><td>Ctrl+., Shift+F5</td></tr>"
+               "<tr><td>Mark</td><td>Ctrl+M</td></tr>"
+               "<tr><td>Export</td><td>Ctrl+E</td></tr>"
+               "<tr><td>Undo, redo a change</td><td>Ctrl+Z, Ctrl+Shift+Z</td></tr>"
+               "<tr><td>Pause the view</td><td>Ctrl+Space</td></tr>"
+               "<tr><td>Follow the run</td><td>Ctrl+0, or double click a chart</td></tr>"
+               "<tr><td>Zoom the time axis</td><td>mouse wheel over a chart</td></tr>"
+               "<tr><td>Pan</td><td>drag a chart</td></tr>"
+               "<tr><td>Hide a series</td><td>click its legend entry</td></tr>"
+               "<tr><td>Quit</td><td>Ctrl+Q</td></tr></table>"));
+    });
+    help->addAction(tr("&About Ringlab"), this, [this] {
+        QMessageBox::about(this, tr("About Ringlab"),
+                           tr("<b>Ringlab</b> %1<br>Tune a NIC driver's host side live and "
+                              "measure what it costs.")
+                               .arg(QCoreApplication::applicationVersion()));
     });
 }
 
@@ -254,9 +321,13 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
         if (error) *error = QString::fromStdString(st.error);
         return false;
     }
-    Assignments all;
-    for (const auto &t : tunables())
+    Assignments all, before;
+    const ParamSet was = ctl_->params();
+    for (const auto &t : tunables()) {
         all.emplace_back(std::string(t.name), ps.text(t.id));
+        before.emplace_back(std::string(t.name), was.text(t.id));
+    }
+    // One change, checked and applied as a whole: while running, a single segment.
     const Status st = ctl_->apply(all, QStringLiteral("profile"));
     if (!st.ok()) {
         if (error) *error = QString::fromStdString(st.error);
@@ -273,7 +344,10 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
     if (!ctl_->isRunning() && p.device != ctl_->device().spec) selectDevice(p.device);
     const int i = profileBox_->findText(QString::fromStdString(p.name));
     if (i >= 0) profileBox_->setCurrentIndex(i);
-    undo_->clear();
+    if (ctl_->isRunning())
+        undo_->push(new ParamCommand(ctl_, before, all)); // applied; undo goes back
+    else
+        undo_->clear();
     updateStatus();
     return true;
 }
@@ -402,26 +476,13 @@ void MainWindow::onSamples()
 void MainWindow::onEvent(const ringlab::Event &e)
 {
     if (shownSession_) return;
+    addEventMarker(*charts_, e);
     if (e.kind == "param") {
-        const QString label = QString::fromStdString(e.tunable + " " + e.before + "→" + e.after);
-        charts_->addMarker(e.t, label, MarkerKind::Change);
         liveChanges_.push_back({e.t, e.tunable, e.before, e.after, e.source});
         refreshSegments();
-    } else if (e.kind == "mark" || e.kind == "restart") {
-        addEventMarker(e.t, e.kind, e.message);
     } else if (e.kind == "warning") {
         statusBar()->showMessage(QString::fromStdString(e.message), 10000);
     }
-}
-
-void MainWindow::addEventMarker(double t, const std::string &kind, const std::string &message)
-{
-    if (kind == "mark")
-        charts_->addMarker(t, QStringLiteral("● ") + QString::fromStdString(message),
-                           MarkerKind::Mark);
-    else
-        charts_->addMarker(t, tr("restart: %1").arg(QString::fromStdString(message)),
-                           MarkerKind::Restart);
 }
 
 void MainWindow::refreshSegments()
@@ -440,21 +501,9 @@ void MainWindow::openSession(qint64 id)
     }
     SessionStore *store = ctl_->store();
     if (!store) return;
-    SessionInfo info;
-    if (!store->get(id, info)) return;
+    if (!loadSessionCharts(*charts_, *store, id)) return; // a recorded session is seen whole
     shownSession_ = id;
-    charts_->clear();
-    const SampleTable tab = store->samples(id);
-    const auto changes = store->changes(id);
-    charts_->appendSamples(samplesFromTable(tab));
-    for (const auto &c : changes)
-        charts_->addMarker(c.t,
-                           QString::fromStdString(c.tunable + " " + c.oldValue + "→" + c.newValue),
-                           MarkerKind::Change);
-    for (const auto &e : store->events(id))
-        if (e.kind == "mark" || e.kind == "restart") addEventMarker(e.t, e.kind, e.message);
-    charts_->showWhole(); // a recorded session is seen whole first
-    segments_->setSession(tab, changes);
+    segments_->setSession(store->samples(id), store->changes(id));
     updateStatus();
 }
 
@@ -471,6 +520,23 @@ void MainWindow::chooseExport(qint64 id)
     if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
     const QString file = dialog.selectedFiles().constFirst();
     QString error;
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if (suffix == QLatin1String("png") || suffix == QLatin1String("svg")) {
+        SessionStore *store = ctl_->store(&error);
+        SessionInfo info;
+        if (!store || !store->get(id, info)) return;
+        QSettings settings;
+        ImageExportDialog ask(
+            sessionTitle(info),
+            settings.value(QStringLiteral("export/size"), QSize(1600, 1000)).toSize(), this);
+        if (ask.exec() != QDialog::Accepted) return;
+        settings.setValue(QStringLiteral("export/size"), ask.imageSize());
+        if (!renderSessionCharts(*store, id, file, ask.imageSize(), ask.title(), &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+        else
+            statusBar()->showMessage(tr("Session %1 written to %2").arg(id).arg(file), 8000);
+        return;
+    }
     if (!exportSession(id, file, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
     else
@@ -481,11 +547,6 @@ bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
 {
     SessionStore *store = ctl_->store(error);
     if (!store) return false;
-    // The charts on screen are the ones the user sees: save those when they show this session.
-    const QString suffix = QFileInfo(file).suffix().toLower();
-    if ((suffix == QLatin1String("png") || suffix == QLatin1String("svg")) &&
-        (shownSession_ == id || ctl_->sessionId() == id))
-        return saveWidgetImage(charts_, file, error);
     return exportSessionFile(*store, id, file, error);
 }
 
@@ -496,7 +557,8 @@ void MainWindow::updateStatus()
     stop_->setEnabled(running);
     record_->setEnabled(!running);
     mark_->setEnabled(running);
-    profileBox_->setEnabled(!running);
+    profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
+                                    : tr("Load a profile: its values and its device"));
     QString state;
     if (running)
         state = tr("%3 · running %1%2")

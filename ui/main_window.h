@@ -48,6 +48,7 @@ class MainWindow : public QMainWindow {
     QAction *stopAction() const { return stop_; }
     QAction *recordAction() const { return record_; }
     QAction *reproduceAction() const { return reproduce_; }
+    QAction *pauseAction() const { return pause_; }
     SweepTab *sweepTab() const { return sweep_; }
     qint64 shownSession() const { return shownSession_; } // 0: the live run
     QTabWidget *tabs() const { return tabs_; }
@@ -82,7 +83,6 @@ class MainWindow : public QMainWindow {
     void addGuiThreadCpu(double t);
     void onEvent(const ringlab::Event &e);
     void refreshSegments();
-    void addEventMarker(double t, const std::string &kind, const std::string &message);
     void updateStatus();
     void restoreSettings();
     void saveSettings();
@@ -102,7 +102,7 @@ class MainWindow : public QMainWindow {
     double guiCpuT_ = -1; // run time of the last batch the GUI thread's CPU was read at
     std::int64_t guiCpuNs_ = 0;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
-            *export_ = nullptr, *reproduce_ = nullptr;
+            *export_ = nullptr, *reproduce_ = nullptr, *pause_ = nullptr;
     QLabel *stateLabel_, *dropsLabel_, *dbLabel_;
     SampleTableBuilder live_;
     std::vector<ParamChangeRow> liveChanges_;

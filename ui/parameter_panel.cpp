@@ -82,15 +82,37 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
     column->addStretch(1);
     scroll->setWidget(inner);
     outer->addWidget(scroll);
+    hold_ = new QCheckBox(tr("Hold edits and apply them together"), this);
+    hold_->setToolTip(tr("Edits wait, highlighted, until Apply: several tunables change as one "
+                         "(one segment), and a pair that must stay ordered can be moved in "
+                         "any order. ⟳ tunables always wait while running."));
+    outer->addWidget(hold_);
+    stagedNote_ = new QLabel(this);
+    stagedNote_->setWordWrap(true);
+    stagedNote_->hide();
+    outer->addWidget(stagedNote_);
+    auto *buttons = new QHBoxLayout;
     applyRestart_ = new QPushButton(tr("Apply and restart"), this);
     applyRestart_->setEnabled(false);
-    applyRestart_->setToolTip(
-        tr("Apply the changed ⟳ tunables: the datapath quiesces, is rebuilt and resumes"));
     connect(applyRestart_, &QPushButton::clicked, this, &ParameterPanel::applyStaged);
-    outer->addWidget(applyRestart_);
+    discard_ = new QPushButton(tr("Discard"), this);
+    discard_->setEnabled(false);
+    discard_->setToolTip(tr("Forget the held edits; the values in force stay"));
+    connect(discard_, &QPushButton::clicked, this, [this] {
+        staged_.clear();
+        refresh();
+    });
+    buttons->addWidget(applyRestart_, 1);
+    buttons->addWidget(discard_);
+    outer->addLayout(buttons);
+    connect(hold_, &QCheckBox::toggled, this, [this](bool on) {
+        if (!on && !staged_.empty()) applyStaged();
+        refresh();
+    });
     connect(ctl_, &EngineController::paramsChanged, this, &ParameterPanel::refresh);
     connect(ctl_, &EngineController::runStopped, this, [this] {
-        if (!staged_.empty()) applyStaged(); // no datapath to restart: they simply apply
+        // No datapath to restart: restart tunables simply apply; held edits keep waiting.
+        if (!staged_.empty() && !hold_->isChecked()) applyStaged();
     });
     refresh();
 }
@@ -225,22 +247,18 @@ void ParameterPanel::edited(const TunableInfo &t, const std::string &value)
 {
     const ParamSet now = ctl_->params();
     if (value == shownValue(t)) return;
-    if (t.apply == Apply::Restart && ctl_->isRunning()) {
-        // Validate with the other staged values, then wait for "Apply and restart".
-        ParamSet check = now;
-        Assignments trial = staged_;
-        std::erase_if(trial, [&](const auto &a) { return a.first == t.name; });
-        trial.emplace_back(std::string(t.name), value);
-        if (const Status st = check.set(trial); !st.ok()) {
+    if (hold_->isChecked() || (t.apply == Apply::Restart && ctl_->isRunning())) {
+        // Checked alone now (its type and range); with the others when applied, so that an
+        // ordered pair can be moved one side at a time.
+        Value v;
+        if (const Status st = ParamSet::parse(t, value, v); !st.ok()) {
             emit message(QString::fromStdString(st.error), 8000);
             refresh();
             return;
         }
-        staged_ = trial;
-        applyRestart_->setEnabled(true);
-        emit message(tr("%1 staged: press \"Apply and restart\"")
-                         .arg(QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()))),
-                     5000);
+        std::erase_if(staged_, [&](const auto &a) { return a.first == t.name; });
+        if (value != now.text(t.id)) staged_.emplace_back(std::string(t.name), value);
+        refresh();
         return;
     }
     const Assignments before = {{std::string(t.name), now.text(t.id)}};
@@ -262,19 +280,59 @@ void ParameterPanel::applyStaged()
     for (const auto &[n, v] : staged_)
         before.emplace_back(n, now.text(findTunable(n)->id));
     const Assignments after = staged_;
-    staged_.clear();
-    applyRestart_->setEnabled(false);
+    // One change: the engine checks the assignments together and applies all or none.
     const Status st = ctl_->apply(after, QStringLiteral("gui"));
     if (!st.ok()) {
         emit message(QString::fromStdString(st.error), 8000);
-        refresh();
+        refresh(); // the edits stay held, with the reason
         return;
     }
+    staged_.clear();
     undo_->push(new ParamCommand(ctl_, before, after));
+    refresh();
+}
+
+void ParameterPanel::updateStaged()
+{
+    bool restart = false;
+    for (const auto &[n, v] : staged_)
+        restart = restart || (findTunable(n)->apply == Apply::Restart && ctl_->isRunning());
+    ParamSet trial = ctl_->params();
+    const Status st = staged_.empty() ? Status::success() : trial.set(staged_);
+    const int n = static_cast<int>(staged_.size());
+    applyRestart_->setText(restart ? tr("Apply %n change(s) and restart", nullptr, n)
+                                   : tr("Apply %n change(s)", nullptr, n));
+    if (n == 0) applyRestart_->setText(tr("Apply"));
+    applyRestart_->setEnabled(n > 0 && st.ok());
+    applyRestart_->setToolTip(
+        restart ? tr("Apply the held edits as one change: the datapath quiesces, is rebuilt "
+                     "and resumes")
+                : tr("Apply the held edits as one change"));
+    discard_->setEnabled(n > 0);
+    stagedNote_->setVisible(n > 0 && !st.ok());
+    stagedNote_->setText(st.ok() ? QString()
+                                 : QStringLiteral("<span style='color:#c62828'>%1</span>")
+                                       .arg(QString::fromStdString(st.error).toHtmlEscaped()));
+    // A held value is highlighted until it applies.
+    for (auto it = controls_.begin(); it != controls_.end(); ++it) {
+        bool held = false;
+        for (const auto &[name, v] : staged_)
+            held = held || it.key().toStdString() == name;
+        if (it.value()->property("held").toBool() == held) continue;
+        it.value()->setProperty("held", held);
+        it.value()->setStyleSheet(held ? QStringLiteral("background-color: #fff1b8;") : QString());
+    }
+}
+
+bool ParameterPanel::isHeld(const QString &tunable) const
+{
+    QWidget *w = controls_.value(tunable);
+    return w && w->property("held").toBool();
 }
 
 void ParameterPanel::refresh()
 {
+    updateStaged();
     for (const auto &t : tunables()) {
         QWidget *w =
             controls_.value(QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size())));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The parameter panel, generated from the engine's registry: one control per tunable,
 // grouped by mechanism, fitted to its type, with the registry's explanation as tooltip.
-// Live tunables apply at once; restart tunables wait for "Apply and restart" while running.
+// Live tunables apply at once; restart tunables wait for "Apply and restart" while running,
+// and with "Hold edits" every edit waits, highlighted, to be applied with the others as one.
 #pragma once
 
 #include <QHash>
@@ -12,6 +13,8 @@
 #include "engine/device.h"
 #include "engine/tunables.h"
 
+class QCheckBox;
+class QLabel;
 class QPushButton;
 class QUndoStack;
 
@@ -26,6 +29,8 @@ class ParameterPanel : public QWidget {
     // The input widget of a tunable (spin box, combo box or check box); for tests.
     QWidget *control(const QString &tunable) const { return controls_.value(tunable); }
     QPushButton *applyRestartButton() const { return applyRestart_; }
+    QCheckBox *holdBox() const { return hold_; }
+    bool isHeld(const QString &tunable) const; // edited, waiting to be applied
     int controlCount() const { return static_cast<int>(controls_.size()); }
 
     // What the chosen device does with each tunable: one it ignores is disabled, and the
@@ -44,6 +49,7 @@ class ParameterPanel : public QWidget {
     QWidget *makeControl(const TunableInfo &t);
     void edited(const TunableInfo &t, const std::string &value);
     void applyStaged();
+    void updateStaged();
     std::string shownValue(const TunableInfo &t) const;
 
     EngineController *ctl_;
@@ -53,7 +59,9 @@ class ParameterPanel : public QWidget {
     QHash<QString, QString> tips_;      // the registry's explanation
     QHash<QString, QString> notes_;     // the device's reason, where it has one
     Assignments staged_;
-    QPushButton *applyRestart_ = nullptr;
+    QPushButton *applyRestart_ = nullptr, *discard_ = nullptr;
+    QCheckBox *hold_ = nullptr;
+    QLabel *stagedNote_ = nullptr;
 };
 
 } // namespace ringlab::ui

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/session_charts.h"
+
+#include <QCoreApplication>
+
+#include "engine/session_report.h"
+#include "ui/charts_view.h"
+
+namespace ringlab::ui {
+
+QString changeLabel(const std::string &tunable, const std::string &before, const std::string &after)
+{
+    return QString::fromStdString(tunable + " " + before + "→" + after);
+}
+
+void addEventMarker(ChartsView &view, const Event &e)
+{
+    if (e.kind == "param")
+        view.addMarker(e.t, changeLabel(e.tunable, e.before, e.after), MarkerKind::Change);
+    else if (e.kind == "mark")
+        view.addMarker(e.t, QStringLiteral("● ") + QString::fromStdString(e.message),
+                       MarkerKind::Mark);
+    else if (e.kind == "restart")
+        view.addMarker(e.t,
+                       QCoreApplication::translate("ringlab", "restart: %1")
+                           .arg(QString::fromStdString(e.message)),
+                       MarkerKind::Restart);
+}
+
+bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id)
+{
+    SessionInfo info;
+    if (!store.get(id, info)) return false;
+    view.clear();
+    view.appendSamples(samplesFromTable(store.samples(id)));
+    for (const auto &c : store.changes(id))
+        addEventMarker(view, Event{c.t, "param", c.tunable, c.oldValue, c.newValue, c.source, {}});
+    for (const auto &e : store.events(id))
+        if (e.kind == "mark" || e.kind == "restart")
+            addEventMarker(view, Event{e.t, e.kind, {}, {}, {}, e.source, e.message});
+    view.showWhole();
+    return true;
+}
+
+QString sessionTitle(const SessionInfo &info)
+{
+    QStringList parts{QCoreApplication::translate("ringlab", "Session %1").arg(info.id)};
+    for (const std::string &p : {info.name, info.profile, info.device, info.createdAt})
+        if (!p.empty()) parts << QString::fromStdString(p);
+    return parts.join(QStringLiteral(" · "));
+}
+
+} // namespace ringlab::ui

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A session's charts, the same live, reopened and rendered to a file: the samples, and a
+// marker for each parameter change, mark and restart, labelled in one way.
+#pragma once
+
+#include <QString>
+#include <string>
+
+#include "engine/sample.h"
+#include "engine/session_store.h"
+
+namespace ringlab::ui {
+
+class ChartsView;
+
+QString changeLabel(const std::string &tunable, const std::string &before,
+                    const std::string &after);
+// A "param", "mark" or "restart" event as a marker; other kinds draw nothing.
+void addEventMarker(ChartsView &view, const Event &e);
+// The recorded session, whole. False if there is no such session.
+bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id);
+// "Session 12 · name · kni-tick · sim0 · 2026-12-01 08:10": a title for exported charts.
+QString sessionTitle(const SessionInfo &info);
+
+} // namespace ringlab::ui
