@@ -138,7 +138,9 @@ std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
         r.diff = compareEstimates(r.a, r.b);
         r.better = betterDirection(name.substr(0, name.find('[')));
         char buf[160];
-        if (!r.diff.significant) {
+        if (!hasInterval(r.a) || !hasInterval(r.b)) {
+            r.verdict = "too short to judge (no interval: fewer than 3 batches)";
+        } else if (!r.diff.significant) {
             r.verdict = "no significant difference";
         } else {
             const char *dir = r.better > 0   ? " (higher is better)"

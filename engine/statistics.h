@@ -31,6 +31,13 @@ struct Difference {
     bool significant = false; // the interval excludes zero
 };
 
+// Whether an estimate has a confidence interval (3 batches or more): without one on either
+// side, a comparison is too short to judge, which is not the same as "no difference".
+inline bool hasInterval(const Estimate &e)
+{
+    return e.batches >= 3;
+}
+
 // B against A from two estimates (batch means of each, Welch-Satterthwaite dof).
 Difference compareEstimates(const Estimate &a, const Estimate &b);
 

@@ -37,6 +37,7 @@
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
+#include "ui/segment_table.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
 #include "ui/sweep_chart.h"
@@ -64,6 +65,7 @@ class TstGui : public QObject {
     void sweepTabRunsShowsAndOpens();
     void marksAndRestartsSurviveReopening();
     void pairedEditAppliedAsOneChange();
+    void segmentsCompareWithAChosenBaseline();
     void profileAppliedLiveAsOneChange();
 
   private:
@@ -650,6 +652,69 @@ void TstGui::profileAppliedLiveAsOneChange()
     ParamSet def;
     QCOMPARE(w_->controller()->params().i(P::PollMode), def.i(P::PollMode));
     w_->stopRun();
+}
+
+// Issue 9 item 4: 100-200 us, then 5-10 us, then 100-200 us again. Against the previous
+// segment the third looks like a large change; against the first (chosen), it is the same
+// setting. A segment too short for an interval says so, never "noise".
+void TstGui::segmentsCompareWithAChosenBaseline()
+{
+    QVERIFY(w_->controller()
+                ->apply({{"poll.mode", "sleep"},
+                         {"poll.sleep_min_us", "100"},
+                         {"poll.sleep_max_us", "200"}},
+                        "test")
+                .ok());
+    QVERIFY(w_->startRun());
+    auto *ctl = w_->controller();
+    auto waitSamples = [ctl](std::size_t more) {
+        const std::size_t n = ctl->samples().size();
+        return QTest::qWaitFor([&] { return ctl->samples().size() >= n + more; }, 15000);
+    };
+    QVERIFY(waitSamples(30));
+    QVERIFY(ctl->apply({{"poll.sleep_min_us", "5"}, {"poll.sleep_max_us", "10"}}, "test").ok());
+    QVERIFY(waitSamples(30));
+    QVERIFY(ctl->apply({{"poll.sleep_min_us", "100"}, {"poll.sleep_max_us", "200"}}, "test").ok());
+    QVERIFY(waitSamples(30));
+    QTRY_COMPARE(w_->segments()->rowCount(), 3);
+    SegmentModel *m = w_->segments();
+    const int cpu = 1; // segmentMetrics(): engine CPU
+    QCOMPARE(QString(segmentMetrics()[cpu].name), QStringLiteral("engine_cpu_ms_per_s"));
+    // A fresh, short segment: no interval yet (the table follows at 1 Hz, within its warm-up).
+    QVERIFY(ctl->apply({{"poll.sleep_min_us", "50"}}, "test").ok());
+    QTRY_COMPARE(w_->segments()->rowCount(), 4);
+    QTRY_VERIFY2_WITH_TIMEOUT(m->deltaText(3, cpu).contains("too short to judge"),
+                              qPrintable(m->deltaText(3, cpu)), 2500);
+    const qint64 first = ctl->sessionId();
+    w_->stopRun(); // the table has every sample now
+    auto pct = [m, cpu](int row) { return m->deltaText(row, cpu).section(' ', 0, 0).toDouble(); };
+    // Against the previous segment (5-10 us): CPU falls a lot.
+    const double againstPrevious = pct(2);
+    QVERIFY2(againstPrevious < -20, qPrintable(m->deltaText(2, cpu)));
+    QVERIFY2(!m->deltaText(2, cpu).contains("too short"), qPrintable(m->deltaText(2, cpu)));
+    // Choose segment 1 in the box: the same setting, much closer.
+    QComboBox *box = w_->segmentTable()->baselineBox();
+    const int at = box->findText("segment 1");
+    QVERIFY(at >= 0);
+    box->setCurrentIndex(at);
+    emit box->activated(at);
+    QCOMPARE(m->baselineSegment(), 1);
+    QCOMPARE(m->deltaText(0, cpu), QStringLiteral("baseline"));
+    QVERIFY2(std::fabs(pct(2)) < std::fabs(againstPrevious) / 2, qPrintable(m->deltaText(2, cpu)));
+    QVERIFY2(pct(1) > 20, qPrintable(m->deltaText(1, cpu))); // 5-10 us against 100-200 us
+    QVERIFY(m->headerData(5 + 2, Qt::Horizontal, Qt::ToolTipRole).toString().contains("segment 1"));
+    // Another session's segment as the baseline (SESSION:SEGMENT, as the CLI's compare).
+    QString error;
+    QVERIFY(!w_->segmentTable()->useOtherSegment("nonsense", &error));
+    QVERIFY2(error.contains("SESSION:SEGMENT"), qPrintable(error));
+    QVERIFY(!w_->segmentTable()->useOtherSegment(QString("%1:9").arg(first), &error));
+    QVERIFY2(error.contains("segment(s), not 9"), qPrintable(error));
+    w_->openSession(first);
+    QVERIFY2(w_->segmentTable()->useOtherSegment(QString("%1:2").arg(first), &error),
+             qPrintable(error));
+    QCOMPARE(m->baselineLabel(), QString("session %1 segment 2").arg(first));
+    QVERIFY2(pct(0) < -20, qPrintable(m->deltaText(0, cpu))); // 100-200 against 5-10 us
+    m->setBaselineSegment(0);
 }
 
 QTEST_MAIN(TstGui)

@@ -37,6 +37,7 @@
 #include "ui/parameter_panel.h"
 #include "ui/reproduce_dialog.h"
 #include "ui/segment_model.h"
+#include "ui/segment_table.h"
 #include "ui/session_charts.h"
 #include "ui/session_list_model.h"
 #include "ui/sessions_panel.h"
@@ -51,20 +52,18 @@ constexpr int kStateVersion = 2; // bumped when the dock layout changes
 MainWindow::MainWindow(const QString &database, QWidget *parent)
     : QMainWindow(parent), databaseOverride_(database), ctl_(new EngineController(this)),
       undo_(new QUndoStack(this)), charts_(new ChartsView), segments_(new SegmentModel(this)),
-      segmentView_(new QTableView), stateLabel_(new QLabel), dropsLabel_(new QLabel),
-      dbLabel_(new QLabel), segmentTimer_(new QTimer(this))
+      stateLabel_(new QLabel), dropsLabel_(new QLabel), dbLabel_(new QLabel),
+      segmentTimer_(new QTimer(this))
 {
     setWindowTitle(tr("Ringlab"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/ringlab.svg")));
     auto *split = new QSplitter(Qt::Vertical);
     split->addWidget(charts_);
-    segmentView_->setModel(segments_);
-    segmentView_->verticalHeader()->hide();
-    segmentView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    segmentView_->horizontalHeader()->setStretchLastSection(true);
-    segmentView_->setMinimumHeight(90);
-    split->addWidget(segmentView_);
-    split->setStretchFactor(0, 5);
+    segmentTable_ = new SegmentTable(segments_, [this] { return ctl_->store(); });
+    connect(segmentTable_, &SegmentTable::message, statusBar(), &QStatusBar::showMessage);
+    split->addWidget(segmentTable_);
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     sweep_ =
         new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });

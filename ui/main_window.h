@@ -26,6 +26,7 @@ class SweepTab;
 class EngineController;
 class ParameterPanel;
 class SegmentModel;
+class SegmentTable;
 class SessionsPanel;
 
 class MainWindow : public QMainWindow {
@@ -43,6 +44,7 @@ class MainWindow : public QMainWindow {
     ParameterPanel *parameters() const { return params_; }
     SessionsPanel *sessions() const { return sessions_; }
     SegmentModel *segments() const { return segments_; }
+    SegmentTable *segmentTable() const { return segmentTable_; }
     QUndoStack *undoStack() const { return undo_; }
     QAction *startAction() const { return start_; }
     QAction *stopAction() const { return stop_; }
@@ -91,7 +93,7 @@ class MainWindow : public QMainWindow {
     QUndoStack *undo_;
     ChartsView *charts_;
     SegmentModel *segments_;
-    QTableView *segmentView_;
+    SegmentTable *segmentTable_ = nullptr;
     ParameterPanel *params_ = nullptr;
     SessionsPanel *sessions_ = nullptr;
     QComboBox *profileBox_ = nullptr;

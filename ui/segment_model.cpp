@@ -3,25 +3,50 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QFont>
 
 #include "engine/sample_metrics.h"
 
 namespace ringlab::ui {
 
+const std::vector<SegmentMetric> &segmentMetrics()
+{
+    static const std::vector<SegmentMetric> m = {
+        {"rx_pps", "", "rx pps", true},
+        {"engine_cpu_ms_per_s", "", "engine CPU ms/s", true},
+        {"wakeups_per_s", "poll", "poll wakeups/s", true},
+        {"latency_p99_us", "", "p99 µs", true},
+        {"drops_per_s", "", "drops/s", true},
+        {"latency_p50_us", "", "p50 µs", false},
+        {"rtt_p50_us", "", "rtt p50 µs", false},
+        {"tx_pps", "", "tx pps", false},
+        {"cpu_ms_per_s", "poll", "poll CPU ms/s", false},
+        {"interrupts_per_s", "", "interrupts/s", false},
+        {"timer_arms_per_s", "", "timer arms/s", false},
+        {"timer_arms_per_frame", "", "timer arms/frame", false},
+        {"refill_wakeups_per_s", "", "refill wakeups/s", false},
+        {"wakeups_per_s", "refill", "refill thread wakeups/s", false},
+        {"rx_missed_per_s", "", "rx missed/s", false},
+        {"alloc_fail_per_s", "", "alloc fail/s", false},
+        {"machine_cpu_pct", "", "machine CPU %", false},
+    };
+    return m;
+}
+
 namespace {
-struct MetricCol {
-    const char *name, *thread, *title;
-};
-const MetricCol kCols[] = {{"rx_pps", "", "rx pps"},
-                           {"engine_cpu_ms_per_s", "", "engine CPU ms/s"},
-                           {"latency_p99_us", "", "p99 µs"},
-                           {"wakeups_per_s", "poll", "poll wakeups/s"}};
 QString withCi(double v, double ci)
 {
-    return ci > 0 ? QStringLiteral("%1 ±%2").arg(v, 0, 'f', 1).arg(ci, 0, 'f', 1)
-                  : QString::number(v, 'f', 1);
+    const int decimals = std::fabs(v) >= 100 ? 0 : 1;
+    return ci > 0 ? QStringLiteral("%1 ±%2").arg(v, 0, 'f', decimals).arg(ci, 0, 'f', decimals)
+                  : QString::number(v, 'f', decimals);
 }
 } // namespace
+
+SegmentModel::SegmentModel(QObject *parent) : QAbstractTableModel(parent)
+{
+    for (int k = 0; k < static_cast<int>(segmentMetrics().size()); ++k)
+        if (segmentMetrics()[static_cast<std::size_t>(k)].defaultOn) columns_.push_back(k);
+}
 
 void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
                               double warmupS)
@@ -31,58 +56,129 @@ void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamCha
     for (const auto &seg : segmentsOf(tab, changes, warmupS)) {
         Row r;
         r.seg = seg;
-        for (int k = 0; k < kMetrics; ++k)
-            r.est[k] = estimateOf(tab, seg.rows, kCols[k].name, kCols[k].thread);
-        if (!rows_.empty()) {
-            r.hasPrev = true;
-            for (int k = 0; k < kMetrics; ++k)
-                r.diff[k] = compareEstimates(rows_.back().est[k], r.est[k]);
-        }
+        for (const auto &m : segmentMetrics())
+            r.est.push_back(estimateOf(tab, seg.rows, m.name, m.thread));
         rows_.push_back(std::move(r));
     }
     endResetModel();
 }
 
+void SegmentModel::setColumns(const std::vector<int> &metrics)
+{
+    beginResetModel();
+    columns_.clear();
+    for (int k : metrics)
+        if (k >= 0 && k < static_cast<int>(segmentMetrics().size())) columns_.push_back(k);
+    endResetModel();
+}
+
+void SegmentModel::setBaselineSegment(int k)
+{
+    beginResetModel();
+    baselineSeg_ = std::max(0, k);
+    externalLabel_.clear();
+    external_.clear();
+    endResetModel();
+}
+
+void SegmentModel::setExternalBaseline(const QString &label, std::map<std::string, Estimate> est)
+{
+    beginResetModel();
+    baselineSeg_ = 0;
+    externalLabel_ = label;
+    external_ = std::move(est);
+    endResetModel();
+}
+
+QString SegmentModel::baselineLabel() const
+{
+    if (!externalLabel_.isEmpty()) return externalLabel_;
+    return baselineSeg_ ? tr("segment %1").arg(baselineSeg_) : tr("the previous segment");
+}
+
+const Estimate *SegmentModel::baselineFor(int row, int metric) const
+{
+    if (!externalLabel_.isEmpty()) {
+        auto it = external_.find(segmentMetrics()[static_cast<std::size_t>(metric)].label());
+        return it == external_.end() ? nullptr : &it->second;
+    }
+    const int base = baselineSeg_ ? baselineSeg_ - 1 : row - 1;
+    if (base < 0 || base >= static_cast<int>(rows_.size()) || base == row) return nullptr;
+    return &rows_[static_cast<std::size_t>(base)].est[static_cast<std::size_t>(metric)];
+}
+
+QString SegmentModel::deltaText(int row, int metric) const
+{
+    if (row < 0 || row >= static_cast<int>(rows_.size())) return {};
+    const Estimate &b = rows_[static_cast<std::size_t>(row)].est[static_cast<std::size_t>(metric)];
+    if (externalLabel_.isEmpty() && baselineSeg_ == row + 1) return tr("baseline");
+    const Estimate *a = baselineFor(row, metric);
+    if (!a || !a->n || !b.n) return {};
+    const Difference d = compareEstimates(*a, b);
+    const QString pct = QStringLiteral("%1%2 %").arg(d.pct >= 0 ? "+" : "").arg(d.pct, 0, 'f', 1);
+    if (!hasInterval(*a) || !hasInterval(b)) return pct + tr("  too short to judge");
+    return pct + (d.significant ? tr("  significant") : tr("  within noise"));
+}
+
 QVariant SegmentModel::headerData(int section, Qt::Orientation o, int role) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (o != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole && section >= kFixedColumns && (section - kFixedColumns) % 2)
+        return tr("Difference to %1, with Welch's 95 % interval").arg(baselineLabel());
+    if (role != Qt::DisplayRole) return {};
     if (section == 0) return tr("#");
     if (section == 1) return tr("from s");
     if (section == 2) return tr("to s");
     if (section == 3) return tr("setting");
-    const int k = (section - 4) / 2;
-    return (section - 4) % 2 == 0 ? tr(kCols[k].title) : tr("Δ %1").arg(tr(kCols[k].title));
+    const auto k = static_cast<std::size_t>((section - kFixedColumns) / 2);
+    if (k >= columns_.size()) return {};
+    const QString title = tr(segmentMetrics()[static_cast<std::size_t>(columns_[k])].title);
+    return (section - kFixedColumns) % 2 == 0 ? title : tr("Δ %1").arg(title);
 }
 
 QVariant SegmentModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
-    const Row &r = rows_[static_cast<std::size_t>(index.row())];
+    const int row = index.row();
+    const Row &r = rows_[static_cast<std::size_t>(row)];
     const int c = index.column();
-    if (c >= 4) {
-        const int k = (c - 4) / 2;
-        const bool diff = (c - 4) % 2 == 1;
+    if (c >= kFixedColumns) {
+        const auto k = static_cast<std::size_t>((c - kFixedColumns) / 2);
+        if (k >= columns_.size()) return {};
+        const int m = columns_[k];
+        const Estimate &est = r.est[static_cast<std::size_t>(m)];
+        const bool diff = (c - kFixedColumns) % 2 == 1;
         if (role == Qt::DisplayRole) {
-            if (!diff)
-                return r.est[k].n ? withCi(r.est[k].mean, r.est[k].ciHalf) : QStringLiteral("-");
-            if (!r.hasPrev || !r.est[k].n) return QStringLiteral("");
-            const Difference &d = r.diff[k];
-            return QStringLiteral("%1%2 %  %3")
-                .arg(d.pct >= 0 ? "+" : "")
-                .arg(d.pct, 0, 'f', 1)
-                .arg(d.significant ? tr("significant") : tr("noise"));
+            if (!diff) return est.n ? withCi(est.mean, est.ciHalf) : QStringLiteral("-");
+            return deltaText(row, m);
         }
-        if (role == Qt::ForegroundRole && diff && r.hasPrev && r.diff[k].significant) {
-            const int better = betterDirection(kCols[k].name);
-            const bool good = better != 0 && ((r.diff[k].diff > 0) == (better > 0));
-            return QBrush(good ? QColor(0x2e7d32) : QColor(0xc62828));
+        const Estimate *base = diff ? baselineFor(row, m) : nullptr;
+        const bool judged = base && base->n && est.n && hasInterval(*base) && hasInterval(est);
+        if (role == Qt::ForegroundRole && judged) {
+            const Difference d = compareEstimates(*base, est);
+            if (!d.significant) return QBrush(QColor(0x616161));
+            const int better = betterDirection(segmentMetrics()[static_cast<std::size_t>(m)].name);
+            const bool good = better != 0 && ((d.diff > 0) == (better > 0));
+            return QBrush(better == 0 ? QColor(0x1565c0)
+                          : good      ? QColor(0x2e7d32)
+                                      : QColor(0xc62828));
         }
-        if (role == Qt::ToolTipRole && diff && r.hasPrev)
-            return tr("B - A = %1 ± %2 (95 %)")
-                .arg(r.diff[k].diff, 0, 'f', 2)
-                .arg(r.diff[k].ciHalf, 0, 'f', 2);
+        if (role == Qt::ToolTipRole && diff && base && base->n && est.n) {
+            const Difference d = compareEstimates(*base, est);
+            return tr("against %1: %2 - %3 = %4 ± %5 (95 %)")
+                .arg(baselineLabel())
+                .arg(d.b, 0, 'f', 2)
+                .arg(d.a, 0, 'f', 2)
+                .arg(d.diff, 0, 'f', 2)
+                .arg(d.ciHalf, 0, 'f', 2);
+        }
         if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
+    }
+    if (role == Qt::FontRole && externalLabel_.isEmpty() && baselineSeg_ == row + 1) {
+        QFont f;
+        f.setBold(true);
+        return f;
     }
     if (role != Qt::DisplayRole) return {};
     switch (c) {

@@ -1,21 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// One row per parameter setting (segment) of a session: throughput, CPU, p99 latency and
-// poll wakeups with their confidence intervals, and the difference to the previous row,
-// all from the engine's statistics.
+// One row per parameter setting (segment) of a session, one column pair per chosen metric:
+// its mean with the 95 % interval, and the difference to a baseline, all from the engine's
+// statistics. The baseline is the previous row, a chosen segment of this session, or a
+// segment of another session (SESSION:SEGMENT, as `compare 2:1 2:3`). A side without an
+// interval is "too short to judge", never "noise".
 #pragma once
 
 #include <QAbstractTableModel>
+#include <map>
 
 #include "engine/session_report.h"
 
 namespace ringlab::ui {
 
+struct SegmentMetric {
+    const char *name;   // the engine's metric
+    const char *thread; // for per-thread metrics, else ""
+    const char *title;
+    bool defaultOn;
+    std::string label() const
+    {
+        return *thread ? std::string(name) + "[" + thread + "]" : std::string(name);
+    }
+};
+// Every metric the table can show, the reference cases' first.
+const std::vector<SegmentMetric> &segmentMetrics();
+
 class SegmentModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    using QAbstractTableModel::QAbstractTableModel;
+    static constexpr int kFixedColumns = 4; // #, from, to, setting
+
+    explicit SegmentModel(QObject *parent = nullptr);
     void setSession(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
                     double warmupS = 1.0);
+    // Indices into segmentMetrics(), in column order.
+    void setColumns(const std::vector<int> &metrics);
+    const std::vector<int> &columns() const { return columns_; }
+    // 0: each row against the one before; K: every row against segment K of this session.
+    void setBaselineSegment(int k);
+    // Every row against estimates from elsewhere (a segment of another session).
+    void setExternalBaseline(const QString &label, std::map<std::string, Estimate> est);
+    QString baselineLabel() const;
+    int baselineSegment() const { return baselineSeg_; }
+    // The Δ text of a row for one metric (index into segmentMetrics()); for tests.
+    QString deltaText(int row, int metric) const;
 
     int rowCount(const QModelIndex &parent = {}) const override
     {
@@ -23,21 +52,23 @@ class SegmentModel : public QAbstractTableModel {
     }
     int columnCount(const QModelIndex &parent = {}) const override
     {
-        return parent.isValid() ? 0 : kColumns;
+        return parent.isValid() ? 0 : kFixedColumns + 2 * static_cast<int>(columns_.size());
     }
     QVariant data(const QModelIndex &index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
   private:
-    static constexpr int kMetrics = 4;
-    static constexpr int kColumns = 4 + kMetrics * 2;
     struct Row {
         Segment seg;
-        Estimate est[kMetrics];
-        Difference diff[kMetrics];
-        bool hasPrev = false;
+        std::vector<Estimate> est; // per segmentMetrics() entry
     };
+    // The baseline estimate for row r's metric m, or null (none, or the row itself).
+    const Estimate *baselineFor(int row, int metric) const;
     std::vector<Row> rows_;
+    std::vector<int> columns_;
+    int baselineSeg_ = 0;
+    QString externalLabel_;
+    std::map<std::string, Estimate> external_;
 };
 
 } // namespace ringlab::ui

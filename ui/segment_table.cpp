@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/segment_table.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QScrollBar>
+#include <QSettings>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "engine/session_compare.h"
+#include "ui/segment_model.h"
+
+namespace ringlab::ui {
+
+namespace {
+constexpr int kOther = -1; // the combo's entry that asks for another session's segment
+}
+
+SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> store,
+                           QWidget *parent)
+    : QWidget(parent), view_(new QTableView), baseline_(new QComboBox), columns_(new QToolButton),
+      model_(model), store_(std::move(store))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Δ against")));
+    baseline_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    baseline_->setToolTip(tr("The segment every Δ column compares with, by the engine's "
+                             "statistics (as ringlab-engine compare 2:1 2:3)"));
+    bar->addWidget(baseline_);
+    bar->addStretch(1);
+    columns_->setText(tr("Columns"));
+    columns_->setToolTip(tr("Choose the metrics the table shows"));
+    columns_->setPopupMode(QToolButton::InstantPopup);
+    columns_->setMenu(new QMenu(columns_));
+    connect(columns_->menu(), &QMenu::aboutToShow, this, &SegmentTable::chooseColumns);
+    bar->addWidget(columns_);
+    layout->addLayout(bar);
+
+    view_->setModel(model_);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+    view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view_->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint &p) {
+                chooseColumns();
+                columns_->menu()->popup(view_->horizontalHeader()->mapToGlobal(p));
+            });
+    view_->setAlternatingRowColors(true);
+    // Header and four rows: the newest settings stay in sight at 1280x800.
+    view_->setMinimumHeight(view_->horizontalHeader()->sizeHint().height() +
+                            4 * view_->verticalHeader()->defaultSectionSize() + 4);
+    layout->addWidget(view_, 1);
+
+    QSettings s;
+    if (s.contains(QStringLiteral("segments/columns"))) {
+        std::vector<int> cols;
+        for (const QVariant &v : s.value(QStringLiteral("segments/columns")).toList())
+            cols.push_back(v.toInt());
+        if (!cols.empty()) model_->setColumns(cols);
+    }
+
+    // Follow the newest segment unless the user scrolled up to read an older one.
+    connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        const QScrollBar *scroll = view_->verticalScrollBar();
+        atBottom_ = scroll->value() >= scroll->maximum() - 2;
+    });
+    connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+        fillBaselines();
+        if (atBottom_) view_->scrollToBottom();
+    });
+    connect(baseline_, &QComboBox::activated, this, [this] {
+        const int k = baseline_->currentData().toInt();
+        if (k != kOther) {
+            model_->setBaselineSegment(k);
+            return;
+        }
+        bool ok = false;
+        const QString spec = QInputDialog::getText(
+            this, tr("Baseline"),
+            tr("A segment of another session, as SESSION:SEGMENT (e.g. 12:2):"), QLineEdit::Normal,
+            {}, &ok);
+        QString error;
+        if (ok && !useOtherSegment(spec.trimmed(), &error)) emit message(error, 10000);
+        fillBaselines();
+    });
+    fillBaselines();
+}
+
+void SegmentTable::fillBaselines()
+{
+    const QSignalBlocker block(baseline_);
+    baseline_->clear();
+    baseline_->addItem(tr("the previous segment"), 0);
+    for (int k = 1; k <= model_->rowCount(); ++k)
+        baseline_->addItem(tr("segment %1").arg(k), k);
+    const QString label = model_->baselineLabel();
+    if (model_->baselineSegment() == 0 && label != tr("the previous segment"))
+        baseline_->addItem(label, -2); // another session's segment, in use
+    baseline_->addItem(tr("another session's segment…"), kOther);
+    const int at = baseline_->findText(label);
+    baseline_->setCurrentIndex(at >= 0 ? at : 0);
+}
+
+bool SegmentTable::useOtherSegment(const QString &spec, QString *error)
+{
+    SessionStore *store = store_ ? store_() : nullptr;
+    if (!store) {
+        if (error) *error = tr("no session database is open");
+        return false;
+    }
+    if (!spec.contains(QLatin1Char(':'))) {
+        if (error) *error = tr("baseline \"%1\": give SESSION:SEGMENT, e.g. 12:2").arg(spec);
+        return false;
+    }
+    CompareSide side;
+    std::string err;
+    if (!loadCompareSide(*store, spec.toStdString(), 1.0, side, err)) {
+        if (error) *error = tr("baseline: %1").arg(QString::fromStdString(err));
+        return false;
+    }
+    std::map<std::string, Estimate> est;
+    for (const auto &[label, values] : side.values)
+        est[label] = estimate(values);
+    model_->setExternalBaseline(QString::fromStdString(side.label), std::move(est));
+    fillBaselines();
+    return true;
+}
+
+void SegmentTable::chooseColumns()
+{
+    QMenu *menu = columns_->menu();
+    menu->clear();
+    const auto &cols = model_->columns();
+    for (int k = 0; k < static_cast<int>(segmentMetrics().size()); ++k) {
+        QAction *a = menu->addAction(tr(segmentMetrics()[static_cast<std::size_t>(k)].title));
+        a->setCheckable(true);
+        a->setChecked(std::find(cols.begin(), cols.end(), k) != cols.end());
+        connect(a, &QAction::toggled, this, [this, k](bool on) {
+            std::vector<int> now = model_->columns();
+            std::erase(now, k);
+            if (on) {
+                // Keep the catalogue's order: the reference cases' metrics first.
+                now.push_back(k);
+                std::sort(now.begin(), now.end());
+            }
+            model_->setColumns(now);
+            QVariantList stored;
+            for (int c : now)
+                stored << c;
+            QSettings().setValue(QStringLiteral("segments/columns"), stored);
+        });
+    }
+}
+
+} // namespace ringlab::ui
