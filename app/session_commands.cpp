@@ -291,13 +291,8 @@ int compareCommand(const SessionsOptions &o)
     std::printf("%s; differences are B - A with their 95 %% confidence interval\n",
                 a.repeats || b.repeats ? "repeats are the samples"
                                        : "samples are batch means of each run");
-    if (a.repeats != b.repeats)
-        std::printf(
-            "note: one side is a group of repeats and the other a single run: their intervals "
-            "measure different noise (between runs, within a run)\n");
-    if (!a.repeats && !b.repeats)
-        std::printf("note: two single runs show the noise within each run, not between runs; for a "
-                    "verdict that holds across runs, record both with --repeat N\n");
+    for (const std::string &note : compareNotes(a, b))
+        std::printf("note: %s\n", note.c_str());
     std::printf("\n");
     std::printf("%-28s %14s %14s %14s %9s %14s  %s\n", "metric", "A", "B", "B - A", "%", "95 % CI",
                 "verdict");

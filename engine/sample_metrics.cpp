@@ -147,6 +147,13 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
         s.device.push_back({name, {}, v}); // a device's own metric
 }
 
+const std::vector<std::string> &keyMetrics()
+{
+    static const std::vector<std::string> m = {
+        "rx_pps", "engine_cpu_ms_per_s", "wakeups_per_s[poll]", "latency_p99_us", "drops_per_s"};
+    return m;
+}
+
 std::vector<std::string> engineMetricNames()
 {
     Sample s;

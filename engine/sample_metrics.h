@@ -21,6 +21,9 @@ std::vector<MetricValue> flattenSample(const Sample &s);
 // Whether a larger value of this metric is better (throughput) or worse (CPU, latency,
 // drops); nullopt-like 0 when neither applies. Returns +1, -1 or 0.
 int betterDirection(const std::string &name);
+// The metrics the reference cases turn on, in reading order: throughput, engine CPU, poll
+// wakeups, p99 latency, drops. Reports and comparisons list them first.
+const std::vector<std::string> &keyMetrics();
 // Every metric the engine itself records, per-thread ones as "cpu_ms_per_s[THREAD]".
 std::vector<std::string> engineMetricNames();
 // Whether a label ("latency_p99_us", "cpu_ms_per_s[poll]") names one of them.

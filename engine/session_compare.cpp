@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/session_compare.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -156,6 +157,31 @@ std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
         rows.push_back(r);
     }
     return rows;
+}
+
+std::vector<std::string> compareNotes(const CompareSide &a, const CompareSide &b)
+{
+    std::vector<std::string> notes;
+    if (a.repeats != b.repeats)
+        notes.push_back("one side is a group of repeats and the other a single run: their "
+                        "intervals measure different noise (between runs, within a run)");
+    if (!a.repeats && !b.repeats)
+        notes.push_back("two single runs show the noise within each run, not between runs; for "
+                        "a verdict that holds across runs, record both with --repeat N");
+    return notes;
+}
+
+void orderForReading(std::vector<CompareRow> &rows)
+{
+    const auto &key = keyMetrics();
+    auto rank = [&](const CompareRow &r) {
+        const auto it = std::find(key.begin(), key.end(), r.metric);
+        return static_cast<std::size_t>(it - key.begin());
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const CompareRow &x, const CompareRow &y) {
+        const auto rx = rank(x), ry = rank(y);
+        return rx != ry ? rx < ry : x.metric < y.metric;
+    });
 }
 
 } // namespace ringlab

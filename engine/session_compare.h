@@ -37,6 +37,13 @@ struct CompareRow {
     std::string verdict;
 };
 
+// What a reader must know before trusting the intervals: two single runs show the noise
+// within each run, not between runs; a group of repeats against a single run mixes the two.
+std::vector<std::string> compareNotes(const CompareSide &a, const CompareSide &b);
+
+// The metrics a case turns on first (keyMetrics()), then the rest by name.
+void orderForReading(std::vector<CompareRow> &rows);
+
 // Every metric in `metrics` (all common ones when empty), in a stable order.
 std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
                                      const std::vector<std::string> &metrics,

@@ -19,9 +19,9 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
     put("drops_per_s", s.dropsPerS());
     for (C c : kDropCauses)
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
-    for (C c :
-         {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::WorkItems, C::TimerArms,
-          C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks, C::HandoffTakes, C::DimSteps})
+    for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::WorkItems,
+                C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks,
+                C::HandoffTakes, C::DimSteps})
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
     if (const double tx = s.rateOf(C::TxPackets); tx > 0)
         put("timer_arms_per_frame", s.rateOf(C::TimerArms) / tx);
