@@ -122,7 +122,7 @@ int sessionsShow(const SessionsOptions &o)
     std::printf("\nsegments (means with 95 %% confidence, first %.1f s of each left out):\n",
                 o.warmupS);
     std::printf("  %3s %8s %8s  %-20s %-20s %-16s %-18s %s\n", "#", "from s", "to s", "rx pps",
-                "process CPU ms/s", "p99 latency us", "poll wakeups/s", "opened by");
+                "engine CPU ms/s", "p99 latency us", "poll wakeups/s", "opened by");
     auto fmt = [](const Estimate &e) {
         char b[64];
         if (!e.n) return std::string("-");
@@ -135,7 +135,7 @@ int sessionsShow(const SessionsOptions &o)
     for (const auto &seg : segs) {
         std::printf("  %3d %8.1f %8.1f  %-20s %-20s %-16s %-18s %s\n", seg.index, seg.start,
                     seg.end, fmt(estimateOf(tab, seg.rows, "rx_pps")).c_str(),
-                    fmt(estimateOf(tab, seg.rows, "process_cpu_ms_per_s")).c_str(),
+                    fmt(estimateOf(tab, seg.rows, "engine_cpu_ms_per_s")).c_str(),
                     fmt(estimateOf(tab, seg.rows, "latency_p99_us")).c_str(),
                     fmt(estimateOf(tab, seg.rows, "wakeups_per_s", "poll")).c_str(),
                     seg.opened.c_str());
