@@ -220,6 +220,13 @@ int runCommand(const RunOptions &o)
                          o.durationNs >= 0 ? "running for the given duration"
                                            : "running until 'quit', end of input or Ctrl+C");
         if (k == 1 && isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
+        if (o.repeat > 1) {
+            // Each repeat runs for --duration (required with --repeat): the time left follows.
+            const double left =
+                static_cast<double>(o.repeat - k + 1) * static_cast<double>(o.durationNs) / 1e9;
+            std::fprintf(stderr, "ringlab-engine: run %d of %d, about %.*f s left\n", k, o.repeat,
+                         left < 10 ? 1 : 0, left);
+        }
 
         SamplePrinter printer(o.output, stdout, o.warmupS);
         printer.printParams(profile.name, ps);

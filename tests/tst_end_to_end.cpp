@@ -312,6 +312,10 @@ void TstEndToEnd::recordedRunIsASession()
     QCOMPARE(run({"sessions", "delete", "1", "--db", db}, nullptr, &err), 0);
     QCOMPARE(run({"sessions", "show", "1", "--db", db}, nullptr, &err), 2);
     QVERIFY2(err.contains("no session 1 in"), qPrintable(err));
+    // Repeats say where they are.
+    QCOMPARE(run({"run", "--repeat", "2", "--duration", "300ms", "--no-record"}, nullptr, &err), 0);
+    QVERIFY2(err.contains("run 1 of 2, about 0.6 s left") && err.contains("run 2 of 2"),
+             qPrintable(err));
     QCOMPARE(run({"run", "--duration", "1s", "--db", "/proc/nope/x.db"}, nullptr, &err), 1);
     QVERIFY2(err.contains("cannot record: database /proc/nope/x.db"), qPrintable(err));
 }

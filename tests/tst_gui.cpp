@@ -567,6 +567,14 @@ void TstGui::marksAndRestartsSurviveReopening()
     };
     QTRY_VERIFY_WITH_TIMEOUT(has("burst starts") && has("restart") && has("poll.mode"), 10000);
     const QStringList live = w_->charts()->throughput()->markerLabels();
+    // The running session's duration in the list follows the run.
+    auto *list = w_->sessions()->model();
+    auto duration = [&] {
+        const int row = list->rowOf(w_->controller()->sessionId());
+        return row < 0 ? QString() : list->data(list->index(row, 3), Qt::DisplayRole).toString();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(
+        duration().endsWith("s, running") && duration().section(' ', 0, 0).toDouble() >= 1, 5000);
     const int samples = static_cast<int>(w_->controller()->samples().size());
     QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= std::size_t(samples + 5), 10000);
     const qint64 id = w_->controller()->sessionId();

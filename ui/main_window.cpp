@@ -580,9 +580,11 @@ void MainWindow::restoreSettings()
 {
     QSettings s;
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
-        // First start: 1280x800, or most of a smaller screen.
+        // First start: most of the screen it opens on (its frame included), centred.
         const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 800);
-        resize(std::min(1280, avail.width() * 9 / 10), std::min(800, avail.height() * 9 / 10));
+        const QSize size(avail.width() * 9 / 10, avail.height() * 9 / 10);
+        resize(size.expandedTo(minimumSizeHint()).boundedTo(avail.size()));
+        move(avail.center() - QPoint(width() / 2, height() / 2));
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
     const QString db = databaseOverride_.isEmpty()

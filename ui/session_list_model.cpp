@@ -57,6 +57,7 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
                               : QString::fromStdString(s->createdAt);
     }
     case 3:
+        if (s->status == "running") return tr("%1 s, running").arg(s->durationS, 0, 'f', 0);
         return QStringLiteral("%1 s").arg(s->durationS, 0, 'f', 1);
     case 4:
         return QString::fromStdString(s->status);
@@ -64,6 +65,14 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
         return QString::fromStdString(s->profile);
     }
     return {};
+}
+
+void SessionListModel::setLiveDuration(std::int64_t id, double seconds)
+{
+    const int r = rowOf(id);
+    if (r < 0) return;
+    rows_[static_cast<std::size_t>(r)].durationS = seconds;
+    emit dataChanged(index(r, 3), index(r, 3), {Qt::DisplayRole});
 }
 
 } // namespace ringlab::ui

@@ -15,6 +15,8 @@ class SessionListModel : public QAbstractTableModel {
     void setSessions(std::vector<SessionInfo> sessions);
     const SessionInfo *session(int row) const;
     int rowOf(std::int64_t id) const;
+    // The running session's duration so far (the store has it only when it ends).
+    void setLiveDuration(std::int64_t id, double seconds);
 
     int rowCount(const QModelIndex &parent = {}) const override
     {

@@ -8,6 +8,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "ui/engine_controller.h"
@@ -78,6 +79,15 @@ SessionsPanel::SessionsPanel(EngineController *ctl, QWidget *parent)
             &SessionsPanel::updateButtons);
     connect(ctl_, &EngineController::runStopped, this, &SessionsPanel::reload);
     connect(ctl_, &EngineController::runStarted, this, &SessionsPanel::reload);
+    // The running session's duration follows at 1 Hz.
+    auto *live = new QTimer(this);
+    live->setInterval(1000);
+    connect(live, &QTimer::timeout, this, [this] {
+        if (ctl_->sessionId() && !ctl_->samples().empty())
+            model_->setLiveDuration(ctl_->sessionId(), ctl_->samples().back()->t);
+    });
+    connect(ctl_, &EngineController::runStarted, live, qOverload<>(&QTimer::start));
+    connect(ctl_, &EngineController::runStopped, live, &QTimer::stop);
     updateButtons();
 }
 
