@@ -9,12 +9,15 @@
 #include <QEventLoop>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <algorithm>
+#include <cmath>
 #include <ctime>
 
 #include "bench_common.h"
 #include "ui/charts_view.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
+#include "ui/time_chart.h"
 
 using namespace ringlab;
 using namespace ringlab::bench;
@@ -92,40 +95,58 @@ int main(int argc, char **argv)
                 ratio, ratio >= 0.95 ? "met" : "NOT met");
 
     // Charting cost: a 10-minute window already full (6000 samples of a real run), then
-    // 10 new samples a second for 10 s; the GUI thread's CPU time over wall time.
+    // 10 new samples a second; the GUI thread's CPU time over wall time, at the size a user
+    // has (1280x800), with the default series and then with every series on. Under a real X
+    // server (QT_QPA_PLATFORM=xcb on Xvfb) this includes the drawing a user pays for.
     const auto real = runSim(ParamSet{}, 3);
     const Sample tmpl = *real.back();
-    ui::ChartsView view;
-    view.resize(900, 700);
-    view.setWindow(600);
-    view.show();
-    std::vector<std::shared_ptr<const Sample>> history;
-    for (int k = 0; k < 6000; ++k) {
-        auto s = std::make_shared<Sample>(tmpl);
-        s->t = 0.1 * (k + 1);
-        s->rate[static_cast<std::size_t>(C::RxPackets)] *= 1.0 + 0.1 * std::sin(k / 50.0);
-        history.push_back(s);
+    for (const bool all : {false, true}) {
+        ui::ChartsView view;
+        view.resize(1280, 800);
+        view.setWindow(600);
+        if (all) view.chooseAll();
+        view.show();
+        std::vector<std::shared_ptr<const Sample>> history;
+        for (int k = 0; k < 6000; ++k) {
+            auto s = std::make_shared<Sample>(tmpl);
+            s->t = 0.1 * (k + 1);
+            s->interval = 0.1;
+            s->rate[static_cast<std::size_t>(C::RxPackets)] *= 1.0 + 0.1 * std::sin(k / 50.0);
+            history.push_back(s);
+        }
+        view.appendSamples(history);
+        QCoreApplication::processEvents();
+        int next = 6000;
+        QTimer feed;
+        feed.setInterval(100);
+        QObject::connect(&feed, &QTimer::timeout, [&] {
+            auto s = std::make_shared<Sample>(tmpl);
+            s->t = 0.1 * (++next);
+            s->interval = 0.1;
+            view.appendSamples({s});
+        });
+        feed.start();
+        spin([] { return false; }, 2000); // settle into the steady state first
+        std::vector<double> pcts;
+        for (int round = 0; round < 5; ++round) {
+            const double cpu0 = threadCpuS();
+            QElapsedTimer wall;
+            wall.start();
+            spin([&] { return wall.elapsed() >= 4000; }, 5000);
+            pcts.push_back((threadCpuS() - cpu0) / (static_cast<double>(wall.elapsed()) / 1e3) *
+                           100);
+        }
+        feed.stop();
+        int series = 0;
+        for (const auto *c : view.charts())
+            series += static_cast<int>(c->chosenNames().size());
+        const double pct = median(pcts);
+        std::printf("GUI thread CPU while charting at 10 Hz, 10-minute window, 1280x800, %s "
+                    "(%d series, 6000+ points each): median of 5 x 4 s %.1f %% of one core "
+                    "(min %.1f, max %.1f; goal <= 10 %%: %s)\n",
+                    all ? "every series on" : "default series", series, pct,
+                    *std::min_element(pcts.begin(), pcts.end()),
+                    *std::max_element(pcts.begin(), pcts.end()), pct <= 10 ? "met" : "NOT met");
     }
-    view.appendSamples(history);
-    QCoreApplication::processEvents();
-    int next = 6000;
-    QTimer feed;
-    feed.setInterval(100);
-    QObject::connect(&feed, &QTimer::timeout, [&] {
-        auto s = std::make_shared<Sample>(tmpl);
-        s->t = 0.1 * (++next);
-        view.appendSamples({s});
-    });
-    const double cpu0 = threadCpuS();
-    QElapsedTimer wall;
-    wall.start();
-    feed.start();
-    spin([&] { return wall.elapsed() >= 10000; }, 11000);
-    feed.stop();
-    const double pct = (threadCpuS() - cpu0) / (wall.elapsed() / 1e3) * 100;
-    std::printf("GUI thread CPU while charting at 10 Hz, 10-minute window (6000+ points per "
-                "series, %zu series): "
-                "%.1f %% of one core (goal <= 10 %%: %s)\n",
-                view.charts().size(), pct, pct <= 10 ? "met" : "NOT met");
     return 0;
 }

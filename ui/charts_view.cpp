@@ -90,6 +90,12 @@ void ChartsView::setSettingsGroup(const QString &group)
     }
 }
 
+void ChartsView::chooseAll()
+{
+    for (const SeriesDef &def : seriesDefs())
+        charts_[static_cast<std::size_t>(def.chart)]->setKeyChosen(QLatin1String(def.key), true);
+}
+
 void ChartsView::saveChoices(int k) const
 {
     if (settingsGroup_.isEmpty()) return;

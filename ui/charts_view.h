@@ -26,6 +26,8 @@ class ChartsView : public QWidget {
     static constexpr double kWholeSession = 0;
 
     explicit ChartsView(QWidget *parent = nullptr);
+    // Every catalogue series of every chart in the legends and drawn (benchmarks, tests).
+    void chooseAll();
     // The settings group that keeps the chosen series and scales (empty: not kept).
     void setSettingsGroup(const QString &group);
     void clear();
