@@ -8,8 +8,10 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QScreen>
 #include <QSocketNotifier>
 #include <QTimer>
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 
@@ -218,6 +220,12 @@ int main(int argc, char **argv)
             return 2;
         }
         w.resize(width, height);
+        // Keep it on the screen: the first start centres a window of another size.
+        if (const QScreen *screen = w.screen()) {
+            const QRect avail = screen->availableGeometry();
+            w.move(std::clamp(w.x(), avail.left(), std::max(avail.left(), avail.right() - width)),
+                   std::clamp(w.y(), avail.top(), std::max(avail.top(), avail.bottom() - height)));
+        }
     } else if (p.isSet("screenshot")) {
         w.resize(1280, 800);
     }

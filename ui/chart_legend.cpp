@@ -33,8 +33,8 @@ ChartLegend::ChartLegend(const QString &title, QWidget *parent)
 {
     setFixedWidth(kWidth);
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->setSpacing(1);
+    layout->setContentsMargins(2, 0, 2, 0);
+    layout->setSpacing(0);
     auto *head = new QHBoxLayout;
     QFont bold = title_->font();
     bold.setBold(true);
@@ -51,8 +51,10 @@ ChartLegend::ChartLegend(const QString &title, QWidget *parent)
     head->addWidget(button_);
     layout->addLayout(head);
     QFont small = list_->font();
-    small.setPointSizeF(small.pointSizeF() * 0.9);
+    small.setPointSizeF(small.pointSizeF() * 0.85);
     list_->setFont(small);
+    // Compact rows: eight entries fit beside a chart at 1280x800.
+    list_->setIconSize(QSize(18, 8));
     list_->setFrameShape(QFrame::NoFrame);
     list_->setSelectionMode(QAbstractItemView::NoSelection);
     list_->setFocusPolicy(Qt::NoFocus);
@@ -60,7 +62,8 @@ ChartLegend::ChartLegend(const QString &title, QWidget *parent)
     list_->setSpacing(0);
     list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     list_->setToolTip(tr("Click an entry to hide or show its line"));
-    list_->setStyleSheet(QStringLiteral("QListWidget { background: transparent; }"));
+    list_->setStyleSheet(QStringLiteral(
+        "QListWidget { background: transparent; } QListWidget::item { padding: 0px; }"));
     connect(list_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         emit hiddenToggled(item->data(Qt::UserRole).toString());
     });
@@ -79,6 +82,7 @@ void ChartLegend::setEntries(const QStringList &names, const QHash<QString, QCol
         for (const QString &n : names) {
             auto *item = new QListWidgetItem(swatch(colors.value(n), dashed.value(n)), n);
             item->setData(Qt::UserRole, n);
+            item->setSizeHint(QSize(kWidth - 8, list_->fontMetrics().height() + 1));
             list_->addItem(item);
             items_.insert(n, item);
         }

@@ -160,10 +160,12 @@ QChartView *makeBoxChart(const QString &title, const std::vector<double> &a,
     chart->addSeries(series);
     chart->createDefaultAxes();
     if (auto *y = qobject_cast<QValueAxis *>(chart->axes(Qt::Vertical).value(0)); y && hi >= lo) {
-        const double pad = std::max((hi - lo) * 0.1, std::fabs(hi) * 0.01 + 1e-9);
+        // A constant (drops at 0): a plain axis around it, not five labels reading "0.0".
+        const double pad = hi - lo > 1e-9 ? (hi - lo) * 0.1 : std::max(1.0, std::fabs(hi) * 0.1);
         y->setRange(lo - pad, hi + pad);
         y->applyNiceNumbers();
-        y->setLabelFormat(std::fabs(hi) >= 100 ? "%.0f" : "%.1f");
+        const double step = (y->max() - y->min()) / std::max(1, y->tickCount() - 1);
+        y->setLabelFormat(step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : "%.2f");
     }
     auto *view = new QChartView(chart);
     view->setRenderHint(QPainter::Antialiasing);
