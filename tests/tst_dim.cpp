@@ -108,7 +108,7 @@ void TstDim::engineAdaptsRxAndTx()
                                   {"tx.coalesce_usecs", "300"},
                                   {"tx.coalesce_adaptive", "on"}}),
                           20);
-    QCOMPARE(samples.size(), std::size_t{20});
+    QVERIFY(samples.size() >= 20); // and a final partial one when the stop takes a while
     double steps = 0;
     int rxFromProfiles = 0, txFromProfiles = 0;
     for (std::size_t k = 5; k < samples.size(); ++k) {
