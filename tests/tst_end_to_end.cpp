@@ -638,6 +638,22 @@ void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()
 
 void TstEndToEnd::workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog()
 {
+    // --help and --version need no display (issue 9 item 12).
+    for (const char *arg : {"--help", "--version"}) {
+        QProcess help;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        help.setProcessEnvironment(env);
+        help.start(RINGLAB_GUI_BIN, {arg});
+        QVERIFY(help.waitForFinished(30000));
+        QCOMPARE(help.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(help.exitCode(), 0);
+        const QByteArray out = help.readAllStandardOutput();
+        QVERIFY2(out.contains(qstrcmp(arg, "--help") == 0 ? "--profile" : "ringlab "),
+                 out.constData());
+    }
     QTemporaryDir dir;
     QFile junk(dir.filePath("random.db"));
     QVERIFY(junk.open(QIODevice::WriteOnly));

@@ -8,10 +8,13 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileSystemModel>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
 #include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
@@ -29,6 +32,7 @@
 
 #include "engine/session_store.h"
 #include "require.h"
+#include "ui/chart_legend.h"
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/compare_model.h"
@@ -67,6 +71,7 @@ class TstGui : public QObject {
     void pairedEditAppliedAsOneChange();
     void segmentsCompareWithAChosenBaseline();
     void compareDialogIsPerSegmentAndFits();
+    void fitsAndFollowsAt1280x800();
     void profileAppliedLiveAsOneChange();
 
   private:
@@ -779,6 +784,64 @@ void TstGui::compareDialogIsPerSegmentAndFits()
     QVERIFY(table.height() >= 150);
     for (QWidget *p : dlg.plots())
         QVERIFY(inside.contains(QRect(p->mapTo(&dlg, QPoint(0, 0)), p->size())));
+}
+
+// Issue 9 items 6 and 11: at 1280x800 the window fits, every legend entry of the default
+// series is in sight, and the segment table shows its newest row as segments accumulate;
+// its columns are chosen from a menu and kept.
+void TstGui::fitsAndFollowsAt1280x800()
+{
+    const QSize min = w_->minimumSizeHint();
+    QVERIFY2(min.width() <= 1280 && min.height() <= 800,
+             qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
+    w_->resize(1280, 800);
+    QVERIFY(w_->loadProfile("kni-tick"));
+    QVERIFY(w_->startRun());
+    auto *ctl = w_->controller();
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 10, 10000);
+    // Ten settings, one after another: the table keeps the newest in view.
+    for (int k = 1; k <= 10; ++k) {
+        QVERIFY(ctl->apply({{"load.rate_pps", std::to_string(1000 + 100 * k)}}, "test").ok());
+        const std::size_t n = ctl->samples().size();
+        QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= n + 3, 10000);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(w_->segments()->rowCount() == 11, 5000);
+    QTableView *table = w_->segmentTable()->view();
+    QVERIFY(table->height() >= 4 * table->verticalHeader()->defaultSectionSize());
+    const QRect last = table->visualRect(w_->segments()->index(10, 0));
+    QVERIFY2(
+        table->viewport()->rect().contains(last),
+        qPrintable(QString("row 11 at y %1 in %2").arg(last.y()).arg(table->viewport()->height())));
+    // Every legend entry in sight, none lost.
+    for (int k = 0; k < 4; ++k) {
+        auto *list = w_->charts()->legend(k)->findChild<QListWidget *>();
+        QVERIFY(list && list->count() > 0);
+        for (int i = 0; i < list->count(); ++i)
+            QVERIFY2(list->viewport()->rect().contains(list->visualItemRect(list->item(i))),
+                     qPrintable(w_->charts()->charts()[k]->title() + ": " + list->item(i)->text()));
+    }
+    w_->stopRun();
+    // Columns: add one from the menu; the table shows it, and so does the next window.
+    QMenu *menu = w_->segmentTable()->columnsMenu();
+    QAction *interrupts = nullptr;
+    for (QAction *a : menu->actions())
+        if (a->text() == "interrupts/s") interrupts = a;
+    QVERIFY(interrupts && !interrupts->isChecked());
+    const int before = w_->segments()->columnCount();
+    interrupts->trigger();
+    QCOMPARE(w_->segments()->columnCount(), before + 2);
+    bool shown = false;
+    for (int c = 0; c < w_->segments()->columnCount(); ++c)
+        shown = shown ||
+                w_->segments()->headerData(c, Qt::Horizontal, Qt::DisplayRole) == "interrupts/s";
+    QVERIFY(shown);
+    SegmentModel other;
+    SegmentTable again(&other, nullptr);
+    QCOMPARE(other.columnCount(), before + 2);
+    w_->segmentTable()->columnsMenu(); // and take it away again for the other tests
+    for (QAction *a : w_->segmentTable()->columnsMenu()->actions())
+        if (a->text() == "interrupts/s") a->trigger();
+    QCOMPARE(w_->segments()->columnCount(), before);
 }
 
 QTEST_MAIN(TstGui)

@@ -137,6 +137,12 @@ bool SegmentTable::useOtherSegment(const QString &spec, QString *error)
     return true;
 }
 
+QMenu *SegmentTable::columnsMenu()
+{
+    chooseColumns();
+    return columns_->menu();
+}
+
 void SegmentTable::chooseColumns()
 {
     QMenu *menu = columns_->menu();

@@ -8,6 +8,7 @@
 #include <functional>
 
 class QComboBox;
+class QMenu;
 class QTableView;
 class QToolButton;
 
@@ -27,6 +28,7 @@ class SegmentTable : public QWidget {
                  QWidget *parent = nullptr);
     QTableView *view() const { return view_; }
     QComboBox *baselineBox() const { return baseline_; }
+    QMenu *columnsMenu(); // filled with the catalogue, the columns shown checked
     // SESSION:SEGMENT of another session as the baseline; false with the reason.
     bool useOtherSegment(const QString &spec, QString *error);
 
