@@ -66,6 +66,9 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     s->t = static_cast<double>(nowNs - startNs_) / 1e9;
     s->interval = dt;
 
+    // The device first: its arrivals are counted up to dp.device.arrivalsUntilNs, and the
+    // counter blocks read after it hold at least those.
+    const DatapathReading dp = reader_();
     // Threads: CPU and wakeups per thread, summed by name; counters from every block.
     CounterValues total = retired_;
     std::map<std::string, ThreadStat> byName;
@@ -109,7 +112,6 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         s->threads.push_back(ts);
     }
 
-    const DatapathReading dp = reader_();
     total.addFrom(dp.device.counters);
     for (std::size_t k = 0; k < kCounterCount; ++k) {
         s->total[k] = total.v[k];

@@ -60,6 +60,7 @@ class TstCharts : public QObject {
     void init();
     void cleanup();
     void gapIsDrawnAsAGap();
+    void zerosBreakALogLine();
     void plotAreasShareOneTimeAxis();
     void emptyChartsHavePlainTicks();
     void seriesAreChosenHiddenAndLogged();
@@ -114,6 +115,27 @@ void TstCharts::gapIsDrawnAsAGap()
     QCOMPARE(view_->throughput()->lineCount("rx"), 1);
 }
 
+// On a log axis a zero cannot be drawn; a second without drops is not a line joining the
+// drops before and after it.
+void TstCharts::zerosBreakALogLine()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    auto all = run(0.1, 3.0);
+    for (std::size_t k = 10; k < 20; ++k) {
+        auto quiet = std::make_shared<Sample>(*all[k]);
+        quiet->rate[static_cast<std::size_t>(C::RxMissed)] = 0;
+        all[k] = quiet;
+    }
+    view_->appendSamples(all);
+    view_->replot();
+    QVERIFY(view_->events()->logScale());
+    QCOMPARE(view_->events()->lineCount("drops"), 2);
+    QCOMPARE(view_->events()->pointCount("drops"), static_cast<int>(all.size()) - 10);
+    // On a linear axis the zeros are drawn, as one line.
+    view_->events()->setLogScale(false);
+    QCOMPARE(view_->events()->lineCount("drops"), 1);
+}
+
 void TstCharts::plotAreasShareOneTimeAxis()
 {
     view_->setWindow(30);
@@ -155,6 +177,16 @@ void TstCharts::emptyChartsHavePlainTicks()
     QCOMPARE(y->max(), 1.0);
     QCOMPARE(y->tickInterval(), 1.0); // 0 and 1, no 0.3/0.5/0.8
     QCOMPARE(y->labelFormat(), QStringLiteral("%.0f"));
+    // Only zeros: the same plain axis, not 0..2e-10.
+    auto idle = std::make_shared<Sample>(*sample(0.1, 0.1));
+    idle->engineCpuMsPerS = 0;
+    for (auto &th : idle->threads)
+        th.cpuMsPerS = 0;
+    view_->appendSamples({idle});
+    view_->replot();
+    y = qobject_cast<QValueAxis *>(view_->cpu()->valueAxis());
+    QCOMPARE(y->max(), 1.0);
+    QCOMPARE(y->tickInterval(), 1.0);
 }
 
 void TstCharts::seriesAreChosenHiddenAndLogged()

@@ -134,7 +134,11 @@ void ChartLegend::setChoices(const QStringList &all, const QStringList &chosen, 
         if (!rebuildPending_) {
             rebuildPending_ = true;
             QMetaObject::invokeMethod(
-                this, [this] { rebuildMenu(); }, Qt::QueuedConnection);
+                this,
+                [this] {
+                    if (rebuildPending_) rebuildMenu(); // not if the menu opened meanwhile
+                },
+                Qt::QueuedConnection);
         }
         return;
     }

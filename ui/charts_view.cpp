@@ -102,13 +102,17 @@ void ChartsView::saveChoices(int k) const
     QSettings s;
     const QString base = settingsGroup_ + QLatin1Char('/') + chartDefs()[k].key;
     TimeChart *c = charts_[static_cast<std::size_t>(k)];
-    QStringList on, off;
+    // What was stored for series this session does not have stays as it was.
+    QStringList on = s.value(base + QStringLiteral("/on")).toStringList();
+    QStringList off = s.value(base + QStringLiteral("/off")).toStringList();
     for (const SeriesDef &def : seriesDefs()) {
         if (static_cast<int>(def.chart) != k) continue;
         const QString key = QLatin1String(def.key);
         const bool chosen = c->chosenNames().contains(tr(def.label));
         // Only the series present can be judged; the others keep what was stored.
         if (!c->seriesNames().contains(tr(def.label))) continue;
+        on.removeAll(key);
+        off.removeAll(key);
         (chosen ? on : off) << key;
     }
     s.setValue(base + QStringLiteral("/on"), on);
@@ -172,7 +176,7 @@ void ChartsView::clear()
     nominal_ = 0;
     lastT_.clear();
     plottedEnd_ = -1;
-    crossT_.reset();
+    setCrosshair(std::nullopt);
     setPaused(false);
     replot();
 }
@@ -181,7 +185,10 @@ void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
 {
     const double t = s.t;
     end_ = std::max(end_, t);
-    if (s.interval > 0 && (nominal_ == 0 || s.interval < nominal_)) nominal_ = s.interval;
+    // The sampler's period: the shortest interval, but not a run's final partial sample
+    // (which can be a tenth of it).
+    if (s.interval > 0 && (nominal_ == 0 || (s.interval < nominal_ && s.interval > nominal_ / 2)))
+        nominal_ = s.interval;
     // A stall: the sampler (or the whole process) did not run for several periods. The
     // sample's rates are over its real interval; the line must not pretend it was measured.
     if (lastT_.contains(suffix) && nominal_ > 0 && s.interval > kGapFactor * nominal_)
@@ -320,8 +327,10 @@ void ChartsView::replot()
         from = std::max(0.0, to - window_);
         if (end_ < window_) to = window_;
     }
-    for (auto *c : charts_)
+    for (auto *c : charts_) {
         c->replot(from, to);
+        c->setCrosshair(crossT_); // at its time on the new axis
+    }
     align();
     refreshValues();
 }

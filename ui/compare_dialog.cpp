@@ -25,9 +25,9 @@ constexpr int kBoxes = 5; // a box for each of keyMetrics()
 }
 
 CompareDialog::CompareDialog(SessionStore &store, std::int64_t a, std::int64_t b, QWidget *parent)
-    : QDialog(parent), store_(store), a_(a), b_(b), boxA_(new QComboBox), boxB_(new QComboBox),
-      notes_(new QLabel), plotGrid_(new QGridLayout), model_(new CompareModel(this)),
-      table_(new QTableView)
+    : QDialog(parent), store_(store), a_(a), b_(b), boxA_(new QComboBox(this)),
+      boxB_(new QComboBox(this)), notes_(new QLabel(this)), plotGrid_(new QGridLayout),
+      model_(new CompareModel(this)), table_(new QTableView(this))
 {
     setWindowTitle(tr("Compare session %1 (A) with session %2 (B)").arg(a).arg(b));
     // The screen it opens on, whole: at 1280x800 the table stays on it.
@@ -42,6 +42,8 @@ CompareDialog::CompareDialog(SessionStore &store, std::int64_t a, std::int64_t b
                      .arg(store.get(a, ia) ? b : a)
                      .arg(QString::fromStdString(store.file().string()));
         layout->addWidget(new QLabel(error_));
+        delete plotGrid_; // never given to a widget
+        plotGrid_ = nullptr;
         return;
     }
     auto *form = new QFormLayout;
@@ -103,6 +105,11 @@ void CompareDialog::fillSide(QComboBox *box, std::int64_t id)
 
 void CompareDialog::recompute()
 {
+    // Nothing of the previous pair stays on screen beside an error.
+    for (QWidget *w : plots_)
+        delete w;
+    plots_.clear();
+    model_->setRows({});
     CompareSide sa, sb;
     std::string err;
     const std::string specA = boxA_->currentData().toString().toStdString(),
@@ -136,9 +143,6 @@ void CompareDialog::recompute()
     model_->setRows(std::move(rows));
     table_->resizeColumnsToContents();
 
-    for (QWidget *w : plots_)
-        delete w;
-    plots_.clear();
     QWidget *tail = makeTailChart(sa, sb);
     plotGrid_->addWidget(tail, 0, 0, 2, 1);
     plots_ << tail;

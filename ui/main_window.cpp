@@ -58,6 +58,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     setWindowTitle(tr("Ringlab"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/ringlab.svg")));
     auto *split = new QSplitter(Qt::Vertical);
+    charts_->setSettingsGroup(QStringLiteral("charts")); // the series chosen, kept
     split->addWidget(charts_);
     segmentTable_ = new SegmentTable(segments_, [this] { return ctl_->store(); });
     connect(segmentTable_, &SegmentTable::message, statusBar(), &QStatusBar::showMessage);

@@ -106,7 +106,11 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
     buttons->addWidget(discard_);
     outer->addLayout(buttons);
     connect(hold_, &QCheckBox::toggled, this, [this](bool on) {
-        if (!on && !staged_.empty()) applyStaged();
+        // Held live edits apply when holding ends; held ⟳ edits still wait for Apply.
+        bool restart = false;
+        for (const auto &[n, v] : staged_)
+            restart = restart || (findTunable(n)->apply == Apply::Restart && ctl_->isRunning());
+        if (!on && !staged_.empty() && !restart) applyStaged();
         refresh();
     });
     connect(ctl_, &EngineController::paramsChanged, this, &ParameterPanel::refresh);
@@ -269,7 +273,10 @@ void ParameterPanel::edited(const TunableInfo &t, const std::string &value)
         refresh(); // back to the value in force
         return;
     }
+    // Applied now: an older held value of it is gone.
+    std::erase_if(staged_, [&](const auto &a) { return a.first == t.name; });
     undo_->push(new ParamCommand(ctl_, before, after));
+    refresh();
 }
 
 void ParameterPanel::applyStaged()

@@ -20,7 +20,8 @@ namespace ringlab::ui {
 
 namespace {
 constexpr int kOther = -1; // the combo's entry that asks for another session's segment
-}
+constexpr int kInUse = -2; // the other session's segment in use
+} // namespace
 
 SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> store,
                            QWidget *parent)
@@ -81,6 +82,7 @@ SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> 
     });
     connect(baseline_, &QComboBox::activated, this, [this] {
         const int k = baseline_->currentData().toInt();
+        if (k == kInUse) return; // the other session's segment, already the baseline
         if (k != kOther) {
             model_->setBaselineSegment(k);
             return;
@@ -102,11 +104,12 @@ void SegmentTable::fillBaselines()
     const QSignalBlocker block(baseline_);
     baseline_->clear();
     baseline_->addItem(tr("the previous segment"), 0);
-    for (int k = 1; k <= model_->rowCount(); ++k)
+    // A chosen segment this session does not have (yet) is shown as it is, not hidden.
+    for (int k = 1; k <= std::max(model_->rowCount(), model_->baselineSegment()); ++k)
         baseline_->addItem(tr("segment %1").arg(k), k);
     const QString label = model_->baselineLabel();
     if (model_->baselineSegment() == 0 && label != tr("the previous segment"))
-        baseline_->addItem(label, -2); // another session's segment, in use
+        baseline_->addItem(label, kInUse);
     baseline_->addItem(tr("another session's segment…"), kOther);
     const int at = baseline_->findText(label);
     baseline_->setCurrentIndex(at >= 0 ? at : 0);

@@ -362,11 +362,19 @@ QList<QPointF> TimeChart::decimate(const std::vector<QPointF> &pts, double from,
 void TimeChart::draw(Series &s, const QList<QPointF> &pts)
 {
     // Cut the points into unbroken pieces at the gaps, one line series per piece.
+    // On a log axis a zero cannot be drawn: it breaks the line too (no drops is not a
+    // line joining the drops before and after).
+    const bool dropZero = log_ && !s.right;
     std::vector<QList<QPointF>> pieces;
     auto g = gaps_.begin();
+    bool broken = true;
     for (int i = 0; i < pts.size(); ++i) {
         const QPointF &p = pts[i];
-        bool cut = pieces.empty();
+        if (dropZero && p.y() <= 0) {
+            broken = true;
+            continue;
+        }
+        bool cut = broken;
         if (!cut) {
             const double prev = pts[i - 1].x();
             g = std::upper_bound(g, gaps_.end(), prev);
@@ -374,8 +382,11 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts)
         }
         if (cut) pieces.emplace_back();
         pieces.back().append(p);
+        broken = false;
     }
-    s.drawn = static_cast<int>(pts.size());
+    s.drawn = 0;
+    for (const auto &piece : pieces)
+        s.drawn += static_cast<int>(piece.size());
     s.pieces = static_cast<int>(pieces.size());
     for (std::size_t k = 0; k < pieces.size(); ++k) {
         if (k == s.parts.size()) s.parts.push_back(newPart(s));
@@ -389,7 +400,8 @@ void TimeChart::setYRange(double ymin, double ymax)
 {
     const int ticks = std::clamp(static_cast<int>(plotArea().height() / 28), 2, 6);
     auto *lin = log_ ? nullptr : static_cast<QValueAxis *>(y_);
-    if (ymin > ymax) { // nothing drawn: one plain step, no 0.3/0.5/0.8
+    if (ymin > ymax || (!log_ && ymin >= 0 && ymax <= 0)) {
+        // Nothing drawn, or only zeros: one plain step, no 0.3/0.5/0.8.
         if (log_) {
             static_cast<QLogValueAxis *>(y_)->setRange(1, 10);
         } else {
@@ -425,11 +437,9 @@ void TimeChart::replot(double from, double to)
             if (s.drawn) draw(s, {});
             continue;
         }
-        QList<QPointF> pts = decimate(s.points, from_, to_, columns);
-        if (log_ && !s.right) // nothing to draw at zero on a log axis
-            pts.removeIf([](const QPointF &p) { return p.y() <= 0; });
+        const QList<QPointF> pts = decimate(s.points, from_, to_, columns);
         for (const auto &p : pts)
-            if (p.x() >= from_ && p.x() <= to_) {
+            if (p.x() >= from_ && p.x() <= to_ && !(log_ && !s.right && p.y() <= 0)) {
                 if (s.right) {
                     rmax = std::max(rmax, p.y());
                     continue;
@@ -517,6 +527,8 @@ void TimeChart::placeMarkers()
     // Labels in rows above the plot: each goes to the first row where it does not touch the
     // one before; with no room, only its line is drawn and the label shows on hover.
     hiddenLabels_ = 0;
+    std::stable_sort(visible.begin(), visible.end(),
+                     [](const Marker *a, const Marker *b) { return a->t < b->t; });
     qreal rowEnd[kMarkerRows];
     std::fill(std::begin(rowEnd), std::end(rowEnd), -1e9);
     const qreal rowH = QFontMetrics(font()).height();
