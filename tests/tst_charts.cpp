@@ -162,6 +162,14 @@ void TstCharts::plotAreasShareOneTimeAxis()
         const double k = t->tickAnchor() / t->tickInterval();
         QCOMPARE(k, std::round(k));
     }
+    // Off screen (render, export) there is no event loop turn to align in: settle() does it.
+    ChartsView offscreen;
+    offscreen.setAttribute(Qt::WA_DontShowOnScreen);
+    offscreen.resize(1600, 1000);
+    offscreen.show();
+    offscreen.appendSamples(run(0.1, 42.0));
+    offscreen.replot();
+    QVERIFY(offscreen.settle());
     // A wider window with labels of other widths: still aligned.
     view_->resize(1280, 800);
     view_->setWindow(600);

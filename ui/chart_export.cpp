@@ -76,7 +76,7 @@ bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &fi
     loadSessionCharts(*view, store, id);
     QCoreApplication::processEvents(); // lay the charts out at their size before drawing
     view->replot();
-    QCoreApplication::processEvents(); // and align the plot areas on the new labels
+    view->settle(); // and line the plot areas up on the new labels
     return saveWidgetImage(&page, file, error);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/charts_view.h"
 
+#include <QCoreApplication>
+#include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QSettings>
 #include <QSplitter>
@@ -333,6 +335,31 @@ void ChartsView::replot()
     }
     align();
     refreshValues();
+}
+
+bool ChartsView::settle()
+{
+    // Within a pixel: margins are whole pixels, the labels' widths are not.
+    auto aligned = [this] {
+        const QRectF first = charts_.front()->plotArea();
+        for (auto *c : charts_)
+            if (std::abs(c->plotArea().left() - first.left()) >= 1 ||
+                std::abs(c->plotArea().right() - first.right()) >= 1)
+                return false;
+        return true;
+    };
+    // Each round: the layouts take the new margins, then the stack agrees again.
+    auto layOut = [this] {
+        QCoreApplication::sendPostedEvents();
+        for (auto *c : charts_)
+            if (QGraphicsLayout *l = c->chart()->layout()) l->activate();
+    };
+    layOut();
+    for (int round = 0; round < 8 && !aligned(); ++round) {
+        align();
+        layOut();
+    }
+    return aligned();
 }
 
 void ChartsView::requestAlign()

@@ -48,6 +48,9 @@ class ChartsView : public QWidget {
     void zoom(double aroundT, double factor);
     void pan(double dt);
     void replot();
+    // Lays the charts out and lines their plot areas up now (an off-screen render has no
+    // event loop turn to do it in); true when the four agree.
+    bool settle();
 
     TimeChart *throughput() const { return charts_[0]; }
     TimeChart *cpu() const { return charts_[1]; }

@@ -107,10 +107,7 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
     outer->addLayout(buttons);
     connect(hold_, &QCheckBox::toggled, this, [this](bool on) {
         // Held live edits apply when holding ends; held ⟳ edits still wait for Apply.
-        bool restart = false;
-        for (const auto &[n, v] : staged_)
-            restart = restart || (findTunable(n)->apply == Apply::Restart && ctl_->isRunning());
-        if (!on && !staged_.empty() && !restart) applyStaged();
+        if (!on && !staged_.empty() && !heldNeedsRestart()) applyStaged();
         refresh();
     });
     connect(ctl_, &EngineController::paramsChanged, this, &ParameterPanel::refresh);
@@ -299,11 +296,16 @@ void ParameterPanel::applyStaged()
     refresh();
 }
 
+bool ParameterPanel::heldNeedsRestart() const
+{
+    if (!ctl_->isRunning()) return false;
+    return std::any_of(staged_.begin(), staged_.end(),
+                       [](const auto &a) { return findTunable(a.first)->apply == Apply::Restart; });
+}
+
 void ParameterPanel::updateStaged()
 {
-    bool restart = false;
-    for (const auto &[n, v] : staged_)
-        restart = restart || (findTunable(n)->apply == Apply::Restart && ctl_->isRunning());
+    const bool restart = heldNeedsRestart();
     ParamSet trial = ctl_->params();
     const Status st = staged_.empty() ? Status::success() : trial.set(staged_);
     const int n = static_cast<int>(staged_.size());

@@ -50,6 +50,7 @@ class ParameterPanel : public QWidget {
     void edited(const TunableInfo &t, const std::string &value);
     void applyStaged();
     void updateStaged();
+    bool heldNeedsRestart() const; // running, and a held edit is a ⟳ tunable
     std::string shownValue(const TunableInfo &t) const;
 
     EngineController *ctl_;

@@ -2,6 +2,7 @@
 #include "ui/session_charts.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 
 #include "engine/session_report.h"
 #include "ui/charts_view.h"
@@ -45,8 +46,14 @@ bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id)
 QString sessionTitle(const SessionInfo &info)
 {
     QStringList parts{QCoreApplication::translate("ringlab", "Session %1").arg(info.id)};
-    for (const std::string &p : {info.name, info.profile, info.device, info.createdAt})
+    for (const std::string &p : {info.name, info.profile, info.device})
         if (!p.empty()) parts << QString::fromStdString(p);
+    const QDateTime when =
+        QDateTime::fromString(QString::fromStdString(info.createdAt), Qt::ISODateWithMs);
+    if (when.isValid())
+        parts << when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+    else if (!info.createdAt.empty())
+        parts << QString::fromStdString(info.createdAt);
     return parts.join(QStringLiteral(" · "));
 }
 
