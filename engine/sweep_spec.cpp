@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sweep_spec.h"
 
+#include <cstdio>
+
 #include <muParser.h>
 
 #include <algorithm>
@@ -160,6 +162,18 @@ Status parseTie(std::string_view text, SweepTie &out)
     if (t->type != Type::Integer && t->type != Type::Real)
         return Status{name + ": a tie computes a number; " + name + " is a " +
                       std::string(typeName(t->type)) + " (allowed: " + allowedText(*t) + ")"};
+    // An expression is ASCII (names, numbers, operators): a byte outside it is refused here,
+    // not carried into the stored description (where JSON wants UTF-8).
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+        const auto c = static_cast<unsigned char>(rest[k]);
+        if (c < 0x20 || c > 0x7e) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf,
+                          ": byte 0x%02x at %zu is not allowed in a tie (allowed: printable ASCII)",
+                          c, k + 1);
+            return Status{"--tie " + name + buf};
+        }
+    }
     out = SweepTie{name, std::string(rest)};
     double v = 0;
     return evaluateTie(out, numericValues(ParamSet{}), v);
