@@ -172,6 +172,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
     for (const auto &name : r.threadNames) {
         row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");
         row(("wakeups " + name).c_str(), "thread." + name + ".wakeups_per_s", "/s");
+        row(("gap max " + name).c_str(), "thread." + name + ".poll_gap_max_us", "us");
     }
     for (const char *k :
          {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",

@@ -24,8 +24,8 @@ std::int64_t PollLoop::sleepDeadline(PollMode mode, std::int64_t nowNs, std::int
 
 void PollLoop::start()
 {
-    thread_ = EngineThread(
-        reg_, "poll", [this](std::stop_token st, ThreadEntry &self) { run(st, self.counters); });
+    thread_ = EngineThread(reg_, "poll",
+                           [this](std::stop_token st, ThreadEntry &self) { run(st, self); });
 }
 
 void PollLoop::stop()
@@ -35,8 +35,11 @@ void PollLoop::stop()
     thread_.stop();
 }
 
-void PollLoop::run(std::stop_token st, Counters &c)
+void PollLoop::run(std::stop_token st, ThreadEntry &self)
 {
+    Counters &c = self.counters;
+    self.measuresGaps.store(true, std::memory_order_relaxed);
+    std::int64_t lastPoll = nowNs();
     std::vector<Buffer *> bufs(4096);
     std::int64_t passes = 0; // since the last sleep
     // net_dim's running totals: interrupts, and what they harvested.
@@ -44,6 +47,11 @@ void PollLoop::run(std::stop_token st, Counters &c)
     while (!st.stop_requested()) {
         const auto budget = static_cast<std::uint32_t>(live_.i(P::PollBudget));
         const std::int64_t now = nowNs();
+        // One relaxed load per poll; a store only when this gap is the interval's longest.
+        if (const std::int64_t gap = now - lastPoll;
+            gap > self.longestGapNs.load(std::memory_order_relaxed))
+            self.longestGapNs.store(gap, std::memory_order_relaxed);
+        lastPoll = now;
         const std::uint32_t n = dev_.rxHarvest(bufs.data(), budget, now, c);
         c.add(C::Polls);
         refill_.afterHarvest(now, c);

@@ -42,7 +42,7 @@ class PollLoop {
                                       std::int64_t &slackNs);
 
   private:
-    void run(std::stop_token st, Counters &c);
+    void run(std::stop_token st, ThreadEntry &self);
 
     const LiveParams &live_;
     Device &dev_;

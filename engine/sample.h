@@ -20,6 +20,9 @@ struct ThreadStat {
     double cpuMsPerS = 0;   // CPU time per second of wall time (powertop "Usage")
     double cpuPct = 0;      // % of one core
     double wakeupsPerS = 0; // voluntary context switches per second (powertop "Events/s")
+    // The longest time the thread left the RX ring unattended between two polls in the
+    // interval (its sleeps and any time the host did not run it); -1: not a polling thread.
+    double pollGapMaxUs = -1;
 };
 
 struct LatencySummary {

@@ -65,11 +65,14 @@ json toJson(const Sample &s)
     j["stages_us"] = stages;
     j["probe_rtt_us"] = latencyJson(s.rtt);
     json threads = json::array();
-    for (const auto &t : s.threads)
-        threads.push_back({{"name", t.name},
-                           {"cpu_ms_per_s", t.cpuMsPerS},
-                           {"cpu_pct", t.cpuPct},
-                           {"wakeups_per_s", t.wakeupsPerS}});
+    for (const auto &t : s.threads) {
+        json th = {{"name", t.name},
+                   {"cpu_ms_per_s", t.cpuMsPerS},
+                   {"cpu_pct", t.cpuPct},
+                   {"wakeups_per_s", t.wakeupsPerS}};
+        if (t.pollGapMaxUs >= 0) th["poll_gap_max_us"] = t.pollGapMaxUs;
+        threads.push_back(std::move(th));
+    }
     j["cpu"] = {{"engine_ms_per_s", s.engineCpuMsPerS},
                 {"process_ms_per_s", s.processCpuMsPerS},
                 {"process_pct", s.processCpuPct},

@@ -60,6 +60,7 @@ std::vector<MetricValue> flattenSample(const Sample &s)
     for (const auto &t : s.threads) {
         put("cpu_ms_per_s", "ms/s", t.cpuMsPerS, t.name);
         put("wakeups_per_s", "1/s", t.wakeupsPerS, t.name);
+        if (t.pollGapMaxUs >= 0) put("poll_gap_max_us", "us", t.pollGapMaxUs, t.name);
     }
     return m;
 }
@@ -73,7 +74,7 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
         for (auto &x : s.threads)
             if (x.name == thread) t = &x;
         if (!t) {
-            s.threads.push_back({thread, 0, 0, 0});
+            s.threads.push_back({thread, 0, 0, 0, -1});
             t = &s.threads.back();
         }
         if (name == "cpu_ms_per_s") {
@@ -81,6 +82,8 @@ void setSampleMetric(Sample &s, const std::string &name, const std::string &thre
             t->cpuPct = v / 10;
         } else if (name == "wakeups_per_s") {
             t->wakeupsPerS = v;
+        } else if (name == "poll_gap_max_us") {
+            t->pollGapMaxUs = v;
         }
         return;
     }

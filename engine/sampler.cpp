@@ -92,6 +92,10 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         ThreadPrev &prev = prevThreads_[e.get()];
         ThreadStat &ts = byName[e->name];
         ts.name = e->name;
+        if (e->measuresGaps.load(std::memory_order_relaxed))
+            ts.pollGapMaxUs = std::max(
+                ts.pollGapMaxUs,
+                static_cast<double>(e->longestGapNs.exchange(0, std::memory_order_relaxed)) / 1e3);
         if (dt > 0) {
             ts.cpuMsPerS +=
                 static_cast<double>(std::max<std::int64_t>(0, cpu - prev.cpuNs)) / 1e6 / dt;

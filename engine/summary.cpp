@@ -48,6 +48,7 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
     for (const auto &t : s.threads) {
         put("thread." + t.name + ".cpu_ms_per_s", t.cpuMsPerS);
         put("thread." + t.name + ".wakeups_per_s", t.wakeupsPerS);
+        if (t.pollGapMaxUs >= 0) put("thread." + t.name + ".poll_gap_max_us", t.pollGapMaxUs);
         auto &names = owner.threadNames_;
         if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
     }

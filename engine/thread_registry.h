@@ -25,6 +25,10 @@ struct ThreadEntry {
     clockid_t cpuClock{};
     Counters counters;
     std::atomic<bool> exited{false};
+    // A polling thread's longest time between two polls since the sampler last took it
+    // (the sampler resets it); measuresGaps says the thread records it at all.
+    std::atomic<std::int64_t> longestGapNs{0};
+    std::atomic<bool> measuresGaps{false};
     bool countersOnly = false;        // a counter block without a thread of its own
     std::int64_t finalCpuNs = 0;      // valid once exited
     std::uint64_t finalVoluntary = 0; // valid once exited

@@ -3,6 +3,8 @@
 // reports, waiting on conditions rather than on time.
 #pragma once
 
+#include <QStringList>
+#include <QtGlobal>
 #include <memory>
 #include <vector>
 
@@ -61,6 +63,44 @@ double meanOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t f
     for (std::size_t k = from; k < to; ++k)
         sum += f(*s[k]);
     return sum / static_cast<double>(to - from);
+}
+
+// The samples in which the poll thread never left the RX ring for longer than gapUs, in this
+// sample or the one before (a stall's backlog may be counted just after the sampler read the
+// gap). A shared host can stop any thread for tens of milliseconds, and a ring of N
+// descriptors covers only N / rate seconds: what a test says about misses caused by the
+// datapath's design, it judges on these samples. Judging on fewer than `atLeast` of them
+// ends the test with a message.
+inline std::vector<std::size_t>
+unstalledSamples(const std::vector<std::shared_ptr<const Sample>> &s, double gapUs,
+                 std::size_t atLeast)
+{
+    std::vector<std::size_t> clean;
+    double before = 0;
+    QStringList stalls;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        const ThreadStat *poll = s[k]->thread("poll");
+        if (!poll || poll->pollGapMaxUs < 0)
+            qFatal("unstalledSamples: sample %zu has no poll gap of a poll thread", k);
+        if (poll->pollGapMaxUs > gapUs)
+            stalls << QString("sample %1: %2 ms").arg(k).arg(poll->pollGapMaxUs / 1e3, 0, 'f', 1);
+        else if (before <= gapUs)
+            clean.push_back(k);
+        before = poll->pollGapMaxUs;
+    }
+    if (clean.size() < atLeast)
+        qFatal("unstalledSamples: %zu of %zu samples without a poll gap over %.0f us, %zu needed "
+               "(the host stalled the poll thread: %s)",
+               clean.size(), s.size(), gapUs, atLeast, qPrintable(stalls.join(", ")));
+    if (!stalls.isEmpty()) qInfo("poll thread stalls excused: %s", qPrintable(stalls.join(", ")));
+    return clean;
+}
+
+// How much counter c grew in sample k (its total minus the previous sample's).
+inline std::uint64_t growthIn(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t k,
+                              C c)
+{
+    return s[k]->totalOf(c) - (k ? s[k - 1]->totalOf(c) : 0);
 }
 
 } // namespace ringlab::test

@@ -7,8 +7,11 @@
 #include "drivers/registry.h"
 #include "engine/engine.h"
 #include "engine/sample_collector.h"
+#include "test_support.h"
 
 using namespace ringlab;
+using ringlab::test::growthIn;
+using ringlab::test::unstalledSamples;
 
 namespace {
 
@@ -134,23 +137,26 @@ void TstDpdk::txonlyDeliversTheSetRate()
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     engine.start();
-    QVERIFY(c->waitSamples(25));
+    QVERIFY(c->waitSamples(35));
     engine.stop();
-    const auto s = c->samples();
-    // Samples 5..24: two seconds after a half-second warm-up.
+    auto s = c->samples();
+    s.resize(35);
+    // After a half-second warm-up, the samples in which the host did not stop the poll thread
+    // for 5 ms: the generator gives up frames more than 10 ms behind (counted as missed), so a
+    // stall shortens what the port sends (seen on a shared CI machine: 1269 frames given up).
     double frames = 0, seconds = 0;
-    for (std::size_t k = 5; k < 25; ++k) {
+    std::uint64_t missed = 0;
+    for (std::size_t k : unstalledSamples(s, 5'000, 15)) {
+        if (k < 5) continue;
         frames += metric(*s[k], "port_a_tx_pps") * s[k]->interval;
         seconds += s[k]->interval;
+        missed += growthIn(s, k, C::RxMissed);
     }
+    QVERIFY(seconds >= 1.0);
     const double rate = frames / seconds;
     QVERIFY2(std::abs(rate - kRate) <= 0.02 * kRate,
              qPrintable(QString("port sent %1 pps, asked for %2").arg(rate).arg(kRate)));
-    // Frames the generator gave up (it fell more than 10 ms behind: a stalled poll thread on
-    // a shared machine) are counted, and rare.
-    const auto missed = static_cast<double>(s.back()->totalOf(C::RxMissed));
-    QVERIFY2(missed < 0.005 * static_cast<double>(s.back()->totalOf(C::Offered)),
-             qPrintable(QString::number(missed)));
+    QCOMPARE(missed, std::uint64_t{0});
 }
 
 void TstDpdk::restartTunablesReconfigureThePort()

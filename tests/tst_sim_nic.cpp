@@ -169,8 +169,13 @@ void TstSimNic::noMissesWithLargeRingInline()
                                   {"rx.pool_buffers", "16384"},
                                   {"refill.context", "inline"},
                                   {"load.rate_pps", "100000"}}),
-                          10);
-    QCOMPARE(s.back()->totalOf(C::RxMissed), std::uint64_t{0});
+                          30);
+    // 4096 descriptors cover 41 ms at 100,000 pps: only a poll thread the host stopped for
+    // longer can miss (seen on a shared CI machine: 4435 misses in one run). Judge the rest.
+    std::uint64_t missed = 0;
+    for (std::size_t k : unstalledSamples(s, 20'000, 15))
+        missed += growthIn(s, k, C::RxMissed);
+    QCOMPARE(missed, std::uint64_t{0});
     QCOMPARE(s.back()->totalOf(C::AllocFail), std::uint64_t{0});
 }
 
