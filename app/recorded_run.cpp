@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "drivers/registry.h"
 #include "engine/clock.h"
-#include "engine/engine.h"
-#include "engine/recorder.h"
+#include "engine/run/run_service.h"
 
 namespace ringlab {
 
@@ -18,42 +16,15 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
                  const std::function<void(const std::string &)> &say, std::int64_t &session)
 {
     session = 0;
-    DeviceOptions dev;
-    dev.spec = run.device.empty() ? "sim" : run.device;
-    dev.traffic = run.traffic;
-    dev.trafficBoundS = static_cast<int>(run.durationNs / 1'000'000'000) + 1;
-    std::unique_ptr<Engine> engine;
-    try {
-        engine = std::make_unique<Engine>(run.params, deviceFactory(dev), EngineOptions{});
-    } catch (const std::exception &e) {
-        say("device " + dev.spec + ": " + e.what());
-        return RunEnd::Failed;
-    }
-    if (auto st = engine->checkDevice(); !st.ok()) {
+    RunSetup setup = run.setup;
+    if (setup.device.spec.empty()) setup.device.spec = DeviceOptions{}.spec;
+    setup.device.trafficBoundS = static_cast<int>(run.durationNs / 1'000'000'000) + 1;
+    RunService service;
+    if (const StartStatus st = service.start(setup, &store); !st.ok()) {
         say(st.error);
         return RunEnd::Failed;
     }
-    SessionInfo info;
-    info.name = run.name;
-    info.device = engine->deviceInfo().name;
-    info.profile = run.profile;
-    info.intervalS = 0.1;
-    info.runGroup = run.group;
-    info.repeatIndex = run.index;
-    const std::int64_t id = store.createSession(info, run.params);
-    session = id;
-    if (!run.atStart.empty()) store.append(id, {}, run.atStart);
-    auto recorder = std::make_shared<Recorder>(store.file(), id);
-    engine->subscribe(recorder);
-    try {
-        engine->start();
-    } catch (const std::exception &e) {
-        say("cannot start " + run.profile + ": " + e.what());
-        recorder->finish("failed");
-        store.deleteSession(id);
-        session = 0;
-        return RunEnd::Failed;
-    }
+    session = service.sessionId();
     const std::int64_t deadline = nowNs() + run.durationNs;
     bool interrupted = false;
     // In slices of at most 100 ms, so that a cancel from the desktop is seen soon.
@@ -66,12 +37,10 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
             break;
         }
     }
-    engine->stop();
-    engine.reset();
-    recorder->finish(interrupted ? "interrupted" : "completed");
-    if (recorder->samplesLost() > 0) {
-        say("session " + std::to_string(id) + " lost " + std::to_string(recorder->samplesLost()) +
-            " samples (" + recorder->lastError() + ")");
+    const RunOutcome out = service.stop(interrupted ? "interrupted" : "completed");
+    if (out.samplesLost > 0) {
+        say("session " + std::to_string(out.session) + " lost " + std::to_string(out.samplesLost) +
+            " samples (" + out.recordError + ")");
         return RunEnd::Failed;
     }
     return interrupted ? RunEnd::Interrupted : RunEnd::Completed;

@@ -9,22 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/sample.h"
-#include "engine/session_store.h"
-#include "engine/tunables.h"
+#include "engine/run/run_service.h"
 
 namespace ringlab {
 
 struct RecordedRun {
-    ParamSet params;
-    std::string profile; // the session's profile name
-    std::string name;    // the session's name
-    std::string group;   // run group
-    int index = 1;       // repeat index in the group
-    std::string device;  // a device spec; empty: sim
-    std::string traffic; // --traffic (lab)
+    RunSetup setup; // an empty device spec: the registry's default
     std::int64_t durationNs = 5'000'000'000;
-    std::vector<Event> atStart; // recorded with the session before it starts
 };
 
 enum class RunEnd { Completed, Failed, Interrupted };

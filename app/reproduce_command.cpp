@@ -280,13 +280,13 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
                     " of " + std::to_string(o.repeat) + " (" + std::to_string(++done) + "/" +
                     std::to_string(runs) + ")");
                 RecordedRun run;
-                run.params = s->params;
-                run.profile = s->profileName;
-                run.name = s->profileName + " #" + std::to_string(r);
-                run.group = s->group;
-                run.index = r;
-                run.device = device;
-                run.traffic = o.traffic;
+                run.setup.params = s->params;
+                run.setup.profile = s->profileName;
+                run.setup.sessionName = s->profileName + " #" + std::to_string(r);
+                run.setup.runGroup = s->group;
+                run.setup.repeatIndex = r;
+                run.setup.device.spec = device;
+                run.setup.device.traffic = o.traffic;
                 run.durationNs = o.durationNs;
                 std::int64_t id = 0;
                 const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, id);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/reference_cases.h"
+#include "engine/run/run_defaults.h"
 #include "engine/statistics.h"
 
 namespace ringlab {
@@ -18,7 +19,7 @@ struct ReproduceOptions {
     std::string which = "all"; // a case name or all
     int repeat = 3;
     std::int64_t durationNs = 5'000'000'000;
-    double warmupS = 1.0;
+    double warmupS = kWarmupS;
     std::string db; // empty: the default database
     bool markdown = false;
     std::string device;  // --device; empty: the profiles' own

@@ -13,47 +13,12 @@
 #include "app/console_commands.h"
 #include "app/line_splitter.h"
 #include "app/stop_signals.h"
-#include "drivers/registry.h"
 #include "engine/clock.h"
-#include "engine/engine.h"
-#include "engine/profile.h"
-#include "engine/recorder.h"
-#include "engine/session_store.h"
+#include "engine/run/run_service.h"
 
 namespace ringlab {
 
 namespace {
-
-bool buildParams(const RunOptions &o, ParamSet &ps, Profile &profile)
-{
-    std::string error;
-    const auto file = findProfile(o.profile, error);
-    if (file.empty() || !loadProfile(file, profile, error)) {
-        std::fprintf(stderr, "ringlab-engine: %s\n", error.c_str());
-        return false;
-    }
-    if (auto st = ps.set(profile.values); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: profile %s: %s\n", file.c_str(), st.error.c_str());
-        return false;
-    }
-    Assignments overrides;
-    for (const auto &s : o.sets) {
-        const auto eq = s.find('=');
-        if (eq == std::string::npos || eq == 0) {
-            std::fprintf(
-                stderr,
-                "ringlab-engine: --set \"%s\": expected NAME=VALUE, e.g. --set poll.mode=busy\n",
-                s.c_str());
-            return false;
-        }
-        overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    }
-    if (auto st = ps.set(overrides); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: --set: %s\n", st.error.c_str());
-        return false;
-    }
-    return true;
-}
 
 // Reads whole lines from a non-blocking descriptor.
 class LineReader {
@@ -80,10 +45,6 @@ class LineReader {
     int fd_;
     LineSplitter splitter_;
 };
-
-} // namespace
-
-namespace {
 
 enum class Ended { Duration, Quit, Signal, Failed };
 
@@ -156,9 +117,17 @@ std::unique_ptr<SessionStore> openStore(const RunOptions &o)
 
 int runCommand(const RunOptions &o)
 {
-    ParamSet ps;
-    Profile profile;
-    if (!buildParams(o, ps, profile)) return 2;
+    Assignments overrides;
+    ResolvedProfile resolved;
+    if (auto st = parseAssignments(o.sets, overrides); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        return 2;
+    }
+    if (auto st = resolveProfile(o.profile, overrides, resolved); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        return 2;
+    }
+    const Profile &profile = resolved.profile;
     if (o.repeat > 1 && o.durationNs < 0) {
         std::fprintf(stderr,
                      "ringlab-engine: --repeat %d needs --duration (each repeat must be as long as "
@@ -166,12 +135,22 @@ int runCommand(const RunOptions &o)
                      o.repeat);
         return 2;
     }
-    DeviceOptions dev;
-    dev.spec = o.device.empty() ? profile.device : o.device;
-    dev.eal = splitEalArgs(o.eal);
-    dev.traffic = o.traffic;
-    if (o.durationNs >= 0) dev.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
-    if (auto st = checkDeviceOptions(dev); !st.ok()) {
+    RunSetup setup;
+    setup.params = resolved.params;
+    setup.profile = profile.name;
+    setup.device.spec = o.device.empty() ? profile.device : o.device;
+    setup.device.eal = splitEalArgs(o.eal);
+    setup.device.traffic = o.traffic;
+    if (o.durationNs >= 0)
+        setup.device.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
+    setup.intervalNs = o.intervalNs;
+    setup.sessionName = o.name;
+    if (setup.sessionName.empty()) { // the profile, and what --set changed in it
+        setup.sessionName = profile.name;
+        for (const auto &s : o.sets)
+            setup.sessionName += " " + s;
+    }
+    if (auto st = checkDeviceOptions(setup.device); !st.ok()) {
         if (o.device.empty()) // the device came from the profile: say so
             std::fprintf(stderr, "ringlab-engine: profile %s: %s\n", profile.file.c_str(),
                          st.error.c_str());
@@ -194,29 +173,30 @@ int runCommand(const RunOptions &o)
     // Signals are taken through a descriptor; engine threads inherit the blocked mask.
     const int sigFd = takeStopSignals();
 
-    std::string group;
+    RunService service([](const std::string &msg) {
+        std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
+    });
+    const std::string baseName = setup.sessionName;
     int exitCode = 0;
     bool stdinOpen = true;
     for (int k = 1; k <= o.repeat; ++k) {
-        // The device first: a device that cannot be had, or refuses the profile, records
-        // nothing.
-        std::unique_ptr<Engine> engine;
-        try {
-            engine = std::make_unique<Engine>(ps, deviceFactory(dev), EngineOptions{o.intervalNs});
-        } catch (const std::exception &e) {
-            std::fprintf(stderr, "ringlab-engine: device %s: %s\n", dev.spec.c_str(), e.what());
-            exitCode = 1;
-            break;
+        if (o.repeat > 1) {
+            if (setup.runGroup.empty()) setup.runGroup = "group-" + isoTimeNow();
+            setup.repeatIndex = k;
+            setup.sessionName = baseName + " #" + std::to_string(k);
         }
-        if (auto st = engine->checkDevice(); !st.ok()) {
+        SamplePrinter printer(o.output, stdout, o.warmupS);
+        printer.printParams(profile.name, setup.params);
+        const std::shared_ptr<Subscriber> printing(&printer, [](Subscriber *) {});
+        if (const StartStatus st = service.start(setup, store.get(), {printing}); !st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-            exitCode = 2;
+            exitCode = st.refused ? 2 : 1;
             break;
         }
-        const std::string deviceName = engine->deviceInfo().name;
         if (k == 1)
             std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n",
-                         profile.name.c_str(), profile.file.c_str(), deviceName.c_str(),
+                         profile.name.c_str(), profile.file.c_str(),
+                         service.deviceInfo().name.c_str(),
                          o.durationNs >= 0 ? "running for the given duration"
                                            : "running until 'quit', end of input or Ctrl+C");
         if (k == 1 && isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
@@ -227,81 +207,25 @@ int runCommand(const RunOptions &o)
             std::fprintf(stderr, "ringlab-engine: run %d of %d, about %.*f s left\n", k, o.repeat,
                          left < 10 ? 1 : 0, left);
         }
-
-        SamplePrinter printer(o.output, stdout, o.warmupS);
-        printer.printParams(profile.name, ps);
-        std::shared_ptr<Recorder> recorder;
-        std::int64_t id = 0;
-        if (store) {
-            SessionInfo info;
-            info.name = o.name;
-            if (info.name.empty()) { // the profile, and what --set changed in it
-                info.name = profile.name;
-                for (const auto &s : o.sets)
-                    info.name += " " + s;
-            }
-            if (o.repeat > 1) info.name += " #" + std::to_string(k);
-            info.device = deviceName;
-            info.profile = profile.name;
-            info.intervalS = static_cast<double>(o.intervalNs) / 1e9;
-            info.repeatIndex = o.repeat > 1 ? k : 0;
-            try {
-                if (o.repeat > 1 && group.empty()) group = "group-" + isoTimeNow();
-                info.runGroup = group;
-                id = store->createSession(info, ps);
-            } catch (const DbError &e) {
-                std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
-                exitCode = 1;
-                break;
-            }
-            try {
-                recorder = std::make_shared<Recorder>(
-                    store->file(), id, 500'000'000, [](const std::string &msg) {
-                        std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
-                    });
-            } catch (const DbError &e) {
-                std::fprintf(stderr, "ringlab-engine: cannot record: %s\n", e.what());
-                store->deleteSession(id);
-                exitCode = 1;
-                break;
-            }
-        }
-        engine->subscribe(std::shared_ptr<Subscriber>(&printer, [](Subscriber *) {}));
-        if (recorder) engine->subscribe(recorder);
-        try {
-            engine->start();
-        } catch (const std::exception &e) {
-            std::fprintf(stderr, "ringlab-engine: cannot start on %s: %s\n", deviceName.c_str(),
-                         e.what());
-            if (recorder) {
-                recorder->finish("failed");
-                recorder.reset();
-                store->deleteSession(id); // nothing ran: nothing to keep
-            }
-            exitCode = 1;
-            break;
-        }
-        const Ended ended = runOnce(o, *engine, sigFd, printer, stdinOpen);
-        engine.reset(); // the device goes (ports detached, lab removed) before the summary
-        if (recorder) recorder->finish(ended == Ended::Failed ? "failed" : "completed");
+        const Ended ended = runOnce(o, service.engine(), sigFd, printer, stdinOpen);
+        const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(printer.summary());
-        if (recorder && recorder->samplesLost() > 0) {
+        if (out.samplesLost > 0) {
             // Say what the database is missing, and fail: a script must not take it as whole.
             std::fprintf(
                 stderr,
                 "ringlab-engine: session %lld in %s is incomplete: %llu of %zu samples "
                 "were written, %llu lost (%s); it is marked failed (or interrupted, when even "
                 "that could not be written)\n",
-                static_cast<long long>(id), store->file().c_str(),
-                static_cast<unsigned long long>(recorder->samplesWritten()), printer.sampleCount(),
-                static_cast<unsigned long long>(recorder->samplesLost()),
-                recorder->lastError().c_str());
+                static_cast<long long>(out.session), store->file().c_str(),
+                static_cast<unsigned long long>(out.samplesWritten), printer.sampleCount(),
+                static_cast<unsigned long long>(out.samplesLost), out.recordError.c_str());
             exitCode = 1;
             break;
         }
         if (store)
             std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n",
-                         static_cast<long long>(id), store->file().c_str());
+                         static_cast<long long>(out.session), store->file().c_str());
         if (ended == Ended::Failed) {
             exitCode = 1;
             break;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/sample_printer.h"
+#include "engine/run/run_defaults.h"
 
 namespace ringlab {
 
@@ -15,8 +16,8 @@ struct RunOptions {
     std::string profile = "default";
     std::vector<std::string> sets; // "name=value"
     std::int64_t durationNs = -1;  // < 0: until quit, end of input or a signal
-    std::int64_t intervalNs = 100'000'000;
-    double warmupS = 1.0;
+    std::int64_t intervalNs = kSampleIntervalNs;
+    double warmupS = kWarmupS;
     OutputFormat output = OutputFormat::Table;
     std::string name; // session name; default: the profile's
     std::string db;   // empty: the default database

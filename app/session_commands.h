@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_defaults.h"
+
 namespace ringlab {
 
 struct SessionsOptions {
@@ -13,7 +15,7 @@ struct SessionsOptions {
     std::int64_t id = 0;
     std::string format = "csv";
     std::string output; // empty: standard output
-    double warmupS = 1.0;
+    double warmupS = kWarmupS;
     std::string other;                // import
     std::string a, b;                 // compare: ID or ID:SEG
     std::vector<std::string> metrics; // compare: empty = the default set

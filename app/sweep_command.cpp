@@ -116,17 +116,17 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
                 std::to_string(sweep.spec.repeat) + " (" + std::to_string(planned - left + 1) +
                 "/" + std::to_string(planned) + "), about " + minutes(perRun * left) + " left");
             RecordedRun run;
-            run.params = base;
-            (void)run.params.set(pt.values); // checked above
-            run.profile = profileName;
-            run.name = "sweep " + sweep.id + " #" + std::to_string(pt.index) + "." +
-                       std::to_string(r) + " " + pt.text();
-            run.group = sweepGroup(sweep.id, pt.index);
-            run.index = r;
-            run.device = sweep.spec.device;
-            run.traffic = sweep.spec.traffic;
+            run.setup.params = base;
+            (void)run.setup.params.set(pt.values); // checked above
+            run.setup.profile = profileName;
+            run.setup.sessionName = "sweep " + sweep.id + " #" + std::to_string(pt.index) + "." +
+                                    std::to_string(r) + " " + pt.text();
+            run.setup.runGroup = sweepGroup(sweep.id, pt.index);
+            run.setup.repeatIndex = r;
+            run.setup.device.spec = sweep.spec.device;
+            run.setup.device.traffic = sweep.spec.traffic;
             run.durationNs = sweep.spec.durationNs;
-            run.atStart = {sweepEvent(sweep.id, sweep.spec, sweep.points, pt.index)};
+            run.setup.atStart = {sweepEvent(sweep.id, sweep.spec, sweep.points, pt.index)};
             std::int64_t session = 0;
             const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, session);
             if (session)

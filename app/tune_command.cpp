@@ -175,16 +175,16 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     const MeasureFn measure = [&](const Assignments &values, int candidate) {
         Measurement m;
         RecordedRun run;
-        run.params = p.base;
-        if (!run.params.set(values).ok()) return m;
+        run.setup.params = p.base;
+        if (!run.setup.params.set(values).ok()) return m;
         auto &mine = sessions[candidate];
-        run.profile = p.profile.name;
-        run.name =
+        run.setup.profile = p.profile.name;
+        run.setup.sessionName =
             "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();
-        run.group = "tune " + id + " candidate " + std::to_string(candidate);
-        run.index = static_cast<int>(mine.size()) + 1;
-        run.device = o.device;
-        run.traffic = o.traffic;
+        run.setup.runGroup = "tune " + id + " candidate " + std::to_string(candidate);
+        run.setup.repeatIndex = static_cast<int>(mine.size()) + 1;
+        run.setup.device.spec = o.device;
+        run.setup.device.traffic = o.traffic;
         run.durationNs = o.durationNs;
         std::int64_t session = 0;
         if (recordRun(run, store, sigFd, o.cancelled, say, session) != RunEnd::Completed) return m;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/run_defaults.h"
 #include "engine/tuner.h"
 
 namespace ringlab {
@@ -20,7 +21,7 @@ struct TuneOptions {
     std::vector<std::string> constraints, over, ties;
     int budget = 40;
     std::int64_t durationNs = 5'000'000'000;
-    double warmupS = 1.0;
+    double warmupS = kWarmupS;
     std::string device, traffic, db;
     std::string saveProfile; // a path: the answer as a profile
     std::function<void(const std::string &)> progress;

@@ -50,6 +50,8 @@ inline constexpr C kDropCauses[] = {C::RxMissed,    C::AllocFail, C::TxFull,
                                     C::HandoffFull, C::RxErrors,  C::TxErrors};
 
 std::string_view counterName(C c);
+// One line on what it counts (Prometheus HELP, documentation).
+std::string_view counterHelp(C c);
 
 struct alignas(64) Counters {
     std::array<std::atomic<std::uint64_t>, kCounterCount> v{};

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,9 +26,18 @@ struct ThreadStat {
     double pollGapMaxUs = -1;
 };
 
+// Coarse latency buckets for exporters that want a histogram (Prometheus): upper bounds in
+// microseconds, and one bucket above the last.
+inline constexpr double kLatencyBucketBoundsUs[] = {5,    10,   20,   50,    100,   200,   500,
+                                                    1000, 2000, 5000, 10000, 20000, 50000, 100000};
+inline constexpr std::size_t kLatencyBucketCount = std::size(kLatencyBucketBoundsUs) + 1;
+
 struct LatencySummary {
     double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0, mean = 0; // microseconds
     std::uint64_t count = 0;
+    // Frames per coarse bucket in the interval (kLatencyBucketBoundsUs). A frame whose fine
+    // histogram bucket straddles a bound counts in the bucket above it.
+    std::array<std::uint64_t, kLatencyBucketCount> buckets{};
 };
 
 struct Sample {

@@ -26,6 +26,15 @@ LatencySummary summarize(const Histogram::Snapshot &h)
     s.p999 = h.quantile(0.999) / 1e3;
     s.max = h.maxValue() / 1e3;
     s.mean = h.mean() / 1e3;
+    std::size_t coarse = 0;
+    for (std::size_t b = 0; b < h.counts.size(); ++b) {
+        if (!h.counts[b]) continue;
+        const auto high = static_cast<double>(Histogram::bucketHigh(b)); // exclusive, ns
+        while (coarse < std::size(kLatencyBucketBoundsUs) &&
+               high > kLatencyBucketBoundsUs[coarse] * 1e3 + 1)
+            ++coarse;
+        s.buckets[coarse] += h.counts[b];
+    }
     return s;
 }
 } // namespace

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "engine/run/run_defaults.h"
 #include "engine/tunables.h"
 
 namespace ringlab {
@@ -33,7 +34,7 @@ struct SweepSpec {
     std::vector<SweepTie> ties;
     int repeat = 1;
     std::int64_t durationNs = 5'000'000'000;
-    double warmupS = 1.0;
+    double warmupS = kWarmupS;
     std::string device; // empty: sim
     std::string traffic;
 };

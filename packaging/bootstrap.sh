@@ -20,6 +20,7 @@ packages=(
     libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
     clang libfuzzer-14-dev
+    prometheus # promtool lints the Prometheus exposition (tst_prometheus)
 )
 
 install_packages() {

@@ -53,7 +53,18 @@ class EngineController::Bridge final : public Subscriber {
     bool posted_ = false;
 };
 
-EngineController::EngineController(QObject *parent) : QObject(parent)
+EngineController::EngineController(QObject *parent)
+    : QObject(parent), service_(std::make_unique<RunService>(
+                           [self = QPointer<EngineController>(this)](const std::string &m) {
+                               // From the recorder's thread: to the GUI thread.
+                               const QString msg = QString::fromStdString(m);
+                               QMetaObject::invokeMethod(
+                                   self,
+                                   [self, msg] {
+                                       if (self) emit self->errorOccurred(msg);
+                                   },
+                                   Qt::QueuedConnection);
+                           }))
 {
     dbPath_ = QString::fromStdString(SessionStore::defaultPath().string());
     deliverTimer_.setSingleShot(true);
@@ -68,15 +79,15 @@ EngineController::~EngineController()
 
 ParamSet EngineController::params() const
 {
-    return engine_ ? engine_->params() : params_;
+    return service_->running() ? service_->params() : params_;
 }
 
 Status EngineController::apply(const Assignments &a, const QString &source)
 {
     Status st;
-    if (engine_) {
-        st = engine_->apply(a, source.toStdString());
-        if (st.ok()) params_ = engine_->params();
+    if (service_->running()) {
+        st = service_->apply(a, source.toStdString());
+        if (st.ok()) params_ = service_->params();
     } else {
         st = params_.set(a);
     }
@@ -106,7 +117,7 @@ SessionStore *EngineController::store(QString *error)
 
 bool EngineController::start(QString *error)
 {
-    if (engine_) return true;
+    if (service_->running()) return true;
     samples_.clear();
     events_.clear();
     sessionId_ = 0;
@@ -118,92 +129,47 @@ bool EngineController::start(QString *error)
             if (error) *error = QStringLiteral("cannot record: ") + why;
             return false;
         }
-        if (db->readOnly()) {
-            if (error)
-                *error = QStringLiteral("cannot record: database %1 is read-only here; its "
-                                        "sessions can be viewed, but recording needs write access "
-                                        "(turn Record off, or use --db FILE elsewhere)")
-                             .arg(dbPath_);
-            return false;
-        }
     }
-    if (auto st = checkDeviceOptions(device_); !st.ok()) {
+    RunSetup setup;
+    setup.params = params_;
+    setup.profile = profile_.toStdString();
+    setup.device = device_;
+    bridge_ = std::make_shared<Bridge>(this);
+    if (const StartStatus st = service_->start(setup, db, {bridge_}); !st.ok()) {
+        bridge_.reset();
         if (error) *error = QString::fromStdString(st.error);
         return false;
     }
-    try {
-        // The device and its check first: a device that cannot be had records nothing.
-        engine_ = std::make_unique<Engine>(params_, deviceFactory(device_), EngineOptions{});
-        if (auto st = engine_->checkDevice(); !st.ok()) throw std::runtime_error(st.error);
-        deviceName_ = QString::fromStdString(engine_->deviceInfo().name);
-        deviceSupport_ = engine_->deviceSupport();
-        bridge_ = std::make_shared<Bridge>(this);
-        engine_->subscribe(bridge_);
-        if (db) {
-            SessionInfo info;
-            info.name = profile_.toStdString();
-            info.device = engine_->deviceInfo().name;
-            info.profile = profile_.toStdString();
-            info.intervalS = 0.1;
-            sessionId_ = db->createSession(info, params_);
-            QPointer<EngineController> self = this;
-            recorder_ = std::make_shared<Recorder>(
-                db->file(), sessionId_, 500'000'000, [self](const std::string &m) {
-                    const QString msg = QString::fromStdString(m);
-                    QMetaObject::invokeMethod(
-                        self,
-                        [self, msg] {
-                            if (self) emit self->errorOccurred(msg);
-                        },
-                        Qt::QueuedConnection);
-                });
-            engine_->subscribe(recorder_);
-        }
-        engine_->start();
-    } catch (const std::exception &e) {
-        engine_.reset();
-        if (recorder_) recorder_->finish("failed");
-        recorder_.reset();
-        QString why = QString::fromStdString(e.what());
-        if (db && sessionId_) {
-            // Nothing ran: keep nothing, not even an empty session.
-            try {
-                db->deleteSession(sessionId_);
-            } catch (const std::exception &again) {
-                why += QStringLiteral(" (and the empty session %1 could not be removed: %2)")
-                           .arg(sessionId_)
-                           .arg(QString::fromStdString(again.what()));
-            }
-        }
-        sessionId_ = 0;
-        if (error) *error = why;
-        return false;
-    }
+    sessionId_ = service_->sessionId();
+    deviceName_ = QString::fromStdString(service_->deviceInfo().name);
+    deviceSupport_ = service_->deviceSupport();
     emit runStarted();
     return true;
 }
 
 void EngineController::stop()
 {
-    if (!engine_) return;
-    engine_->stop();
-    params_ = engine_->params();
-    if (recorder_) recorder_->finish("completed");
-    recorder_.reset();
-    engine_.reset();
+    if (!service_->running()) return;
+    params_ = service_->params();
+    service_->stop("completed");
     deliver(); // the last samples and the stop event
     bridge_.reset();
     emit runStopped(sessionId_);
 }
 
+bool EngineController::isRunning() const
+{
+    return service_->running();
+}
+
 QString EngineController::deviceName() const
 {
-    return engine_ ? deviceName_ : QString::fromStdString(device_.spec);
+    return service_->running() ? deviceName_ : QString::fromStdString(device_.spec);
 }
 
 void EngineController::mark(const QString &label)
 {
-    if (engine_) engine_->mark(label.toStdString());
+    service_->mark(label.toStdString());
 }
 
 void EngineController::deliver()

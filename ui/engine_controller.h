@@ -12,10 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "drivers/registry.h"
-#include "engine/engine.h"
-#include "engine/recorder.h"
-#include "engine/session_store.h"
+#include "engine/run/run_service.h"
 
 namespace ringlab::ui {
 
@@ -44,7 +41,7 @@ class EngineController : public QObject {
 
     bool start(QString *error = nullptr);
     void stop();
-    bool isRunning() const { return engine_ != nullptr; }
+    bool isRunning() const;
     std::int64_t sessionId() const { return sessionId_; }
     void mark(const QString &label);
     // The device the next start uses (a registry spec: sim, lab, dpdk:...).
@@ -79,9 +76,8 @@ class EngineController : public QObject {
     bool recording_ = true;
     QString dbPath_;
     std::unique_ptr<SessionStore> store_;
-    std::unique_ptr<Engine> engine_;
+    std::unique_ptr<RunService> service_;
     std::shared_ptr<Bridge> bridge_;
-    std::shared_ptr<Recorder> recorder_;
     std::int64_t sessionId_ = 0;
     std::vector<SamplePtr> samples_;
     std::vector<Event> events_;

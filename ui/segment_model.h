@@ -9,6 +9,7 @@
 #include <QAbstractTableModel>
 #include <map>
 
+#include "engine/run/run_defaults.h"
 #include "engine/session_report.h"
 
 namespace ringlab::ui {
@@ -33,7 +34,7 @@ class SegmentModel : public QAbstractTableModel {
 
     explicit SegmentModel(QObject *parent = nullptr);
     void setSession(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
-                    double warmupS = 1.0);
+                    double warmupS = kWarmupS);
     // Indices into segmentMetrics(), in column order.
     void setColumns(const std::vector<int> &metrics);
     const std::vector<int> &columns() const { return columns_; }

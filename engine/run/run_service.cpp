@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/run/run_service.h"
+
+#include <exception>
+
+namespace ringlab {
+
+Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
+                      ResolvedProfile &out)
+{
+    std::string error;
+    const auto file = findProfile(nameOrPath, error);
+    if (file.empty() || !loadProfile(file, out.profile, error)) return Status{error};
+    out.params = ParamSet{};
+    if (auto st = out.params.set(out.profile.values); !st.ok())
+        return Status{"profile " + file.string() + ": " + st.error};
+    if (auto st = out.params.set(overrides); !st.ok()) return Status{"--set: " + st.error};
+    return {};
+}
+
+Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
+{
+    out.clear();
+    for (const auto &w : words) {
+        const auto eq = w.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return Status{"--set \"" + w + "\": expected NAME=VALUE, e.g. --set poll.mode=busy"};
+        out.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+    }
+    return {};
+}
+
+RunService::RunService(ErrorFn onRecordError) : onRecordError_(std::move(onRecordError)) {}
+
+RunService::~RunService()
+{
+    if (running()) stop();
+}
+
+void RunService::discardSession(SessionStore &store, std::string &why)
+{
+    // Nothing ran: keep nothing, not even an empty session.
+    try {
+        store.deleteSession(session_);
+    } catch (const std::exception &e) {
+        why += " (and the empty session " + std::to_string(session_) +
+               " could not be removed: " + e.what() + ")";
+    }
+    session_ = 0;
+}
+
+StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
+                              const std::vector<std::shared_ptr<Subscriber>> &subscribers)
+{
+    if (running()) return {"a run is already going: stop it first", true};
+    session_ = 0;
+    if (store && store->readOnly())
+        return {"cannot record: database " + store->file().string() +
+                    " is read-only here; its sessions can be viewed, but recording needs write "
+                    "access (turn recording off, or record to another database)",
+                true};
+    if (auto st = checkDeviceOptions(setup.device); !st.ok()) return {st.error, true};
+
+    // The device and its check first: a device that cannot be had records nothing.
+    try {
+        engine_ = std::make_unique<Engine>(setup.params, deviceFactory(setup.device),
+                                           EngineOptions{setup.intervalNs});
+    } catch (const std::exception &e) {
+        return {"device " + setup.device.spec + ": " + e.what(), false};
+    }
+    if (auto st = engine_->checkDevice(); !st.ok()) {
+        engine_.reset();
+        return {st.error, true};
+    }
+    deviceInfo_ = engine_->deviceInfo();
+    deviceSupport_ = engine_->deviceSupport();
+
+    if (store) {
+        SessionInfo info;
+        info.name = setup.sessionName.empty() ? setup.profile : setup.sessionName;
+        info.device = deviceInfo_.name;
+        info.profile = setup.profile;
+        info.intervalS = static_cast<double>(setup.intervalNs) / 1e9;
+        info.runGroup = setup.runGroup;
+        info.repeatIndex = setup.repeatIndex;
+        try {
+            session_ = store->createSession(info, setup.params);
+            if (!setup.atStart.empty()) store->append(session_, {}, setup.atStart);
+            recorder_ = std::make_shared<Recorder>(store->file(), session_, kRecorderFlushNs,
+                                                   onRecordError_);
+        } catch (const std::exception &e) {
+            std::string why = std::string("cannot record: ") + e.what();
+            if (session_) discardSession(*store, why);
+            engine_.reset();
+            return {why, false};
+        }
+    }
+    for (const auto &s : subscribers)
+        engine_->subscribe(s);
+    if (recorder_) engine_->subscribe(recorder_);
+    try {
+        engine_->start();
+    } catch (const std::exception &e) {
+        std::string why = "cannot start on " + deviceInfo_.name + ": " + e.what();
+        engine_.reset();
+        if (recorder_) recorder_->finish("failed");
+        recorder_.reset();
+        if (store && session_) discardSession(*store, why);
+        return {why, false};
+    }
+    return {};
+}
+
+Status RunService::apply(const Assignments &a, const std::string &source)
+{
+    if (!running()) return Status{"no run is going: start one first"};
+    return engine_->apply(a, source);
+}
+
+void RunService::mark(const std::string &label)
+{
+    if (running()) engine_->mark(label);
+}
+
+RunOutcome RunService::stop(const std::string &status)
+{
+    RunOutcome out;
+    out.session = session_;
+    if (!running()) return out;
+    engine_->stop();
+    engine_.reset(); // the device goes before the session is finished
+    if (recorder_) {
+        recorder_->finish(status);
+        out.samplesWritten = recorder_->samplesWritten();
+        out.samplesLost = recorder_->samplesLost();
+        out.recordError = recorder_->lastError();
+        recorder_.reset();
+    }
+    return out;
+}
+
+} // namespace ringlab

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The run service: the one place a run is set up and taken down, whichever program asks.
+// From a profile and overrides to validated values; the device through the registry; the
+// engine; the session and its recorder; live changes, marks; stop and the session's final
+// status. The command line, the sweeps and the desktop app all use it, and nothing else
+// creates an engine for a run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/registry.h"
+#include "engine/engine.h"
+#include "engine/profile.h"
+#include "engine/recorder.h"
+#include "engine/run/run_defaults.h"
+#include "engine/session_store.h"
+
+namespace ringlab {
+
+// A profile (by name or path) with overrides applied after it, validated together. The
+// error names the profile's file or the override, the tunable, the value and what is allowed.
+struct ResolvedProfile {
+    Profile profile;
+    ParamSet params;
+};
+[[nodiscard]] Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
+                                    ResolvedProfile &out);
+// "NAME=VALUE" words (--set) as assignments; the error quotes the word that is not one.
+[[nodiscard]] Status parseAssignments(const std::vector<std::string> &words, Assignments &out);
+
+// Everything a run is started from.
+struct RunSetup {
+    ParamSet params;            // validated values (resolveProfile, or a panel's)
+    std::string profile;        // the profile's name, recorded with the session
+    DeviceOptions device;       // a registry spec and its options
+    std::string sessionName;    // empty: the profile's name
+    std::string runGroup;       // repeats of one run share it
+    int repeatIndex = 0;        // 1.. within the group; 0: not a repeat
+    std::vector<Event> atStart; // recorded with the session before the run starts
+    std::int64_t intervalNs = kSampleIntervalNs;
+};
+
+// Why a start failed: the setup was refused (a device spec, values the device does not take:
+// the user's to change, exit code 2), or the device or the database failed (exit code 1).
+struct StartStatus {
+    std::string error;
+    bool refused = false;
+    bool ok() const { return error.empty(); }
+};
+
+// What a stopped run left behind.
+struct RunOutcome {
+    std::int64_t session = 0; // 0: not recorded
+    std::uint64_t samplesWritten = 0;
+    std::uint64_t samplesLost = 0; // could not be written (a full disk, a lost file)
+    std::string recordError;       // why, when samplesLost > 0
+};
+
+class RunService {
+  public:
+    using ErrorFn = std::function<void(const std::string &)>;
+    // onRecordError hears of write failures while recording, from the recorder's thread.
+    explicit RunService(ErrorFn onRecordError = {});
+    ~RunService(); // a run still going is stopped and its session completed
+    RunService(const RunService &) = delete;
+    RunService &operator=(const RunService &) = delete;
+
+    // Creates the device (its check first: a device that cannot be had, or refuses the values,
+    // records nothing), then the session in `store` (null: not recorded) and its recorder,
+    // subscribes `subscribers`, and starts. On failure nothing is left: no engine, no session.
+    [[nodiscard]] StartStatus
+    start(const RunSetup &setup, SessionStore *store,
+          const std::vector<std::shared_ptr<Subscriber>> &subscribers = {});
+    bool running() const { return engine_ != nullptr; }
+
+    // Validated together through the registry; a refusal leaves every value as it was and
+    // says why. Only while running.
+    [[nodiscard]] Status apply(const Assignments &a, const std::string &source);
+    void mark(const std::string &label);
+
+    // Stops the run; its session ends `status` (completed, interrupted, failed). The device
+    // goes (ports detached, a lab removed) before the session is finished.
+    RunOutcome stop(const std::string &status = "completed");
+
+    // While running:
+    Engine &engine() { return *engine_; }
+    ParamSet params() const { return engine_->params(); }
+    DeviceInfo deviceInfo() const { return deviceInfo_; } // also after stop
+    std::vector<TunableSupport> deviceSupport() const { return deviceSupport_; }
+    std::int64_t sessionId() const { return session_; }
+
+  private:
+    void discardSession(SessionStore &store, std::string &why);
+
+    ErrorFn onRecordError_;
+    std::unique_ptr<Engine> engine_;
+    std::shared_ptr<Recorder> recorder_;
+    DeviceInfo deviceInfo_;
+    std::vector<TunableSupport> deviceSupport_;
+    std::int64_t session_ = 0;
+};
+
+} // namespace ringlab

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The run service, the one place a run is set up: a profile and overrides resolved with
+// errors that name the culprit; a recorded run from start to its session's final status,
+// with live changes, a refusal and a mark; and starts that fail leave nothing behind.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+
+#include "engine/run/run_service.h"
+#include "test_support.h"
+
+using namespace ringlab;
+using namespace ringlab::test;
+
+class TstRunService : public QObject {
+    Q_OBJECT
+  private slots:
+    void init();
+    void profileAndOverridesResolve();
+    void badProfilesAndOverridesAreNamed();
+    void recordedRunFromStartToStop();
+    void unrecordedRunKeepsNoSession();
+    void refusedDeviceLeavesNothing();
+    void readOnlyDatabaseIsRefusedBeforeTheDevice();
+    void secondStartWhileRunningIsRefused();
+
+  private:
+    std::filesystem::path writeProfile(const std::string &name, const std::string &text);
+    std::unique_ptr<QTemporaryDir> dir_;
+};
+
+void TstRunService::init()
+{
+    dir_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(dir_->isValid());
+}
+
+std::filesystem::path TstRunService::writeProfile(const std::string &name, const std::string &text)
+{
+    const std::filesystem::path file = dir_->filePath(QString::fromStdString(name)).toStdString();
+    std::ofstream(file) << text;
+    return file;
+}
+
+void TstRunService::profileAndOverridesResolve()
+{
+    const auto file = writeProfile("p.json", R"({"name": "p", "device": "dpdk:net_null0",
+        "params": {"poll.mode": "sleep", "poll.sleep_min_us": 100, "poll.sleep_max_us": 200}})");
+    Assignments overrides;
+    QVERIFY(parseAssignments({"poll.sleep_min_us=1000", "poll.sleep_max_us=2000"}, overrides).ok());
+    ResolvedProfile r;
+    // The pair moves in the order given: validated together, not one by one.
+    const Status st = resolveProfile(file.string(), overrides, r);
+    QVERIFY2(st.ok(), st.error.c_str());
+    QCOMPARE(r.profile.name, std::string("p"));
+    QCOMPARE(r.profile.device, std::string("dpdk:net_null0")); // the profile's device is kept
+    QCOMPARE(r.params.text(P::PollSleepMinUs), std::string("1000"));
+    QCOMPARE(r.params.text(P::PollSleepMaxUs), std::string("2000"));
+}
+
+void TstRunService::badProfilesAndOverridesAreNamed()
+{
+    Assignments a;
+    Status st = parseAssignments({"poll.mode"}, a);
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("\"poll.mode\"") != std::string::npos &&
+                 st.error.find("NAME=VALUE") != std::string::npos,
+             st.error.c_str());
+
+    ResolvedProfile r;
+    st = resolveProfile((dir_->path() + "/missing.json").toStdString(), {}, r);
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("missing.json") != std::string::npos, st.error.c_str());
+
+    const auto file = writeProfile("q.json", R"({"name": "q", "params": {"poll.mode": "sleep"}})");
+    st = resolveProfile(file.string(), {{"poll.sleep_min_us", "-5"}}, r);
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.rfind("--set: ", 0) == 0 &&
+                 st.error.find("poll.sleep_min_us") != std::string::npos &&
+                 st.error.find("-5") != std::string::npos,
+             st.error.c_str());
+}
+
+void TstRunService::recordedRunFromStartToStop()
+{
+    SessionStore store(dir_->filePath("s.db").toStdString());
+    RunSetup setup;
+    setup.params = params({{"load.rate_pps", "50000"}});
+    setup.profile = "default";
+    setup.sessionName = "service run";
+    setup.atStart = {{0, "mark", "", "", "", "test", "before the start"}};
+    std::vector<std::string> errors;
+    RunService service([&](const std::string &m) { errors.push_back(m); });
+    auto c = std::make_shared<Collector>();
+    const StartStatus st = service.start(setup, &store, {c});
+    QVERIFY2(st.ok(), st.error.c_str());
+    QVERIFY(service.running());
+    QVERIFY(service.sessionId() > 0);
+    QVERIFY(c->waitSamples(3));
+
+    // A refusal names the tunable and changes nothing; a valid pair applies as one change.
+    const Status refused = service.apply({{"poll.sleep_min_us", "5000"}}, "test");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error.find("poll.sleep_min_us") != std::string::npos, refused.error.c_str());
+    QVERIFY(
+        service.apply({{"poll.sleep_min_us", "300"}, {"poll.sleep_max_us", "400"}}, "test").ok());
+    QCOMPARE(service.params().text(P::PollSleepMinUs), std::string("300"));
+    service.mark("after the change");
+    QVERIFY(c->waitSamples(6));
+
+    const std::int64_t id = service.sessionId();
+    const RunOutcome out = service.stop("completed");
+    QVERIFY(!service.running());
+    QCOMPARE(out.session, id);
+    QVERIFY(out.samplesWritten >= 6);
+    QCOMPARE(out.samplesLost, std::uint64_t{0});
+    QVERIFY(errors.empty());
+
+    SessionInfo info;
+    QVERIFY(store.get(id, info));
+    QCOMPARE(info.name, std::string("service run"));
+    QCOMPARE(info.profile, std::string("default"));
+    QCOMPARE(info.device, std::string("sim0"));
+    QCOMPARE(info.status, std::string("completed"));
+    QCOMPARE(info.intervalS, 0.1);
+    QCOMPARE(static_cast<std::uint64_t>(info.sampleCount), out.samplesWritten);
+    const auto changes = store.changes(id);
+    QCOMPARE(changes.size(), std::size_t{2});
+    QCOMPARE(changes[0].t, changes[1].t);
+    QStringList marks;
+    for (const auto &e : store.events(id))
+        if (e.kind == "mark") marks << QString::fromStdString(e.message);
+    QCOMPARE(marks, QStringList({"before the start", "after the change"}));
+    // Stopping again is harmless and says which session it was.
+    QCOMPARE(service.stop().session, id);
+}
+
+void TstRunService::unrecordedRunKeepsNoSession()
+{
+    RunService service;
+    RunSetup setup;
+    setup.params = params({});
+    setup.profile = "default";
+    auto c = std::make_shared<Collector>();
+    QVERIFY(service.start(setup, nullptr, {c}).ok());
+    QVERIFY(c->waitSamples(2));
+    const RunOutcome out = service.stop();
+    QCOMPARE(out.session, std::int64_t{0});
+    QCOMPARE(out.samplesWritten, std::uint64_t{0});
+}
+
+void TstRunService::refusedDeviceLeavesNothing()
+{
+    SessionStore store(dir_->filePath("s.db").toStdString());
+    RunService service;
+    RunSetup setup;
+    setup.params = params({});
+    setup.profile = "default";
+    setup.device.spec = "nonsense0";
+    StartStatus st = service.start(setup, &store);
+    QVERIFY(!st.ok());
+    QVERIFY(st.refused);
+    QVERIFY2(st.error.find("nonsense0") != std::string::npos, st.error.c_str());
+    // A device that refuses the values: poll.mode=interrupt on a port without interrupts.
+    setup.device.spec = "dpdk:net_null0";
+    setup.params = params({{"poll.mode", "interrupt"}});
+    st = service.start(setup, &store);
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error.find("interrupt") != std::string::npos, st.error.c_str());
+    QVERIFY(!service.running());
+    QVERIFY(store.list().empty()); // no session, not even an empty one
+}
+
+void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
+{
+    const std::filesystem::path file = dir_->filePath("ro.db").toStdString();
+    {
+        SessionStore create(file);
+    }
+    SessionStore store(file, Db::Mode::ReadOnly);
+    RunService service;
+    RunSetup setup;
+    setup.params = params({});
+    const StartStatus st = service.start(setup, &store);
+    QVERIFY(!st.ok());
+    QVERIFY(st.refused);
+    QVERIFY2(st.error.find("read-only") != std::string::npos &&
+                 st.error.find("ro.db") != std::string::npos,
+             st.error.c_str());
+    QVERIFY(!service.running());
+}
+
+void TstRunService::secondStartWhileRunningIsRefused()
+{
+    RunService service;
+    RunSetup setup;
+    setup.params = params({});
+    QVERIFY(service.start(setup, nullptr).ok());
+    const StartStatus again = service.start(setup, nullptr);
+    QVERIFY(!again.ok());
+    QVERIFY2(again.error.find("already") != std::string::npos, again.error.c_str());
+    QVERIFY(service.running());
+    service.stop();
+}
+
+QTEST_GUILESS_MAIN(TstRunService)
+#include "tst_run_service.moc"
