@@ -286,7 +286,8 @@ void TstCharts::coloursAreFixedAndDistinct()
     QSet<QRgb> seen;
     QSet<QRgb> nonThread;
     for (const SeriesDef &d : seriesDefs()) {
-        if (QLatin1String(d.key) == "engine") continue; // the threads' sum: a thread colour
+        if (QLatin1String(d.key) == "engine_cpu_ms_per_s")
+            continue; // the threads' sum: a thread colour
         const QColor c = seriesColor(d.key);
         QVERIFY2(!seen.contains(c.rgb()), d.key);
         seen.insert(c.rgb());
@@ -299,9 +300,9 @@ void TstCharts::coloursAreFixedAndDistinct()
         QVERIFY2(!nonThread.contains(cpu.rgb()), th);                // never a rate's colour
     }
     QVERIFY(!nonThread.contains(seriesColor(kGuiThreadKey).rgb()));
-    QVERIFY(!nonThread.contains(seriesColor("engine").rgb()));
+    QVERIFY(!nonThread.contains(seriesColor("engine_cpu_ms_per_s").rgb()));
     // p99 and max were brown and grey: now far apart.
-    const QColor p99 = seriesColor("p99"), max = seriesColor("max");
+    const QColor p99 = seriesColor("latency_p99_us"), max = seriesColor("latency_max_us");
     const int dist = std::abs(p99.red() - max.red()) + std::abs(p99.green() - max.green()) +
                      std::abs(p99.blue() - max.blue());
     QVERIFY2(dist > 200, qPrintable(QString::number(dist)));

@@ -5,31 +5,42 @@
 #include <QColor>
 #include <QFont>
 
+#include "engine/metric_table.h"
 #include "engine/sample_metrics.h"
 
 namespace ringlab::ui {
 
 const std::vector<SegmentMetric> &segmentMetrics()
 {
-    static const std::vector<SegmentMetric> m = {
-        {"rx_pps", "", "rx pps", true},
-        {"engine_cpu_ms_per_s", "", "engine CPU ms/s", true},
-        {"wakeups_per_s", "poll", "poll wakeups/s", true},
-        {"latency_p99_us", "", "p99 µs", true},
-        {"drops_per_s", "", "drops/s", true},
-        {"latency_p50_us", "", "p50 µs", false},
-        {"rtt_p50_us", "", "rtt p50 µs", false},
-        {"tx_pps", "", "tx pps", false},
-        {"cpu_ms_per_s", "poll", "poll CPU ms/s", false},
-        {"interrupts_per_s", "", "interrupts/s", false},
-        {"timer_arms_per_s", "", "timer arms/s", false},
-        {"timer_arms_per_frame", "", "timer arms/frame", false},
-        {"refill_wakeups_per_s", "", "refill wakeups/s", false},
-        {"wakeups_per_s", "refill", "refill thread wakeups/s", false},
-        {"rx_missed_per_s", "", "rx missed/s", false},
-        {"alloc_fail_per_s", "", "alloc fail/s", false},
-        {"machine_cpu_pct", "", "machine CPU %", false},
-    };
+    static const std::vector<SegmentMetric> m = [] {
+        const std::vector<SegmentMetric> rows = {
+            {"rx_pps", "", "rx pps", true},
+            {"engine_cpu_ms_per_s", "", "engine CPU ms/s", true},
+            {"wakeups_per_s", "poll", "poll wakeups/s", true},
+            {"latency_p99_us", "", "p99 µs", true},
+            {"drops_per_s", "", "drops/s", true},
+            {"latency_p50_us", "", "p50 µs", false},
+            {"rtt_p50_us", "", "rtt p50 µs", false},
+            {"tx_pps", "", "tx pps", false},
+            {"cpu_ms_per_s", "poll", "poll CPU ms/s", false},
+            {"interrupts_per_s", "", "interrupts/s", false},
+            {"timer_arms_per_s", "", "timer arms/s", false},
+            {"timer_arms_per_frame", "", "timer arms/frame", false},
+            {"refill_wakeups_per_s", "", "refill wakeups/s", false},
+            {"wakeups_per_s", "refill", "refill thread wakeups/s", false},
+            {"poll_gap_max_us", "poll", "longest poll gap µs", false},
+            {"rx_missed_per_s", "", "rx missed/s", false},
+            {"alloc_fail_per_s", "", "alloc fail/s", false},
+            {"machine_cpu_pct", "", "machine CPU %", false},
+        };
+        // Every column is an engine metric, read through the metric table.
+        for (const auto &r : rows) {
+            const MetricDef *d = findMetric(r.name);
+            if (!d || d->perThread() != (*r.thread != 0))
+                qFatal("segment columns: %s is not an engine metric of that kind", r.name);
+        }
+        return rows;
+    }();
     return m;
 }
 

@@ -3,39 +3,9 @@
 
 #include <QHash>
 
-namespace ringlab::ui {
+#include "engine/metric_table.h"
 
-namespace {
-std::optional<double> rate(const Sample &s, C c)
-{
-    return s.rateOf(c);
-}
-std::function<std::optional<double>(const Sample &)> counter(C c)
-{
-    return [c](const Sample &s) { return rate(s, c); };
-}
-std::function<std::optional<double>(const Sample &)> latency(double LatencySummary::*f)
-{
-    return [f](const Sample &s) -> std::optional<double> {
-        if (!s.latency.count) return std::nullopt;
-        return s.latency.*f;
-    };
-}
-std::function<std::optional<double>(const Sample &)> rtt(double LatencySummary::*f)
-{
-    return [f](const Sample &s) -> std::optional<double> {
-        if (!s.rtt.count) return std::nullopt;
-        return s.rtt.*f;
-    };
-}
-std::function<std::optional<double>(const Sample &)> stage(std::size_t k)
-{
-    return [k](const Sample &s) -> std::optional<double> {
-        if (!s.latency.count) return std::nullopt;
-        return s.stageUs[k];
-    };
-}
-} // namespace
+namespace ringlab::ui {
 
 const std::vector<ChartDef> &chartDefs()
 {
@@ -51,47 +21,61 @@ const std::vector<ChartDef> &chartDefs()
 const std::vector<SeriesDef> &seriesDefs()
 {
     using T = ChartId;
-    static const std::vector<SeriesDef> defs = {
-        {T::Throughput, "rx_mbps", "rx", false, true, [](const Sample &s) { return s.rxMbps; }},
-        {T::Throughput, "tx_mbps", "tx", false, true, [](const Sample &s) { return s.txMbps; }},
-        {T::Throughput, "rx_pps", "rx pps", true, true, counter(C::RxPackets)},
-        {T::Throughput, "offered_pps", "offered pps", true, false, counter(C::Offered)},
-        {T::Throughput, "tx_pps", "tx pps", true, false, counter(C::TxPackets)},
-        // The engine's threads summed: the headline, equal in the desktop and headless.
-        {T::Cpu, "engine", "engine", false, true,
-         [](const Sample &s) { return s.engineCpuMsPerS; }},
-        {T::Latency, "p50", "p50", false, true, latency(&LatencySummary::p50)},
-        {T::Latency, "p90", "p90", false, false, latency(&LatencySummary::p90)},
-        {T::Latency, "p99", "p99", false, true, latency(&LatencySummary::p99)},
-        {T::Latency, "p999", "p99.9", false, false, latency(&LatencySummary::p999)},
-        {T::Latency, "max", "max", false, true, latency(&LatencySummary::max)},
-        // Round trips: the simulated NIC's probes, or a real ping across the lab.
-        {T::Latency, "rtt_p50", "rtt p50", false, true, rtt(&LatencySummary::p50)},
-        {T::Latency, "rtt_p99", "rtt p99", false, false, rtt(&LatencySummary::p99)},
-        // Mean time per stage span (the Zephyr-style breakdown of the seeds).
-        {T::Latency, "stage_harvest", "harvest", false, false, stage(0)},
-        {T::Latency, "stage_handoff", "hand-off", false, false, stage(1)},
-        {T::Latency, "stage_process", "processing", false, false, stage(2)},
-        {T::Latency, "stage_tx_post", "TX post", false, false, stage(3)},
-        {T::Latency, "stage_tx_wire", "TX wire", false, false, stage(4)},
-        {T::Events, "drops", "drops", false, true, [](const Sample &s) { return s.dropsPerS(); }},
-        {T::Events, "interrupts", "interrupts", false, true, counter(C::Interrupts)},
-        {T::Events, "timer_arms", "timer arms", false, true, counter(C::TimerArms)},
-        {T::Events, "timer_fires", "timer fires", false, true, counter(C::TimerFires)},
-        {T::Events, "refill_wakeups", "refill wakeups", false, true, counter(C::RefillWakeups)},
-        {T::Events, "timer_cancels", "timer cancels", false, false, counter(C::TimerCancels)},
-        {T::Events, "polls", "polls", false, false, counter(C::Polls)},
-        {T::Events, "empty_polls", "empty polls", false, false, counter(C::EmptyPolls)},
-        {T::Events, "tx_cleans", "TX cleans", false, false, counter(C::TxCleans)},
-        {T::Events, "work_items", "work items", false, false, counter(C::WorkItems)},
-        {T::Events, "dim_steps", "net_dim steps", false, false, counter(C::DimSteps)},
-        {T::Events, "rx_missed", "drops: rx missed", false, false, counter(C::RxMissed)},
-        {T::Events, "alloc_fail", "drops: alloc fail", false, false, counter(C::AllocFail)},
-        {T::Events, "tx_full", "drops: TX full", false, false, counter(C::TxFull)},
-        {T::Events, "handoff_full", "drops: hand-off full", false, false, counter(C::HandoffFull)},
-        {T::Events, "rx_errors", "drops: rx errors", false, false, counter(C::RxErrors)},
-        {T::Events, "tx_errors", "drops: TX errors", false, false, counter(C::TxErrors)},
-    };
+    // Keys are the engine's metric names (engine/metric_table): the value is read from there.
+    static const std::vector<SeriesDef> defs = [] {
+        const struct {
+            ChartId chart;
+            const char *metric, *label;
+            bool right, defaultOn;
+        } rows[] = {
+            {T::Throughput, "rx_mbps", "rx", false, true},
+            {T::Throughput, "tx_mbps", "tx", false, true},
+            {T::Throughput, "rx_pps", "rx pps", true, true},
+            {T::Throughput, "offered_pps", "offered pps", true, false},
+            {T::Throughput, "tx_pps", "tx pps", true, false},
+            // The engine's threads summed: the headline, equal in the desktop and headless.
+            {T::Cpu, "engine_cpu_ms_per_s", "engine", false, true},
+            {T::Latency, "latency_p50_us", "p50", false, true},
+            {T::Latency, "latency_p90_us", "p90", false, false},
+            {T::Latency, "latency_p99_us", "p99", false, true},
+            {T::Latency, "latency_p999_us", "p99.9", false, false},
+            {T::Latency, "latency_max_us", "max", false, true},
+            // Round trips: the simulated NIC's probes, or a real ping across the lab.
+            {T::Latency, "rtt_p50_us", "rtt p50", false, true},
+            {T::Latency, "rtt_p99_us", "rtt p99", false, false},
+            // Mean time per stage span (the Zephyr-style breakdown of the seeds).
+            {T::Latency, "stage_harvest_us", "harvest", false, false},
+            {T::Latency, "stage_handoff_us", "hand-off", false, false},
+            {T::Latency, "stage_process_us", "processing", false, false},
+            {T::Latency, "stage_tx_post_us", "TX post", false, false},
+            {T::Latency, "stage_tx_wire_us", "TX wire", false, false},
+            {T::Events, "drops_per_s", "drops", false, true},
+            {T::Events, "interrupts_per_s", "interrupts", false, true},
+            {T::Events, "timer_arms_per_s", "timer arms", false, true},
+            {T::Events, "timer_fires_per_s", "timer fires", false, true},
+            {T::Events, "refill_wakeups_per_s", "refill wakeups", false, true},
+            {T::Events, "timer_cancels_per_s", "timer cancels", false, false},
+            {T::Events, "polls_per_s", "polls", false, false},
+            {T::Events, "empty_polls_per_s", "empty polls", false, false},
+            {T::Events, "tx_cleans_per_s", "TX cleans", false, false},
+            {T::Events, "work_items_per_s", "work items", false, false},
+            {T::Events, "dim_steps_per_s", "net_dim steps", false, false},
+            {T::Events, "rx_missed_per_s", "drops: rx missed", false, false},
+            {T::Events, "alloc_fail_per_s", "drops: alloc fail", false, false},
+            {T::Events, "tx_full_per_s", "drops: TX full", false, false},
+            {T::Events, "handoff_full_per_s", "drops: hand-off full", false, false},
+            {T::Events, "rx_errors_per_s", "drops: rx errors", false, false},
+            {T::Events, "tx_errors_per_s", "drops: TX errors", false, false},
+        };
+        std::vector<SeriesDef> out;
+        for (const auto &r : rows) {
+            const MetricDef *m = findMetric(r.metric);
+            if (!m || m->perThread())
+                qFatal("series catalogue: %s is not an engine metric", r.metric);
+            out.push_back({r.chart, r.metric, r.label, r.right, r.defaultOn, m->read});
+        }
+        return out;
+    }();
     return defs;
 }
 
@@ -115,9 +99,12 @@ namespace {
 const QHash<QString, QColor> &threadColors()
 {
     static const QHash<QString, QColor> map = {
-        {"poll", QColor(0x1f77b4)},         {"refill", QColor(0x2ca02c)},
-        {"txclean", QColor(0x9467bd)},      {"rx-fifo", QColor(0x8c564b)},
-        {"engine", QColor(QRgb(0x000000))}, {"gui", QColor(0xe377c2)},
+        {"poll", QColor(0x1f77b4)},
+        {"refill", QColor(0x2ca02c)},
+        {"txclean", QColor(0x9467bd)},
+        {"rx-fifo", QColor(0x8c564b)},
+        {"engine_cpu_ms_per_s", QColor(QRgb(0x000000))},
+        {"gui", QColor(0xe377c2)},
     };
     return map;
 }
@@ -136,23 +123,40 @@ const QHash<QString, QColor> &otherColors()
 {
     // Every other series, one colour each (checked distinct by tst_gui).
     static const QHash<QString, QColor> map = {
-        {"rx_mbps", QColor(0xff7f0e)},       {"tx_mbps", QColor(0x00a6a6)},
-        {"rx_pps", QColor(0xad494a)},        {"offered_pps", QColor(0x637939)},
-        {"tx_pps", QColor(0x6b6ecf)},        {"p50", QColor(0x3182bd)},
-        {"p90", QColor(0x9ecae1)},           {"p99", QColor(0xe6550d)},
-        {"p999", QColor(0xa50f15)},          {"max", QColor(0x525252)},
-        {"rtt_p50", QColor(0x31a354)},       {"rtt_p99", QColor(0x74c476)},
-        {"stage_harvest", QColor(0xc49c94)}, {"stage_handoff", QColor(0xf7b6d2)},
-        {"stage_process", QColor(0xdbdb8d)}, {"stage_tx_post", QColor(0x9edae5)},
-        {"stage_tx_wire", QColor(0xc5b0d5)}, {"drops", QColor(0xd62728)},
-        {"interrupts", QColor(0xff9896)},    {"timer_arms", QColor(0xfd8d3c)},
-        {"timer_fires", QColor(0x8c6d31)},   {"refill_wakeups", QColor(0x98df8a)},
-        {"timer_cancels", QColor(0xe7ba52)}, {"polls", QColor(0x6baed6)},
-        {"empty_polls", QColor(0xaec7e8)},   {"tx_cleans", QColor(0xce6dbd)},
-        {"work_items", QColor(0x843c39)},    {"dim_steps", QColor(0x7b4173)},
-        {"rx_missed", QColor(0xfc9272)},     {"alloc_fail", QColor(0xcb181d)},
-        {"tx_full", QColor(0x67000d)},       {"handoff_full", QColor(0xfb6a4a)},
-        {"rx_errors", QColor(0xbd9e39)},     {"tx_errors", QColor(0xe7969c)},
+        {"rx_mbps", QColor(0xff7f0e)},
+        {"tx_mbps", QColor(0x00a6a6)},
+        {"rx_pps", QColor(0xad494a)},
+        {"offered_pps", QColor(0x637939)},
+        {"tx_pps", QColor(0x6b6ecf)},
+        {"latency_p50_us", QColor(0x3182bd)},
+        {"latency_p90_us", QColor(0x9ecae1)},
+        {"latency_p99_us", QColor(0xe6550d)},
+        {"latency_p999_us", QColor(0xa50f15)},
+        {"latency_max_us", QColor(0x525252)},
+        {"rtt_p50_us", QColor(0x31a354)},
+        {"rtt_p99_us", QColor(0x74c476)},
+        {"stage_harvest_us", QColor(0xc49c94)},
+        {"stage_handoff_us", QColor(0xf7b6d2)},
+        {"stage_process_us", QColor(0xdbdb8d)},
+        {"stage_tx_post_us", QColor(0x9edae5)},
+        {"stage_tx_wire_us", QColor(0xc5b0d5)},
+        {"drops_per_s", QColor(0xd62728)},
+        {"interrupts_per_s", QColor(0xff9896)},
+        {"timer_arms_per_s", QColor(0xfd8d3c)},
+        {"timer_fires_per_s", QColor(0x8c6d31)},
+        {"refill_wakeups_per_s", QColor(0x98df8a)},
+        {"timer_cancels_per_s", QColor(0xe7ba52)},
+        {"polls_per_s", QColor(0x6baed6)},
+        {"empty_polls_per_s", QColor(0xaec7e8)},
+        {"tx_cleans_per_s", QColor(0xce6dbd)},
+        {"work_items_per_s", QColor(0x843c39)},
+        {"dim_steps_per_s", QColor(0x7b4173)},
+        {"rx_missed_per_s", QColor(0xfc9272)},
+        {"alloc_fail_per_s", QColor(0xcb181d)},
+        {"tx_full_per_s", QColor(0x67000d)},
+        {"handoff_full_per_s", QColor(0xfb6a4a)},
+        {"rx_errors_per_s", QColor(0xbd9e39)},
+        {"tx_errors_per_s", QColor(0xe7969c)},
     };
     return map;
 }
