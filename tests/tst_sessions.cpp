@@ -8,10 +8,14 @@
 #include <QtTest>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
+#include "engine/metric_table.h"
 #include "engine/recorder.h"
+#include "engine/sample_metrics.h"
 #include "engine/session_compare.h"
 #include "engine/session_report.h"
 #include "engine/session_store.h"
@@ -26,6 +30,7 @@ class TstSessions : public QObject {
   private slots:
     void init() { QVERIFY(dir_.isValid()); }
     void roundTrip();
+    void everyMetricOfTheTableRoundTrips();
     void migrationFromEmptyAndFromVersion1();
     void foreignSchemaVersionsAreRefused();
     void killDashNineLosesAtMostASecond();
@@ -120,6 +125,60 @@ void TstSessions::roundTrip()
     QCOMPARE(segs.size(), std::size_t{2});
     QCOMPARE(segs[0].rows, (std::vector<std::size_t>{0, 1}));
     QVERIFY(segs[1].rows.empty());
+}
+
+void TstSessions::everyMetricOfTheTableRoundTrips()
+{
+    // A sample with a distinct value in every field the metric table reads.
+    Sample s;
+    s.interval = 0.1;
+    for (std::size_t k = 0; k < kCounterCount; ++k)
+        s.rate[k] = 10.0 * static_cast<double>(k + 1);
+    s.rxMbps = 1.5;
+    s.txMbps = 2.5;
+    s.latency = {11, 12, 13, 14, 15, 16, 100, {}};
+    s.rtt = {21, 22, 23, 24, 25, 26, 10, {}};
+    for (std::size_t k = 0; k < kStageSpans; ++k)
+        s.stageUs[k] = 30.0 + static_cast<double>(k);
+    s.engineCpuMsPerS = 41;
+    s.processCpuMsPerS = 42;
+    s.machineCpuPct = 43;
+    s.poolFree = 44;
+    s.rxPosted = 45;
+    s.txPending = 46;
+    s.handoffDepth = 47;
+    s.rxModerationUs = 48;
+    s.txCoalesceUs = 49;
+    s.threads = {{"poll", 51, 5.1, 52, 53}, {"sampler", 54, 5.4, 55, -1}};
+    s.device = {{"port_a_ipackets", "packets", 56, true}};
+
+    const auto flat = flattenSample(s);
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto &m : flat) {
+        QVERIFY2(seen.insert({m.name, m.thread}).second, m.name.c_str()); // each once
+        // Every figure is the table's, except the device's own.
+        QVERIFY2(findMetric(m.name) || m.name == "port_a_ipackets", m.name.c_str());
+    }
+    QVERIFY(seen.count(std::make_pair(std::string("poll_gap_max_us"), std::string("poll"))));
+    // Not a polling thread: no gap.
+    QVERIFY(!seen.count(std::make_pair(std::string("poll_gap_max_us"), std::string("sampler"))));
+    for (const MetricDef &d : metricTable())
+        QVERIFY2(seen.count(std::make_pair(d.name, std::string(d.perThread() ? "poll" : ""))),
+                 d.name.c_str());
+
+    // Read back as a stored session is: the same figures.
+    Sample back;
+    for (const auto &m : flat)
+        setSampleMetric(back, m.name, m.thread, m.value);
+    const auto again = flattenSample(back);
+    QCOMPARE(again.size(), flat.size());
+    std::map<std::pair<std::string, std::string>, double> want;
+    for (const auto &m : flat)
+        want[{m.name, m.thread}] = m.value;
+    for (const auto &m : again) {
+        const auto it = want.find(std::make_pair(m.name, m.thread));
+        QVERIFY2(it != want.end() && it->second == m.value, m.name.c_str());
+    }
 }
 
 void TstSessions::migrationFromEmptyAndFromVersion1()
