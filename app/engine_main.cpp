@@ -110,6 +110,9 @@ int main(int argc, char **argv)
                     "With --device lab: a real client across the engine, \"ping -i 0.01\" or "
                     "\"iperf3 -u -b 0 -l 1460 -t 20\"");
     run->add_option("--name", ro.name, "Session name (default: the profile's name)");
+    run->add_option("--metrics-listen", ro.metricsListen,
+                    "Serve the run to Prometheus at http://HOST:PORT/metrics (a loopback address, "
+                    "e.g. 127.0.0.1:9187; port 0 picks a free one)");
     auto *dbOpt = run->add_option("--db", ro.db,
                                   "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
     run->add_flag(

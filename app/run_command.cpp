@@ -9,11 +9,14 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "app/console_commands.h"
 #include "app/line_splitter.h"
+#include "app/metrics_endpoint.h"
 #include "app/stop_signals.h"
 #include "engine/clock.h"
+#include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
 
 namespace ringlab {
@@ -158,6 +161,13 @@ int runCommand(const RunOptions &o)
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
+    std::string metricsHost;
+    int metricsPort = 0;
+    if (!o.metricsListen.empty())
+        if (auto st = parseLoopbackListen(o.metricsListen, metricsHost, metricsPort); !st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+            return 2;
+        }
     // A run asked to record that cannot open its database fails before it starts.
     std::unique_ptr<SessionStore> store;
     if (o.record) {
@@ -172,6 +182,25 @@ int runCommand(const RunOptions &o)
 
     // Signals are taken through a descriptor; engine threads inherit the blocked mask.
     const int sigFd = takeStopSignals();
+    // After the signals are blocked: the server's threads inherit the mask. Prometheus's
+    // scrapes read the current run's exporter (a new one for each repeat).
+    std::mutex exporterMutex;
+    std::shared_ptr<PrometheusExporter> exporter;
+    MetricsEndpoint endpoint;
+    if (!o.metricsListen.empty()) {
+        const Status st = endpoint.start(metricsHost, metricsPort, [&] {
+            std::lock_guard lock(exporterMutex);
+            return exporter ? exporter->text() : std::string();
+        });
+        if (!st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+            close(sigFd);
+            return 2;
+        }
+        std::fprintf(stderr, "ringlab-engine: Prometheus metrics at http://%s%s%s:%d/metrics\n",
+                     metricsHost.find(':') != std::string::npos ? "[" : "", metricsHost.c_str(),
+                     metricsHost.find(':') != std::string::npos ? "]" : "", endpoint.port());
+    }
 
     RunService service([](const std::string &msg) {
         std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
@@ -186,13 +215,25 @@ int runCommand(const RunOptions &o)
             setup.sessionName = baseName + " #" + std::to_string(k);
         }
         SamplePrinter printer(o.output, stdout, o.warmupS);
-        printer.printParams(profile.name, setup.params);
         const std::shared_ptr<Subscriber> printing(&printer, [](Subscriber *) {});
-        if (const StartStatus st = service.start(setup, store.get(), {printing}); !st.ok()) {
+        std::vector<std::shared_ptr<Subscriber>> subscribers{printing};
+        if (!o.metricsListen.empty()) {
+            auto e = std::make_shared<PrometheusExporter>(
+                PrometheusExporter::RunLabels{0, setup.device.spec, profile.name}, setup.params);
+            subscribers.push_back(e);
+            std::lock_guard lock(exporterMutex);
+            exporter = e;
+        }
+        // The parameters first, once the device has taken them, then the start event.
+        const auto header = [&] { printer.printParams(profile.name, setup.params); };
+        if (const StartStatus st = service.start(setup, store.get(), subscribers, header);
+            !st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
             exitCode = st.refused ? 2 : 1;
             break;
         }
+        if (exporter)
+            exporter->setRun({service.sessionId(), service.deviceInfo().name, profile.name});
         if (k == 1)
             std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n",
                          profile.name.c_str(), profile.file.c_str(),

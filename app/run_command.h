@@ -22,10 +22,11 @@ struct RunOptions {
     std::string name; // session name; default: the profile's
     std::string db;   // empty: the default database
     bool record = true;
-    int repeat = 1;      // > 1: that many sessions in one group (needs a duration)
-    std::string device;  // --device; empty: the profile's (sim unless it names another)
-    std::string eal;     // --eal
-    std::string traffic; // --traffic (lab)
+    int repeat = 1;            // > 1: that many sessions in one group (needs a duration)
+    std::string device;        // --device; empty: the profile's (sim unless it names another)
+    std::string eal;           // --eal
+    std::string traffic;       // --traffic (lab)
+    std::string metricsListen; // --metrics-listen HOST:PORT (loopback); empty: none
 };
 
 // Returns the process exit code: 0, 1 (failure while running) or 2 (bad input).

@@ -52,6 +52,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
             gap > self.longestGapNs.load(std::memory_order_relaxed))
             self.longestGapNs.store(gap, std::memory_order_relaxed);
         lastPoll = now;
+        self.lastPollNs.store(now, std::memory_order_relaxed);
         const std::uint32_t n = dev_.rxHarvest(bufs.data(), budget, now, c);
         c.add(C::Polls);
         refill_.afterHarvest(now, c);

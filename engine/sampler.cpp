@@ -15,7 +15,9 @@ std::int64_t processCpuNs()
     return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-LatencySummary summarize(const Histogram::Snapshot &h)
+} // namespace
+
+LatencySummary summarizeLatency(const Histogram::Snapshot &h)
 {
     LatencySummary s;
     s.count = h.total();
@@ -37,7 +39,6 @@ LatencySummary summarize(const Histogram::Snapshot &h)
     }
     return s;
 }
-} // namespace
 
 Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs)
     : reg_(reg), reader_(std::move(reader)), startNs_(startNs), prevNs_(startNs)
@@ -101,10 +102,14 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         ThreadPrev &prev = prevThreads_[e.get()];
         ThreadStat &ts = byName[e->name];
         ts.name = e->name;
-        if (e->measuresGaps.load(std::memory_order_relaxed))
-            ts.pollGapMaxUs = std::max(
-                ts.pollGapMaxUs,
-                static_cast<double>(e->longestGapNs.exchange(0, std::memory_order_relaxed)) / 1e3);
+        if (e->measuresGaps.load(std::memory_order_relaxed)) {
+            std::int64_t gap = e->longestGapNs.exchange(0, std::memory_order_relaxed);
+            // A stall still going: the ring has been unattended since the last poll.
+            if (const std::int64_t last = e->lastPollNs.load(std::memory_order_relaxed);
+                !exited && last > 0 && nowNs > last)
+                gap = std::max(gap, nowNs - last);
+            ts.pollGapMaxUs = std::max(ts.pollGapMaxUs, static_cast<double>(gap) / 1e3);
+        }
         if (dt > 0) {
             ts.cpuMsPerS +=
                 static_cast<double>(std::max<std::int64_t>(0, cpu - prev.cpuNs)) / 1e6 / dt;
@@ -146,13 +151,13 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     s->txMbps = s->rateOf(C::TxBytes) * 8 / 1e6;
 
     const Histogram::Snapshot lat = dp.latency.total.minus(prevLatency_.total);
-    s->latency = summarize(lat);
+    s->latency = summarizeLatency(lat);
     Histogram::Snapshot rtt = dp.latency.rtt.minus(prevLatency_.rtt);
     if (dp.device.hasRtt) { // round trips measured by a real client (ping through the lab)
         rtt.add(dp.device.rtt.minus(prevDeviceRtt_));
         prevDeviceRtt_ = dp.device.rtt;
     }
-    s->rtt = summarize(rtt);
+    s->rtt = summarizeLatency(rtt);
     s->device = dp.device.metrics;
     if (s->latency.count)
         for (std::size_t k = 0; k < kStageSpans; ++k)

@@ -21,6 +21,10 @@ struct DatapathReading {
     DeviceReading device;
 };
 
+// A histogram of nanoseconds as a sample's latency: percentiles, mean and maximum in
+// microseconds, and the coarse buckets (kLatencyBucketBoundsUs).
+LatencySummary summarizeLatency(const Histogram::Snapshot &h);
+
 class Sampler {
   public:
     using Reader = std::function<DatapathReading()>;

@@ -28,6 +28,7 @@ struct ThreadEntry {
     // A polling thread's longest time between two polls since the sampler last took it
     // (the sampler resets it); measuresGaps says the thread records it at all.
     std::atomic<std::int64_t> longestGapNs{0};
+    std::atomic<std::int64_t> lastPollNs{0}; // a gap still going counts at the sample too
     std::atomic<bool> measuresGaps{false};
     bool countersOnly = false;        // a counter block without a thread of its own
     std::int64_t finalCpuNs = 0;      // valid once exited

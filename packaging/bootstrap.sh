@@ -20,7 +20,8 @@ packages=(
     libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
     clang libfuzzer-14-dev
-    prometheus # promtool lints the Prometheus exposition (tst_prometheus)
+    libcpp-httplib-dev # HTTP for Prometheus's scrapes
+    prometheus # tst_prometheus: promtool lints the exposition; a real Prometheus scrapes a run
 )
 
 install_packages() {
@@ -34,6 +35,12 @@ install_packages() {
         [ "$(id -u)" -eq 0 ] || sudo=sudo
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+        # Debian's prometheus package enables a server on :9090 at once; the tests start their
+        # own. Only when this script installed it and systemd runs.
+        if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+            echo "bootstrap: stopping and disabling the prometheus service the package started"
+            $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+        fi
     fi
 }
 

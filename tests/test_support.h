@@ -5,6 +5,7 @@
 
 #include <QStringList>
 #include <QtGlobal>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -79,14 +80,14 @@ unstalledSamples(const std::vector<std::shared_ptr<const Sample>> &s, double gap
     double before = 0;
     QStringList stalls;
     for (std::size_t k = 0; k < s.size(); ++k) {
+        // No poll thread (the last sample, taken after it ended): not judged.
         const ThreadStat *poll = s[k]->thread("poll");
-        if (!poll || poll->pollGapMaxUs < 0)
-            qFatal("unstalledSamples: sample %zu has no poll gap of a poll thread", k);
-        if (poll->pollGapMaxUs > gapUs)
-            stalls << QString("sample %1: %2 ms").arg(k).arg(poll->pollGapMaxUs / 1e3, 0, 'f', 1);
+        const double gap = poll && poll->pollGapMaxUs >= 0 ? poll->pollGapMaxUs : INFINITY;
+        if (gap > gapUs)
+            stalls << QString("sample %1: %2 ms").arg(k).arg(gap / 1e3, 0, 'f', 1);
         else if (before <= gapUs)
             clean.push_back(k);
-        before = poll->pollGapMaxUs;
+        before = gap;
     }
     if (clean.size() < atLeast)
         qFatal("unstalledSamples: %zu of %zu samples without a poll gap over %.0f us, %zu needed "

@@ -6,6 +6,7 @@
 #include <QListWidget>
 #include <QLogValueAxis>
 #include <QMenu>
+#include <QSettings>
 #include <QtTest>
 #include <cmath>
 
@@ -68,6 +69,7 @@ class TstCharts : public QObject {
     void coloursAreFixedAndDistinct();
     void crosshairReadsEveryChart();
     void zoomPanAndPause();
+    void choicesStoredUnderOldKeysSurvive();
 
   private:
     std::unique_ptr<ChartsView> view_;
@@ -358,6 +360,28 @@ void TstCharts::zoomPanAndPause()
     QVERIFY(!view_->paused());
     QCOMPARE(view_->throughput()->to(), 40.0);
     QCOMPARE(view_->throughput()->from(), 10.0);
+}
+
+void TstCharts::choicesStoredUnderOldKeysSurvive()
+{
+    // Series were once stored as "p90", "max", "drops", "timer_cancels": now metric names.
+    // Each choice below is the opposite of the default, so only a kept choice passes.
+    const QString group = QStringLiteral("tst_charts_old_keys");
+    QSettings s;
+    s.remove(group);
+    s.setValue(group + "/latency/on", QStringList{"p90"});
+    s.setValue(group + "/latency/off", QStringList{"max"});
+    s.setValue(group + "/events/on", QStringList{"timer_cancels"});
+    s.setValue(group + "/events/off", QStringList{"drops"});
+    s.sync();
+    view_->setSettingsGroup(group);
+    view_->appendSamples(run(0.1, 1.0));
+    view_->replot();
+    QVERIFY(view_->latency()->isChosen("p90"));
+    QVERIFY(!view_->latency()->isChosen("max"));
+    QVERIFY(view_->events()->isChosen("timer cancels"));
+    QVERIFY(!view_->events()->isChosen("drops"));
+    s.remove(group);
 }
 
 QTEST_MAIN(TstCharts)

@@ -3,15 +3,25 @@
 // linter (promtool check metrics) accepts a live run's text; and every figure agrees with the
 // samples the same run delivered (counters, per-thread CPU, the latency histogram, the
 // tunables in force after a live change).
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <QProcess>
+#include <QScopeGuard>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/metrics_endpoint.h"
 #include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
+#include "engine/sampler.h"
 #include "test_support.h"
 
 using namespace ringlab;
@@ -33,6 +43,25 @@ std::map<std::string, double> parseExposition(const std::string &text)
     return out;
 }
 
+// What promtool says is wrong with an exposition; empty when nothing.
+QString promtoolProblems(const std::string &text)
+{
+    const QString promtool = QStandardPaths::findExecutable("promtool");
+    if (promtool.isEmpty())
+        return "promtool is not installed (apt-get install prometheus; packaging/bootstrap.sh "
+               "installs it)";
+    QProcess check;
+    check.start(promtool, {"check", "metrics"});
+    if (!check.waitForStarted()) return "promtool did not start";
+    check.write(QByteArray::fromStdString(text));
+    check.closeWriteChannel();
+    if (!check.waitForFinished(30'000)) return "promtool did not finish";
+    if (check.exitStatus() == QProcess::NormalExit && check.exitCode() == 0) return {};
+    return QString("promtool: %1\n%2")
+        .arg(QString::fromUtf8(check.readAll()))
+        .arg(QString::fromStdString(text));
+}
+
 double at(const std::map<std::string, double> &m, const std::string &series)
 {
     const auto it = m.find(series);
@@ -46,13 +75,17 @@ class TstPrometheus : public QObject {
   private slots:
     void namesAndLabelsAreEscaped();
     void liveRunPassesPromtoolAndAgreesWithItsSamples();
+    void loopbackOnly();
+    void coarseBucketsAreConservative();
+    void deviceFiguresPassPromtool();
+    void prometheusScrapesARun();
 };
 
 void TstPrometheus::namesAndLabelsAreEscaped()
 {
     QCOMPARE(promLabelValue("a\"b\\c\nd"), std::string("a\\\"b\\\\c\\nd"));
     QCOMPARE(promName("poll.sleep_min_us"), std::string("poll_sleep_min_us"));
-    QCOMPARE(promName("9-lives"), std::string("__lives"));
+    QCOMPARE(promName("9-lives"), std::string("x_lives")); // "__" is Prometheus's own
     QCOMPARE(promName(""), std::string("_"));
 
     // Before any sample: the run's facts only, and a profile name that needs escaping.
@@ -64,11 +97,6 @@ void TstPrometheus::namesAndLabelsAreEscaped()
 
 void TstPrometheus::liveRunPassesPromtoolAndAgreesWithItsSamples()
 {
-    const QString promtool = QStandardPaths::findExecutable("promtool");
-    if (promtool.isEmpty())
-        QFAIL("promtool is not installed (apt-get install prometheus; packaging/bootstrap.sh "
-              "installs it)");
-
     RunSetup setup;
     setup.params = params({{"load.rate_pps", "50000"}});
     setup.profile = "default";
@@ -85,16 +113,8 @@ void TstPrometheus::liveRunPassesPromtoolAndAgreesWithItsSamples()
     service.stop(); // both subscribers have every sample now
     const std::string text = exporter->text();
 
-    QProcess check;
-    check.start(promtool, {"check", "metrics"});
-    QVERIFY(check.waitForStarted());
-    check.write(QByteArray::fromStdString(text));
-    check.closeWriteChannel();
-    QVERIFY(check.waitForFinished(30'000));
-    QVERIFY2(check.exitStatus() == QProcess::NormalExit && check.exitCode() == 0,
-             qPrintable(QString("promtool: %1\n%2")
-                            .arg(QString::fromUtf8(check.readAll()))
-                            .arg(QString::fromStdString(text))));
+    const QString problems = promtoolProblems(text);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
 
     const auto m = parseExposition(text);
     const auto samples = c->samples();
@@ -152,6 +172,188 @@ void TstPrometheus::liveRunPassesPromtoolAndAgreesWithItsSamples()
                      series.c_str());
         }
     QVERIFY(found);
+}
+
+void TstPrometheus::loopbackOnly()
+{
+    std::string host;
+    int port = -1;
+    QVERIFY(parseLoopbackListen("127.0.0.1:9187", host, port).ok());
+    QCOMPARE(host, std::string("127.0.0.1"));
+    QCOMPARE(port, 9187);
+    QVERIFY(parseLoopbackListen("[::1]:0", host, port).ok());
+    QCOMPARE(host, std::string("::1"));
+    QVERIFY(parseLoopbackListen("localhost:80", host, port).ok());
+    for (const char *bad : {"0.0.0.0:9187", "198.18.0.1:1", "127.0.0.1:99999", "127.0.0.1:", "9187",
+                            ":9187", "127.0.0.1:x", "lab1:9187"}) {
+        const Status st = parseLoopbackListen(bad, host, port);
+        QVERIFY2(!st.ok(), bad);
+        QVERIFY2(st.error.find(bad) != std::string::npos &&
+                     st.error.find("loopback") != std::string::npos,
+                 st.error.c_str());
+    }
+}
+
+namespace {
+int freePort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0)
+        qFatal("no free port: %s", strerror(errno));
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// One instant-vector query; the results, or an empty array.
+nlohmann::json query(httplib::Client &prom, const std::string &q)
+{
+    const auto r = prom.Get("/api/v1/query", httplib::Params{{"query", q}}, httplib::Headers{});
+    if (!r || r->status != 200) return nlohmann::json::array();
+    const auto j = nlohmann::json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || j.value("status", "") != "success") return nlohmann::json::array();
+    return j["data"]["result"];
+}
+
+double firstValue(const nlohmann::json &result)
+{
+    return std::stod(result.at(0).at("value").at(1).get<std::string>());
+}
+} // namespace
+
+void TstPrometheus::prometheusScrapesARun()
+{
+    const QString prometheusBin = QStandardPaths::findExecutable("prometheus");
+    if (prometheusBin.isEmpty())
+        QFAIL("prometheus is not installed (apt-get install prometheus; packaging/bootstrap.sh "
+              "installs it)");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+
+    // The engine serves its run on a free loopback port and says which.
+    QProcess engine, prom;
+    const auto cleanup = qScopeGuard([&] {
+        for (QProcess *p : {&prom, &engine})
+            if (p->state() != QProcess::NotRunning) {
+                p->kill();
+                p->waitForFinished(10'000);
+            }
+    });
+    // Its samples are not read here: a full pipe would stall the sampler.
+    engine.setStandardOutputFile(QProcess::nullDevice());
+    engine.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "60", "--no-record", "--set",
+                                      "load.rate_pps=50000", "--metrics-listen", "127.0.0.1:0"});
+    QVERIFY(engine.waitForStarted());
+    QString err;
+    int port = 0;
+    const QRegularExpression at("Prometheus metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += QString::fromUtf8(engine.readAllStandardError()),
+         port = at.match(err).hasMatch() ? at.match(err).captured(1).toInt() : 0) > 0,
+        30'000);
+
+    httplib::Client direct("127.0.0.1", port);
+    auto r = direct.Get("/metrics");
+    QVERIFY(r && r->status == 200);
+    QVERIFY(r->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0) == 0);
+    r = direct.Get("/nothing");
+    QVERIFY(r && r->status == 404);
+
+    // A real Prometheus scrapes it every second.
+    const int promPort = freePort();
+    const QString config = dir.filePath("prometheus.yml");
+    QFile f(config);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QString("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: ringlab\n    static_configs:\n"
+                    "      - targets: ['127.0.0.1:%1']\n")
+                .arg(port)
+                .toUtf8());
+    f.close();
+    prom.setProcessChannelMode(QProcess::MergedChannels);
+    prom.start(prometheusBin,
+               {"--config.file=" + config, "--storage.tsdb.path=" + dir.filePath("data"),
+                QString("--web.listen-address=127.0.0.1:%1").arg(promPort), "--log.level=warn"});
+    QVERIFY(prom.waitForStarted());
+    httplib::Client client("127.0.0.1", promPort);
+    client.set_connection_timeout(2, 0);
+    client.set_read_timeout(5, 0);
+
+    // Until Prometheus has two scrapes of the run: a rate between the last two (rate() over a
+    // window that is not yet full would extrapolate).
+    nlohmann::json rate = nlohmann::json::array();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !(rate = query(client, "irate(ringlab_rx_packets_total{job=\"ringlab\"}[5s])")).empty(),
+        60'000);
+    QCOMPARE(firstValue(query(client, "up{job=\"ringlab\"}")), 1.0);
+    const double pps = firstValue(rate);
+    QVERIFY2(pps > 0.5 * 50'000 && pps < 1.5 * 50'000, qPrintable(QString::number(pps)));
+    QVERIFY(firstValue(query(client, "ringlab_thread_cpu_seconds_total{thread=\"poll\"}")) > 0);
+    QVERIFY(!query(client, "ringlab_tunables_info{load_rate_pps=\"50000\",poll_mode=\"sleep\"}")
+                 .empty());
+    QVERIFY(!query(client, "ringlab_dropped_frames_total{cause=\"rx_missed\"}").empty());
+    const double p99 =
+        firstValue(query(client, "histogram_quantile(0.99, ringlab_latency_seconds_bucket)"));
+    QVERIFY2(p99 > 0 && p99 < 1, qPrintable(QString::number(p99)));
+
+    prom.terminate();
+    engine.terminate(); // SIGTERM: the run stops cleanly
+    QVERIFY(prom.waitForFinished(30'000));
+    QVERIFY(engine.waitForFinished(30'000));
+    QCOMPARE(engine.exitStatus(), QProcess::NormalExit);
+}
+
+void TstPrometheus::coarseBucketsAreConservative()
+{
+    // ns -> the coarse bucket it must land in (index into kLatencyBucketBoundsUs, 14: above).
+    // 5000 ns shares a fine bucket ([4992, 5024) ns) with values above 5 us: it is counted
+    // above, never below, its bound.
+    const std::pair<std::uint64_t, std::size_t> cases[] = {
+        {200, 0},  {3000, 0},    {4991, 0},        {4992, 1},          {5000, 1},
+        {9000, 1}, {150'000, 5}, {99'000'000, 13}, {1'000'000'000, 14}};
+    Histogram::Snapshot h;
+    std::array<std::uint64_t, kLatencyBucketCount> want{};
+    for (const auto &[ns, k] : cases) {
+        h.counts[Histogram::bucketOf(ns)] += 1;
+        want[k] += 1;
+    }
+    const LatencySummary l = summarizeLatency(h);
+    QCOMPARE(l.count, std::uint64_t{std::size(cases)});
+    for (std::size_t k = 0; k < kLatencyBucketCount; ++k)
+        QVERIFY2(
+            l.buckets[k] == want[k],
+            qPrintable(QString("bucket %1: %2, want %3").arg(k).arg(l.buckets[k]).arg(want[k])));
+}
+
+void TstPrometheus::deviceFiguresPassPromtool()
+{
+    // Figures of a two-port DPDK device and of iperf3 through the lab, as their devices name
+    // them: labels of two families, which Prometheus's linter accepts.
+    auto s = std::make_shared<Sample>();
+    s->interval = 0.1;
+    s->device = {{"port_a_ipackets", "packets", 1000, true},
+                 {"port_b_opackets", "packets", 990, true},
+                 {"port_b_rx_mbps", "Mbit/s", 12.5, false},
+                 {"iperf_jitter_ms", "ms", 0.02, false}};
+    s->threads = {{"poll", 100, 10, 50, 120}};
+    PrometheusExporter e({3, "net_null0+net_null1", "kni-tick"}, ParamSet{});
+    e.onSample(s);
+    const std::string text = e.text();
+    const QString problems = promtoolProblems(text);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    const auto m = parseExposition(text);
+    QCOMPARE(at(m, "ringlab_device_total{name=\"port_b_opackets\",unit=\"packets\"}"), 990.0);
+    QCOMPARE(at(m, "ringlab_device_value{name=\"iperf_jitter_ms\",unit=\"ms\"}"), 0.02);
+    QCOMPARE(at(m, "ringlab_thread_poll_gap_max_seconds{thread=\"poll\"}"), 120e-6);
+    // A later sample without the thread: no stale gap.
+    auto later = std::make_shared<Sample>(*s);
+    later->threads = {{"refill", 1, 0.1, 5, -1}};
+    e.onSample(later);
+    QVERIFY(e.text().find("ringlab_thread_poll_gap_max_seconds{") == std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TstPrometheus)

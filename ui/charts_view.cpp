@@ -75,6 +75,26 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
     layout->addWidget(split);
 }
 
+namespace {
+// Series keys stored before they were metric names ("p99", "drops", "timer_arms", "engine"):
+// the metric each one meant, so that a user's choices survive the rename.
+QString currentKey(const QString &key)
+{
+    auto isSeries = [](const QString &k) {
+        for (const SeriesDef &def : seriesDefs())
+            if (QLatin1String(def.key) == k) return true;
+        return false;
+    };
+    if (isSeries(key) || key.contains(QLatin1Char(':'))) return key; // current, or a thread's
+    if (key == QLatin1String("engine")) return QStringLiteral("engine_cpu_ms_per_s");
+    for (const QString &k :
+         {key + QStringLiteral("_per_s"), QStringLiteral("latency_") + key + QStringLiteral("_us"),
+          key + QStringLiteral("_us")})
+        if (isSeries(k)) return k;
+    return key;
+}
+} // namespace
+
 void ChartsView::setSettingsGroup(const QString &group)
 {
     settingsGroup_ = group;
@@ -86,9 +106,9 @@ void ChartsView::setSettingsGroup(const QString &group)
         const QStringList on = s.value(base + QStringLiteral("/on")).toStringList();
         const QStringList off = s.value(base + QStringLiteral("/off")).toStringList();
         for (const QString &key : on)
-            charts_[k]->setKeyChosen(key, true);
+            charts_[k]->setKeyChosen(currentKey(key), true);
         for (const QString &key : off)
-            charts_[k]->setKeyChosen(key, false);
+            charts_[k]->setKeyChosen(currentKey(key), false);
     }
 }
 

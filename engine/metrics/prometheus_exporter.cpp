@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "engine/version.h"
 
@@ -35,7 +34,9 @@ std::string promName(std::string_view v)
         const bool digit = c >= '0' && c <= '9';
         out += letter || (digit && k > 0) ? c : '_';
     }
-    return out.empty() ? "_" : out;
+    if (out.empty()) return "_";
+    if (out.starts_with("__")) out[0] = 'x'; // names starting "__" are Prometheus's own
+    return out;
 }
 
 namespace {
@@ -112,6 +113,12 @@ PrometheusExporter::PrometheusExporter(RunLabels run, const ParamSet &params) : 
         tunables_[std::string(t.name)] = params.text(t.id);
 }
 
+void PrometheusExporter::setRun(RunLabels run)
+{
+    std::lock_guard lock(mutex_);
+    run_ = std::move(run);
+}
+
 void PrometheusExporter::Hist::add(const LatencySummary &l)
 {
     for (std::size_t k = 0; k < kLatencyBucketCount; ++k)
@@ -124,6 +131,8 @@ void PrometheusExporter::onSample(const std::shared_ptr<const Sample> &s)
 {
     std::lock_guard lock(mutex_);
     last_ = s;
+    for (auto &[name, tt] : threads_)
+        tt.pollGapMaxS = -1; // a gauge of the last interval: threads gone have none
     for (const ThreadStat &t : s->threads) {
         ThreadTotals &tt = threads_[t.name];
         tt.cpuS += t.cpuMsPerS * s->interval / 1e3;
@@ -207,14 +216,20 @@ std::string PrometheusExporter::text() const
         w.family(g.name, "gauge", g.help);
         w.value(g.name, {}, g.value);
     }
-    std::set<std::string> seen; // two figures whose names differ only in punctuation: the first
-    for (const DeviceMetric &m : s.device) {
-        const std::string name =
-            "ringlab_device_" + promName(m.name) + (m.total ? std::string("_total") : "");
-        if (!seen.insert(name).second) continue;
-        w.family(name, m.total ? "counter" : "gauge",
-                 "The device's own figure " + m.name + (m.unit.empty() ? "" : " (" + m.unit + ")"));
-        w.value(name, {}, m.value);
+    // The device's own figures: one family for values and one for running totals, each
+    // figure a label (its names are the device's: port_b_rx_mbps, iperf_jitter_ms).
+    for (const bool total : {false, true}) {
+        const std::string name = total ? "ringlab_device_total" : "ringlab_device_value";
+        bool any = false;
+        for (const DeviceMetric &m : s.device) {
+            if (m.total != total) continue;
+            if (!any)
+                w.family(name, total ? "counter" : "gauge",
+                         total ? "The device's own running totals (port statistics)"
+                               : "The device's own figures (port rates, a traffic client's)");
+            any = true;
+            w.value(name, label("name", m.name) + "," + label("unit", m.unit), m.value);
+        }
     }
     return w.take();
 }

@@ -8,7 +8,7 @@
 //   ringlab_thread_poll_gap_max_seconds{thread}   the last interval's longest poll gap
 //   ringlab_latency_seconds, ringlab_probe_rtt_seconds   histograms (arrival to TX done)
 //   ringlab_<gauge>                          ring, pool and hand-off occupancy; moderation
-//   ringlab_device_<name>                    the device's own figures (ports, clients)
+//   ringlab_device_value{name,unit}, ringlab_device_total{name,unit}   the device's own figures
 //   ringlab_run_info{session,device,profile,version}, ringlab_tunables_info{<tunable>...}
 //
 // Totals start at zero when the exporter is created (one per run): Prometheus sees a new
@@ -31,6 +31,8 @@ class PrometheusExporter final : public Subscriber {
         std::string device, profile;
     };
     PrometheusExporter(RunLabels run, const ParamSet &params);
+    // The run's facts once they are known (the session is created by the start).
+    void setRun(RunLabels run);
 
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override; // parameter changes update the tunables' labels

@@ -50,7 +50,8 @@ void RunService::discardSession(SessionStore &store, std::string &why)
 }
 
 StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
-                              const std::vector<std::shared_ptr<Subscriber>> &subscribers)
+                              const std::vector<std::shared_ptr<Subscriber>> &subscribers,
+                              const std::function<void()> &ready)
 {
     if (running()) return {"a run is already going: stop it first", true};
     session_ = 0;
@@ -99,6 +100,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         engine_->subscribe(s);
     if (recorder_) engine_->subscribe(recorder_);
     try {
+        if (ready) ready();
         engine_->start();
     } catch (const std::exception &e) {
         std::string why = "cannot start on " + deviceInfo_.name + ": " + e.what();

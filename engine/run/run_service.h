@@ -71,10 +71,12 @@ class RunService {
 
     // Creates the device (its check first: a device that cannot be had, or refuses the values,
     // records nothing), then the session in `store` (null: not recorded) and its recorder,
-    // subscribes `subscribers`, and starts. On failure nothing is left: no engine, no session.
+    // subscribes `subscribers`, calls `ready` (what must come before the first event: a
+    // header), and starts. On failure nothing is left: no engine, no session.
     [[nodiscard]] StartStatus
     start(const RunSetup &setup, SessionStore *store,
-          const std::vector<std::shared_ptr<Subscriber>> &subscribers = {});
+          const std::vector<std::shared_ptr<Subscriber>> &subscribers = {},
+          const std::function<void()> &ready = {});
     bool running() const { return engine_ != nullptr; }
 
     // Validated together through the registry; a refusal leaves every value as it was and
