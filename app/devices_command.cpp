@@ -2,10 +2,9 @@
 #include "app/devices_command.h"
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
-#include "app/params_printer.h"
 #include "drivers/registry.h"
+#include "engine/run/catalog_json.h"
 
 namespace ringlab {
 
@@ -13,24 +12,7 @@ int devicesCommand(bool json)
 {
     const auto devices = listDevices();
     if (json) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto &d : devices) {
-            nlohmann::json sup = nlohmann::json::array();
-            for (const auto &s : d.support)
-                sup.push_back({{"tunable", info(s.id).name},
-                               {"support", supportName(s.support)},
-                               {"reason", s.reason}});
-            arr.push_back({{"spec", d.spec},
-                           {"kind", d.kind},
-                           {"driver", d.driver},
-                           {"description", d.description},
-                           {"link", d.link},
-                           {"rx_interrupts", d.rxInterrupts},
-                           {"available", d.available},
-                           {"unavailable_why", d.unavailableWhy},
-                           {"support", sup}});
-        }
-        std::printf("%s\n", arr.dump(2).c_str());
+        std::printf("%s\n", devicesJson(devices).dump(2).c_str());
         return 0;
     }
     for (const auto &d : devices) {

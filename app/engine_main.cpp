@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/api_server.h"
 #include "app/devices_command.h"
 #include "app/duration.h"
 #include "app/params_printer.h"
 #include "app/reproduce_command.h"
 #include "app/run_command.h"
+#include "app/serve_command.h"
 #include "app/session_commands.h"
 #include "app/sweep_command.h"
 #include "app/tune_command.h"
@@ -122,6 +124,30 @@ int main(int argc, char **argv)
     run->add_option("--repeat", ro.repeat,
                     "Run N times, each its own session in one group (needs --duration)")
         ->check(CLI::Range(1, 1000));
+
+    auto *serve = app.add_subcommand(
+        "serve", "Serve the engine's API (docs/api.md) to the desktop app and scripts");
+    ServeOptions sv;
+    serve->add_option("--listen", sv.listen,
+                      "unix:PATH (default: " + defaultSocketPath() +
+                          ") or tcp:HOST:PORT (needs --token-file)");
+    serve->add_option("--token-file", sv.tokenFile,
+                      "A file only you can read (mode 0600) holding the bearer token TCP "
+                      "clients must send");
+    serve->add_flag("--metrics-public", sv.metricsPublic,
+                    "Serve GET /metrics without the token (for Prometheus)");
+    serve->add_option("--tls-cert", sv.tlsCert, "PEM certificate: serve HTTPS");
+    serve->add_option("--tls-key", sv.tlsKey, "PEM private key of --tls-cert");
+    serve->add_option("--socket-group", sv.socketGroup, "Group of the Unix socket")
+        ->capture_default_str();
+    serve->add_option("--eal", sv.eal, "DPDK EAL arguments for the runs' DPDK devices");
+    auto *serveDb = serve->add_option(
+        "--db", sv.db, "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    serve
+        ->add_flag(
+            "--no-record", [&sv](std::int64_t) { sv.record = false; },
+            "Do not record runs as sessions")
+        ->excludes(serveDb);
 
     SessionsOptions so;
     std::string sessionsWarmup = "1s";
@@ -299,6 +325,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (devices->parsed()) return devicesCommand(devicesJson);
+        if (serve->parsed()) return serveCommand(sv);
         if (profiles->parsed()) {
             std::vector<std::string> problems;
             for (const auto &p : listProfiles(&problems))

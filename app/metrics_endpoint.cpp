@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/metrics_endpoint.h"
 
-#include <arpa/inet.h>
+#include "app/api_server.h"
+
 #include <httplib.h>
 
 #include <cerrno>
@@ -12,27 +13,11 @@ namespace ringlab {
 
 Status parseLoopbackListen(const std::string &text, std::string &host, int &port)
 {
-    const auto colon = text.rfind(':');
     const std::string allowed = " (allowed: HOST:PORT with a loopback host, 127.0.0.1, "
                                 "localhost or [::1], and a port 0..65535; 0 picks a free one)";
-    if (colon == std::string::npos || colon == 0)
-        return Status{"--metrics-listen \"" + text + "\": not HOST:PORT" + allowed};
-    host = text.substr(0, colon);
-    const std::string p = text.substr(colon + 1);
-    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(p) > 65535)
-        return Status{"--metrics-listen \"" + text + "\": port \"" + p + "\" is not a number" +
-                      allowed};
-    port = std::stoi(p);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-        host = host.substr(1, host.size() - 2);
-    if (host == "localhost") host = "127.0.0.1";
-    in_addr a4{};
-    in6_addr a6{};
-    const bool loop4 =
-        inet_pton(AF_INET, host.c_str(), &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
-    const bool loop6 = inet_pton(AF_INET6, host.c_str(), &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
-    if (!loop4 && !loop6)
+    if (auto st = parseHostPort(text, host, port); !st.ok())
+        return Status{"--metrics-listen \"" + text + "\": " + st.error + allowed};
+    if (!isLoopbackAddress(host))
         return Status{"--metrics-listen \"" + text + "\": \"" + host +
                       "\" is not a loopback address; the metrics are served to this machine "
                       "only" +

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/params_printer.h"
 
+#include "engine/run/catalog_json.h"
+
 #include <iomanip>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace ringlab {
@@ -31,19 +32,6 @@ const TunableSupport *findSupport(const std::vector<TunableSupport> &support, P 
 }
 } // namespace
 
-std::string_view supportName(Support s)
-{
-    switch (s) {
-    case Support::Applies:
-        return "applies";
-    case Support::Ignored:
-        return "ignored";
-    case Support::Fixed:
-        return "fixed";
-    }
-    return "?";
-}
-
 void printParamsText(std::ostream &out, const ParamSet &current,
                      const std::vector<TunableSupport> &support)
 {
@@ -67,32 +55,7 @@ void printParamsText(std::ostream &out, const ParamSet &current,
 void printParamsJson(std::ostream &out, const ParamSet &current,
                      const std::vector<TunableSupport> &support)
 {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto &t : tunables()) {
-        nlohmann::json j = {{"name", t.name},
-                            {"group", t.group},
-                            {"type", typeName(t.type)},
-                            {"unit", t.unit},
-                            {"apply", t.apply == Apply::Live ? "live" : "restart"},
-                            {"default", ParamSet::format(t, current.value(t.id))},
-                            {"allowed", allowedText(t)},
-                            {"help", t.help}};
-        if (t.type == Type::Integer || t.type == Type::Real) {
-            j["min"] = t.min;
-            j["max"] = t.max;
-        }
-        if (t.type == Type::Choice) {
-            nlohmann::json c = nlohmann::json::array();
-            for (auto ch : t.choices)
-                c.push_back(ch);
-            j["choices"] = c;
-        }
-        if (t.power_of_two) j["power_of_two"] = true;
-        if (const auto *sup = findSupport(support, t.id))
-            j["device"] = {{"support", supportName(sup->support)}, {"reason", sup->reason}};
-        arr.push_back(j);
-    }
-    out << arr.dump(2) << "\n";
+    out << tunablesJson(current, support).dump(2) << "\n";
 }
 
 std::string paramValueLine(const ParamSet &ps, const TunableInfo &t)

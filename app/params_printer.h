@@ -16,8 +16,6 @@ void printParamsText(std::ostream &out, const ParamSet &current,
                      const std::vector<TunableSupport> &support = {});
 void printParamsJson(std::ostream &out, const ParamSet &current,
                      const std::vector<TunableSupport> &support = {});
-// "ignored", "fixed" or "applies".
-std::string_view supportName(Support s);
 // One line per tunable: "name = value  (unit, live)" for `show`.
 std::string paramValueLine(const ParamSet &ps, const TunableInfo &t);
 

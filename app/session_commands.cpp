@@ -256,23 +256,7 @@ int compareCommand(const SessionsOptions &o)
         return 2;
     }
     std::vector<std::string> metrics = o.metrics;
-    if (metrics.empty()) {
-        metrics = {"rx_pps",
-                   "tx_pps",
-                   "rx_missed_per_s",
-                   "engine_cpu_ms_per_s",
-                   "process_cpu_ms_per_s",
-                   "latency_p50_us",
-                   "latency_p99_us",
-                   "rtt_mean_us",
-                   "timer_arms_per_s"};
-        // Every engine thread present on both sides: CPU and wakeups.
-        for (const auto &[label, v] : a.values)
-            if (b.values.count(label) &&
-                (label.rfind("cpu_ms_per_s[", 0) == 0 || label.rfind("wakeups_per_s[", 0) == 0) &&
-                label.find("sampler") == std::string::npos)
-                metrics.push_back(label);
-    }
+    if (metrics.empty()) metrics = defaultCompareMetrics(a, b);
     std::vector<std::string> missing;
     const auto rows = compareSides(a, b, metrics, missing);
     // A metric the user asked for by name that one side lacks is an error, not an empty table.

@@ -44,6 +44,10 @@ std::vector<std::string> compareNotes(const CompareSide &a, const CompareSide &b
 // The metrics a case turns on first (keyMetrics()), then the rest by name.
 void orderForReading(std::vector<CompareRow> &rows);
 
+// What compare shows when no metric is named: the headline rates, CPU and latency, and the CPU
+// and wakeups of every engine thread both sides have.
+std::vector<std::string> defaultCompareMetrics(const CompareSide &a, const CompareSide &b);
+
 // Every metric in `metrics` (all common ones when empty), in a stable order.
 std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
                                      const std::vector<std::string> &metrics,

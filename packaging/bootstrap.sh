@@ -20,7 +20,8 @@ packages=(
     libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
     clang libfuzzer-14-dev
-    libcpp-httplib-dev # HTTP for Prometheus's scrapes
+    libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
+    python3-jsonschema openssl # tst_api: replies against docs/api.md's schema; a certificate for HTTPS
     prometheus # tst_prometheus: promtool lints the exposition; a real Prometheus scrapes a run
 )
 

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/api_server.h"
+
+#include <arpa/inet.h>
+#include <grp.h>
+#include <httplib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ringlab {
+
+namespace {
+
+// httplib's server on a Unix socket: httplib 0.11 binds only TCP, but accepts on whatever
+// listening socket it holds.
+class UnixSocketServer : public httplib::Server {
+  public:
+    Status bindUnix(const std::string &path, const std::string &groupName, std::string &notes)
+    {
+        sockaddr_un addr{};
+        if (path.size() >= sizeof addr.sun_path)
+            return Status{"unix:" + path + ": the path is longer than " +
+                          std::to_string(sizeof addr.sun_path - 1) + " bytes"};
+        std::error_code ec;
+        const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        struct stat st {};
+        if (lstat(path.c_str(), &st) == 0) {
+            if (!S_ISSOCK(st.st_mode))
+                return Status{"unix:" + path + ": a file that is not a socket is in the way"};
+            // A socket nobody answers on is left from an engine that is gone.
+            const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            addr.sun_family = AF_UNIX;
+            std::memcpy(addr.sun_path, path.c_str(), path.size());
+            const bool live =
+                probe >= 0 && connect(probe, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0;
+            if (probe >= 0) close(probe);
+            if (live) return Status{"unix:" + path + ": another engine is serving there"};
+            unlink(path.c_str());
+        }
+        const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return Status{"unix:" + path + ": " + std::strerror(errno)};
+        addr.sun_family = AF_UNIX;
+        std::memcpy(addr.sun_path, path.c_str(), path.size());
+        // The socket is created owner-only and opened to the group once its group is set.
+        const mode_t old = umask(0177);
+        const int rc = ::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
+        umask(old);
+        if (rc != 0 || ::listen(fd, SOMAXCONN) != 0) {
+            const int err = errno;
+            close(fd);
+            return Status{"unix:" + path + ": cannot listen (" + std::strerror(err) + ")"};
+        }
+        if (const struct group *g = getgrnam(groupName.c_str())) {
+            if (chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
+                notes += "the socket's group could not be set to " + groupName + " (" +
+                         std::strerror(errno) + "); ";
+        } else {
+            notes += "group " + groupName +
+                     " does not exist: the socket is open to your own group only (the .deb "
+                     "creates it; see docs/api.md); ";
+        }
+        chmod(path.c_str(), 0660);
+        svr_sock_ = fd;
+        return {};
+    }
+};
+
+bool constantTimeEqual(const std::string &a, const std::string &b)
+{
+    if (a.size() != b.size() || b.empty()) return false;
+    unsigned char diff = 0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        diff |= static_cast<unsigned char>(a[k] ^ b[k]);
+    return diff == 0;
+}
+
+void sendReply(const ApiReply &reply, httplib::Response &res)
+{
+    res.status = reply.status;
+    if (!reply.contentType.empty())
+        res.set_content(reply.text, reply.contentType.c_str());
+    else
+        res.set_content(reply.body.dump() + "\n", "application/json");
+}
+
+} // namespace
+
+std::string ListenSpec::text() const
+{
+    if (unixSocket) return "unix:" + path;
+    const bool v6 = host.find(':') != std::string::npos;
+    return "tcp:" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+Status parseHostPort(const std::string &text, std::string &host, int &port)
+{
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0) return Status{"not HOST:PORT"};
+    host = text.substr(0, colon);
+    const std::string p = text.substr(colon + 1);
+    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(p) > 65535)
+        return Status{"port \"" + p + "\" is not a port"};
+    port = std::stoi(p);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    if (host == "localhost") host = "127.0.0.1";
+    in_addr a4{};
+    in6_addr a6{};
+    if (inet_pton(AF_INET, host.c_str(), &a4) != 1 && inet_pton(AF_INET6, host.c_str(), &a6) != 1)
+        return Status{"\"" + host + "\" is not an address"};
+    return {};
+}
+
+bool isLoopbackAddress(const std::string &host)
+{
+    in_addr a4{};
+    in6_addr a6{};
+    return (inet_pton(AF_INET, host.c_str(), &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127) ||
+           (inet_pton(AF_INET6, host.c_str(), &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6));
+}
+
+Status parseListen(const std::string &text, ListenSpec &out)
+{
+    const std::string allowed =
+        " (allowed: unix:PATH, or tcp:HOST:PORT with an address as HOST, [::1] for IPv6, and a "
+        "port 0..65535; 0 picks a free one)";
+    if (text.rfind("unix:", 0) == 0) {
+        out.unixSocket = true;
+        out.path = text.substr(5);
+        if (out.path.empty() || out.path.front() != '/')
+            return Status{"--listen \"" + text + "\": a socket's path must be absolute" + allowed};
+        return {};
+    }
+    if (text.rfind("tcp:", 0) != 0)
+        return Status{"--listen \"" + text + "\": not unix: or tcp:" + allowed};
+    std::string host;
+    int port = 0;
+    if (auto st = parseHostPort(text.substr(4), host, port); !st.ok())
+        return Status{"--listen \"" + text + "\": " + st.error + allowed};
+    out.unixSocket = false;
+    out.host = host;
+    out.port = port;
+    return {};
+}
+
+std::string defaultSocketPath()
+{
+    if (geteuid() == 0) return "/run/ringlab/engine.sock";
+    if (const char *xdg = std::getenv("XDG_RUNTIME_DIR"); xdg && *xdg == '/')
+        return std::string(xdg) + "/ringlab/engine.sock";
+    return "/tmp/ringlab-" + std::to_string(geteuid()) + "/engine.sock";
+}
+
+Status readTokenFile(const std::string &file, std::string &token)
+{
+    struct stat st {};
+    if (stat(file.c_str(), &st) != 0)
+        return Status{"--token-file " + file + ": " + std::strerror(errno)};
+    if (!S_ISREG(st.st_mode)) return Status{"--token-file " + file + ": not a regular file"};
+    if (st.st_uid != geteuid())
+        return Status{"--token-file " + file + ": owned by uid " + std::to_string(st.st_uid) +
+                      ", not by this user (uid " + std::to_string(geteuid()) + ")"};
+    if (st.st_mode & 077) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        return Status{"--token-file " + file + ": mode " + mode +
+                      " lets others read it; allowed: 0600 or 0400 (chmod 600 " + file + ")"};
+    }
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    token = text.str();
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+        token.pop_back();
+    if (token.size() < 16 || token.find_first_of(" \t\r\n") != std::string::npos)
+        return Status{"--token-file " + file +
+                      ": the token must be one word of at least 16 characters (e.g. "
+                      "openssl rand -hex 32 > " +
+                      file + ")"};
+    return {};
+}
+
+ApiServer::ApiServer(RunApi &api) : api_(api) {}
+
+ApiServer::~ApiServer()
+{
+    stop();
+}
+
+void ApiServer::routes()
+{
+    httplib::Server &s = *server_;
+    s.set_payload_max_length(kMaxBodyBytes);
+    s.set_read_timeout(kClientTimeoutS, 0);
+    s.set_write_timeout(kClientTimeoutS, 0);
+    s.set_keep_alive_timeout(kClientTimeoutS);
+    s.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
+
+    const bool needToken = !options_.listen.unixSocket;
+    s.set_pre_routing_handler(
+        [this, needToken](const httplib::Request &req, httplib::Response &res) {
+            if (!needToken || (options_.metricsPublic && req.path == "/metrics"))
+                return httplib::Server::HandlerResponse::Unhandled;
+            const std::string auth = req.get_header_value("Authorization");
+            bool ok =
+                auth.rfind("Bearer ", 0) == 0 && constantTimeEqual(auth.substr(7), options_.token);
+            // A token in the URL ends up in logs and histories: refused even when right.
+            for (const auto &[k, v] : req.params)
+                ok = ok && k != "token" && k != "access_token" && v != options_.token;
+            if (ok) return httplib::Server::HandlerResponse::Unhandled;
+            res.status = 401;
+            res.set_header("WWW-Authenticate", "Bearer");
+            return httplib::Server::HandlerResponse::Handled;
+        });
+
+    s.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
+        res.set_content(api_.metricsText(), "text/plain; version=0.0.4; charset=utf-8");
+    });
+    s.Get("/v1/run/stream", [this](const httplib::Request &, httplib::Response &res) {
+        auto watcher = api_.watch();
+        if (!watcher) {
+            sendReply(ApiReply::error(503, "too many watchers (at most " +
+                                               std::to_string(kMaxWatchers) + "); try later"),
+                      res);
+            return;
+        }
+        res.set_header("Cache-Control", "no-store");
+        res.set_chunked_content_provider(
+            "application/x-ndjson", [watcher](std::size_t, httplib::DataSink &sink) {
+                std::vector<Watcher::Line> lines;
+                if (!watcher->take(lines, 1000)) {
+                    sink.done();
+                    return true;
+                }
+                if (lines.empty()) return sink.is_writable(); // a client gone is noticed
+                std::string chunk;
+                for (const auto &l : lines)
+                    chunk += *l + "\n";
+                return sink.write(chunk.data(), chunk.size());
+            });
+    });
+    const auto handler = [this](const httplib::Request &req, httplib::Response &res) {
+        ApiRequest r;
+        r.method = req.method;
+        r.path = req.path;
+        r.body = req.body;
+        r.control = req.get_header_value("X-Ringlab-Control");
+        for (const auto &[k, v] : req.params)
+            r.query.emplace(k, v);
+        sendReply(api_.handle(r), res);
+    };
+    s.Get(".*", handler);
+    s.Post(".*", handler);
+    s.Put(".*", handler);
+    s.Delete(".*", handler);
+    s.Patch(".*", handler);
+    s.set_exception_handler(
+        [](const httplib::Request &, httplib::Response &res, std::exception_ptr) {
+            sendReply(ApiReply::error(500, "the request failed in the engine"), res);
+        });
+    s.set_error_handler([](const httplib::Request &, httplib::Response &res) {
+        if (res.status == 413)
+            sendReply(ApiReply::error(413, "the request body is larger than " +
+                                               std::to_string(kMaxBodyBytes) + " bytes"),
+                      res);
+    });
+    s.set_logger([](const httplib::Request &req, const httplib::Response &res) {
+        if (req.method != "GET" || res.status >= 400)
+            std::fprintf(stderr, "ringlab-engine: %s %s %d\n", req.method.c_str(), req.path.c_str(),
+                         res.status);
+    });
+}
+
+Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
+{
+    options_ = o;
+    const ListenSpec &l = o.listen;
+    if (!l.unixSocket && o.token.empty())
+        return Status{"--listen " + l.text() + ": TCP needs --token-file (a Unix socket does not)"};
+    if (o.tlsCert.empty() != o.tlsKey.empty())
+        return Status{"TLS needs both --tls-cert and --tls-key"};
+    if (l.unixSocket && !o.tlsCert.empty())
+        return Status{"--tls-cert is for tcp: listening, not for a Unix socket"};
+    if (!o.tlsCert.empty()) {
+        auto tls = std::make_unique<httplib::SSLServer>(o.tlsCert.c_str(), o.tlsKey.c_str());
+        if (!tls->is_valid())
+            return Status{"--tls-cert " + o.tlsCert + " / --tls-key " + o.tlsKey +
+                          ": cannot be loaded as a PEM certificate and its key"};
+        server_ = std::move(tls);
+    } else if (l.unixSocket) {
+        auto unixServer = std::make_unique<UnixSocketServer>();
+        if (auto st = unixServer->bindUnix(l.path, o.socketGroup, notes); !st.ok()) return st;
+        server_ = std::move(unixServer);
+    } else {
+        server_ = std::make_unique<httplib::Server>();
+    }
+    routes();
+    if (!l.unixSocket) {
+        port_ = l.port == 0 ? server_->bind_to_any_port(l.host)
+                            : (server_->bind_to_port(l.host, l.port) ? l.port : -1);
+        if (port_ <= 0) {
+            const int err = errno;
+            server_.reset();
+            return Status{"--listen " + l.text() + ": cannot listen (" + std::strerror(err) + ")"};
+        }
+        if (!isLoopbackAddress(l.host))
+            notes +=
+                "listening beyond this machine (" + l.host + "): only the token guards it" +
+                (o.tlsCert.empty() ? ", and without TLS it crosses the network in clear; " : "; ");
+    }
+    thread_ = std::thread([s = server_.get()] { s->listen_after_bind(); });
+    // stop() only reaches a server that is already listening (httplib 0.11 has no ready
+    // signal; this takes microseconds).
+    for (int k = 0; k < 5000 && !server_->is_running(); ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return {};
+}
+
+std::string ApiServer::url() const
+{
+    const ListenSpec &l = options_.listen;
+    if (l.unixSocket) return "unix:" + l.path;
+    const bool v6 = l.host.find(':') != std::string::npos;
+    return std::string(options_.tlsCert.empty() ? "http" : "https") + "://" +
+           (v6 ? "[" + l.host + "]" : l.host) + ":" + std::to_string(port_);
+}
+
+void ApiServer::stop()
+{
+    if (!server_) return;
+    server_->stop();
+    if (thread_.joinable()) thread_.join();
+    server_.reset();
+    if (options_.listen.unixSocket) unlink(options_.listen.path.c_str());
+}
+
+} // namespace ringlab

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/serve_command.h"
+
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "app/api_server.h"
+#include "app/stop_signals.h"
+
+namespace ringlab {
+
+int serveCommand(const ServeOptions &o)
+{
+    ApiServerOptions so;
+    if (auto st =
+            parseListen(o.listen.empty() ? "unix:" + defaultSocketPath() : o.listen, so.listen);
+        !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        return 2;
+    }
+    if (!o.tokenFile.empty())
+        if (auto st = readTokenFile(o.tokenFile, so.token); !st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+            return 2;
+        }
+    so.metricsPublic = o.metricsPublic;
+    so.tlsCert = o.tlsCert;
+    so.tlsKey = o.tlsKey;
+    so.socketGroup = o.socketGroup;
+
+    RunApiOptions ao;
+    ao.db = o.db;
+    ao.record = o.record;
+    ao.eal = splitEalArgs(o.eal);
+    ao.endpoint = so.listen.text();
+    std::unique_ptr<RunApi> api;
+    try {
+        api = std::make_unique<RunApi>(ao);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ringlab-engine: cannot open the session database: %s\n", e.what());
+        return 1;
+    }
+    if (api->interruptedOnOpen())
+        std::fprintf(stderr,
+                     "ringlab-engine: %d session(s) left running by a process that is gone were "
+                     "marked interrupted\n",
+                     api->interruptedOnOpen());
+
+    // Server and engine threads inherit the blocked stop signals.
+    const int sigFd = takeStopSignals();
+    ApiServer server(*api);
+    std::string notes;
+    if (auto st = server.start(so, notes); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        close(sigFd);
+        return 2;
+    }
+    api->setEndpoint(server.url());
+    if (!notes.empty()) std::fprintf(stderr, "ringlab-engine: note: %s\n", notes.c_str());
+    std::fprintf(stderr, "ringlab-engine: serving API v%d at %s (sessions in %s)%s\n", kApiVersion,
+                 server.url().c_str(), api->database().c_str(),
+                 so.listen.unixSocket ? "" : "; requests need the bearer token");
+    std::fflush(stderr);
+
+    pollfd fd{sigFd, POLLIN, 0};
+    while (::poll(&fd, 1, -1) < 0 && errno == EINTR) {
+    }
+    signalfd_siginfo si{};
+    [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
+    std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
+                 strsignal(static_cast<int>(si.ssi_signo)));
+    api->shutdown("completed"); // ends the streams, so their connections close
+    server.stop();
+    close(sigFd);
+    return 0;
+}
+
+} // namespace ringlab

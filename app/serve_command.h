@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `ringlab-engine serve`: the engine as a service the desktop app and scripts attach to
+// (docs/api.md), until SIGINT or SIGTERM. A run still going then is stopped and its session
+// completed.
+#pragma once
+
+#include <string>
+
+namespace ringlab {
+
+struct ServeOptions {
+    std::string listen; // empty: the default Unix socket
+    std::string tokenFile;
+    bool metricsPublic = false;
+    std::string tlsCert, tlsKey;
+    std::string db;
+    bool record = true;
+    std::string eal;
+    std::string socketGroup = "ringlab";
+};
+
+int serveCommand(const ServeOptions &o);
+
+} // namespace ringlab

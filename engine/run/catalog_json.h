@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What an engine offers, as JSON: its devices, its tunables (with the registry's text) and its
+// profiles. One form for `ringlab-engine devices|params --json` and for the API (docs/api.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "drivers/registry.h"
+#include "engine/device.h"
+#include "engine/tunables.h"
+
+namespace ringlab {
+
+// "ignored", "fixed" or "applies".
+std::string_view supportName(Support s);
+
+nlohmann::json devicesJson(const std::vector<DeviceListing> &devices);
+// Every tunable: type, unit, range or choices, live or restart, help; "default" is the value
+// in `current`; "device" says what a device does with it when `support` names it.
+nlohmann::json tunablesJson(const ParamSet &current,
+                            const std::vector<TunableSupport> &support = {});
+// name -> text of every value in `ps`.
+nlohmann::json valuesJson(const ParamSet &ps);
+// The profiles found (listProfiles()), each with its values; `problems` for those left out.
+nlohmann::json profilesJson();
+
+} // namespace ringlab

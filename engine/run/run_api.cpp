@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/run/run_api.h"
+
+#include <charconv>
+#include <iomanip>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "engine/git_revision.h"
+#include "engine/host_info.h"
+#include "engine/run/catalog_json.h"
+#include "engine/sample_metrics.h"
+#include "engine/session_compare.h"
+#include "engine/session_report.h"
+#include "engine/version.h"
+
+namespace ringlab {
+
+using nlohmann::json;
+
+ApiReply ApiReply::error(int status, const std::string &message)
+{
+    return ApiReply{status, json{{"error", message}}, {}, {}};
+}
+
+namespace {
+
+std::string randomKey()
+{
+    std::random_device rd;
+    std::ostringstream out;
+    for (int k = 0; k < 4; ++k)
+        out << std::hex << std::setw(8) << std::setfill('0') << rd();
+    return out.str();
+}
+
+// The body as a JSON object (an empty body is an empty object); `error` names what is wrong.
+bool parseObject(const std::string &body, json &out, std::string &error)
+{
+    if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
+        out = json::object();
+        return true;
+    }
+    try {
+        out = json::parse(body);
+    } catch (const json::parse_error &e) {
+        error = std::string("the request body is not JSON: ") + e.what();
+        return false;
+    }
+    if (!out.is_object()) {
+        error = "the request body must be a JSON object, not " + std::string(out.type_name());
+        return false;
+    }
+    return true;
+}
+
+// Refuses fields a command does not know (a typo must not pass for a default).
+bool onlyFields(const json &body, std::initializer_list<const char *> allowed, const char *command,
+                std::string &error)
+{
+    for (const auto &[key, v] : body.items()) {
+        bool ok = false;
+        std::string list;
+        for (const char *a : allowed) {
+            ok = ok || key == a;
+            list += (list.empty() ? "" : ", ") + std::string(a);
+        }
+        if (!ok) {
+            error = std::string(command) + ": unknown field \"" + key +
+                    "\" (allowed: " + (list.empty() ? "none" : list) + ")";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool stringField(const json &body, const char *name, std::string &out, std::string &error)
+{
+    if (!body.contains(name)) return true;
+    if (!body[name].is_string()) {
+        error =
+            std::string("field \"") + name + "\" must be a string, not " + body[name].type_name();
+        return false;
+    }
+    out = body[name].get<std::string>();
+    return true;
+}
+
+// {"NAME": VALUE, ...} with string or number values, as assignments in the given order.
+bool assignmentsField(const json &body, Assignments &out, std::string &error)
+{
+    out.clear();
+    if (!body.contains("set")) return true;
+    const json &set = body["set"];
+    if (!set.is_object()) {
+        error = std::string("field \"set\" must be an object of tunable names and values, e.g. "
+                            "{\"poll.mode\": \"busy\"}, not ") +
+                set.type_name();
+        return false;
+    }
+    for (const auto &[name, v] : set.items()) {
+        if (v.is_string())
+            out.emplace_back(name, v.get<std::string>());
+        else if (v.is_number_integer() || v.is_number_unsigned() || v.is_number_float())
+            out.emplace_back(name, v.dump());
+        else {
+            error = "set \"" + name + "\": a value is a string or a number, not " + v.type_name();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool positiveId(const std::string &text, std::int64_t &id)
+{
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    return ec == std::errc() && ptr == text.data() + text.size() && id > 0;
+}
+
+json sessionJson(const SessionInfo &s)
+{
+    return {{"id", s.id},
+            {"uuid", s.uuid},
+            {"name", s.name},
+            {"status", s.status},
+            {"created_at", s.createdAt},
+            {"ended_at", s.endedAt},
+            {"device", s.device},
+            {"profile", s.profile},
+            {"host", s.host.hostname},
+            {"engine_version", s.engineVersion},
+            {"interval_s", s.intervalS},
+            {"run_group", s.runGroup},
+            {"repeat_index", s.repeatIndex},
+            {"duration_s", s.durationS},
+            {"samples", s.sampleCount},
+            {"mean_rx_pps", s.meanRxPps}};
+}
+
+json estimateJson(const Estimate &e)
+{
+    return {{"n", e.n},
+            {"mean", e.mean},
+            {"median", e.median},
+            {"ci_half", e.ciHalf},
+            {"batches", e.batches}};
+}
+
+std::string queryValue(const ApiRequest &r, const std::string &key, const std::string &fallback)
+{
+    const auto it = r.query.find(key);
+    return it == r.query.end() ? fallback : it->second;
+}
+
+// A device spec from a client: a name, never options (paths, files) a DPDK vdev could take.
+bool plainDeviceSpec(const std::string &spec)
+{
+    static const std::regex plain("[A-Za-z0-9_.:-]{1,64}");
+    return std::regex_match(spec, plain);
+}
+
+} // namespace
+
+RunApi::RunApi(RunApiOptions options)
+    : options_(std::move(options)),
+      store_(std::make_unique<SessionStore>(options_.db.empty() ? SessionStore::defaultPath()
+                                                                : options_.db)),
+      service_([hub = hub_](const std::string &msg) {
+          hub->publish(json{{"type", "warning"}, {"message", "recording: " + msg}}.dump());
+      })
+{
+}
+
+RunApi::~RunApi()
+{
+    shutdown();
+}
+
+void RunApi::shutdown(const std::string &status)
+{
+    {
+        std::lock_guard lock(mutex_);
+        if (service_.running()) service_.stop(status);
+    }
+    hub_->close();
+}
+
+std::unique_ptr<SessionStore> RunApi::reader() const
+{
+    return std::make_unique<SessionStore>(store_->file(), Db::Mode::ReadOnly);
+}
+
+ApiReply RunApi::handle(const ApiRequest &r)
+{
+    try {
+        return route(r);
+    } catch (const std::exception &e) {
+        return ApiReply::error(500, std::string("the engine failed: ") + e.what());
+    }
+}
+
+ApiReply RunApi::route(const ApiRequest &r)
+{
+    static const std::regex sessionPath("/v1/sessions/([^/]+)(/export)?");
+    const std::string &p = r.path;
+    const bool get = r.method == "GET" || r.method == "HEAD";
+    const bool post = r.method == "POST";
+    const auto wrongMethod = [&](const char *allowed) {
+        return ApiReply::error(405, r.method + " " + p + ": use " + allowed);
+    };
+    std::smatch m;
+    if (p == "/v1/version") return get ? version() : wrongMethod("GET");
+    if (p == "/v1/devices")
+        return get ? ApiReply{200, devicesJson(listDevices()), {}, {}} : wrongMethod("GET");
+    if (p == "/v1/profiles")
+        return get ? ApiReply{200, profilesJson(), {}, {}} : wrongMethod("GET");
+    if (p == "/v1/tunables") return get ? tunables(r) : wrongMethod("GET");
+    if (p == "/v1/run") return get ? runState() : wrongMethod("GET");
+    if (p == "/v1/sessions") return get ? sessions() : wrongMethod("GET");
+    if (p == "/v1/compare") return get ? compare(r) : wrongMethod("GET");
+    if (std::regex_match(p, m, sessionPath)) {
+        if (!get) return wrongMethod("GET");
+        std::int64_t id = 0;
+        if (!positiveId(m[1].str(), id))
+            return ApiReply::error(400, "session \"" + m[1].str() +
+                                            "\" is not a session id (a positive integer)");
+        return m[2].matched ? exportSession(id, r) : session(id);
+    }
+    const bool command = p == "/v1/run/start" || p == "/v1/run/set" || p == "/v1/run/mark" ||
+                         p == "/v1/run/stop" || p == "/v1/run/control";
+    if (!command) return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
+    if (!post) return wrongMethod("POST");
+    json body;
+    std::string error;
+    if (!parseObject(r.body, body, error)) return ApiReply::error(400, error);
+    if (p == "/v1/run/start") return start(body);
+    if (p == "/v1/run/set") return set(r, body);
+    if (p == "/v1/run/mark") return mark(r, body);
+    if (p == "/v1/run/stop") return stop(r);
+    return takeControl(body);
+}
+
+void RunApi::setEndpoint(const std::string &endpoint)
+{
+    std::lock_guard lock(mutex_);
+    options_.endpoint = endpoint;
+}
+
+ApiReply RunApi::version() const
+{
+    std::lock_guard lock(mutex_);
+    return {200,
+            {{"api", kApiVersion},
+             {"engine", "ringlab-engine"},
+             {"version", RINGLAB_VERSION},
+             {"revision", RINGLAB_GIT_REVISION},
+             {"host", currentHost().hostname},
+             {"endpoint", options_.endpoint},
+             {"database", store_->file().string()},
+             {"recording", options_.record}},
+            {},
+            {}};
+}
+
+ApiReply RunApi::tunables(const ApiRequest &r)
+{
+    (void)r;
+    std::lock_guard lock(mutex_);
+    if (service_.running())
+        return {200, tunablesJson(service_.params(), service_.deviceSupport()), {}, {}};
+    return {200, tunablesJson(ParamSet{}), {}, {}};
+}
+
+json RunApi::stateLocked() const
+{
+    json j = {{"type", "state"}, {"running", service_.running()}, {"last_session", lastSession_}};
+    if (service_.running()) {
+        j["session"] = service_.sessionId();
+        j["profile"] = profile_;
+        j["device"] = service_.deviceInfo().name;
+        j["started_at"] = startedAt_;
+        j["controller"] = controller_;
+        j["params"] = valuesJson(service_.params());
+    }
+    return j;
+}
+
+ApiReply RunApi::runState()
+{
+    std::lock_guard lock(mutex_);
+    json j = stateLocked();
+    j.erase("type");
+    j["watchers"] = hub_->watchers();
+    return {200, j, {}, {}};
+}
+
+std::shared_ptr<Watcher> RunApi::watch()
+{
+    // The state first, so a watcher knows what it joined; the hub's lines follow it.
+    std::lock_guard lock(mutex_);
+    return hub_->watch(stateLocked().dump());
+}
+
+std::string RunApi::metricsText() const
+{
+    std::lock_guard lock(mutex_);
+    return exporter_ ? exporter_->text() : std::string();
+}
+
+std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const char *what) const
+{
+    if (!service_.running()) return ApiReply::error(409, std::string(what) + ": no run is going");
+    if (r.control == controlKey_) return std::nullopt;
+    return ApiReply::error(
+        409, std::string(what) + ": the run is controlled by \"" + controller_ + "\" (since " +
+                 startedAt_ + "); " +
+                 (r.control.empty() ? "this request has no X-Ringlab-Control key"
+                                    : "this request's X-Ringlab-Control key is not the run's") +
+                 ", so it can watch but not change the run (POST /v1/run/control takes over)");
+}
+
+ApiReply RunApi::start(const json &body)
+{
+    std::string error, profileName = "default", device, name, client = "unnamed client";
+    Assignments overrides;
+    std::int64_t intervalMs = kSampleIntervalNs / 1'000'000;
+    if (body.contains("interval_ms")) {
+        const json &v = body["interval_ms"];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 10 || v.get<std::int64_t>() > 10'000)
+            return ApiReply::error(400, "interval_ms " + v.dump() +
+                                            ": the sample interval is an integer of 10..10000 ms");
+        intervalMs = v.get<std::int64_t>();
+    }
+    if (!onlyFields(body, {"profile", "set", "device", "name", "client", "interval_ms"}, "start",
+                    error) ||
+        !stringField(body, "profile", profileName, error) ||
+        !stringField(body, "device", device, error) || !stringField(body, "name", name, error) ||
+        !stringField(body, "client", client, error) || !assignmentsField(body, overrides, error))
+        return ApiReply::error(400, error);
+    if (profileName.empty() || profileName.find('/') != std::string::npos ||
+        profileName.find("..") != std::string::npos)
+        return ApiReply::error(400, "profile \"" + profileName +
+                                        "\": give a profile's name (GET /v1/profiles lists "
+                                        "them); paths are not taken over the API");
+    if (!device.empty() && !plainDeviceSpec(device))
+        return ApiReply::error(400, "device \"" + device +
+                                        "\": give a device's spec as GET /v1/devices lists it "
+                                        "(letters, digits, _ . : -); options are not taken over "
+                                        "the API");
+    ResolvedProfile resolved;
+    if (auto st = resolveProfile(profileName, overrides, resolved); !st.ok())
+        return ApiReply::error(422, st.error);
+
+    std::lock_guard lock(mutex_);
+    if (service_.running())
+        return ApiReply::error(409, "start: a run is going (session " +
+                                        std::to_string(service_.sessionId()) +
+                                        ", controlled by \"" + controller_ + "\"): stop it first");
+    RunSetup setup;
+    setup.params = resolved.params;
+    setup.profile = resolved.profile.name;
+    setup.device.spec = device.empty() ? resolved.profile.device : device;
+    setup.device.eal = options_.eal;
+    setup.intervalNs = intervalMs * 1'000'000;
+    setup.sessionName = name;
+    if (setup.sessionName.empty()) {
+        setup.sessionName = resolved.profile.name;
+        for (const auto &[k, v] : overrides)
+            setup.sessionName += " " + k + "=" + v;
+    }
+    if (auto st = checkDeviceOptions(setup.device); !st.ok()) return ApiReply::error(422, st.error);
+    auto exporter = std::make_shared<PrometheusExporter>(
+        PrometheusExporter::RunLabels{0, setup.device.spec, setup.profile}, setup.params);
+    if (const StartStatus st =
+            service_.start(setup, options_.record ? store_.get() : nullptr, {hub_, exporter});
+        !st.ok())
+        return ApiReply::error(st.refused ? 422 : 500, st.error);
+    exporter->setRun({service_.sessionId(), service_.deviceInfo().name, setup.profile});
+    exporter_ = exporter;
+    profile_ = setup.profile;
+    controller_ = client;
+    controlKey_ = randomKey();
+    startedAt_ = isoTimeNow();
+    lastSession_ = service_.sessionId();
+    hub_->publish(stateLocked().dump());
+    json j = stateLocked();
+    j.erase("type");
+    j["control"] = controlKey_;
+    return {201, j, {}, {}};
+}
+
+ApiReply RunApi::set(const ApiRequest &r, const json &body)
+{
+    std::string error;
+    Assignments a;
+    if (!onlyFields(body, {"set"}, "set", error) || !assignmentsField(body, a, error))
+        return ApiReply::error(400, error);
+    if (a.empty()) return ApiReply::error(400, "set: field \"set\" names no tunable");
+    std::lock_guard lock(mutex_);
+    if (auto refused = refuseWithoutControl(r, "set")) return *refused;
+    if (auto st = service_.apply(a, "api"); !st.ok()) return ApiReply::error(422, st.error);
+    return {200, {{"params", valuesJson(service_.params())}}, {}, {}};
+}
+
+ApiReply RunApi::mark(const ApiRequest &r, const json &body)
+{
+    std::string error, label;
+    if (!onlyFields(body, {"label"}, "mark", error) || !stringField(body, "label", label, error))
+        return ApiReply::error(400, error);
+    if (label.empty()) return ApiReply::error(400, "mark: field \"label\" is empty");
+    if (label.size() > 200)
+        return ApiReply::error(400, "mark: the label is " + std::to_string(label.size()) +
+                                        " bytes long (at most 200)");
+    std::lock_guard lock(mutex_);
+    if (auto refused = refuseWithoutControl(r, "mark")) return *refused;
+    service_.mark(label);
+    return {200, {{"label", label}}, {}, {}};
+}
+
+ApiReply RunApi::stop(const ApiRequest &r)
+{
+    std::lock_guard lock(mutex_);
+    if (auto refused = refuseWithoutControl(r, "stop")) return *refused;
+    const RunOutcome out = service_.stop("completed");
+    controller_.clear();
+    controlKey_.clear();
+    hub_->publish(stateLocked().dump());
+    return {200,
+            {{"session", out.session},
+             {"samples_written", out.samplesWritten},
+             {"samples_lost", out.samplesLost},
+             {"record_error", out.recordError}},
+            {},
+            {}};
+}
+
+ApiReply RunApi::takeControl(const json &body)
+{
+    std::string error, client = "unnamed client";
+    if (!onlyFields(body, {"client"}, "control", error) ||
+        !stringField(body, "client", client, error))
+        return ApiReply::error(400, error);
+    std::lock_guard lock(mutex_);
+    if (!service_.running()) return ApiReply::error(409, "control: no run is going");
+    const std::string before = controller_;
+    controller_ = client;
+    controlKey_ = randomKey();
+    hub_->publish(
+        json{{"type", "control"}, {"controller", controller_}, {"previous", before}}.dump());
+    return {200, {{"control", controlKey_}, {"previous", before}}, {}, {}};
+}
+
+ApiReply RunApi::sessions()
+{
+    json arr = json::array();
+    for (const auto &s : reader()->list())
+        arr.push_back(sessionJson(s));
+    return {200, arr, {}, {}};
+}
+
+ApiReply RunApi::session(std::int64_t id)
+{
+    auto store = reader();
+    SessionInfo s;
+    if (!store->get(id, s)) return ApiReply::error(404, "no session " + std::to_string(id));
+    json j = sessionJson(s);
+    json params = json::object();
+    for (const auto &[k, v] : store->params(id))
+        params[k] = v;
+    j["params"] = params;
+    json changes = json::array();
+    const auto changeRows = store->changes(id);
+    for (const auto &c : changeRows)
+        changes.push_back({{"t", c.t},
+                           {"tunable", c.tunable},
+                           {"old", c.oldValue},
+                           {"new", c.newValue},
+                           {"source", c.source}});
+    j["changes"] = changes;
+    json events = json::array();
+    for (const auto &e : store->events(id))
+        events.push_back(
+            {{"t", e.t}, {"kind", e.kind}, {"message", e.message}, {"source", e.source}});
+    j["events"] = events;
+    const SampleTable tab = store->samples(id);
+    json segments = json::array();
+    for (const auto &seg : segmentsOf(tab, changeRows, kWarmupS)) {
+        json summary = json::object();
+        for (const auto &metric : keyMetrics()) {
+            const auto open = metric.find('[');
+            const std::string name = metric.substr(0, open);
+            const std::string thread =
+                open == std::string::npos ? "" : metric.substr(open + 1, metric.size() - open - 2);
+            if (tab.column(name, thread) >= 0)
+                summary[metric] = estimateJson(estimateOf(tab, seg.rows, name, thread));
+        }
+        segments.push_back({{"index", seg.index},
+                            {"start", seg.start},
+                            {"end", seg.end},
+                            {"opened", seg.opened},
+                            {"samples", seg.rows.size()},
+                            {"summary", summary}});
+    }
+    j["segments"] = segments;
+    return {200, j, {}, {}};
+}
+
+ApiReply RunApi::exportSession(std::int64_t id, const ApiRequest &r)
+{
+    const std::string format = queryValue(r, "format", "csv");
+    if (format != "csv" && format != "json")
+        return ApiReply::error(400, "format \"" + format + "\": use csv or json");
+    auto store = reader();
+    SessionInfo s;
+    if (!store->get(id, s)) return ApiReply::error(404, "no session " + std::to_string(id));
+    std::ostringstream out;
+    if (format == "json")
+        exportJson(*store, id, out);
+    else
+        exportCsv(*store, id, out);
+    return {200, {}, out.str(), format == "json" ? "application/json" : "text/csv"};
+}
+
+ApiReply RunApi::compare(const ApiRequest &r)
+{
+    const std::string specA = queryValue(r, "a", ""), specB = queryValue(r, "b", "");
+    if (specA.empty() || specB.empty())
+        return ApiReply::error(400, "compare: give a=ID[:SEGMENT] and b=ID[:SEGMENT]");
+    auto store = reader();
+    CompareSide a, b;
+    std::string error;
+    if (!loadCompareSide(*store, specA, kWarmupS, a, error) ||
+        !loadCompareSide(*store, specB, kWarmupS, b, error))
+        return ApiReply::error(404, "compare: " + error);
+    if (a.label == b.label)
+        return ApiReply::error(400, "compare: A and B are the same (" + a.label + ")");
+    std::vector<std::string> metrics;
+    for (auto [it, end] = r.query.equal_range("metric"); it != end; ++it)
+        metrics.push_back(it->second);
+    const bool named = !metrics.empty();
+    if (!named) metrics = defaultCompareMetrics(a, b);
+    std::vector<std::string> missing;
+    auto rows = compareSides(a, b, metrics, missing);
+    if (named && !missing.empty())
+        return ApiReply::error(404, "compare: metric \"" + missing.front() +
+                                        "\" is not in both sides (the metrics are the columns "
+                                        "of a CSV export, e.g. rx_pps, cpu_ms_per_s[poll])");
+    orderForReading(rows);
+    json out = json::array();
+    for (const auto &row : rows)
+        out.push_back({{"metric", row.metric},
+                       {"unit", row.unit},
+                       {"a", estimateJson(row.a)},
+                       {"b", estimateJson(row.b)},
+                       {"diff", row.diff.diff},
+                       {"pct", row.diff.pct},
+                       {"ci_half", row.diff.ciHalf},
+                       {"significant", row.diff.significant},
+                       {"better", row.better},
+                       {"verdict", row.verdict}});
+    return {200,
+            {{"a", a.label},
+             {"b", b.label},
+             {"notes", compareNotes(a, b)},
+             {"rows", out},
+             {"missing", missing}},
+            {},
+            {}};
+}
+
+} // namespace ringlab

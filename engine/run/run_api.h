@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine's API, version 1 (docs/api.md): the run service's commands and what an engine
+// offers, as requests and JSON replies with no transport of their own. `ringlab-engine serve`
+// carries them over HTTP (app/api_server); a program in the same process calls handle().
+//
+// One client controls a run at a time: the start hands out a control key, and set, mark and
+// stop need it (the X-Ringlab-Control header). Everyone else watches: reads state, sessions
+// and the stream. A controller that went away is replaced with POST /v1/run/control.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/metrics/prometheus_exporter.h"
+#include "engine/run/run_service.h"
+#include "engine/run/stream_hub.h"
+
+namespace ringlab {
+
+inline constexpr int kApiVersion = 1;
+
+struct ApiRequest {
+    std::string method; // GET, POST, ...
+    std::string path;   // "/v1/run/set"
+    std::multimap<std::string, std::string> query;
+    std::string body;    // JSON for POST
+    std::string control; // the X-Ringlab-Control header
+};
+
+struct ApiReply {
+    int status = 200;
+    nlohmann::json body;     // the reply, when `text` is empty
+    std::string text;        // a reply that is not JSON (a CSV export, the metrics)
+    std::string contentType; // for `text`
+    static ApiReply error(int status, const std::string &message);
+};
+
+struct RunApiOptions {
+    std::filesystem::path db;     // the session database (empty: the default path)
+    bool record = true;           // false: runs are not recorded
+    std::string endpoint;         // how this engine is reached, for /v1/version
+    std::vector<std::string> eal; // EAL arguments for DPDK devices (the server's, never a client's)
+};
+
+class RunApi {
+  public:
+    // Opens the database (sessions left running by a process that is gone become
+    // interrupted); throws DbError when it cannot be opened.
+    explicit RunApi(RunApiOptions options);
+    ~RunApi(); // a run still going is stopped; its session completed
+    RunApi(const RunApi &) = delete;
+    RunApi &operator=(const RunApi &) = delete;
+
+    // Any request but the stream; never throws.
+    ApiReply handle(const ApiRequest &r);
+
+    // A new watcher of the live stream (samples, events, the run's state changes), its first
+    // line the state; null when kMaxWatchers are watching.
+    std::shared_ptr<Watcher> watch();
+    // The Prometheus exposition of the current (or last) run; empty before any run.
+    std::string metricsText() const;
+
+    // Stops a run still going (the engine is shutting down); the stream's watchers are ended.
+    void shutdown(const std::string &status = "completed");
+    // How this engine is reached, once its server is bound (for /v1/version).
+    void setEndpoint(const std::string &endpoint);
+    std::filesystem::path database() const { return store_->file(); }
+    int interruptedOnOpen() const { return store_->interruptedOnOpen(); }
+
+  private:
+    ApiReply route(const ApiRequest &r);
+    ApiReply version() const;
+    ApiReply tunables(const ApiRequest &r);
+    ApiReply runState();
+    ApiReply start(const nlohmann::json &body);
+    ApiReply set(const ApiRequest &r, const nlohmann::json &body);
+    ApiReply mark(const ApiRequest &r, const nlohmann::json &body);
+    ApiReply stop(const ApiRequest &r);
+    ApiReply takeControl(const nlohmann::json &body);
+    ApiReply sessions();
+    ApiReply session(std::int64_t id);
+    ApiReply exportSession(std::int64_t id, const ApiRequest &r);
+    ApiReply compare(const ApiRequest &r);
+    // A refusal when `r` does not hold the control key of the running run; null when it does.
+    std::optional<ApiReply> refuseWithoutControl(const ApiRequest &r, const char *what) const;
+    nlohmann::json stateLocked() const;
+    std::unique_ptr<SessionStore> reader() const;
+
+    RunApiOptions options_;
+    std::unique_ptr<SessionStore> store_;
+    std::shared_ptr<StreamHub> hub_ = std::make_shared<StreamHub>();
+    mutable std::mutex mutex_; // the run's state below
+    RunService service_;
+    std::shared_ptr<PrometheusExporter> exporter_;
+    std::string profile_, controller_, controlKey_, startedAt_;
+    std::int64_t lastSession_ = 0;
+};
+
+} // namespace ringlab

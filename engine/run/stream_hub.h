@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The live stream of a run to its watchers: every sample and event once as a JSON line
+// (the JSON-lines form of docs/cli.md), handed to each watcher's bounded queue. The engine
+// never waits for a watcher: one that falls `kWatcherQueueLines` lines behind is cut off, and
+// is told why in its last line. Watchers are bounded in number too.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/sample.h"
+
+namespace ringlab {
+
+inline constexpr std::size_t kWatcherQueueLines = 600; // a minute of samples at 10 Hz
+inline constexpr std::size_t kMaxWatchers = 32;
+
+// One watcher's queue, filled by the hub and drained by the watcher's connection.
+class Watcher {
+  public:
+    using Line = std::shared_ptr<const std::string>;
+    // Waits up to `timeoutMs` for lines; takes them all. False once the watcher has ended
+    // (cut off, or the hub closed) and every line was taken.
+    bool take(std::vector<Line> &out, int timeoutMs);
+    bool ended() const;
+
+  private:
+    friend class StreamHub;
+    void push(const Line &line);
+    void end(const std::string &why); // a final line saying why, then nothing more
+
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<Line> lines_;
+    bool ended_ = false;
+};
+
+class StreamHub : public Subscriber {
+  public:
+    ~StreamHub() override;
+    // A new watcher whose first line is `firstLine` (when not empty), or null when
+    // kMaxWatchers are watching.
+    std::shared_ptr<Watcher> watch(const std::string &firstLine = {});
+    // Ends every watcher (the server is going away).
+    void close();
+    std::size_t watchers() const;
+
+    // A line of the stream's own (the run started or stopped, the controller changed).
+    void publish(const std::string &jsonLine);
+    void onSample(const std::shared_ptr<const Sample> &s) override;
+    void onEvent(const Event &e) override;
+
+  private:
+    void fanOut(const Watcher::Line &line);
+
+    mutable std::mutex mutex_;
+    std::vector<std::weak_ptr<Watcher>> watchers_;
+};
+
+} // namespace ringlab

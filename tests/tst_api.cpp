@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine's API (docs/api.md) through a real socket to a real `ringlab-engine serve`:
+// every endpoint, its successes and its errors, each reply checked against the schema in
+// docs/api.md (by python3-jsonschema); the token, the bounds and the socket's mode; one
+// controller and its watchers; kill -9 of the server mid-run; HTTPS.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+// A `ringlab-engine serve` of the test's own, stopped with SIGTERM when the test ends.
+class Serve {
+  public:
+    ~Serve()
+    {
+        if (p.state() == QProcess::NotRunning) return;
+        p.terminate();
+        if (!p.waitForFinished(20'000)) p.kill();
+        p.waitForFinished(5'000);
+    }
+    // Starts `serve ARGS` and waits for "serving API v1 at URL"; false with the reason.
+    bool start(const QStringList &args, QString *why = nullptr)
+    {
+        p.start(RINGLAB_ENGINE_BIN, QStringList{"serve"} + args);
+        static const QRegularExpression serving("serving API v1 at (\\S+)");
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 30'000) {
+            p.waitForReadyRead(200);
+            err += QString::fromUtf8(p.readAllStandardError());
+            if (const auto m = serving.match(err); m.hasMatch()) {
+                url = m.captured(1);
+                static const QRegularExpression portRe(":(\\d+)$");
+                if (const auto pm = portRe.match(url); pm.hasMatch()) port = pm.captured(1).toInt();
+                return true;
+            }
+            if (p.state() == QProcess::NotRunning) break;
+        }
+        if (why) *why = "serve did not start: " + err;
+        return false;
+    }
+    QString drainErrors()
+    {
+        err += QString::fromUtf8(p.readAllStandardError());
+        return err;
+    }
+    QProcess p;
+    QString url, err;
+    int port = 0;
+};
+
+// A client that remembers every JSON reply with its schema key, for the schema check.
+class Api {
+  public:
+    Api(int port, std::string token, json *log) : c("127.0.0.1", port), log_(log)
+    {
+        if (!token.empty()) c.set_bearer_token_auth(token.c_str());
+        c.set_read_timeout(60, 0);
+    }
+    struct Reply {
+        int status = 0;
+        json body;
+        std::string text;
+    };
+    Reply get(const std::string &path, const std::string &key = {})
+    {
+        return record(c.Get(path.c_str(), headers()), key.empty() ? "GET " + path : key);
+    }
+    Reply post(const std::string &path, const std::string &body, const std::string &key = {})
+    {
+        return record(c.Post(path.c_str(), headers(), body, "application/json"),
+                      key.empty() ? "POST " + path : key);
+    }
+    Reply del(const std::string &path)
+    {
+        return record(c.Delete(path.c_str(), headers()), "DELETE " + path);
+    }
+    std::string control;
+    httplib::Client c;
+
+  private:
+    httplib::Headers headers() const
+    {
+        if (control.empty()) return {};
+        return {{"X-Ringlab-Control", control}};
+    }
+    Reply record(const httplib::Result &res, const std::string &key)
+    {
+        Reply r;
+        if (!res) qFatal("%s: no reply (%s)", key.c_str(), httplib::to_string(res.error()).c_str());
+        r.status = res->status;
+        r.text = res->body;
+        r.body = json::parse(res->body, nullptr, false);
+        if (log_ && !r.body.is_discarded())
+            log_->push_back({{"key", key}, {"status", r.status}, {"body", r.body}});
+        return r;
+    }
+    json *log_;
+};
+
+std::string writeToken(const QTemporaryDir &dir, const char *token, QFile::Permissions perms)
+{
+    const QString path = dir.filePath("token");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) qFatal("cannot write the token");
+    f.write(token);
+    f.write("\n");
+    f.close();
+    f.setPermissions(perms);
+    return path.toStdString();
+}
+
+constexpr const char *kToken = "0123456789abcdef0123456789abcdef";
+
+// A raw TCP connection to the server (for clients that misbehave).
+int connectTo(int port)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
+        qFatal("cannot connect to port %d", port);
+    return fd;
+}
+
+// Sends a request for the stream and reads until the reply's headers are in.
+std::string openStream(int fd, const char *token)
+{
+    const std::string req = std::string("GET /v1/run/stream HTTP/1.1\r\nHost: t\r\n"
+                                        "Authorization: Bearer ") +
+                            token + "\r\n\r\n";
+    if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size()))
+        qFatal("write failed");
+    std::string head;
+    char ch;
+    while (head.find("\r\n\r\n") == std::string::npos && ::read(fd, &ch, 1) == 1)
+        head += ch;
+    return head;
+}
+
+// The first `n` lines of the stream (a new connection).
+std::vector<json> streamLines(int port, std::size_t n,
+                              const std::function<bool(const json &)> &want)
+{
+    httplib::Client c("127.0.0.1", port);
+    c.set_bearer_token_auth(kToken);
+    c.set_read_timeout(30, 0);
+    std::vector<json> lines;
+    std::string buffer;
+    c.Get("/v1/run/stream", [&](const char *data, std::size_t len) {
+        buffer.append(data, len);
+        for (auto nl = buffer.find('\n'); nl != std::string::npos; nl = buffer.find('\n')) {
+            const json j = json::parse(buffer.substr(0, nl), nullptr, false);
+            buffer.erase(0, nl + 1);
+            if (j.is_discarded()) qFatal("a stream line is not JSON");
+            if (want(j)) lines.push_back(j);
+        }
+        return lines.size() < n;
+    });
+    return lines;
+}
+
+QString checkSchema(const json &replies)
+{
+    QTemporaryDir dir;
+    QFile f(dir.filePath("replies.json"));
+    if (!f.open(QIODevice::WriteOnly)) return "cannot write replies.json";
+    f.write(QByteArray::fromStdString(replies.dump()));
+    f.close();
+    QProcess check;
+    check.setProcessChannelMode(QProcess::MergedChannels);
+    check.start("python3", {RINGLAB_SOURCE_DIR "/tests/api_schema_check.py",
+                            RINGLAB_SOURCE_DIR "/docs/api.md", f.fileName()});
+    if (!check.waitForFinished(60'000)) return "the schema check did not finish";
+    const QString out = QString::fromUtf8(check.readAll());
+    qInfo("%s", qPrintable(out.trimmed()));
+    return check.exitCode() == 0 ? QString() : out;
+}
+
+} // namespace
+
+class TstApi : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void everyEndpointMatchesItsSchema();
+    void tokenIsRequiredAndNeverTakenFromTheUrl();
+    void abusiveClientsAreBoundedAndTheRunGoesOn();
+    void oneControlsOthersWatch();
+    void killDashNineLeavesAnInterruptedSession();
+    void unixSocketIsTheGroupsAndNeedsNoToken();
+    void badSetUpIsRefusedWithAReason();
+    void httpsWithACertificate();
+
+  private:
+    bool startTcp(Serve &s, QTemporaryDir &dir, const QStringList &extra = {});
+};
+
+void TstApi::initTestCase()
+{
+    QProcess py;
+    py.start("python3", {"-c", "import jsonschema"});
+    QVERIFY2(py.waitForFinished(30'000) && py.exitCode() == 0,
+             "python3-jsonschema is missing (packaging/bootstrap.sh installs it)");
+}
+
+bool TstApi::startTcp(Serve &s, QTemporaryDir &dir, const QStringList &extra)
+{
+    const std::string token = writeToken(dir, kToken, QFile::ReadOwner | QFile::WriteOwner);
+    QString why;
+    const bool ok =
+        s.start(QStringList{"--listen", "tcp:127.0.0.1:0", "--token-file",
+                            QString::fromStdString(token), "--db", dir.filePath("s.db")} +
+                    extra,
+                &why);
+    if (!ok) qWarning("%s", qPrintable(why));
+    return ok;
+}
+
+void TstApi::everyEndpointMatchesItsSchema()
+{
+    QTemporaryDir dir;
+    Serve s;
+    QVERIFY(startTcp(s, dir));
+    json log = json::array();
+    Api api(s.port, kToken, &log);
+
+    // What the engine offers.
+    auto r = api.get("/v1/version");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["endpoint"].get<std::string>(), "http://127.0.0.1:" + std::to_string(s.port));
+    QCOMPARE(api.get("/v1/devices").status, 200);
+    r = api.get("/v1/profiles");
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.text.find("\"kni-tick\"") != std::string::npos);
+    r = api.get("/v1/tunables");
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.text.find("poll.sleep_min_us") != std::string::npos);
+    r = api.get("/v1/run");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["running"].get<bool>(), false);
+
+    // Starts that are refused, each with what is wrong.
+    r = api.post("/v1/run/start", R"({"profile":"../../etc/passwd"})");
+    QCOMPARE(r.status, 400);
+    QVERIFY(r.body["error"].get<std::string>().find("paths are not taken") != std::string::npos);
+    r = api.post("/v1/run/start", R"({"profile":"no-such-profile"})");
+    QCOMPARE(r.status, 422);
+    QVERIFY(r.body["error"].get<std::string>().find("no-such-profile") != std::string::npos);
+    r = api.post("/v1/run/start", R"({"set":{"poll.mode":"warp"}})");
+    QCOMPARE(r.status, 422);
+    QVERIFY2(r.body["error"].get<std::string>().find("poll.mode") != std::string::npos,
+             r.text.c_str());
+    r = api.post("/v1/run/start", R"({"profil":"default"})");
+    QCOMPARE(r.status, 400);
+    QVERIFY(r.body["error"].get<std::string>().find("unknown field \"profil\"") !=
+            std::string::npos);
+    QCOMPARE(api.post("/v1/run/start", "not json").status, 400);
+    QCOMPARE(api.post("/v1/run/start", "[1,2]").status, 400);
+    QCOMPARE(api.post("/v1/run/start", R"({"device":"dpdk:net_pcap0,rx_pcap=/etc/shadow"})").status,
+             400);
+    QCOMPARE(api.post("/v1/run/start", R"({"interval_ms":1})").status, 400);
+    QCOMPARE(api.post("/v1/run/set", R"({"set":{"poll.budget":"32"}})").status, 409);
+    QCOMPARE(api.post("/v1/run/stop", "{}").status, 409);
+    QCOMPARE(api.post("/v1/run/control", "{}").status, 409);
+
+    // A run: start, watch, set, mark, take over, stop.
+    r = api.post("/v1/run/start", R"({"profile":"default","client":"test controller"})");
+    QCOMPARE(r.status, 201);
+    api.control = r.body["control"].get<std::string>();
+    const std::int64_t first = r.body["session"].get<std::int64_t>();
+    QVERIFY(first > 0);
+    QCOMPARE(api.post("/v1/run/start", "{}").status, 409);
+    r = api.get("/v1/run");
+    QCOMPARE(r.body["running"].get<bool>(), true);
+    QCOMPARE(r.body["controller"].get<std::string>(), "test controller");
+
+    r = api.post("/v1/run/set", R"({"set":{"poll.sleep_min_us":50,"poll.sleep_max_us":"100"}})");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["params"]["poll.sleep_min_us"].get<std::string>(), "50");
+    r = api.post("/v1/run/set", R"({"set":{"poll.sleep_min_us":500}})");
+    QCOMPARE(r.status, 422); // above the maximum in force: the registry's message
+    QVERIFY2(r.body["error"].get<std::string>().find("poll.sleep_max_us") != std::string::npos,
+             r.text.c_str());
+    QCOMPARE(api.post("/v1/run/set", R"({"set":5})").status, 400);
+    QCOMPARE(api.post("/v1/run/set", R"({"set":{"poll.budget":[1]}})").status, 400);
+    QCOMPARE(
+        api.post("/v1/run/set", "{\"set\":{\"x\":\"" + std::string(70'000, 'a') + "\"}}").status,
+        413);
+    QCOMPARE(api.post("/v1/run/mark", R"({"label":"before the stream"})").status, 200);
+    QCOMPARE(api.post("/v1/run/mark", R"({"label":""})").status, 400);
+
+    // The stream: a state line first, then samples and events.
+    const auto lines = streamLines(s.port, 15, [](const json &) { return true; });
+    QCOMPARE(lines.size(), std::size_t(15));
+    QCOMPARE(lines.front()["type"].get<std::string>(), "state");
+    QCOMPARE(lines.front()["session"].get<std::int64_t>(), first);
+    int samples = 0;
+    for (const auto &l : lines) {
+        log.push_back({{"key", "GET /v1/run/stream"}, {"status", 200}, {"body", l}});
+        samples += l["type"] == "sample";
+    }
+    QVERIFY(samples >= 12);
+
+    // Take over: the old key no longer works.
+    Api other(s.port, kToken, &log);
+    r = other.post("/v1/run/control", R"({"client":"second desk"})");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["previous"].get<std::string>(), "test controller");
+    QCOMPARE(api.post("/v1/run/mark", R"({"label":"old key"})").status, 409);
+    api.control = r.body["control"].get<std::string>();
+    r = api.post("/v1/run/stop", "{}");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["session"].get<std::int64_t>(), first);
+    QCOMPARE(r.body["samples_lost"].get<int>(), 0);
+
+    // A second session, with another setting, to compare.
+    r = api.post("/v1/run/start", R"({"set":{"poll.sleep_min_us":20,"poll.sleep_max_us":40}})");
+    QCOMPARE(r.status, 201);
+    api.control = r.body["control"].get<std::string>();
+    const std::int64_t second = r.body["session"].get<std::int64_t>();
+    streamLines(s.port, 25, [](const json &l) { return l["type"] == "sample"; });
+    QCOMPARE(api.post("/v1/run/stop", "{}").status, 200);
+
+    // The sessions.
+    r = api.get("/v1/sessions");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body.size(), std::size_t(2));
+    for (const auto &sess : r.body)
+        QCOMPARE(sess["status"].get<std::string>(), "completed");
+    const std::string one = "/v1/sessions/" + std::to_string(first);
+    r = api.get(one, "GET /v1/sessions/ID");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["changes"].size(), std::size_t(2));
+    bool marked = false;
+    for (const auto &e : r.body["events"])
+        marked = marked || e["message"] == "before the stream";
+    QVERIFY(marked);
+    QVERIFY(r.body["segments"].size() >= 1);
+    QCOMPARE(api.get("/v1/sessions/abc", "GET /v1/sessions/ID").status, 400);
+    QCOMPARE(api.get("/v1/sessions/99999", "GET /v1/sessions/ID").status, 404);
+    r = api.get(one + "/export?format=csv", "GET /v1/sessions/ID/export");
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.text.rfind("seq,t,interval,segment,", 0) == 0);
+    r = api.get(one + "/export?format=json", "GET /v1/sessions/ID/export");
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.body["samples"].size() > 5);
+    QCOMPARE(api.get(one + "/export?format=xml", "GET /v1/sessions/ID/export").status, 400);
+    QCOMPARE(api.get("/v1/sessions/99999/export", "GET /v1/sessions/ID/export").status, 404);
+    r = api.get("/v1/compare?a=" + std::to_string(first) + "&b=" + std::to_string(second) +
+                    "&metric=rx_pps&metric=wakeups_per_s[poll]",
+                "GET /v1/compare");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["rows"].size(), std::size_t(2));
+    QCOMPARE(r.body["rows"][0]["metric"].get<std::string>(), "rx_pps");
+    QCOMPARE(api.get("/v1/compare?a=1", "GET /v1/compare").status, 400);
+    QCOMPARE(api.get("/v1/compare?a=1&b=99999", "GET /v1/compare").status, 404);
+    QCOMPARE(api.get("/v1/nothing").status, 404);
+    QCOMPARE(api.del("/v1/run").status, 405);
+
+    // Prometheus: the last run's exposition, with the token.
+    httplib::Client m("127.0.0.1", s.port);
+    m.set_bearer_token_auth(kToken);
+    const auto metrics = m.Get("/metrics");
+    QVERIFY(metrics && metrics->status == 200);
+    QVERIFY(metrics->body.find("ringlab_rx_packets_total") != std::string::npos);
+
+    // Watchers are bounded: the 33rd is refused while 32 watch.
+    r = api.post("/v1/run/start", "{}");
+    QCOMPARE(r.status, 201);
+    api.control = r.body["control"].get<std::string>();
+    std::vector<int> watchers;
+    for (int k = 0; k < 32; ++k) {
+        watchers.push_back(connectTo(s.port));
+        QVERIFY(openStream(watchers.back(), kToken).rfind("HTTP/1.1 200", 0) == 0);
+    }
+    QCOMPARE(api.get("/v1/run/stream").status, 503);
+    QCOMPARE(api.get("/v1/run").body["watchers"].get<int>(), 32);
+    for (int fd : watchers)
+        close(fd);
+    QCOMPARE(api.post("/v1/run/stop", "{}").status, 200);
+
+    const QString problems = checkSchema(log);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+}
+
+void TstApi::tokenIsRequiredAndNeverTakenFromTheUrl()
+{
+    QTemporaryDir dir;
+    Serve s;
+    QVERIFY(startTcp(s, dir));
+    httplib::Client c("127.0.0.1", s.port);
+    const auto expectBare401 = [&](const httplib::Result &res, const char *what) {
+        QVERIFY2(res, what);
+        QVERIFY2(res->status == 401, what);
+        QVERIFY2(res->body.empty(), what); // no other information
+        QCOMPARE(res->get_header_value("WWW-Authenticate"), std::string("Bearer"));
+    };
+    expectBare401(c.Get("/v1/version"), "no token");
+    expectBare401(c.Get("/v1/version", {{"Authorization", "Bearer wrong-token-wrong-token"}}),
+                  "a wrong token");
+    expectBare401(c.Get("/v1/version", {{"Authorization", std::string("Basic ") + kToken}}),
+                  "not a bearer token");
+    expectBare401(c.Get((std::string("/v1/version?access_token=") + kToken).c_str()),
+                  "the token in the URL");
+    expectBare401(c.Get((std::string("/v1/version?token=") + kToken).c_str(),
+                        {{"Authorization", std::string("Bearer ") + kToken}}),
+                  "the token in the URL beside the header");
+    expectBare401(c.Post("/v1/run/start", "{}", "application/json"), "a command without a token");
+    expectBare401(c.Get("/metrics"), "metrics without --metrics-public");
+    const auto ok = c.Get("/v1/version", {{"Authorization", std::string("Bearer ") + kToken}});
+    QVERIFY(ok && ok->status == 200);
+    QTRY_VERIFY(s.drainErrors().contains("GET /v1/version 401")); // the server's log says so
+}
+
+void TstApi::abusiveClientsAreBoundedAndTheRunGoesOn()
+{
+    QTemporaryDir dir;
+    Serve s;
+    QVERIFY(startTcp(s, dir));
+    Api api(s.port, kToken, nullptr);
+    // Samples every 10 ms: a watcher that never reads falls behind within seconds.
+    auto r = api.post("/v1/run/start", R"({"interval_ms":10})");
+    QCOMPARE(r.status, 201);
+    api.control = r.body["control"].get<std::string>();
+    const std::int64_t session = r.body["session"].get<std::int64_t>();
+
+    // A slow client: asks for the stream and never reads it.
+    const int slow = connectTo(s.port);
+    const int small = 4096;
+    setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    QVERIFY(openStream(slow, kToken).rfind("HTTP/1.1 200", 0) == 0);
+
+    // 200 connections at once that send nothing.
+    std::vector<int> idle;
+    for (int k = 0; k < 200; ++k)
+        idle.push_back(connectTo(s.port));
+    // Malformed and oversized requests on top.
+    QCOMPARE(api.post("/v1/run/mark", "{\"label\": ").status, 400);
+    QCOMPARE(api.post("/v1/run/mark", std::string(1 << 20, '{')).status, 413);
+    QCOMPARE(api.post("/v1/run/set", std::string(60'000, '[')).status, 400);
+
+    // The engine still answers, and the slow watcher is cut off without stopping the run.
+    QTRY_COMPARE_WITH_TIMEOUT(api.get("/v1/run").body["watchers"].get<int>(), 0, 120'000);
+    for (int fd : idle)
+        close(fd);
+    close(slow);
+    r = api.get("/v1/run");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["running"].get<bool>(), true);
+    r = api.post("/v1/run/stop", "{}");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["samples_lost"].get<int>(), 0);
+    const auto written = r.body["samples_written"].get<std::int64_t>();
+    QVERIFY2(written > 100, std::to_string(written).c_str());
+    r = api.get("/v1/sessions/" + std::to_string(session));
+    QCOMPARE(r.body["status"].get<std::string>(), "completed");
+    QCOMPARE(r.body["samples"].get<std::int64_t>(), written);
+}
+
+void TstApi::oneControlsOthersWatch()
+{
+    QTemporaryDir dir;
+    Serve s;
+    QVERIFY(startTcp(s, dir));
+    Api controller(s.port, kToken, nullptr), watcher(s.port, kToken, nullptr);
+    auto r = controller.post("/v1/run/start", R"({"client":"alice@desk"})");
+    QCOMPARE(r.status, 201);
+    controller.control = r.body["control"].get<std::string>();
+
+    // The watcher sees the run, and its changes are refused with the reason.
+    r = watcher.get("/v1/run");
+    QCOMPARE(r.body["controller"].get<std::string>(), "alice@desk");
+    QVERIFY(!r.body.contains("control")); // the key is the controller's alone
+    for (const char *path : {"/v1/run/set", "/v1/run/mark", "/v1/run/stop"}) {
+        r = watcher.post(path,
+                         std::string(path) == "/v1/run/set"
+                             ? R"({"set":{"poll.budget":32}})"
+                             : (std::string(path) == "/v1/run/mark" ? R"({"label":"x"})" : "{}"));
+        QCOMPARE(r.status, 409);
+        const std::string why = r.body["error"].get<std::string>();
+        QVERIFY2(why.find("controlled by \"alice@desk\"") != std::string::npos, why.c_str());
+        QVERIFY2(why.find("can watch") != std::string::npos, why.c_str());
+    }
+    watcher.control = "00000000000000000000000000000000";
+    QCOMPARE(watcher.post("/v1/run/set", R"({"set":{"poll.budget":32}})").status, 409);
+
+    // The controller's change, made once the watcher's stream is open, reaches it.
+    std::atomic<bool> sent{false};
+    std::vector<json> seen;
+    httplib::Client c("127.0.0.1", s.port);
+    c.set_bearer_token_auth(kToken);
+    c.set_read_timeout(30, 0);
+    std::string buffer;
+    std::thread setter;
+    c.Get("/v1/run/stream", [&](const char *data, std::size_t len) {
+        buffer.append(data, len);
+        for (auto nl = buffer.find('\n'); nl != std::string::npos; nl = buffer.find('\n')) {
+            const json j = json::parse(buffer.substr(0, nl));
+            buffer.erase(0, nl + 1);
+            if (!sent.exchange(true))
+                setter = std::thread(
+                    [&] { controller.post("/v1/run/set", R"({"set":{"poll.budget":16}})"); });
+            if (j["type"] == "event" && j["kind"] == "param") {
+                seen.push_back(j);
+                return false;
+            }
+        }
+        return true;
+    });
+    if (setter.joinable()) setter.join();
+    QCOMPARE(seen.size(), std::size_t(1));
+    QCOMPARE(seen[0]["tunable"].get<std::string>(), "poll.budget");
+    QCOMPARE(seen[0]["new"].get<std::string>(), "16");
+    QCOMPARE(seen[0]["source"].get<std::string>(), "api");
+    QCOMPARE(controller.post("/v1/run/stop", "{}").status, 200);
+}
+
+void TstApi::killDashNineLeavesAnInterruptedSession()
+{
+    QTemporaryDir dir;
+    std::int64_t session = 0;
+    {
+        Serve s;
+        QVERIFY(startTcp(s, dir));
+        Api api(s.port, kToken, nullptr);
+        auto r = api.post("/v1/run/start", "{}");
+        QCOMPARE(r.status, 201);
+        session = r.body["session"].get<std::int64_t>();
+        // Until the recorder has written some of the run.
+        QTRY_VERIFY_WITH_TIMEOUT(api.get("/v1/sessions").body[0]["samples"].get<int>() >= 3,
+                                 30'000);
+        s.p.kill(); // SIGKILL: nothing is cleaned up
+        QVERIFY(s.p.waitForFinished(10'000));
+    }
+    Serve again;
+    QVERIFY(startTcp(again, dir));
+    QVERIFY2(again.err.contains("1 session(s) left running by a process that is gone were marked "
+                                "interrupted"),
+             qPrintable(again.err));
+    Api api(again.port, kToken, nullptr);
+    const auto r = api.get("/v1/sessions/" + std::to_string(session));
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["status"].get<std::string>(), "interrupted");
+    QVERIFY(r.body["samples"].get<std::int64_t>() >= 3); // what was written before the kill
+}
+
+void TstApi::unixSocketIsTheGroupsAndNeedsNoToken()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("run/engine.sock");
+    Serve s;
+    QString why;
+    QVERIFY2(s.start({"--listen", "unix:" + path, "--db", dir.filePath("s.db")}, &why),
+             qPrintable(why));
+    QCOMPARE(s.url, "unix:" + path);
+    struct stat st {};
+    QCOMPARE(stat(path.toLocal8Bit().constData(), &st), 0);
+    QVERIFY(S_ISSOCK(st.st_mode));
+    QCOMPARE(st.st_mode & 0777, mode_t(0660));
+
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.toLocal8Bit().constData(), sizeof a.sun_path - 1);
+    QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    const std::string req = "GET /v1/version HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n\r\n";
+    QCOMPARE(::write(fd, req.data(), req.size()), ssize_t(req.size()));
+    std::string reply;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+        reply.append(buf, static_cast<std::size_t>(n));
+    close(fd);
+    QVERIFY2(reply.rfind("HTTP/1.1 200", 0) == 0, reply.c_str());
+    const json body = json::parse(reply.substr(reply.find("\r\n\r\n") + 4));
+    QCOMPARE(body["api"].get<int>(), 1);
+    QCOMPARE(body["endpoint"].get<std::string>(), "unix:" + path.toStdString());
+
+    // A second engine on the same socket is refused; the first keeps it.
+    Serve second;
+    QVERIFY(!second.start({"--listen", "unix:" + path, "--db", dir.filePath("t.db")}));
+    QVERIFY2(second.err.contains("another engine is serving there"), qPrintable(second.err));
+    // Stopped cleanly, the socket goes.
+    s.p.terminate();
+    QVERIFY(s.p.waitForFinished(20'000));
+    QCOMPARE(s.p.exitCode(), 0);
+    QVERIFY(!QFile::exists(path));
+}
+
+void TstApi::badSetUpIsRefusedWithAReason()
+{
+    QTemporaryDir dir;
+    const auto refused = [&](const QStringList &args, const char *expected) {
+        Serve s;
+        QVERIFY(!s.start(args));
+        QCOMPARE(s.p.exitCode(), 2);
+        QVERIFY2(s.drainErrors().contains(expected), qPrintable(s.err));
+    };
+    const std::string open = writeToken(
+        dir, kToken, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther | QFile::WriteOwner);
+    refused({"--listen", "tcp:127.0.0.1:0", "--token-file", QString::fromStdString(open)},
+            "mode 0644 lets others read it; allowed: 0600 or 0400");
+    const std::string shortToken = writeToken(dir, "short", QFile::ReadOwner | QFile::WriteOwner);
+    refused({"--listen", "tcp:127.0.0.1:0", "--token-file", QString::fromStdString(shortToken)},
+            "at least 16 characters");
+    refused({"--listen", "tcp:127.0.0.1:0", "--db", dir.filePath("s.db")},
+            "TCP needs --token-file");
+    refused({"--listen", "udp:1.2.3.4:5"}, "not unix: or tcp:");
+    refused({"--listen", "tcp:127.0.0.1:99999"}, "port \"99999\" is not a port");
+    refused({"--listen", "unix:relative.sock"}, "must be absolute");
+}
+
+void TstApi::httpsWithACertificate()
+{
+    QTemporaryDir dir;
+    QProcess openssl;
+    openssl.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                              "-subj", "/CN=127.0.0.1", "-keyout", dir.filePath("key.pem"), "-out",
+                              dir.filePath("cert.pem")});
+    QVERIFY2(openssl.waitForFinished(60'000) && openssl.exitCode() == 0,
+             "openssl could not make a certificate (packaging/bootstrap.sh installs openssl)");
+    Serve s;
+    QVERIFY(startTcp(
+        s, dir, {"--tls-cert", dir.filePath("cert.pem"), "--tls-key", dir.filePath("key.pem")}));
+    QVERIFY(s.url.startsWith("https://127.0.0.1:"));
+    httplib::SSLClient tls("127.0.0.1", s.port);
+    tls.enable_server_certificate_verification(false);
+    tls.set_bearer_token_auth(kToken);
+    const auto r = tls.Get("/v1/version");
+    QVERIFY(r);
+    QCOMPARE(r->status, 200);
+    QVERIFY(r->body.find("\"api\":1") != std::string::npos);
+    // Plain HTTP to the TLS port gets no API reply.
+    httplib::Client plain("127.0.0.1", s.port);
+    plain.set_bearer_token_auth(kToken);
+    plain.set_read_timeout(5, 0);
+    const auto p = plain.Get("/v1/version");
+    QVERIFY(!p || p->status != 200);
+    // A key that does not load is refused at start.
+    QFile::copy(dir.filePath("cert.pem"), dir.filePath("bad-key.pem"));
+    Serve bad;
+    QVERIFY(!bad.start({"--listen", "tcp:127.0.0.1:0", "--token-file", dir.filePath("token"),
+                        "--tls-cert", dir.filePath("cert.pem"), "--tls-key",
+                        dir.filePath("bad-key.pem")}));
+    QVERIFY2(bad.err.contains("cannot be loaded"), qPrintable(bad.err));
+}
+
+QTEST_GUILESS_MAIN(TstApi)
+#include "tst_api.moc"
