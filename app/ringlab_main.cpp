@@ -21,6 +21,7 @@
 #include "engine/session_store.h"
 #include "engine/version.h"
 #include "ui/chart_export.h"
+#include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
 
@@ -136,6 +137,12 @@ void describe(QCommandLineParser &p)
     p.addOption({QStringLiteral("traffic"),
                  QStringLiteral("with --device lab: \"ping -i 0.01\" or \"iperf3 -u -b 0 ...\""),
                  QStringLiteral("CLIENT")});
+    p.addOption({QStringLiteral("connect"),
+                 QStringLiteral("drive the engine `ringlab-engine serve` offers at HOST:PORT or "
+                                "http(s)://HOST:PORT (with --token-file)"),
+                 QStringLiteral("ADDRESS")});
+    p.addOption({QStringLiteral("token-file"), QStringLiteral("the engine's token, for --connect"),
+                 QStringLiteral("FILE")});
 }
 
 void setApplicationInfo()
@@ -228,6 +235,25 @@ int main(int argc, char **argv)
         }
     } else if (p.isSet("screenshot")) {
         w.resize(1280, 800);
+    }
+    if (p.isSet("connect")) {
+        const QUrl url = ui::ConnectDialog::parseAddress(p.value("connect"));
+        QString error;
+        const QByteArray token = ui::ConnectDialog::readToken(p.value("token-file"), &error);
+        if (!url.isValid())
+            error = QStringLiteral("--connect \"%1\" is not an engine's address (allowed: "
+                                   "HOST:PORT or http(s)://HOST:PORT)")
+                        .arg(p.value("connect"));
+        else if (!p.isSet("token-file"))
+            error = QStringLiteral("--connect needs --token-file (the engine's token)");
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
+            return 2;
+        }
+        if (!w.connectToEngine(url, token, &error)) {
+            std::fprintf(stderr, "ringlab: cannot connect: %s\n", qPrintable(error));
+            return 1;
+        }
     }
     w.show();
     closeOnSignals(&w);

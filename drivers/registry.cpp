@@ -9,6 +9,7 @@
 #include "drivers/dpdk/dpdk_factory.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/lab/traffic.h"
+#include "drivers/privilege.h"
 #include "drivers/sim/sim_nic.h"
 #include "drivers/words.h"
 
@@ -113,7 +114,7 @@ Status checkDeviceOptions(const DeviceOptions &opts)
     if (!opts.eal.empty() && spec.kind == DeviceSpec::Kind::Sim)
         return Status{"--eal is for DPDK devices (--device dpdk:... or lab), not sim"};
     const bool root = geteuid() == 0;
-    if (spec.kind == DeviceSpec::Kind::Dpdk && !root) {
+    if (spec.kind == DeviceSpec::Kind::Dpdk && !mayOpenRawPorts()) {
         if (const auto what = needsRootVdev(spec.ports); !what.empty())
             return Status{"--device \"" + opts.spec + "\": " + what +
                           " needs root (or CAP_NET_ADMIN and CAP_NET_RAW); net_null and net_ring "

@@ -18,50 +18,11 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "serve_process.h"
+
 using nlohmann::json;
 
 namespace {
-
-// A `ringlab-engine serve` of the test's own, stopped with SIGTERM when the test ends.
-class Serve {
-  public:
-    ~Serve()
-    {
-        if (p.state() == QProcess::NotRunning) return;
-        p.terminate();
-        if (!p.waitForFinished(20'000)) p.kill();
-        p.waitForFinished(5'000);
-    }
-    // Starts `serve ARGS` and waits for "serving API v1 at URL"; false with the reason.
-    bool start(const QStringList &args, QString *why = nullptr)
-    {
-        p.start(RINGLAB_ENGINE_BIN, QStringList{"serve"} + args);
-        static const QRegularExpression serving("serving API v1 at (\\S+)");
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < 30'000) {
-            p.waitForReadyRead(200);
-            err += QString::fromUtf8(p.readAllStandardError());
-            if (const auto m = serving.match(err); m.hasMatch()) {
-                url = m.captured(1);
-                static const QRegularExpression portRe(":(\\d+)$");
-                if (const auto pm = portRe.match(url); pm.hasMatch()) port = pm.captured(1).toInt();
-                return true;
-            }
-            if (p.state() == QProcess::NotRunning) break;
-        }
-        if (why) *why = "serve did not start: " + err;
-        return false;
-    }
-    QString drainErrors()
-    {
-        err += QString::fromUtf8(p.readAllStandardError());
-        return err;
-    }
-    QProcess p;
-    QString url, err;
-    int port = 0;
-};
 
 // A client that remembers every JSON reply with its schema key, for the schema check.
 class Api {

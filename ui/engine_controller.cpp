@@ -5,6 +5,13 @@
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QPointer>
+#include <QSysInfo>
+#include <pwd.h>
+#include <unistd.h>
+
+#include "engine/run/run_api.h"
+#include "engine/sample_json.h"
+#include "engine/version.h"
 
 namespace ringlab::ui {
 
@@ -85,6 +92,20 @@ ParamSet EngineController::params() const
 Status EngineController::apply(const Assignments &a, const QString &source)
 {
     Status st;
+    if (link_ && remoteRunning_) {
+        // Checked here first (the same registry), then by the engine, which has the last word.
+        ParamSet next = params_;
+        if (st = next.set(a); !st.ok()) return st;
+        nlohmann::json set = nlohmann::json::object();
+        for (const auto &[k, v] : a)
+            set[k] = v;
+        const auto r = link_->call("POST", QStringLiteral("/v1/run/set"), {{"set", set}});
+        if (!r.ok()) return Status{r.error.toStdString()};
+        for (const auto &[k, v] : r.body["params"].items())
+            if (v.is_string()) (void)params_.set({{k, v.get<std::string>()}});
+        emit paramsChanged();
+        return {};
+    }
     if (service_->running()) {
         st = service_->apply(a, source.toStdString());
         if (st.ok()) params_ = service_->params();
@@ -117,6 +138,7 @@ SessionStore *EngineController::store(QString *error)
 
 bool EngineController::start(QString *error)
 {
+    if (link_) return remoteStart(error);
     if (service_->running()) return true;
     samples_.clear();
     events_.clear();
@@ -149,6 +171,16 @@ bool EngineController::start(QString *error)
 
 void EngineController::stop()
 {
+    if (link_) {
+        if (!remoteRunning_) return;
+        const auto r = link_->call("POST", QStringLiteral("/v1/run/stop"));
+        if (!r.ok()) {
+            emit errorOccurred(tr("Stop: %1").arg(r.error));
+            return;
+        }
+        remoteStopped();
+        return;
+    }
     if (!service_->running()) return;
     params_ = service_->params();
     service_->stop("completed");
@@ -159,17 +191,24 @@ void EngineController::stop()
 
 bool EngineController::isRunning() const
 {
-    return service_->running();
+    return link_ ? remoteRunning_ : service_->running();
 }
 
 QString EngineController::deviceName() const
 {
-    return service_->running() ? deviceName_ : QString::fromStdString(device_.spec);
+    return isRunning() ? deviceName_ : QString::fromStdString(device_.spec);
 }
 
 void EngineController::mark(const QString &label)
 {
-    service_->mark(label.toStdString());
+    if (!link_) {
+        service_->mark(label.toStdString());
+        return;
+    }
+    link_->callLater("POST", QStringLiteral("/v1/run/mark"), {{"label", label.toStdString()}},
+                     [self = QPointer<EngineController>(this)](const RemoteLink::Reply &r) {
+                         if (self && !r.ok()) emit self->errorOccurred(tr("Mark: %1").arg(r.error));
+                     });
 }
 
 void EngineController::deliver()
@@ -185,6 +224,176 @@ void EngineController::deliver()
     if (!s.empty()) {
         samples_.insert(samples_.end(), s.begin(), s.end());
         emit samplesArrived(s);
+    }
+}
+
+namespace {
+// How this window is named to the engine and to other clients: "ringlab desktop, USER@HOST".
+std::string clientName()
+{
+    const passwd *pw = getpwuid(geteuid());
+    return QStringLiteral("ringlab desktop, %1@%2")
+        .arg(pw ? QString::fromLocal8Bit(pw->pw_name) : QString::number(geteuid()),
+             QSysInfo::machineHostName())
+        .toStdString();
+}
+} // namespace
+
+bool EngineController::attach(const QUrl &url, const QByteArray &token, QString *error)
+{
+    if (service_->running()) {
+        if (error) *error = tr("stop the run in this process first");
+        return false;
+    }
+    auto link = std::make_unique<RemoteLink>(url, token);
+    const auto v = link->call("GET", QStringLiteral("/v1/version"));
+    if (!v.ok() || !v.body.is_object() || v.body.value("api", 0) != kApiVersion) {
+        if (error)
+            *error =
+                v.ok()
+                    ? tr("%1 does not offer Ringlab's API v%2").arg(url.toString()).arg(kApiVersion)
+                    : tr("%1: %2").arg(url.toString(), v.error);
+        return false;
+    }
+    detach();
+    engineInfo_ =
+        tr("ringlab-engine %1 on %2 (%3)")
+            .arg(QString::fromStdString(v.body.value("version", std::string("?"))),
+                 QString::fromStdString(v.body.value("host", std::string("?"))), url.toString());
+    link_ = std::move(link);
+    linkUp_ = true;
+    connect(link_.get(), &RemoteLink::lineReceived, this, &EngineController::onRemoteLine);
+    connect(link_.get(), &RemoteLink::connectionChanged, this, [this](bool up, const QString &why) {
+        linkUp_ = up;
+        reopened_ = up; // the next state line is the engine's word on the run
+        emit connectionChanged(up, why);
+    });
+    bridge_ = std::make_shared<Bridge>(this);
+    link_->openStream(); // its first line is the engine's state: a run going is watched
+    return true;
+}
+
+void EngineController::detach()
+{
+    if (!link_) return;
+    if (remoteRunning_) remoteStopped(); // it goes on there; this window stops following it
+    link_.reset();
+    bridge_.reset();
+    linkUp_ = false;
+    engineInfo_.clear();
+}
+
+QString EngineController::engineText() const
+{
+    return link_ ? engineInfo_ : tr("the engine in this process (%1)").arg(RINGLAB_VERSION);
+}
+
+bool EngineController::takeControl(QString *error)
+{
+    if (!link_) return true;
+    const auto r =
+        link_->call("POST", QStringLiteral("/v1/run/control"), {{"client", clientName()}});
+    if (!r.ok()) {
+        if (error) *error = r.error;
+        return false;
+    }
+    link_->setControl(QByteArray::fromStdString(r.body.value("control", std::string())));
+    emit runStarted(); // the window's state: this window now drives the run
+    return true;
+}
+
+bool EngineController::remoteStart(QString *error)
+{
+    if (remoteRunning_) return true;
+    nlohmann::json set = nlohmann::json::object();
+    for (const auto &t : tunables())
+        set[std::string(t.name)] = params_.text(t.id);
+    const auto r = link_->call("POST", QStringLiteral("/v1/run/start"),
+                               {{"profile", profile_.toStdString()},
+                                {"name", profile_.toStdString()},
+                                {"device", device_.spec},
+                                {"set", set},
+                                {"client", clientName()}});
+    if (!r.ok()) {
+        if (error) *error = r.error;
+        return false;
+    }
+    samples_.clear();
+    events_.clear();
+    link_->setControl(QByteArray::fromStdString(r.body.value("control", std::string())));
+    sessionId_ = r.body.value("session", std::int64_t(0));
+    deviceName_ = QString::fromStdString(r.body.value("device", std::string()));
+    remoteRunning_ = true;
+    deviceSupport_.clear();
+    const auto t = link_->call("GET", QStringLiteral("/v1/tunables"));
+    if (t.ok() && t.body.is_array())
+        for (const auto &e : t.body)
+            if (e.contains("device") && e["device"].is_object()) {
+                const TunableInfo *info = findTunable(e.value("name", std::string()));
+                if (!info) continue;
+                const std::string sup = e["device"].value("support", std::string());
+                deviceSupport_.push_back({info->id,
+                                          sup == "ignored" ? Support::Ignored
+                                          : sup == "fixed" ? Support::Fixed
+                                                           : Support::Applies,
+                                          e["device"].value("reason", std::string())});
+            }
+    emit runStarted();
+    return true;
+}
+
+void EngineController::remoteStopped()
+{
+    remoteRunning_ = false;
+    if (link_) link_->setControl({});
+    deliver(); // what the stream brought so far
+    emit runStopped(sessionId_);
+}
+
+void EngineController::onRemoteLine(const nlohmann::json &line)
+{
+    const std::string type = line.value("type", std::string());
+    std::string error;
+    if (type == "sample" && remoteRunning_) {
+        auto s = std::make_shared<Sample>();
+        if (sampleFromJson(line, *s, error))
+            bridge_->onSample(s);
+        else
+            emit errorOccurred(QString::fromStdString(error));
+    } else if (type == "event" && remoteRunning_) {
+        Event e;
+        if (!eventFromJson(line, e, error)) return;
+        if (e.kind == "param") (void)params_.set({{e.tunable, e.after}});
+        bridge_->onEvent(e);
+    } else if (type == "state") {
+        const bool running = line.value("running", false);
+        const std::int64_t session = line.value("session", std::int64_t(0));
+        // A state line older than this window's start (the stream's first, sent before it)
+        // must not end the run: only the end of this session or a later one does.
+        // After a broken stream, the engine (perhaps another process) says what is going.
+        const bool ended = reopened_ ? !running || session != sessionId_
+                           : running ? session > sessionId_
+                                     : line.value("last_session", std::int64_t(0)) >= sessionId_;
+        reopened_ = false;
+        if (remoteRunning_ && ended) remoteStopped();
+        if (running && !remoteRunning_) { // a run this window did not start: watch it
+            samples_.clear();
+            events_.clear();
+            sessionId_ = session;
+            deviceName_ = QString::fromStdString(line.value("device", std::string()));
+            profile_ = QString::fromStdString(line.value("profile", std::string()));
+            if (line.contains("params") && line["params"].is_object())
+                for (const auto &[k, v] : line["params"].items())
+                    if (v.is_string()) (void)params_.set({{k, v.get<std::string>()}});
+            remoteRunning_ = true;
+            emit paramsChanged();
+            emit runStarted();
+        }
+    } else if (type == "control") {
+        emit errorOccurred(
+            tr("%1 took control of the run")
+                .arg(QString::fromStdString(line.value("controller", std::string()))));
+        emit runStarted(); // the window's state: it may no longer drive the run
     }
 }
 

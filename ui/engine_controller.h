@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/run/run_service.h"
+#include "ui/remote_link.h"
 
 namespace ringlab::ui {
 
@@ -56,6 +57,19 @@ class EngineController : public QObject {
     const std::vector<SamplePtr> &samples() const { return samples_; }
     const std::vector<Event> &events() const { return events_; }
 
+    // Attached to an engine that `ringlab-engine serve` offers (docs/api.md) instead of the
+    // one in this process: runs start, change and stop there, and its stream feeds the same
+    // signals. A run going there when attaching is watched until control is taken.
+    bool attach(const QUrl &url, const QByteArray &token, QString *error = nullptr);
+    void detach(); // back to the engine in this process (a run there goes on)
+    bool remote() const { return link_ != nullptr; }
+    bool connected() const { return link_ && linkUp_; }
+    // "this process", or "ringlab-engine 0.1.0 on HOST (URL)".
+    QString engineText() const;
+    // Whether this window may change the run: always locally; remotely with the control key.
+    bool controlling() const { return !link_ || !link_->control().isEmpty(); }
+    bool takeControl(QString *error = nullptr);
+
   signals:
     void runStarted();
     void runStopped(qint64 sessionId);
@@ -63,10 +77,15 @@ class EngineController : public QObject {
     void eventArrived(const ringlab::Event &e);
     void paramsChanged();
     void errorOccurred(const QString &message);
+    // The remote engine's stream broke (up = false, why) or is back.
+    void connectionChanged(bool up, const QString &why);
 
   private:
     class Bridge;
     void deliver();
+    void onRemoteLine(const nlohmann::json &line);
+    bool remoteStart(QString *error);
+    void remoteStopped();
 
     ParamSet params_;
     DeviceOptions device_;
@@ -82,6 +101,9 @@ class EngineController : public QObject {
     std::vector<SamplePtr> samples_;
     std::vector<Event> events_;
     QTimer deliverTimer_;
+    std::unique_ptr<RemoteLink> link_;
+    bool linkUp_ = false, remoteRunning_ = false, reopened_ = false;
+    QString engineInfo_;
 };
 
 } // namespace ringlab::ui

@@ -30,6 +30,7 @@
 #include "ui/chart_export.h"
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
+#include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/image_export_dialog.h"
 #include "ui/name_only_icon_provider.h"
@@ -53,7 +54,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     : QMainWindow(parent), databaseOverride_(database), ctl_(new EngineController(this)),
       undo_(new QUndoStack(this)), charts_(new ChartsView), segments_(new SegmentModel(this)),
       stateLabel_(new QLabel), dropsLabel_(new QLabel), dbLabel_(new QLabel),
-      segmentTimer_(new QTimer(this))
+      engineLabel_(new QLabel), segmentTimer_(new QTimer(this))
 {
     setWindowTitle(tr("Ringlab"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/ringlab.svg")));
@@ -91,6 +92,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     buildMenus();
     statusBar()->addWidget(stateLabel_);
     statusBar()->addWidget(dropsLabel_);
+    statusBar()->addPermanentWidget(engineLabel_);
     statusBar()->addPermanentWidget(dbLabel_);
 
     segmentTimer_->setInterval(1000); // the segment statistics follow at 1 Hz
@@ -108,6 +110,10 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     connect(ctl_, &EngineController::errorOccurred, this,
             [this](const QString &m) { statusBar()->showMessage(m, 10000); });
     connect(ctl_, &EngineController::runStarted, this, &MainWindow::updateStatus);
+    connect(ctl_, &EngineController::connectionChanged, this, [this](bool up, const QString &why) {
+        connectionProblem_ = up ? QString() : why;
+        updateStatus();
+    });
     connect(ctl_, &EngineController::runStopped, this, [this] {
         refreshSegments();
         updateStatus();
@@ -203,6 +209,19 @@ void MainWindow::buildToolbar()
 void MainWindow::buildMenus()
 {
     auto *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Connect to engine…"), this, [this] {
+        ConnectDialog d(this);
+        if (d.exec() != QDialog::Accepted) return;
+        QString error;
+        if (!connectToEngine(d.url(), d.token(), &error))
+            QMessageBox::warning(this, tr("Cannot connect"), error);
+    });
+    file->addAction(tr("Use the engine in this &process"), this, [this] {
+        ctl_->detach();
+        connectionProblem_.clear();
+        updateStatus();
+    });
+    file->addSeparator();
     file->addAction(export_);
     file->addSeparator();
     auto *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -222,6 +241,11 @@ void MainWindow::buildMenus()
     run->addAction(mark_);
     run->addSeparator();
     run->addAction(record_);
+    takeControl_ = run->addAction(tr("&Take control of the run"), this, [this] {
+        QString error;
+        if (!ctl_->takeControl(&error)) statusBar()->showMessage(error, 10000);
+        updateStatus();
+    });
 
     auto *view = menuBar()->addMenu(tr("&View"));
     view->addAction(pause_);
@@ -443,6 +467,19 @@ bool MainWindow::startRun()
     return true;
 }
 
+bool MainWindow::connectToEngine(const QUrl &url, const QByteArray &token, QString *error)
+{
+    if (ctl_->isRunning() && !ctl_->remote()) {
+        if (error) *error = tr("Stop the run in this process first");
+        return false;
+    }
+    if (!ctl_->attach(url, token, error)) return false;
+    ConnectDialog::remember(url);
+    connectionProblem_.clear();
+    updateStatus();
+    return true;
+}
+
 void MainWindow::stopRun()
 {
     segmentTimer_->stop();
@@ -553,10 +590,23 @@ bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
 void MainWindow::updateStatus()
 {
     const bool running = ctl_->isRunning();
-    start_->setEnabled(!running);
-    stop_->setEnabled(running);
+    const bool driving = ctl_->controlling() && (!ctl_->remote() || ctl_->connected());
+    start_->setEnabled(!running && driving);
+    stop_->setEnabled(running && driving);
+    takeControl_->setVisible(ctl_->remote());
+    takeControl_->setEnabled(running && !ctl_->controlling() && ctl_->connected());
+    if (!ctl_->remote())
+        engineLabel_->setText(tr("engine: this process"));
+    else if (!connectionProblem_.isEmpty())
+        engineLabel_->setText(tr("<b style='color:#b00020'>disconnected</b> from %1: %2; retrying")
+                                  .arg(ctl_->engineText(), connectionProblem_.toHtmlEscaped()));
+    else
+        engineLabel_->setText(tr("engine: %1%2")
+                                  .arg(ctl_->engineText(), running && !ctl_->controlling()
+                                                               ? tr(" · watching")
+                                                               : QString()));
     record_->setEnabled(!running);
-    mark_->setEnabled(running);
+    mark_->setEnabled(running && driving);
     profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
                                     : tr("Load a profile: its values and its device"));
     QString state;
@@ -573,7 +623,8 @@ void MainWindow::updateStatus()
     else
         state = tr("%2 · stopped · profile %1").arg(ctl_->profileName(), ctl_->deviceName());
     stateLabel_->setText(state);
-    dbLabel_->setText(tr("database: %1").arg(ctl_->databasePath()));
+    dbLabel_->setText(ctl_->remote() ? tr("sessions: on the engine")
+                                     : tr("database: %1").arg(ctl_->databasePath()));
     if (!running) dropsLabel_->clear();
 }
 

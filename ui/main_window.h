@@ -71,6 +71,9 @@ class MainWindow : public QMainWindow {
     QComboBox *deviceBox() const { return deviceBox_; }
     // Headless (--screenshot): errors go to stderr, never to a dialog.
     void setHeadless(bool on) { headless_ = on; }
+    // Drives an engine that `ringlab-engine serve` offers (File > Connect to engine...).
+    bool connectToEngine(const QUrl &url, const QByteArray &token, QString *error = nullptr);
+    QLabel *engineLabel() const { return engineLabel_; }
 
   protected:
     void closeEvent(QCloseEvent *e) override;
@@ -105,7 +108,9 @@ class MainWindow : public QMainWindow {
     std::int64_t guiCpuNs_ = 0;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
             *export_ = nullptr, *reproduce_ = nullptr, *pause_ = nullptr;
-    QLabel *stateLabel_, *dropsLabel_, *dbLabel_;
+    QLabel *stateLabel_, *dropsLabel_, *dbLabel_, *engineLabel_;
+    QAction *takeControl_ = nullptr;
+    QString connectionProblem_; // the remote engine's stream is broken: why
     SampleTableBuilder live_;
     std::vector<ParamChangeRow> liveChanges_;
     QTimer *segmentTimer_;

@@ -8,6 +8,7 @@
 
 #include "drivers/dpdk/dpdk_device.h"
 #include "drivers/lab/lab.h"
+#include "drivers/privilege.h"
 
 namespace ringlab::dpdk {
 
@@ -78,7 +79,7 @@ bool pmdInstalled(const std::string &pmd)
 std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal)
 {
     std::vector<DeviceListing> out;
-    const bool root = geteuid() == 0;
+    const bool root = geteuid() == 0, rawPorts = mayOpenRawPorts();
     for (const auto &v : kVirtualPmds) {
         DeviceListing l;
         l.spec = v.example;
@@ -88,7 +89,7 @@ std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal)
         if (!pmdInstalled(v.pmd)) {
             l.available = false;
             l.unavailableWhy = std::string("PMD ") + v.pmd + " is not installed";
-        } else if (v.needsRoot && !root) {
+        } else if (v.needsRoot && !rawPorts) {
             l.available = false;
             l.unavailableWhy = "needs root (or CAP_NET_ADMIN and CAP_NET_RAW)";
         } else if (v.probe) {

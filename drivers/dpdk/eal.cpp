@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/dpdk/eal.h"
 
+#include "drivers/privilege.h"
 #include "drivers/words.h"
 
 #include <pthread.h>
@@ -277,7 +278,7 @@ Status Eal::attach(const std::string &devarg, std::uint16_t &port)
                "net_tap1); PMDs here: ";
         for (std::size_t k = 0; k < pmds.size(); ++k)
             msg += (k ? ", " : "") + pmds[k];
-    } else if (geteuid() != 0 &&
+    } else if (!mayOpenRawPorts() &&
                (name.rfind("net_tap", 0) == 0 || name.rfind("net_af_packet", 0) == 0)) {
         msg += "; " + name.substr(0, name.find_last_not_of("0123456789") + 1) +
                " needs root (or CAP_NET_ADMIN and CAP_NET_RAW); net_null and net_ring do not";

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The desktop attached to a real `ringlab-engine serve` over loopback TCP: Start, a live
+// change, a marker and Stop as in the local GUI tests, the session complete on the engine;
+// a run started by another client is watched, refused changes say why, control is taken;
+// kill -9 of the engine shows "disconnected" at once, and a new engine on the same address
+// is found again, with the lost run's session interrupted.
+#include <httplib.h>
+
+#include <QAction>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "serve_process.h"
+#include "ui/engine_controller.h"
+#include "ui/main_window.h"
+
+using namespace ringlab;
+using namespace ringlab::ui;
+using nlohmann::json;
+
+namespace {
+constexpr const char *kToken = "fedcba9876543210fedcba9876543210";
+
+struct ServedEngine {
+    QTemporaryDir dir;
+    Serve serve;
+    QString tokenFile;
+    bool start(int port = 0)
+    {
+        tokenFile = dir.filePath("token");
+        QFile f(tokenFile);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+        f.write(kToken);
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+        QString why;
+        const bool ok = serve.start({"--listen", QStringLiteral("tcp:127.0.0.1:%1").arg(port),
+                                     "--token-file", tokenFile, "--db", dir.filePath("s.db")},
+                                    &why);
+        if (!ok) qWarning("%s", qPrintable(why));
+        return ok;
+    }
+    json get(const std::string &path) const
+    {
+        httplib::Client c("127.0.0.1", serve.port);
+        c.set_bearer_token_auth(kToken);
+        const auto r = c.Get(path.c_str());
+        if (!r) qFatal("GET %s: no reply", path.c_str());
+        return json::parse(r->body);
+    }
+    json post(const std::string &path, const json &body, const std::string &control = {}) const
+    {
+        httplib::Client c("127.0.0.1", serve.port);
+        c.set_bearer_token_auth(kToken);
+        httplib::Headers h;
+        if (!control.empty()) h.emplace("X-Ringlab-Control", control);
+        const auto r = c.Post(path.c_str(), h, body.dump(), "application/json");
+        if (!r) qFatal("POST %s: no reply", path.c_str());
+        return json::parse(r->body);
+    }
+    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(serve.port)); }
+};
+
+QAction *action(MainWindow &w, const QString &text)
+{
+    for (auto *a : w.findChildren<QAction *>())
+        if (a->text() == text) return a;
+    qFatal("no action %s", qPrintable(text));
+}
+} // namespace
+
+class TstRemoteGui : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void startSetMarkStopOnTheEngine();
+    void watchesARunItDidNotStartUntilItTakesControl();
+    void killedEngineIsShownAndFoundAgain();
+    void wrongTokenOrAddressIsRefused();
+
+  private:
+    QTemporaryDir home_;
+};
+
+void TstRemoteGui::initTestCase()
+{
+    Q_INIT_RESOURCE(ringlab);
+    qputenv("HOME", home_.path().toLocal8Bit());
+    qputenv("XDG_CONFIG_HOME", home_.filePath("config").toLocal8Bit());
+    qputenv("XDG_DATA_HOME", home_.filePath("data").toLocal8Bit());
+}
+
+void TstRemoteGui::startSetMarkStopOnTheEngine()
+{
+    ServedEngine e;
+    QVERIFY(e.start());
+    MainWindow w(home_.filePath("local.db"));
+    w.resize(1280, 800);
+    w.show();
+    QString error;
+    QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QVERIFY(ctl->remote());
+    QVERIFY2(w.engineLabel()->text().contains("ringlab-engine") &&
+                 w.engineLabel()->text().contains(e.url().toString()),
+             qPrintable(w.engineLabel()->text()));
+
+    QVERIFY(w.startRun());
+    QVERIFY(ctl->isRunning());
+    const qint64 session = ctl->sessionId();
+    QVERIFY(session > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 5, 20'000);
+    QCOMPARE(ctl->samples().back()->rateOf(C::Offered) > 0, true);
+
+    // A live change: applied on the engine, and its event comes back on the stream.
+    const Status applied =
+        ctl->apply({{"poll.sleep_min_us", "50"}, {"poll.sleep_max_us", "100"}}, "user");
+    QVERIFY2(applied.ok(), applied.error.c_str());
+    QCOMPARE(ctl->params().text(P::PollSleepMinUs), std::string("50"));
+    const Status refused = ctl->apply({{"poll.sleep_min_us", "5000"}}, "user");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error.find("poll.sleep_max_us") != std::string::npos, refused.error.c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(ctl->events().begin(), ctl->events().end(),
+                                         [](const Event &ev) {
+                                             return ev.kind == "param" &&
+                                                    ev.tunable == "poll.sleep_min_us";
+                                         }),
+                             20'000);
+    ctl->mark(QStringLiteral("remote mark"));
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(ctl->events().begin(), ctl->events().end(),
+                                         [](const Event &ev) {
+                                             return ev.kind == "mark" &&
+                                                    ev.message == "remote mark";
+                                         }),
+                             20'000);
+    w.stopRun();
+    QVERIFY(!ctl->isRunning());
+
+    // The session is the engine's, complete.
+    const json s = e.get("/v1/sessions/" + std::to_string(session));
+    QCOMPARE(s["status"].get<std::string>(), "completed");
+    QVERIFY(s["samples"].get<int>() >= 5);
+    QCOMPARE(s["changes"].size(), std::size_t(2));
+    bool marked = false;
+    for (const auto &ev : s["events"])
+        marked = marked || ev["message"] == "remote mark";
+    QVERIFY(marked);
+    // Nothing was recorded in the local database.
+    QVERIFY(!QFile::exists(home_.filePath("local.db")) ||
+            QFileInfo(home_.filePath("local.db")).size() < 200'000);
+}
+
+void TstRemoteGui::watchesARunItDidNotStartUntilItTakesControl()
+{
+    ServedEngine e;
+    QVERIFY(e.start());
+    const json started = e.post("/v1/run/start", {{"client", "script on lab1"}});
+    QVERIFY2(started.contains("control"), started.dump().c_str());
+    MainWindow w(home_.filePath("local2.db"));
+    w.show();
+    QString error;
+    QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->isRunning(), 20'000);
+    QCOMPARE(ctl->sessionId(), started["session"].get<qint64>());
+    QVERIFY(!ctl->controlling());
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 3, 20'000);
+    QVERIFY(w.engineLabel()->text().contains("watching"));
+    QVERIFY(!action(w, QStringLiteral("Stop"))->isEnabled());
+    QAction *take = action(w, QStringLiteral("&Take control of the run"));
+    QVERIFY(take->isEnabled());
+
+    const Status refused = ctl->apply({{"poll.budget", "32"}}, "user");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error.find("controlled by \"script on lab1\"") != std::string::npos,
+             refused.error.c_str());
+
+    take->trigger();
+    QVERIFY(ctl->controlling());
+    QVERIFY(action(w, QStringLiteral("Stop"))->isEnabled());
+    QVERIFY(ctl->apply({{"poll.budget", "32"}}, "user").ok());
+    // The script's key no longer works.
+    const json late = e.post("/v1/run/set", {{"set", {{"poll.budget", 16}}}},
+                             started["control"].get<std::string>());
+    QVERIFY(late["error"].get<std::string>().find("controlled by \"ringlab desktop") !=
+            std::string::npos);
+    w.stopRun();
+    QCOMPARE(e.get("/v1/run")["running"].get<bool>(), false);
+}
+
+void TstRemoteGui::killedEngineIsShownAndFoundAgain()
+{
+    auto e = std::make_unique<ServedEngine>();
+    QVERIFY(e->start());
+    const int port = e->serve.port;
+    const QUrl url = e->url();
+    MainWindow w(home_.filePath("local3.db"));
+    w.show();
+    QString error;
+    QVERIFY2(w.connectToEngine(url, kToken, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QVERIFY(w.startRun());
+    const qint64 session = ctl->sessionId();
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 8, 20'000); // some of it recorded
+
+    e->serve.p.kill(); // SIGKILL mid-run
+    QVERIFY(e->serve.p.waitForFinished(10'000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineLabel()->text().contains("disconnected"), 10'000);
+    QVERIFY(!ctl->connected());
+    QVERIFY(!action(w, QStringLiteral("Stop"))->isEnabled());
+
+    // A new engine on the same address and database: found again, the run is gone and its
+    // session was marked interrupted.
+    Serve again;
+    QString why;
+    QVERIFY2(again.start({"--listen", QStringLiteral("tcp:127.0.0.1:%1").arg(port), "--token-file",
+                          e->tokenFile, "--db", e->dir.filePath("s.db")},
+                         &why),
+             qPrintable(why));
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->connected(), 20'000);
+    QTRY_VERIFY_WITH_TIMEOUT(!ctl->isRunning(), 10'000);
+    QVERIFY(!w.engineLabel()->text().contains("disconnected"));
+    httplib::Client c("127.0.0.1", port);
+    c.set_bearer_token_auth(kToken);
+    const auto r = c.Get(("/v1/sessions/" + std::to_string(session)).c_str());
+    QVERIFY(r && r->status == 200);
+    QCOMPARE(json::parse(r->body)["status"].get<std::string>(), "interrupted");
+}
+
+void TstRemoteGui::wrongTokenOrAddressIsRefused()
+{
+    ServedEngine e;
+    QVERIFY(e.start());
+    MainWindow w(home_.filePath("local4.db"));
+    QString error;
+    QVERIFY(!w.connectToEngine(e.url(), "not-the-token-not-the-token", &error));
+    QVERIFY2(error.contains("refused the token"), qPrintable(error));
+    QVERIFY(!w.controller()->remote());
+    QVERIFY(!w.connectToEngine(QUrl("http://127.0.0.1:1"), kToken, &error));
+    QVERIFY2(error.contains("127.0.0.1:1"), qPrintable(error));
+    QVERIFY(w.engineLabel()->text().contains("this process"));
+}
+
+QTEST_MAIN(TstRemoteGui)
+#include "tst_remote_gui.moc"

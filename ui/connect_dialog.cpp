@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/connect_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+
+namespace ringlab::ui {
+
+namespace {
+const QString kRecentKey = QStringLiteral("engines/recent");
+constexpr int kRecentCount = 8;
+} // namespace
+
+ConnectDialog::ConnectDialog(QWidget *parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Connect to engine"));
+    auto *form = new QFormLayout(this);
+    auto *intro = new QLabel(tr("An engine started with <tt>ringlab-engine serve --listen "
+                                "tcp:HOST:PORT --token-file FILE</tt> (docs/api.md)."));
+    intro->setWordWrap(true);
+    form->addRow(intro);
+    address_ = new QComboBox;
+    address_->setEditable(true);
+    address_->addItems(recent());
+    address_->setCurrentText(recent().value(0, QStringLiteral("http://127.0.0.1:7787")));
+    address_->setMinimumContentsLength(28);
+    form->addRow(tr("&Address:"), address_);
+    token_ = new QLineEdit;
+    token_->setEchoMode(QLineEdit::Password);
+    token_->setPlaceholderText(tr("the contents of the engine's token file"));
+    auto *fromFile = new QPushButton(tr("From &file…"));
+    auto *tokenRow = new QHBoxLayout;
+    tokenRow->addWidget(token_, 1);
+    tokenRow->addWidget(fromFile);
+    form->addRow(tr("&Token:"), tokenRow);
+    problem_ = new QLabel;
+    problem_->setStyleSheet(QStringLiteral("color: #b00020"));
+    problem_->setWordWrap(true);
+    form->addRow(problem_);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Connect"));
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(fromFile, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Token file"));
+        if (f.isEmpty()) return;
+        QString error;
+        const QByteArray t = readToken(f, &error);
+        if (t.isEmpty())
+            problem_->setText(error);
+        else
+            token_->setText(QString::fromUtf8(t));
+    });
+    const auto recheck = [this, buttons] {
+        check();
+        buttons->button(QDialogButtonBox::Ok)->setEnabled(problem_->text().isEmpty());
+    };
+    connect(address_, &QComboBox::currentTextChanged, this, recheck);
+    connect(token_, &QLineEdit::textChanged, this, recheck);
+    recheck();
+}
+
+void ConnectDialog::check()
+{
+    if (!parseAddress(address_->currentText()).isValid())
+        problem_->setText(tr("\"%1\" is not an engine's address: HOST:PORT or "
+                             "http(s)://HOST:PORT")
+                              .arg(address_->currentText()));
+    else if (token_->text().trimmed().size() < 16)
+        problem_->setText(tr("The token has at least 16 characters"));
+    else
+        problem_->clear();
+}
+
+QUrl ConnectDialog::url() const
+{
+    return parseAddress(address_->currentText());
+}
+
+QByteArray ConnectDialog::token() const
+{
+    return token_->text().trimmed().toUtf8();
+}
+
+QStringList ConnectDialog::recent()
+{
+    return QSettings().value(kRecentKey).toStringList();
+}
+
+void ConnectDialog::remember(const QUrl &url)
+{
+    QStringList list = recent();
+    list.removeAll(url.toString());
+    list.prepend(url.toString());
+    while (list.size() > kRecentCount)
+        list.removeLast();
+    QSettings().setValue(kRecentKey, list);
+}
+
+QUrl ConnectDialog::parseAddress(const QString &text)
+{
+    const QString t = text.trimmed();
+    QUrl u(t.contains(QLatin1String("://")) ? t : QStringLiteral("http://") + t);
+    if (!u.isValid() ||
+        (u.scheme() != QLatin1String("http") && u.scheme() != QLatin1String("https")) ||
+        u.host().isEmpty() || u.port() <= 0 ||
+        (!u.path().isEmpty() && u.path() != QLatin1String("/")))
+        return {};
+    u.setPath({});
+    return u;
+}
+
+QByteArray ConnectDialog::readToken(const QString &file, QString *error)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error) *error = tr("%1: %2").arg(file, f.errorString());
+        return {};
+    }
+    const QByteArray t = f.read(4096).trimmed();
+    if (t.size() < 16 || t.contains(' ') || t.contains('\n')) {
+        if (error)
+            *error = tr("%1 does not hold a token (one word of 16 characters or more)").arg(file);
+        return {};
+    }
+    return t;
+}
+
+} // namespace ringlab::ui

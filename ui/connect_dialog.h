@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// "Connect to engine...": the address of an engine that `ringlab-engine serve` offers over
+// TCP, its token (typed, or read from a file), and the engines used before.
+#pragma once
+
+#include <QDialog>
+#include <QUrl>
+
+class QComboBox;
+class QLineEdit;
+class QLabel;
+
+namespace ringlab::ui {
+
+class ConnectDialog : public QDialog {
+    Q_OBJECT
+  public:
+    explicit ConnectDialog(QWidget *parent = nullptr);
+    QUrl url() const;
+    QByteArray token() const;
+    // The engines connected to before, newest first (kept in QSettings).
+    static QStringList recent();
+    static void remember(const QUrl &url);
+    // "HOST:PORT", "http://HOST:PORT" or "https://HOST:PORT" as a URL; invalid otherwise.
+    static QUrl parseAddress(const QString &text);
+    // The token in a file (its first word); empty with `error` when it cannot be read.
+    static QByteArray readToken(const QString &file, QString *error);
+
+  private:
+    void check();
+    QComboBox *address_;
+    QLineEdit *token_;
+    QLabel *problem_;
+};
+
+} // namespace ringlab::ui
