@@ -30,9 +30,11 @@ class UnixSocketServer : public httplib::Server {
         if (path.size() >= sizeof addr.sun_path)
             return Status{"unix:" + path + ": the path is longer than " +
                           std::to_string(sizeof addr.sun_path - 1) + " bytes"};
-        std::error_code ec;
+        // A directory made here is the owner's and the group's only.
         const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        if (!parent.empty() && mkdir(parent.c_str(), 0750) != 0 && errno != EEXIST)
+            return Status{"unix:" + path + ": cannot make " + parent.string() + " (" +
+                          std::strerror(errno) + ")"};
         struct stat st {};
         if (lstat(path.c_str(), &st) == 0) {
             if (!S_ISSOCK(st.st_mode))
@@ -41,18 +43,21 @@ class UnixSocketServer : public httplib::Server {
             const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
             addr.sun_family = AF_UNIX;
             std::memcpy(addr.sun_path, path.c_str(), path.size());
-            const bool live =
-                probe >= 0 && connect(probe, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0;
+            const bool refused =
+                probe >= 0 &&
+                connect(probe, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 &&
+                errno == ECONNREFUSED;
             if (probe >= 0) close(probe);
-            if (live) return Status{"unix:" + path + ": another engine is serving there"};
+            // Only a socket nobody listens on is taken over; one we may not reach is not ours.
+            if (!refused) return Status{"unix:" + path + ": another engine is serving there"};
             unlink(path.c_str());
         }
         const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) return Status{"unix:" + path + ": " + std::strerror(errno)};
         addr.sun_family = AF_UNIX;
         std::memcpy(addr.sun_path, path.c_str(), path.size());
-        // The socket is created owner-only and opened to the group once its group is set.
-        const mode_t old = umask(0177);
+        // Created 0660 (the group's once its group is set); never chmod'ed by path.
+        const mode_t old = umask(0117);
         const int rc = ::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
         umask(old);
         if (rc != 0 || ::listen(fd, SOMAXCONN) != 0) {
@@ -61,7 +66,7 @@ class UnixSocketServer : public httplib::Server {
             return Status{"unix:" + path + ": cannot listen (" + std::strerror(err) + ")"};
         }
         if (const struct group *g = getgrnam(groupName.c_str())) {
-            if (chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
+            if (lchown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
                 notes += "the socket's group could not be set to " + groupName + " (" +
                          std::strerror(errno) + "); ";
         } else {
@@ -69,7 +74,6 @@ class UnixSocketServer : public httplib::Server {
                      " does not exist: the socket is open to your own group only (the .deb "
                      "creates it; see docs/api.md); ";
         }
-        chmod(path.c_str(), 0660);
         svr_sock_ = fd;
         return {};
     }
@@ -90,7 +94,9 @@ void sendReply(const ApiReply &reply, httplib::Response &res)
     if (!reply.contentType.empty())
         res.set_content(reply.text, reply.contentType.c_str());
     else
-        res.set_content(reply.body.dump() + "\n", "application/json");
+        res.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                            "\n",
+                        "application/json");
 }
 
 } // namespace
@@ -204,40 +210,74 @@ void ApiServer::routes()
     s.set_payload_max_length(kMaxBodyBytes);
     s.set_read_timeout(kClientTimeoutS, 0);
     s.set_write_timeout(kClientTimeoutS, 0);
-    s.set_keep_alive_timeout(kClientTimeoutS);
+    s.set_keep_alive_timeout(2); // an idle connection gives its thread back soon
+    // httplib sets SO_REUSEPORT by default: a second engine could bind the same port and
+    // share its connections. SO_REUSEADDR alone lets a restart bind at once.
+    s.set_socket_options([](int sock) {
+        int yes = 1;
+        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     s.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
 
     const bool needToken = !options_.listen.unixSocket;
-    s.set_pre_routing_handler(
-        [this, needToken](const httplib::Request &req, httplib::Response &res) {
-            if (!needToken || (options_.metricsPublic && req.path == "/metrics"))
-                return httplib::Server::HandlerResponse::Unhandled;
+    s.set_pre_routing_handler([this, needToken](const httplib::Request &req,
+                                                httplib::Response &res) {
+        using R = httplib::Server::HandlerResponse;
+        const bool read = req.method == "GET" || req.method == "HEAD";
+        if (needToken && !(options_.metricsPublic && read && req.path == "/metrics")) {
             const std::string auth = req.get_header_value("Authorization");
             bool ok =
                 auth.rfind("Bearer ", 0) == 0 && constantTimeEqual(auth.substr(7), options_.token);
             // A token in the URL ends up in logs and histories: refused even when right.
             for (const auto &[k, v] : req.params)
                 ok = ok && k != "token" && k != "access_token" && v != options_.token;
-            if (ok) return httplib::Server::HandlerResponse::Unhandled;
-            res.status = 401;
-            res.set_header("WWW-Authenticate", "Bearer");
-            return httplib::Server::HandlerResponse::Handled;
-        });
+            if (!ok) {
+                res.status = 401;
+                res.set_header("WWW-Authenticate", "Bearer");
+                return R::Handled;
+            }
+        }
+        // httplib bounds only a body with a length: anything else is refused before it is
+        // read, as are ranges (a multi-range reply copies the body once per range).
+        const char *refusal = nullptr;
+        int status = 0;
+        if (req.has_header("Transfer-Encoding"))
+            status = 411, refusal = "send the body with Content-Length, not chunked";
+        else if (req.has_header("Content-Encoding"))
+            status = 415, refusal = "send the body uncompressed";
+        else if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
+                 !req.has_header("Content-Length"))
+            status = 411, refusal = "send Content-Length (and {} when there is nothing to say)";
+        else if (req.has_header("Range"))
+            status = 416, refusal = "ranges are not served: ask for the whole reply";
+        if (!refusal) return R::Unhandled;
+        sendReply(ApiReply::error(status, refusal), res);
+        return R::Handled;
+    });
 
     s.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
         res.set_content(api_.metricsText(), "text/plain; version=0.0.4; charset=utf-8");
     });
     s.Get("/v1/run/stream", [this](const httplib::Request &, httplib::Response &res) {
-        auto watcher = api_.watch();
-        if (!watcher) {
+        // A slot is a connection's until its provider is released, not until its watcher
+        // ends: a cut-off watcher still holds a thread while its last write times out.
+        if (streams_.fetch_add(1) >= static_cast<int>(kMaxWatchers)) {
+            streams_.fetch_sub(1);
             sendReply(ApiReply::error(503, "too many watchers (at most " +
                                                std::to_string(kMaxWatchers) + "); try later"),
                       res);
             return;
         }
+        auto watcher = api_.watch();
+        if (!watcher) {
+            streams_.fetch_sub(1);
+            sendReply(ApiReply::error(503, "the engine is shutting down"), res);
+            return;
+        }
         res.set_header("Cache-Control", "no-store");
         res.set_chunked_content_provider(
-            "application/x-ndjson", [watcher](std::size_t, httplib::DataSink &sink) {
+            "application/x-ndjson",
+            [watcher](std::size_t, httplib::DataSink &sink) {
                 std::vector<Watcher::Line> lines;
                 if (!watcher->take(lines, 1000)) {
                     sink.done();
@@ -248,7 +288,8 @@ void ApiServer::routes()
                 for (const auto &l : lines)
                     chunk += *l + "\n";
                 return sink.write(chunk.data(), chunk.size());
-            });
+            },
+            [this](bool) { streams_.fetch_sub(1); });
     });
     const auto handler = [this](const httplib::Request &req, httplib::Response &res) {
         ApiRequest r;

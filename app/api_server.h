@@ -9,6 +9,7 @@
 // reply (kClientTimeoutS). A client past a bound is refused or cut off; the run goes on.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -77,6 +78,7 @@ class ApiServer {
     std::unique_ptr<httplib::Server> server_;
     std::thread thread_;
     int port_ = 0;
+    std::atomic<int> streams_{0}; // open stream connections
 };
 
 } // namespace ringlab

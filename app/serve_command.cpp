@@ -5,8 +5,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <future>
 
 #include "app/api_server.h"
 #include "app/stop_signals.h"
@@ -52,6 +55,11 @@ int serveCommand(const ServeOptions &o)
 
     // Server and engine threads inherit the blocked stop signals.
     const int sigFd = takeStopSignals();
+    if (sigFd < 0) {
+        std::fprintf(stderr, "ringlab-engine: cannot take the stop signals: %s\n",
+                     std::strerror(errno));
+        return 1;
+    }
     ApiServer server(*api);
     std::string notes;
     if (auto st = server.start(so, notes); !st.ok()) {
@@ -73,8 +81,15 @@ int serveCommand(const ServeOptions &o)
     [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
     std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
                  strsignal(static_cast<int>(si.ssi_signo)));
-    api->shutdown("completed"); // ends the streams, so their connections close
-    server.stop();
+    api->shutdown("completed"); // the session is complete; the streams are told to end
+    // A client that neither reads nor goes holds its thread until its write times out: the
+    // server gets a few seconds, then the process ends anyway (nothing is left to lose).
+    auto stopped = std::async(std::launch::async, [&server] { server.stop(); });
+    if (stopped.wait_for(std::chrono::seconds(kClientTimeoutS + 3)) != std::future_status::ready) {
+        std::fprintf(stderr, "ringlab-engine: clients still connected; leaving them\n");
+        std::fflush(stderr);
+        _exit(0);
+    }
     close(sigFd);
     return 0;
 }

@@ -161,7 +161,7 @@ DeviceFactory deviceFactory(const DeviceOptions &opts)
         [opts](const ParamSet &ps, const LiveParams &live) { return createDevice(opts, ps, live); };
 }
 
-std::vector<DeviceListing> listDevices()
+std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal)
 {
     std::vector<DeviceListing> out;
     DeviceListing sim;
@@ -179,7 +179,7 @@ std::vector<DeviceListing> listDevices()
     }
     out.push_back(sim);
     out.push_back(dpdk::labListing());
-    for (auto &l : dpdk::listDpdkDevices({})) {
+    for (auto &l : dpdk::listDpdkDevices(eal)) {
         if (l.driver == "net_tap") out[1].support = l.support; // the lab is two TAP ports
         out.push_back(std::move(l));
     }

@@ -48,7 +48,8 @@ std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &
 
 // Every device this host can run: the simulated NIC, the lab, DPDK's virtual PMDs (each
 // attached briefly to read what it supports) and PCI NICs bound to a DPDK driver.
-std::vector<DeviceListing> listDevices();
+// `eal`: the EAL arguments DPDK is started with if it is not running yet (a server's --eal).
+std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal = {});
 
 // A short name for a device kind, for messages: "sim", "dpdk:net_null0", "lab".
 std::string deviceLabel(const DeviceOptions &opts);

@@ -18,9 +18,11 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "engine/run/stream_hub.h"
 #include "serve_process.h"
 
 using nlohmann::json;
+using namespace ringlab;
 
 namespace {
 
@@ -66,7 +68,10 @@ class Api {
         r.status = res->status;
         r.text = res->body;
         r.body = json::parse(res->body, nullptr, false);
-        if (log_ && !r.body.is_discarded())
+        const bool jsonReply = res->get_header_value("Content-Type") == "application/json";
+        if (jsonReply && r.body.is_discarded())
+            qFatal("%s: a reply said to be JSON is not: %s", key.c_str(), res->body.c_str());
+        if (log_ && jsonReply)
             log_->push_back({{"key", key}, {"status", r.status}, {"body", r.body}});
         return r;
     }
@@ -113,6 +118,20 @@ std::string openStream(int fd, const char *token)
     while (head.find("\r\n\r\n") == std::string::npos && ::read(fd, &ch, 1) == 1)
         head += ch;
     return head;
+}
+
+// Sends `request` as it is on a new connection and returns the reply's status line.
+std::string rawStatus(int port, const std::string &request)
+{
+    const int fd = connectTo(port);
+    if (::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
+        qFatal("write failed");
+    std::string reply;
+    char ch;
+    while (reply.find("\r\n") == std::string::npos && ::read(fd, &ch, 1) == 1)
+        reply += ch;
+    close(fd);
+    return reply.substr(0, reply.find("\r\n"));
 }
 
 // The first `n` lines of the stream (a new connection).
@@ -168,6 +187,8 @@ class TstApi : public QObject {
     void unixSocketIsTheGroupsAndNeedsNoToken();
     void badSetUpIsRefusedWithAReason();
     void httpsWithACertificate();
+    void watcherThatFallsBehindIsCutOffWithAReason();
+    void publicMetricsAreOnlyTheMetrics();
 
   private:
     bool startTcp(Serve &s, QTemporaryDir &dir, const QStringList &extra = {});
@@ -346,6 +367,7 @@ void TstApi::everyEndpointMatchesItsSchema()
     r = api.post("/v1/run/start", "{}");
     QCOMPARE(r.status, 201);
     api.control = r.body["control"].get<std::string>();
+    QTRY_COMPARE_WITH_TIMEOUT(api.get("/v1/run").body["watchers"].get<int>(), 0, 30'000);
     std::vector<int> watchers;
     for (int k = 0; k < 32; ++k) {
         watchers.push_back(connectTo(s.port));
@@ -416,6 +438,22 @@ void TstApi::abusiveClientsAreBoundedAndTheRunGoesOn()
     QCOMPARE(api.post("/v1/run/mark", "{\"label\": ").status, 400);
     QCOMPARE(api.post("/v1/run/mark", std::string(1 << 20, '{')).status, 413);
     QCOMPARE(api.post("/v1/run/set", std::string(60'000, '[')).status, 400);
+    QCOMPARE(api.post("/v1/run/start", R"({"interval_ms":1e999})").status, 400);
+    // Bodies httplib would read without a bound are refused before they are read.
+    const std::string auth = std::string("Authorization: Bearer ") + kToken + "\r\n";
+    QCOMPARE(rawStatus(s.port, "POST /v1/run/mark HTTP/1.1\r\nHost: t\r\n" + auth +
+                                   "Transfer-Encoding: chunked\r\n\r\n"),
+             std::string("HTTP/1.1 411 Length Required"));
+    QCOMPARE(rawStatus(s.port, "POST /v1/run/mark HTTP/1.1\r\nHost: t\r\n" + auth + "\r\n"),
+             std::string("HTTP/1.1 411 Length Required"));
+    QCOMPARE(rawStatus(s.port, "POST /v1/run/mark HTTP/1.1\r\nHost: t\r\n" + auth +
+                                   "Content-Encoding: gzip\r\nContent-Length: 10\r\n\r\n"),
+             std::string("HTTP/1.1 415 Unsupported Media Type"));
+    QCOMPARE(rawStatus(s.port, "GET /v1/sessions HTTP/1.1\r\nHost: t\r\n" + auth +
+                                   "Range: bytes=0-,0-,0-,0-\r\n\r\n"),
+             std::string("HTTP/1.1 416 Range Not Satisfiable"));
+    // Names a client sends that are not UTF-8 come back replaced, not as a failure.
+    QCOMPARE(api.get("/v1/sessions/%FF").status, 400);
 
     // The engine still answers, and the slow watcher is cut off without stopping the run.
     QTRY_COMPARE_WITH_TIMEOUT(api.get("/v1/run").body["watchers"].get<int>(), 0, 120'000);
@@ -616,10 +654,58 @@ void TstApi::httpsWithACertificate()
     // A key that does not load is refused at start.
     QFile::copy(dir.filePath("cert.pem"), dir.filePath("bad-key.pem"));
     Serve bad;
-    QVERIFY(!bad.start({"--listen", "tcp:127.0.0.1:0", "--token-file", dir.filePath("token"),
-                        "--tls-cert", dir.filePath("cert.pem"), "--tls-key",
+    QVERIFY(!bad.start({"--listen", "tcp:127.0.0.1:0", "--db", dir.filePath("s.db"), "--token-file",
+                        dir.filePath("token"), "--tls-cert", dir.filePath("cert.pem"), "--tls-key",
                         dir.filePath("bad-key.pem")}));
     QVERIFY2(bad.err.contains("cannot be loaded"), qPrintable(bad.err));
+}
+
+void TstApi::watcherThatFallsBehindIsCutOffWithAReason()
+{
+    StreamHub hub;
+    auto slow = hub.watch("{\"type\":\"state\"}");
+    auto keeping = hub.watch();
+    QVERIFY(slow && keeping);
+    Event e;
+    e.kind = "mark";
+    std::vector<Watcher::Line> kept, lines;
+    for (std::size_t k = 0; k < kWatcherQueueLines + 10; ++k) {
+        e.message = std::to_string(k);
+        hub.onEvent(e);
+        keeping->take(kept, 0); // a watcher that keeps up sees every line
+    }
+    QCOMPARE(kept.size(), kWatcherQueueLines + 10);
+    QVERIFY(slow->take(lines, 0));
+    QCOMPARE(lines.size(), std::size_t(1)); // what it missed is gone; the reason is not
+    const json last = json::parse(*lines.back());
+    QCOMPARE(last["type"].get<std::string>(), "end");
+    QVERIFY(last["reason"].get<std::string>().find("fell 600 lines behind") != std::string::npos);
+    QVERIFY(!slow->take(lines, 0));
+    QCOMPARE(hub.watchers(), std::size_t(1));
+    // Bounded in number, and none once closed.
+    std::vector<std::shared_ptr<Watcher>> many;
+    while (auto w = hub.watch())
+        many.push_back(w);
+    QCOMPARE(many.size() + 1, kMaxWatchers);
+    hub.close();
+    QVERIFY(!hub.watch());
+    QVERIFY(keeping->take(lines, 0));
+    QCOMPARE(json::parse(*lines.back())["reason"].get<std::string>(),
+             "the engine is shutting down");
+}
+
+void TstApi::publicMetricsAreOnlyTheMetrics()
+{
+    QTemporaryDir dir;
+    Serve s;
+    QVERIFY(startTcp(s, dir, {"--metrics-public"}));
+    httplib::Client c("127.0.0.1", s.port);
+    auto r = c.Get("/metrics");
+    QVERIFY(r && r->status == 200);
+    r = c.Post("/metrics", "x", "text/plain");
+    QVERIFY(r && r->status == 401); // only reading the metrics goes without the token
+    r = c.Get("/v1/version");
+    QVERIFY(r && r->status == 401);
 }
 
 QTEST_GUILESS_MAIN(TstApi)

@@ -26,6 +26,12 @@ ApiReply ApiReply::error(int status, const std::string &message)
 
 namespace {
 
+// Text from clients and the system may not be UTF-8: replaced, never thrown on.
+std::string safeDump(const json &j)
+{
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string randomKey()
 {
     std::random_device rd;
@@ -44,7 +50,7 @@ bool parseObject(const std::string &body, json &out, std::string &error)
     }
     try {
         out = json::parse(body);
-    } catch (const json::parse_error &e) {
+    } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
         error = std::string("the request body is not JSON: ") + e.what();
         return false;
     }
@@ -153,11 +159,24 @@ std::string queryValue(const ApiRequest &r, const std::string &key, const std::s
     return it == r.query.end() ? fallback : it->second;
 }
 
-// A device spec from a client: a name, never options (paths, files) a DPDK vdev could take.
-bool plainDeviceSpec(const std::string &spec)
+// A device spec from a client: ports by name, with only the options that name things
+// (an interface, a MAC), never ones that take files (a pcap's rx_pcap, a path).
+Status clientDeviceSpec(const std::string &spec)
 {
-    static const std::regex plain("[A-Za-z0-9_.:-]{1,64}");
-    return std::regex_match(spec, plain);
+    static const std::regex allowed("[A-Za-z0-9_.:+,=-]{1,200}");
+    static const std::regex option("(?:^|,)([A-Za-z_-]+)=");
+    const std::string what = "device \"" + spec + "\": ";
+    if (!std::regex_match(spec, allowed))
+        return Status{what + "give a device's spec as GET /v1/devices lists it (letters, digits "
+                             "and _ . : + , = -)"};
+    for (std::sregex_iterator it(spec.begin(), spec.end(), option), end; it != end; ++it) {
+        const std::string key = (*it)[1].str();
+        if (key != "iface" && key != "mac")
+            return Status{what + "option \"" + key +
+                          "\" is not taken over the API (allowed: iface, mac); give other "
+                          "options to the server's --eal"};
+    }
+    return {};
 }
 
 } // namespace
@@ -167,7 +186,7 @@ RunApi::RunApi(RunApiOptions options)
       store_(std::make_unique<SessionStore>(options_.db.empty() ? SessionStore::defaultPath()
                                                                 : options_.db)),
       service_([hub = hub_](const std::string &msg) {
-          hub->publish(json{{"type", "warning"}, {"message", "recording: " + msg}}.dump());
+          hub->publish(safeDump(json{{"type", "warning"}, {"message", "recording: " + msg}}));
       })
 {
 }
@@ -181,6 +200,7 @@ void RunApi::shutdown(const std::string &status)
 {
     {
         std::lock_guard lock(mutex_);
+        shutDown_ = true;
         if (service_.running()) service_.stop(status);
     }
     hub_->close();
@@ -211,8 +231,7 @@ ApiReply RunApi::route(const ApiRequest &r)
     };
     std::smatch m;
     if (p == "/v1/version") return get ? version() : wrongMethod("GET");
-    if (p == "/v1/devices")
-        return get ? ApiReply{200, devicesJson(listDevices()), {}, {}} : wrongMethod("GET");
+    if (p == "/v1/devices") return get ? devices() : wrongMethod("GET");
     if (p == "/v1/profiles")
         return get ? ApiReply{200, profilesJson(), {}, {}} : wrongMethod("GET");
     if (p == "/v1/tunables") return get ? tunables(r) : wrongMethod("GET");
@@ -237,7 +256,10 @@ ApiReply RunApi::route(const ApiRequest &r)
     if (p == "/v1/run/start") return start(body);
     if (p == "/v1/run/set") return set(r, body);
     if (p == "/v1/run/mark") return mark(r, body);
-    if (p == "/v1/run/stop") return stop(r);
+    if (p == "/v1/run/stop") {
+        if (!onlyFields(body, {}, "stop", error)) return ApiReply::error(400, error);
+        return stop(r);
+    }
     return takeControl(body);
 }
 
@@ -245,6 +267,24 @@ void RunApi::setEndpoint(const std::string &endpoint)
 {
     std::lock_guard lock(mutex_);
     options_.endpoint = endpoint;
+}
+
+ApiReply RunApi::devices()
+{
+    // Listing probes DPDK's virtual ports (and starts the EAL with the server's arguments):
+    // once, and never under a run.
+    std::lock_guard lock(devicesMutex_);
+    if (devices_.is_null()) {
+        if (running()) return ApiReply::error(409, "devices: listed once no run is going");
+        devices_ = devicesJson(listDevices(options_.eal));
+    }
+    return {200, devices_, {}, {}};
+}
+
+bool RunApi::running() const
+{
+    std::lock_guard lock(mutex_);
+    return service_.running();
 }
 
 ApiReply RunApi::version() const
@@ -299,7 +339,7 @@ std::shared_ptr<Watcher> RunApi::watch()
 {
     // The state first, so a watcher knows what it joined; the hub's lines follow it.
     std::lock_guard lock(mutex_);
-    return hub_->watch(stateLocked().dump());
+    return hub_->watch(safeDump(stateLocked()));
 }
 
 std::string RunApi::metricsText() const
@@ -328,8 +368,9 @@ ApiReply RunApi::start(const json &body)
     if (body.contains("interval_ms")) {
         const json &v = body["interval_ms"];
         if (!v.is_number_integer() || v.get<std::int64_t>() < 10 || v.get<std::int64_t>() > 10'000)
-            return ApiReply::error(400, "interval_ms " + v.dump() +
-                                            ": the sample interval is an integer of 10..10000 ms");
+            return ApiReply::error(
+                400, "interval_ms " + (v.is_number() ? v.dump() : std::string(v.type_name())) +
+                         ": the sample interval is an integer of 10..10000 ms");
         intervalMs = v.get<std::int64_t>();
     }
     if (!onlyFields(body, {"profile", "set", "device", "name", "client", "interval_ms"}, "start",
@@ -338,21 +379,21 @@ ApiReply RunApi::start(const json &body)
         !stringField(body, "device", device, error) || !stringField(body, "name", name, error) ||
         !stringField(body, "client", client, error) || !assignmentsField(body, overrides, error))
         return ApiReply::error(400, error);
+    const bool jsonFile =
+        profileName.size() >= 5 && profileName.compare(profileName.size() - 5, 5, ".json") == 0;
     if (profileName.empty() || profileName.find('/') != std::string::npos ||
-        profileName.find("..") != std::string::npos)
+        profileName.find("..") != std::string::npos || jsonFile)
         return ApiReply::error(400, "profile \"" + profileName +
                                         "\": give a profile's name (GET /v1/profiles lists "
                                         "them); paths are not taken over the API");
-    if (!device.empty() && !plainDeviceSpec(device))
-        return ApiReply::error(400, "device \"" + device +
-                                        "\": give a device's spec as GET /v1/devices lists it "
-                                        "(letters, digits, _ . : -); options are not taken over "
-                                        "the API");
+    if (!device.empty())
+        if (auto st = clientDeviceSpec(device); !st.ok()) return ApiReply::error(400, st.error);
     ResolvedProfile resolved;
     if (auto st = resolveProfile(profileName, overrides, resolved); !st.ok())
         return ApiReply::error(422, st.error);
 
     std::lock_guard lock(mutex_);
+    if (shutDown_) return ApiReply::error(503, "start: the engine is shutting down");
     if (service_.running())
         return ApiReply::error(409, "start: a run is going (session " +
                                         std::to_string(service_.sessionId()) +
@@ -361,7 +402,8 @@ ApiReply RunApi::start(const json &body)
     setup.params = resolved.params;
     setup.profile = resolved.profile.name;
     setup.device.spec = device.empty() ? resolved.profile.device : device;
-    setup.device.eal = options_.eal;
+    if (setup.device.spec.rfind("dpdk:", 0) == 0 || setup.device.spec == "lab")
+        setup.device.eal = options_.eal; // the server's, for the devices that take them
     setup.intervalNs = intervalMs * 1'000'000;
     setup.sessionName = name;
     if (setup.sessionName.empty()) {
@@ -383,7 +425,7 @@ ApiReply RunApi::start(const json &body)
     controlKey_ = randomKey();
     startedAt_ = isoTimeNow();
     lastSession_ = service_.sessionId();
-    hub_->publish(stateLocked().dump());
+    hub_->publish(safeDump(stateLocked()));
     json j = stateLocked();
     j.erase("type");
     j["control"] = controlKey_;
@@ -425,7 +467,7 @@ ApiReply RunApi::stop(const ApiRequest &r)
     const RunOutcome out = service_.stop("completed");
     controller_.clear();
     controlKey_.clear();
-    hub_->publish(stateLocked().dump());
+    hub_->publish(safeDump(stateLocked()));
     return {200,
             {{"session", out.session},
              {"samples_written", out.samplesWritten},
@@ -447,7 +489,7 @@ ApiReply RunApi::takeControl(const json &body)
     controller_ = client;
     controlKey_ = randomKey();
     hub_->publish(
-        json{{"type", "control"}, {"controller", controller_}, {"previous", before}}.dump());
+        safeDump(json{{"type", "control"}, {"controller", controller_}, {"previous", before}}));
     return {200, {{"control", controlKey_}, {"previous", before}}, {}, {}};
 }
 

@@ -77,6 +77,8 @@ class RunApi {
   private:
     ApiReply route(const ApiRequest &r);
     ApiReply version() const;
+    ApiReply devices();
+    bool running() const;
     ApiReply tunables(const ApiRequest &r);
     ApiReply runState();
     ApiReply start(const nlohmann::json &body);
@@ -101,6 +103,9 @@ class RunApi {
     std::shared_ptr<PrometheusExporter> exporter_;
     std::string profile_, controller_, controlKey_, startedAt_;
     std::int64_t lastSession_ = 0;
+    bool shutDown_ = false;
+    std::mutex devicesMutex_; // taken before mutex_
+    nlohmann::json devices_;  // listed once
 };
 
 } // namespace ringlab

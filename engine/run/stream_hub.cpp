@@ -13,9 +13,10 @@ bool Watcher::take(std::vector<Line> &out, int timeoutMs)
     std::unique_lock lock(mutex_);
     cv_.wait_for(lock, std::chrono::milliseconds(timeoutMs),
                  [&] { return !lines_.empty() || ended_; });
+    const bool took = !lines_.empty();
     out.insert(out.end(), lines_.begin(), lines_.end());
     lines_.clear();
-    return !ended_ || !out.empty();
+    return !ended_ || took;
 }
 
 bool Watcher::ended() const
@@ -64,10 +65,8 @@ StreamHub::~StreamHub()
 std::shared_ptr<Watcher> StreamHub::watch(const std::string &firstLine)
 {
     std::lock_guard lock(mutex_);
-    std::erase_if(watchers_, [](const auto &w) {
-        const auto p = w.lock();
-        return !p || p->ended();
-    });
+    if (closed_) return nullptr;
+    prune();
     if (watchers_.size() >= kMaxWatchers) return nullptr;
     auto w = std::make_shared<Watcher>();
     if (!firstLine.empty()) w->push(std::make_shared<const std::string>(firstLine));
@@ -75,9 +74,18 @@ std::shared_ptr<Watcher> StreamHub::watch(const std::string &firstLine)
     return w;
 }
 
+void StreamHub::prune()
+{
+    std::erase_if(watchers_, [](const auto &w) {
+        const auto p = w.lock();
+        return !p || p->ended();
+    });
+}
+
 void StreamHub::close()
 {
     std::lock_guard lock(mutex_);
+    closed_ = true;
     for (const auto &w : watchers_)
         if (auto p = w.lock()) p->end("the engine is shutting down");
     watchers_.clear();
@@ -95,6 +103,7 @@ std::size_t StreamHub::watchers() const
 void StreamHub::fanOut(const Watcher::Line &line)
 {
     std::lock_guard lock(mutex_);
+    prune();
     for (const auto &w : watchers_)
         if (auto p = w.lock()) p->push(line);
 }
@@ -104,18 +113,29 @@ void StreamHub::publish(const std::string &jsonLine)
     fanOut(std::make_shared<const std::string>(jsonLine));
 }
 
+bool StreamHub::watched() const
+{
+    std::lock_guard lock(mutex_);
+    return !watchers_.empty();
+}
+
+// Called on the engine's threads: nothing may escape, and nobody watching costs nothing.
 void StreamHub::onSample(const std::shared_ptr<const Sample> &s)
 {
-    {
-        std::lock_guard lock(mutex_);
-        if (watchers_.empty()) return; // nobody watching: no JSON made
+    if (!watched()) return;
+    try {
+        publish(toJson(*s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    } catch (const std::exception &) {
     }
-    fanOut(std::make_shared<const std::string>(toJson(*s).dump()));
 }
 
 void StreamHub::onEvent(const Event &e)
 {
-    fanOut(std::make_shared<const std::string>(toJson(e).dump()));
+    if (!watched()) return;
+    try {
+        publish(toJson(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    } catch (const std::exception &) {
+    }
 }
 
 } // namespace ringlab

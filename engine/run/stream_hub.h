@@ -46,7 +46,7 @@ class StreamHub : public Subscriber {
     // A new watcher whose first line is `firstLine` (when not empty), or null when
     // kMaxWatchers are watching.
     std::shared_ptr<Watcher> watch(const std::string &firstLine = {});
-    // Ends every watcher (the server is going away).
+    // Ends every watcher and takes no new one (the server is going away).
     void close();
     std::size_t watchers() const;
 
@@ -57,9 +57,12 @@ class StreamHub : public Subscriber {
 
   private:
     void fanOut(const Watcher::Line &line);
+    void prune(); // mutex_ held: watchers gone or ended
+    bool watched() const;
 
     mutable std::mutex mutex_;
     std::vector<std::weak_ptr<Watcher>> watchers_;
+    bool closed_ = false;
 };
 
 } // namespace ringlab
