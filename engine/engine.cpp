@@ -24,6 +24,15 @@ bool Engine::running() const
     return running_.load(std::memory_order_acquire);
 }
 
+std::int64_t Engine::lastPollPassNs() const
+{
+    std::int64_t last = 0;
+    for (const auto &e : threads_.entries())
+        if (e->measuresGaps.load(std::memory_order_relaxed))
+            last = std::max(last, e->lastPollNs.load(std::memory_order_relaxed));
+    return last;
+}
+
 ParamSet Engine::params() const
 {
     std::lock_guard lock(controlMutex_);

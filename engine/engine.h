@@ -45,6 +45,9 @@ class Engine {
     // it was; the returned message names the tunable, the value and what is allowed.
     Status apply(const Assignments &assignments, const std::string &source);
     ParamSet params() const;
+    // When a poll loop last began a pass (nowNs(); 0: none yet): a pass that begins after a
+    // change was published reads it (bench/control_latency).
+    std::int64_t lastPollPassNs() const;
     DeviceInfo deviceInfo() const;
     // Whether the device takes the current parameters (before start()).
     Status checkDevice() const;

@@ -342,6 +342,12 @@ std::shared_ptr<Watcher> RunApi::watch()
     return hub_->watch(safeDump(stateLocked()));
 }
 
+std::int64_t RunApi::lastPollPassNs() const
+{
+    std::lock_guard lock(mutex_);
+    return service_.running() ? service_.engine().lastPollPassNs() : 0;
+}
+
 std::string RunApi::metricsText() const
 {
     std::lock_guard lock(mutex_);

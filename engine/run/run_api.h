@@ -67,6 +67,8 @@ class RunApi {
     // The Prometheus exposition of the current (or last) run; empty before any run.
     std::string metricsText() const;
 
+    // Engine::lastPollPassNs() of the run going (0 without one), for bench/control_latency.
+    std::int64_t lastPollPassNs() const;
     // Stops a run still going (the engine is shutting down); the stream's watchers are ended.
     void shutdown(const std::string &status = "completed");
     // How this engine is reached, once its server is bound (for /v1/version).

@@ -90,6 +90,7 @@ class RunService {
 
     // While running:
     Engine &engine() { return *engine_; }
+    const Engine &engine() const { return *engine_; }
     ParamSet params() const { return engine_->params(); }
     DeviceInfo deviceInfo() const { return deviceInfo_; } // also after stop
     std::vector<TunableSupport> deviceSupport() const { return deviceSupport_; }
