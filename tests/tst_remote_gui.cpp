@@ -107,8 +107,12 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
                  w.engineLabel()->text().contains(e.url().toString()),
              qPrintable(w.engineLabel()->text()));
 
-    QVERIFY(w.startRun());
+    QAction *start = action(w, QStringLiteral("Start"));
+    QVERIFY(start->isEnabled()); // no run on the engine: this window may start one
+    start->trigger();
     QVERIFY(ctl->isRunning());
+    QVERIFY(!start->isEnabled());
+    QVERIFY(action(w, QStringLiteral("Stop"))->isEnabled());
     const qint64 session = ctl->sessionId();
     QVERIFY(session > 0);
     QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 5, 20'000);

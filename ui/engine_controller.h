@@ -66,8 +66,9 @@ class EngineController : public QObject {
     bool connected() const { return link_ && linkUp_; }
     // "this process", or "ringlab-engine 0.1.0 on HOST (URL)".
     QString engineText() const;
-    // Whether this window may change the run: always locally; remotely with the control key.
-    bool controlling() const { return !link_ || !link_->control().isEmpty(); }
+    // Whether this window may drive: always locally; remotely when no run is going (it may
+    // start one) or with the running run's control key.
+    bool controlling() const { return !link_ || !remoteRunning_ || !link_->control().isEmpty(); }
     bool takeControl(QString *error = nullptr);
 
   signals:
