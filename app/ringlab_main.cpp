@@ -236,27 +236,34 @@ int main(int argc, char **argv)
     } else if (p.isSet("screenshot")) {
         w.resize(1280, 800);
     }
+    QUrl askConnect; // --connect without a token: the Connect dialog asks for it
     if (p.isSet("connect")) {
         const QUrl url = ui::ConnectDialog::parseAddress(p.value("connect"));
         QString error;
-        const QByteArray token = ui::ConnectDialog::readToken(p.value("token-file"), &error);
+        QByteArray token;
         if (!url.isValid())
             error = QStringLiteral("--connect \"%1\" is not an engine's address (allowed: "
                                    "HOST:PORT or http(s)://HOST:PORT)")
                         .arg(p.value("connect"));
-        else if (!p.isSet("token-file"))
-            error = QStringLiteral("--connect needs --token-file (the engine's token)");
+        else if (p.isSet("token-file"))
+            token = ui::ConnectDialog::readToken(p.value("token-file"), &error);
+        else if (p.isSet("screenshot"))
+            error = QStringLiteral("--connect needs --token-file without a window to ask in");
         if (!error.isEmpty()) {
             std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
             return 2;
         }
-        if (!w.connectToEngine(url, token, &error)) {
+        if (token.isEmpty())
+            askConnect = url;
+        else if (!w.connectToEngine(url, token, &error)) {
             std::fprintf(stderr, "ringlab: cannot connect: %s\n", qPrintable(error));
             return 1;
         }
     }
     w.show();
     closeOnSignals(&w);
+    if (askConnect.isValid())
+        QTimer::singleShot(0, &w, [&w, askConnect] { w.chooseEngine(askConnect); });
 
     if (p.isSet("screenshot")) {
         const auto ns = parseDurationNs(p.value("duration").toStdString());

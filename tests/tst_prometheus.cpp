@@ -79,6 +79,7 @@ class TstPrometheus : public QObject {
     void coarseBucketsAreConservative();
     void deviceFiguresPassPromtool();
     void prometheusScrapesARun();
+    void prometheusScrapesAServedEngineWithItsToken();
 };
 
 void TstPrometheus::namesAndLabelsAreEscaped()
@@ -219,6 +220,26 @@ nlohmann::json query(httplib::Client &prom, const std::string &q)
     return j["data"]["result"];
 }
 
+// A real Prometheus scraping every second with `scrapeConfigs` (YAML list items); the port
+// its query API answers on, or 0.
+int startPrometheus(QProcess &prom, const QTemporaryDir &dir, const QString &scrapeConfigs)
+{
+    const QString bin = QStandardPaths::findExecutable("prometheus");
+    if (bin.isEmpty()) return 0;
+    const int port = freePort();
+    const QString config = dir.filePath("prometheus.yml");
+    QFile f(config);
+    if (!f.open(QIODevice::WriteOnly)) return 0;
+    f.write(("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n" +
+             scrapeConfigs)
+                .toUtf8());
+    f.close();
+    prom.setProcessChannelMode(QProcess::MergedChannels);
+    prom.start(bin, {"--config.file=" + config, "--storage.tsdb.path=" + dir.filePath("data"),
+                     QString("--web.listen-address=127.0.0.1:%1").arg(port), "--log.level=warn"});
+    return prom.waitForStarted() ? port : 0;
+}
+
 double firstValue(const nlohmann::json &result)
 {
     return std::stod(result.at(0).at("value").at(1).get<std::string>());
@@ -264,21 +285,11 @@ void TstPrometheus::prometheusScrapesARun()
     QVERIFY(r && r->status == 404);
 
     // A real Prometheus scrapes it every second.
-    const int promPort = freePort();
-    const QString config = dir.filePath("prometheus.yml");
-    QFile f(config);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(QString("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                    "scrape_configs:\n  - job_name: ringlab\n    static_configs:\n"
-                    "      - targets: ['127.0.0.1:%1']\n")
-                .arg(port)
-                .toUtf8());
-    f.close();
-    prom.setProcessChannelMode(QProcess::MergedChannels);
-    prom.start(prometheusBin,
-               {"--config.file=" + config, "--storage.tsdb.path=" + dir.filePath("data"),
-                QString("--web.listen-address=127.0.0.1:%1").arg(promPort), "--log.level=warn"});
-    QVERIFY(prom.waitForStarted());
+    const int promPort = startPrometheus(
+        prom, dir,
+        QString("  - job_name: ringlab\n    static_configs:\n      - targets: ['127.0.0.1:%1']\n")
+            .arg(port));
+    QVERIFY(promPort > 0);
     httplib::Client client("127.0.0.1", promPort);
     client.set_connection_timeout(2, 0);
     client.set_read_timeout(5, 0);
@@ -305,6 +316,65 @@ void TstPrometheus::prometheusScrapesARun()
     QVERIFY(prom.waitForFinished(30'000));
     QVERIFY(engine.waitForFinished(30'000));
     QCOMPARE(engine.exitStatus(), QProcess::NormalExit);
+}
+
+void TstPrometheus::prometheusScrapesAServedEngineWithItsToken()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString tokenFile = dir.filePath("token");
+    QFile t(tokenFile);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("prometheus-scrape-token-0123456789\n");
+    t.close();
+    t.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+
+    QProcess engine, prom;
+    const auto cleanup = qScopeGuard([&] {
+        for (QProcess *p : {&prom, &engine})
+            if (p->state() != QProcess::NotRunning) {
+                p->kill();
+                p->waitForFinished(10'000);
+            }
+    });
+    engine.start(RINGLAB_ENGINE_BIN, {"serve", "--listen", "tcp:127.0.0.1:0", "--token-file",
+                                      tokenFile, "--no-record"});
+    QString err;
+    int port = 0;
+    const QRegularExpression at("serving API v1 at http://127\\.0\\.0\\.1:(\\d+)");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += QString::fromUtf8(engine.readAllStandardError()),
+         port = at.match(err).hasMatch() ? at.match(err).captured(1).toInt() : 0) > 0,
+        30'000);
+    httplib::Client api("127.0.0.1", port);
+    api.set_bearer_token_auth("prometheus-scrape-token-0123456789");
+    const auto started =
+        api.Post("/v1/run/start", R"({"set":{"load.rate_pps":50000}})", "application/json");
+    QVERIFY(started && started->status == 201);
+
+    // One job with the token file, as a lab's Prometheus is set up; one without.
+    const int promPort = startPrometheus(
+        prom, dir,
+        QString("  - job_name: lab\n    authorization:\n      credentials_file: %1\n"
+                "    static_configs:\n      - targets: ['127.0.0.1:%2']\n"
+                "  - job_name: stranger\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%2']\n")
+            .arg(tokenFile)
+            .arg(port));
+    QVERIFY2(promPort > 0, "prometheus did not start (packaging/bootstrap.sh installs it)");
+    httplib::Client client("127.0.0.1", promPort);
+    client.set_connection_timeout(2, 0);
+    client.set_read_timeout(5, 0);
+    nlohmann::json cpu = nlohmann::json::array();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !(cpu = query(client, "ringlab_thread_cpu_seconds_total{job=\"lab\",thread=\"poll\"}"))
+             .empty(),
+        60'000);
+    QVERIFY(firstValue(cpu) > 0);
+    QCOMPARE(firstValue(query(client, "up{job=\"lab\"}")), 1.0);
+    nlohmann::json stranger = nlohmann::json::array();
+    QTRY_VERIFY_WITH_TIMEOUT(!(stranger = query(client, "up{job=\"stranger\"}")).empty(), 30'000);
+    QCOMPARE(firstValue(stranger), 0.0); // refused with 401: the token guards the metrics too
 }
 
 void TstPrometheus::coarseBucketsAreConservative()

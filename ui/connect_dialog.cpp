@@ -36,11 +36,15 @@ ConnectDialog::ConnectDialog(QWidget *parent) : QDialog(parent)
     token_ = new QLineEdit;
     token_->setEchoMode(QLineEdit::Password);
     token_->setPlaceholderText(tr("the contents of the engine's token file"));
+    token_->setMinimumWidth(token_->fontMetrics().horizontalAdvance(token_->placeholderText()) +
+                            24);
     auto *fromFile = new QPushButton(tr("From &file…"));
     auto *tokenRow = new QHBoxLayout;
     tokenRow->addWidget(token_, 1);
     tokenRow->addWidget(fromFile);
-    form->addRow(tr("&Token:"), tokenRow);
+    auto *tokenLabel = new QLabel(tr("&Token:"));
+    tokenLabel->setBuddy(token_);
+    form->addRow(tokenLabel, tokenRow);
     problem_ = new QLabel;
     problem_->setStyleSheet(QStringLiteral("color: #b00020"));
     problem_->setWordWrap(true);
@@ -79,6 +83,12 @@ void ConnectDialog::check()
         problem_->setText(tr("The token has at least 16 characters"));
     else
         problem_->clear();
+}
+
+void ConnectDialog::setAddress(const QUrl &url)
+{
+    address_->setCurrentText(url.toString());
+    token_->setFocus();
 }
 
 QUrl ConnectDialog::url() const

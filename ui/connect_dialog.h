@@ -16,6 +16,7 @@ class ConnectDialog : public QDialog {
     Q_OBJECT
   public:
     explicit ConnectDialog(QWidget *parent = nullptr);
+    void setAddress(const QUrl &url);
     QUrl url() const;
     QByteArray token() const;
     // The engines connected to before, newest first (kept in QSettings).

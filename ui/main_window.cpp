@@ -209,13 +209,7 @@ void MainWindow::buildToolbar()
 void MainWindow::buildMenus()
 {
     auto *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Connect to engine…"), this, [this] {
-        ConnectDialog d(this);
-        if (d.exec() != QDialog::Accepted) return;
-        QString error;
-        if (!connectToEngine(d.url(), d.token(), &error))
-            QMessageBox::warning(this, tr("Cannot connect"), error);
-    });
+    file->addAction(tr("&Connect to engine…"), this, [this] { chooseEngine(); });
     file->addAction(tr("Use the engine in this &process"), this, [this] {
         ctl_->detach();
         connectionProblem_.clear();
@@ -465,6 +459,16 @@ bool MainWindow::startRun()
     segmentTimer_->start();
     updateStatus();
     return true;
+}
+
+void MainWindow::chooseEngine(const QUrl &address)
+{
+    ConnectDialog d(this);
+    if (address.isValid()) d.setAddress(address);
+    if (d.exec() != QDialog::Accepted) return;
+    QString error;
+    if (!connectToEngine(d.url(), d.token(), &error))
+        QMessageBox::warning(this, tr("Cannot connect"), error);
 }
 
 bool MainWindow::connectToEngine(const QUrl &url, const QByteArray &token, QString *error)

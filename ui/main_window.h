@@ -8,6 +8,7 @@
 #include "drivers/device_listing.h"
 
 #include <QMainWindow>
+#include <QUrl>
 
 #include "engine/session_report.h"
 
@@ -73,6 +74,8 @@ class MainWindow : public QMainWindow {
     void setHeadless(bool on) { headless_ = on; }
     // Drives an engine that `ringlab-engine serve` offers (File > Connect to engine...).
     bool connectToEngine(const QUrl &url, const QByteArray &token, QString *error = nullptr);
+    // The Connect dialog (its address filled in with `address` when valid); connects on OK.
+    void chooseEngine(const QUrl &address = {});
     QLabel *engineLabel() const { return engineLabel_; }
 
   protected:
