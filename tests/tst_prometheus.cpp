@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QScopeGuard>
 #include <QStandardPaths>
@@ -240,6 +241,33 @@ int startPrometheus(QProcess &prom, const QTemporaryDir &dir, const QString &scr
     return prom.waitForStarted() ? port : 0;
 }
 
+// The port a started engine says it serves on (its standard error, matched by `at`), or 0.
+int announcedPort(QProcess &engine, const QRegularExpression &at)
+{
+    QString err;
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 30'000 && engine.state() != QProcess::NotRunning) {
+        engine.waitForReadyRead(200);
+        err += QString::fromUtf8(engine.readAllStandardError());
+        if (const auto m = at.match(err); m.hasMatch()) return m.captured(1).toInt();
+    }
+    qWarning("%s", qPrintable(err));
+    return 0;
+}
+
+// Kills what is still running when the test ends, however it ends.
+auto killAtEnd(std::initializer_list<QProcess *> processes)
+{
+    return qScopeGuard([list = std::vector<QProcess *>(processes)] {
+        for (QProcess *p : list)
+            if (p->state() != QProcess::NotRunning) {
+                p->kill();
+                p->waitForFinished(10'000);
+            }
+    });
+}
+
 double firstValue(const nlohmann::json &result)
 {
     return std::stod(result.at(0).at("value").at(1).get<std::string>());
@@ -257,25 +285,15 @@ void TstPrometheus::prometheusScrapesARun()
 
     // The engine serves its run on a free loopback port and says which.
     QProcess engine, prom;
-    const auto cleanup = qScopeGuard([&] {
-        for (QProcess *p : {&prom, &engine})
-            if (p->state() != QProcess::NotRunning) {
-                p->kill();
-                p->waitForFinished(10'000);
-            }
-    });
+    const auto cleanup = killAtEnd({&prom, &engine});
     // Its samples are not read here: a full pipe would stall the sampler.
     engine.setStandardOutputFile(QProcess::nullDevice());
     engine.start(RINGLAB_ENGINE_BIN, {"run", "--duration", "60", "--no-record", "--set",
                                       "load.rate_pps=50000", "--metrics-listen", "127.0.0.1:0"});
     QVERIFY(engine.waitForStarted());
-    QString err;
-    int port = 0;
-    const QRegularExpression at("Prometheus metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics");
-    QTRY_VERIFY_WITH_TIMEOUT(
-        (err += QString::fromUtf8(engine.readAllStandardError()),
-         port = at.match(err).hasMatch() ? at.match(err).captured(1).toInt() : 0) > 0,
-        30'000);
+    const int port = announcedPort(
+        engine, QRegularExpression("Prometheus metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics"));
+    QVERIFY(port > 0);
 
     httplib::Client direct("127.0.0.1", port);
     auto r = direct.Get("/metrics");
@@ -330,22 +348,12 @@ void TstPrometheus::prometheusScrapesAServedEngineWithItsToken()
     t.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
 
     QProcess engine, prom;
-    const auto cleanup = qScopeGuard([&] {
-        for (QProcess *p : {&prom, &engine})
-            if (p->state() != QProcess::NotRunning) {
-                p->kill();
-                p->waitForFinished(10'000);
-            }
-    });
+    const auto cleanup = killAtEnd({&prom, &engine});
     engine.start(RINGLAB_ENGINE_BIN, {"serve", "--listen", "tcp:127.0.0.1:0", "--token-file",
                                       tokenFile, "--no-record"});
-    QString err;
-    int port = 0;
-    const QRegularExpression at("serving API v1 at http://127\\.0\\.0\\.1:(\\d+)");
-    QTRY_VERIFY_WITH_TIMEOUT(
-        (err += QString::fromUtf8(engine.readAllStandardError()),
-         port = at.match(err).hasMatch() ? at.match(err).captured(1).toInt() : 0) > 0,
-        30'000);
+    const int port = announcedPort(
+        engine, QRegularExpression("serving API v1 at http://127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY(port > 0);
     httplib::Client api("127.0.0.1", port);
     api.set_bearer_token_auth("prometheus-scrape-token-0123456789");
     const auto started =
