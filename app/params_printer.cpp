@@ -44,7 +44,7 @@ void printParamsText(std::ostream &out, const ParamSet &current,
         out << std::left << std::setw(20) << t.name << " " << std::setw(8) << typeName(t.type)
             << " " << std::setw(8) << (t.apply == Apply::Live ? "live" : "restart") << " default "
             << ParamSet::format(t, current.value(t.id)) << "; allowed: " << allowedText(t) << "\n";
-        out << wrap(t.help, 76, "    ");
+        out << wrap(helpText(t), 76, "    ");
         if (const auto *sup = findSupport(support, t.id))
             out << wrap(std::string("** ") + std::string(supportName(sup->support)) +
                             " on this device: " + sup->reason,

@@ -22,8 +22,8 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
                            HandoffDeps{live, pool_, tx_, reg, wq_,
                                        static_cast<std::uint32_t>(params.i(P::HandoffQueueLen)),
                                        params.choice<WorkQueueKind>(P::HandoffWorkQueue)})),
-      refill_(
-          makeRefiller(params.choice<RefillContext>(P::RefillContext), live, dev, pool_, reg, wq_)),
+      refill_(makeRefiller(params.choice<RefillContext>(P::RefillContext),
+                           {live, dev, pool_, reg, wq_})),
       poll_(live, dev, *refill_, *handoff_, reg)
 {
     housekeeping_.ctx = this;

@@ -144,17 +144,25 @@ class WorkHandoff final : public Handoff {
 
 } // namespace
 
+std::unique_ptr<Handoff> makeDirectHandoff(const HandoffDeps &d)
+{
+    return std::make_unique<DirectHandoff>(d);
+}
+
+std::unique_ptr<Handoff> makeFifoHandoff(const HandoffDeps &d)
+{
+    return std::make_unique<FifoHandoff>(d);
+}
+
+std::unique_ptr<Handoff> makeWorkHandoff(const HandoffDeps &d)
+{
+    return std::make_unique<WorkHandoff>(d, d.workQueue);
+}
+
 std::unique_ptr<Handoff> makeHandoff(HandoffMode mode, const HandoffDeps &deps)
 {
-    switch (mode) {
-    case HandoffMode::Direct:
-        return std::make_unique<DirectHandoff>(deps);
-    case HandoffMode::Fifo:
-        return std::make_unique<FifoHandoff>(deps);
-    case HandoffMode::Work:
-        return std::make_unique<WorkHandoff>(deps, deps.workQueue);
-    }
-    return nullptr;
+    const auto k = static_cast<std::size_t>(mode);
+    return k < std::size(kHandoffModes) ? kHandoffModes[k].make(deps) : nullptr;
 }
 
 } // namespace ringlab

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Hand-off from the poll context to processing:
-//   direct - the poll thread processes and transmits itself;
-//   fifo   - a bounded lock-free queue drained by a dedicated thread (Zephyr k_fifo);
-//   work   - one work item per packet on a work queue (Zephyr k_work): the shared one, or a
-//            dedicated queue per traffic class.
+// Hand-off from the poll context to processing (kHandoffModes).
 #pragma once
 
 #include <memory>
@@ -11,6 +7,7 @@
 #include "engine/buffer_source.h"
 #include "engine/live_params.h"
 #include "engine/processing.h"
+#include "engine/strategy.h"
 #include "engine/thread_registry.h"
 #include "engine/transmitter.h"
 #include "engine/work_queue.h"
@@ -35,6 +32,21 @@ struct HandoffDeps {
     WorkQueue &wq;
     std::uint32_t queueLen;
     WorkQueueKind workQueue; // work mode: shared or a dedicated queue
+};
+
+using MakeHandoff = std::unique_ptr<Handoff> (*)(const HandoffDeps &);
+std::unique_ptr<Handoff> makeDirectHandoff(const HandoffDeps &d);
+std::unique_ptr<Handoff> makeFifoHandoff(const HandoffDeps &d);
+std::unique_ptr<Handoff> makeWorkHandoff(const HandoffDeps &d);
+
+// handoff.mode's values, in HandoffMode's order.
+inline constexpr Strategy<MakeHandoff> kHandoffModes[] = {
+    {"direct", "the poll thread processes them itself", &makeDirectHandoff},
+    {"fifo", "a bounded lock-free queue drained by a dedicated thread (Zephyr k_fifo)",
+     &makeFifoHandoff},
+    {"work",
+     "one work item per packet on the shared work queue, or a dedicated one (Zephyr k_work)",
+     &makeWorkHandoff},
 };
 
 std::unique_ptr<Handoff> makeHandoff(HandoffMode mode, const HandoffDeps &deps);

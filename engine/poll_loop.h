@@ -3,6 +3,8 @@
 // strategies are a table indexed by mode, read live at every round.
 #pragma once
 
+#include "engine/strategy.h"
+
 #include <atomic>
 
 #include "engine/device.h"
@@ -14,6 +16,21 @@
 #include "engine/waiter.h"
 
 namespace ringlab {
+
+// poll.mode's values, in PollMode's order; the poll loop runs each itself.
+inline constexpr Strategy<> kPollModes[] = {
+    {"busy", "never sleeps"},
+    {"sleep",
+     "usleep_range(min, max) semantics, a sleep of poll.sleep_min_us with timer slack max - min"},
+    {"tick", "sleeps rounded up to the next poll.tick_hz tick, like schedule_timeout on jiffies"},
+    {"interrupt",
+     "blocks until the device raises an interrupt under irq.usecs/irq.frames moderation, then "
+     "polls NAPI-style up to poll.budget per round"},
+    {"pmd_pause",
+     "(DPDK ports) DPDK's own PMD power management, rte_power_ethdev_pmgmt_queue_enable with "
+     "PAUSE: the thread polls without sleeping, and after 512 empty polls each further empty "
+     "poll pauses the CPU for 1 us"},
+};
 
 class PollLoop {
   public:

@@ -117,18 +117,25 @@ class ThreadRefill final : public Refiller {
 
 } // namespace
 
-std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live, Device &dev,
-                                       BufferSource &pool, ThreadRegistry &reg, WorkQueue &wq)
+std::unique_ptr<Refiller> makeInlineRefill(const RefillDeps &d)
 {
-    switch (ctx) {
-    case RefillContext::Inline:
-        return std::make_unique<InlineRefill>(live, dev, pool);
-    case RefillContext::Workqueue:
-        return std::make_unique<WorkqueueRefill>(live, dev, pool, wq);
-    case RefillContext::Thread:
-        return std::make_unique<ThreadRefill>(live, dev, pool, reg);
-    }
-    return nullptr;
+    return std::make_unique<InlineRefill>(d.live, d.dev, d.pool);
+}
+
+std::unique_ptr<Refiller> makeWorkqueueRefill(const RefillDeps &d)
+{
+    return std::make_unique<WorkqueueRefill>(d.live, d.dev, d.pool, d.wq);
+}
+
+std::unique_ptr<Refiller> makeThreadRefill(const RefillDeps &d)
+{
+    return std::make_unique<ThreadRefill>(d.live, d.dev, d.pool, d.reg);
+}
+
+std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const RefillDeps &deps)
+{
+    const auto k = static_cast<std::size_t>(ctx);
+    return k < std::size(kRefillContexts) ? kRefillContexts[k].make(deps) : nullptr;
 }
 
 } // namespace ringlab

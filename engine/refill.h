@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // RX refill contexts: who puts fresh buffers into the RX ring, and when. The poll loop calls
-// afterHarvest() after every harvest; each strategy decides from there.
-//   inline    - the poll loop refills itself (DPDK PMDs);
-//   workqueue - a work item on the shared queue that loops until the ring is full (old mhi_net);
-//   thread    - a dedicated thread asleep until woken at the threshold (new mhi_net).
+// afterHarvest() after every harvest; each strategy decides from there (kRefillContexts).
 #pragma once
 
 #include <memory>
@@ -11,6 +8,7 @@
 #include "engine/buffer_source.h"
 #include "engine/device.h"
 #include "engine/live_params.h"
+#include "engine/strategy.h"
 #include "engine/thread_registry.h"
 #include "engine/waiter.h"
 #include "engine/work_queue.h"
@@ -47,7 +45,30 @@ class Refiller {
     BufferSource &pool_;
 };
 
-std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const LiveParams &live, Device &dev,
-                                       BufferSource &pool, ThreadRegistry &reg, WorkQueue &wq);
+struct RefillDeps {
+    const LiveParams &live;
+    Device &dev;
+    BufferSource &pool;
+    ThreadRegistry &reg;
+    WorkQueue &wq;
+};
+using MakeRefiller = std::unique_ptr<Refiller> (*)(const RefillDeps &);
+std::unique_ptr<Refiller> makeInlineRefill(const RefillDeps &d);
+std::unique_ptr<Refiller> makeWorkqueueRefill(const RefillDeps &d);
+std::unique_ptr<Refiller> makeThreadRefill(const RefillDeps &d);
+
+// refill.context's values, in RefillContext's order.
+inline constexpr Strategy<MakeRefiller> kRefillContexts[] = {
+    {"inline", "the poll loop, after each harvest (DPDK PMDs)", &makeInlineRefill},
+    {"workqueue",
+     "a work item on the shared work queue that loops until the ring is full (mhi_net before "
+     "the fix)",
+     &makeWorkqueueRefill},
+    {"thread",
+     "a dedicated refill thread asleep until woken at the threshold (mhi_net after the fix)",
+     &makeThreadRefill},
+};
+
+std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const RefillDeps &deps);
 
 } // namespace ringlab

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/tunables.h"
 
+#include "engine/handoff.h"
+#include "engine/poll_loop.h"
+#include "engine/refill.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -11,13 +15,27 @@ namespace ringlab {
 namespace {
 
 constexpr std::string_view kPatterns[] = {"constant", "poisson", "bursty"};
-constexpr std::string_view kRefillContexts[] = {"inline", "workqueue", "thread"};
-constexpr std::string_view kPollModes[] = {"busy", "sleep", "tick", "interrupt", "pmd_pause"};
+// The strategy families' values and help come from their tables (engine/strategy.h).
+constexpr auto kRefillNames = namesOf(kRefillContexts);
+constexpr auto kRefillHelp = helpsOf(kRefillContexts);
+constexpr auto kPollNames = namesOf(kPollModes);
+constexpr auto kPollHelp = helpsOf(kPollModes);
+constexpr auto kHandoffNames = namesOf(kHandoffModes);
+constexpr auto kHandoffHelp = helpsOf(kHandoffModes);
+// fwd.mode's values, in FwdMode's order; the DPDK device forwards by them.
+constexpr Strategy<> kFwdModes[] = {
+    {"io", "port A to port B and B to A, frames unchanged (one port: back out of the same port)"},
+    {"macswap", "back out of the receiving port with source and destination MAC swapped"},
+    {"txonly",
+     "the engine generates load.* traffic on every port, rate-paced, and drops what it receives"},
+    {"rxonly", "receive and drop"},
+};
+constexpr auto kFwdNames = namesOf(kFwdModes);
+constexpr auto kFwdHelp = helpsOf(kFwdModes);
+constexpr double lastOf(std::size_t n) { return static_cast<double>(n - 1); }
 constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
-constexpr std::string_view kHandoffModes[] = {"direct", "fifo", "work"};
 constexpr std::string_view kWorkQueues[] = {"shared", "dedicated"};
 constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
-constexpr std::string_view kFwdModes[] = {"io", "macswap", "txonly", "rxonly"};
 
 using T = Type;
 constexpr auto L = Apply::Live;
@@ -60,11 +78,8 @@ const TunableInfo kTable[] = {
      "Buffers preallocated in the pool that RX refill draws from. Buffers are held by the RX "
      "ring, the hand-off, and the TX ring until TX completion is cleaned; a pool smaller than "
      "what is in flight makes allocations fail (counted as alloc_fail)."},
-    {P::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, 2, 0, R, kRefillContexts,
-     "Who puts fresh buffers back into the RX ring. inline: the poll loop, after each harvest "
-     "(DPDK PMDs). workqueue: a work item on the shared work queue that loops until the ring is "
-     "full (mhi_net before the fix). thread: a dedicated refill thread asleep until woken at "
-     "the threshold (mhi_net after the fix)."},
+    {P::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
+     "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {P::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
      "Refill is triggered when this many RX descriptors are free (not posted). mhi_net used "
      "ring_size/2 with the work queue and ring_size/3 with the thread. Must be less than "
@@ -75,14 +90,8 @@ const TunableInfo kTable[] = {
     {P::RefillRetryMs, "refill.retry_ms", "RX refill", T::Integer, "ms", 1, 10000, 10, L, none,
      "After a buffer allocation fails, refill tries again after this delay (mhi_net waits "
      "250 ms)."},
-    {P::PollMode, "poll.mode", "Polling", T::Choice, "", 0, 4, 1, L, kPollModes,
-     "How the poll thread waits between polls. busy: never sleeps. sleep: usleep_range(min, max) "
-     "semantics, a sleep of poll.sleep_min_us with timer slack max - min. tick: sleeps rounded "
-     "up to the next poll.tick_hz tick, like schedule_timeout on jiffies. interrupt: blocks "
-     "until the device raises an interrupt under irq.usecs/irq.frames moderation, then polls "
-     "NAPI-style up to poll.budget per round. pmd_pause (DPDK ports): DPDK's own PMD power "
-     "management, rte_power_ethdev_pmgmt_queue_enable with PAUSE: the thread polls without "
-     "sleeping, and after 512 empty polls each further empty poll pauses the CPU for 1 us."},
+    {P::PollMode, "poll.mode", "Polling", T::Choice, "", 0, lastOf(kPollNames.size()), 1, L, kPollNames,
+     "How the poll thread waits between polls.", false, kPollHelp},
     {P::PollSleepMinUs, "poll.sleep_min_us", "Polling", T::Integer, "us", 1, 1000000, 100, L, none,
      "Minimum sleep between polls (sleep and tick modes). Must not exceed poll.sleep_max_us."},
     {P::PollSleepMaxUs, "poll.sleep_max_us", "Polling", T::Integer, "us", 1, 1000000, 200, L, none,
@@ -132,10 +141,8 @@ const TunableInfo kTable[] = {
      "completed ones itself before posting, as DPDK PMDs do (tx_free_thresh), instead of "
      "dropping frames while the TX clean context is late. 0 leaves all cleaning to the "
      "coalesce timer and tx.coalesce_frames. Must be less than tx.ring_size."},
-    {P::HandoffMode, "handoff.mode", "Hand-off", T::Choice, "", 0, 2, 0, R, kHandoffModes,
-     "How harvested packets reach processing. direct: the poll thread processes them itself. "
-     "fifo: a bounded lock-free queue drained by a dedicated thread (Zephyr k_fifo). work: one "
-     "work item per packet on the shared work queue (Zephyr k_work)."},
+    {P::HandoffMode, "handoff.mode", "Hand-off", T::Choice, "", 0, lastOf(kHandoffNames.size()), 0, R, kHandoffNames,
+     "How harvested packets reach processing.", false, kHandoffHelp},
     {P::HandoffQueueLen, "handoff.queue_len", "Hand-off", T::Integer, "packets", 16, 65536, 1024, R, none,
      "Packets that may wait between RX and processing in fifo and work modes; beyond it "
      "packets are dropped (handoff_full)."},
@@ -164,12 +171,9 @@ const TunableInfo kTable[] = {
      "see how a mechanism holds up under concurrent load."},
     {P::StressDutyPct, "stress.duty_pct", "Interference", T::Real, "%", 0, 100, 50, L, none,
      "Share of each millisecond a stress thread spends busy."},
-    {P::FwdMode, "fwd.mode", "Forwarding", T::Choice, "", 0, 3, 0, L, kFwdModes,
-     "Where a DPDK device sends what it receives, as testpmd's forwarding engines. io: port A "
-     "to port B and B to A, frames unchanged (one port: back out of the same port). macswap: "
-     "back out of the receiving port with source and destination MAC swapped. txonly: the "
-     "engine generates load.* traffic on every port, rate-paced, and drops what it receives. "
-     "rxonly: receive and drop. The simulated NIC always reflects."},
+    {P::FwdMode, "fwd.mode", "Forwarding", T::Choice, "", 0, lastOf(kFwdNames.size()), 0, L, kFwdNames,
+     "Where a DPDK device sends what it receives, as testpmd's forwarding engines. The "
+     "simulated NIC always reflects.", false, kFwdHelp},
     {P::CostTimerArmNs, "cost.timer_arm_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of one coalesce timer arm (hrtimer_start), spent on top of this host's "
      "own timer system call. Models a slower target: see docs/experiments.md for the stmmac "
@@ -256,6 +260,14 @@ std::string_view typeName(Type t)
         return "flag";
     }
     return "?";
+}
+
+std::string helpText(const TunableInfo &t)
+{
+    std::string s(t.help);
+    for (std::size_t k = 0; k < t.choiceHelp.size() && k < t.choices.size(); ++k)
+        s += " " + std::string(t.choices[k]) + ": " + std::string(t.choiceHelp[k]) + ".";
+    return s;
 }
 
 std::string allowedText(const TunableInfo &t)

@@ -90,12 +90,15 @@ struct TunableInfo {
     std::span<const std::string_view> choices;
     std::string_view help;
     bool power_of_two = false;
+    std::span<const std::string_view> choiceHelp{}; // a phrase per choice (strategy tables)
 };
 
 // Every tunable, in P order.
 std::span<const TunableInfo> tunables();
 const TunableInfo &info(P p);
 const TunableInfo *findTunable(std::string_view name);
+// The help, and for a choice its members' help: "How ... busy: never sleeps. sleep: ...".
+std::string helpText(const TunableInfo &t);
 // Human-readable list of allowed values: "1..4096 packets", "busy, sleep, tick, interrupt".
 std::string allowedText(const TunableInfo &t);
 std::string_view typeName(Type t);

@@ -32,7 +32,7 @@ struct Rig {
         nic = std::make_unique<sim::SimNic>(ps, *live);
         pool = std::make_unique<BufferPool>(static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers)));
         wq = std::make_unique<WorkQueue>(reg, 1);
-        refill = makeRefiller(ctx, *live, *nic, *pool, reg, *wq);
+        refill = makeRefiller(ctx, {*live, *nic, *pool, reg, *wq});
         refill->prime(counters);
         t0 = nowNs();
         nic->linkUp(t0);

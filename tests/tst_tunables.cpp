@@ -40,7 +40,14 @@ void TstTunables::everyTunable()
     QFETCH(int, index);
     const TunableInfo &t = tunables()[static_cast<std::size_t>(index)];
     QCOMPARE(static_cast<int>(t.id), index);
-    QVERIFY2(!t.help.empty() && t.help.size() > 40, "every tunable explains itself");
+    QVERIFY2(!t.help.empty() && helpText(t).size() > 40, "every tunable explains itself");
+    if (t.type == Type::Choice) {
+        // A strategy family's table gives every member a phrase; its values are the range.
+        QVERIFY(t.choiceHelp.empty() || t.choiceHelp.size() == t.choices.size());
+        for (auto h : t.choiceHelp)
+            QVERIFY(h.size() > 5);
+        QCOMPARE(t.max, static_cast<double>(t.choices.size() - 1));
+    }
     QVERIFY(!t.group.empty());
 
     // The default is valid: setting it explicitly is accepted and changes nothing.

@@ -66,8 +66,8 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
                            ? name + QStringLiteral(" <span style='color:#b35900'>⟳</span>")
                            : name);
         const QString tip =
-            QString::fromUtf8(t.help.data(), static_cast<int>(t.help.size())) +
-            QStringLiteral("\n\nAllowed: ") + QString::fromStdString(allowedText(t)) +
+            QString::fromStdString(helpText(t)) + QStringLiteral("\n\nAllowed: ") +
+            QString::fromStdString(allowedText(t)) +
             (t.apply == Apply::Restart ? tr("\nChanging it while running restarts the datapath.")
                                        : tr("\nApplies live."));
         label->setToolTip(tip);

@@ -53,7 +53,7 @@ json tunablesJson(const ParamSet &current, const std::vector<TunableSupport> &su
                   {"apply", t.apply == Apply::Live ? "live" : "restart"},
                   {"default", ParamSet::format(t, current.value(t.id))},
                   {"allowed", allowedText(t)},
-                  {"help", t.help}};
+                  {"help", helpText(t)}};
         if (t.type == Type::Integer || t.type == Type::Real) {
             j["min"] = t.min;
             j["max"] = t.max;
