@@ -5,6 +5,10 @@
 #include "engine/waiter.h"
 
 namespace ringlab {
+
+static_assert(kHandoffModes[static_cast<int>(HandoffMode::Work)].name == "work" &&
+                  std::size(kHandoffModes) == static_cast<std::size_t>(HandoffMode::Work) + 1,
+              "kHandoffModes follows HandoffMode");
 namespace {
 
 class DirectHandoff final : public Handoff {

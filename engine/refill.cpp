@@ -6,6 +6,10 @@
 
 namespace ringlab {
 
+static_assert(kRefillContexts[static_cast<int>(RefillContext::Thread)].name == "thread" &&
+                  std::size(kRefillContexts) == static_cast<std::size_t>(RefillContext::Thread) + 1,
+              "kRefillContexts follows RefillContext");
+
 bool Refiller::fillRing(Counters &c)
 {
     Buffer *bufs[1024];

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sample_json.h"
 
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
 #include "engine/utf8_text.h"
 
 namespace ringlab {
@@ -109,16 +113,32 @@ json toJson(const Event &e)
 
 namespace {
 // Reads what a sample line holds into `s`; a field missing or of the wrong type throws
-// json::exception, which the caller turns into an error.
+// (json::exception or std::range_error), which the caller turns into an error. The line
+// comes from another process: counts are checked to fit, arrays are bounded.
+constexpr std::size_t kMaxLineItems = 256; // threads, device figures
+
+double real(const json &v)
+{
+    if (v.is_null()) return std::nan(""); // toJson writes NaN as null
+    if (!v.is_number()) throw std::range_error("a number was expected");
+    return v.get<double>();
+}
+
+template <class U> U count(const json &v)
+{
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > std::numeric_limits<U>::max())
+        throw std::range_error("a count was expected, got " + std::string(v.type_name()));
+    return static_cast<U>(v.get<std::uint64_t>());
+}
 void readLatency(const json &j, LatencySummary &l)
 {
-    l.p50 = j.at("p50").get<double>();
-    l.p90 = j.at("p90").get<double>();
-    l.p99 = j.at("p99").get<double>();
-    l.p999 = j.at("p999").get<double>();
-    l.max = j.at("max").get<double>();
-    l.mean = j.at("mean").get<double>();
-    l.count = j.at("count").get<std::uint64_t>();
+    l.p50 = real(j.at("p50"));
+    l.p90 = real(j.at("p90"));
+    l.p99 = real(j.at("p99"));
+    l.p999 = real(j.at("p999"));
+    l.max = real(j.at("max"));
+    l.mean = real(j.at("mean"));
+    l.count = count<std::uint64_t>(j.at("count"));
 }
 
 void setRate(Sample &s, C c, double v)
@@ -128,52 +148,56 @@ void setRate(Sample &s, C c, double v)
 
 void readSample(const json &j, Sample &s)
 {
-    s.seq = j.at("seq").get<std::uint64_t>();
-    s.t = j.at("t").get<double>();
-    s.interval = j.at("interval").get<double>();
+    s.seq = count<std::uint64_t>(j.at("seq"));
+    s.t = real(j.at("t"));
+    s.interval = real(j.at("interval"));
     const json &tp = j.at("throughput");
-    setRate(s, C::Offered, tp.at("offered_pps").get<double>());
-    setRate(s, C::RxPackets, tp.at("rx_pps").get<double>());
-    setRate(s, C::TxPackets, tp.at("tx_pps").get<double>());
-    s.rxMbps = tp.at("rx_mbps").get<double>();
-    s.txMbps = tp.at("tx_mbps").get<double>();
+    setRate(s, C::Offered, real(tp.at("offered_pps")));
+    setRate(s, C::RxPackets, real(tp.at("rx_pps")));
+    setRate(s, C::TxPackets, real(tp.at("tx_pps")));
+    s.rxMbps = real(tp.at("rx_mbps"));
+    s.txMbps = real(tp.at("tx_mbps"));
     setRate(s, C::RxBytes, s.rxMbps * 1e6 / 8);
     setRate(s, C::TxBytes, s.txMbps * 1e6 / 8);
     for (C c : kDropCauses)
-        setRate(s, c, j.at("drops_per_s").at(std::string(counterName(c))).get<double>());
+        setRate(s, c, real(j.at("drops_per_s").at(std::string(counterName(c)))));
     for (C c : kEventCounters)
-        setRate(s, c, j.at("events_per_s").at(std::string(counterName(c))).get<double>());
+        setRate(s, c, real(j.at("events_per_s").at(std::string(counterName(c)))));
     const json &totals = j.at("totals");
     for (std::size_t k = 0; k < kCounterCount; ++k)
-        s.total[k] = totals.at(std::string(counterName(static_cast<C>(k)))).get<std::uint64_t>();
-    if (j.contains("device"))
+        s.total[k] = count<std::uint64_t>(totals.at(std::string(counterName(static_cast<C>(k)))));
+    if (j.contains("device")) {
+        if (j.at("device").size() > kMaxLineItems)
+            throw std::range_error("too many device figures");
         for (const auto &[name, v] : j.at("device").items())
-            s.device.push_back({name, {}, v.get<double>(), false});
+            s.device.push_back({name, {}, real(v), false});
+    }
     readLatency(j.at("latency_us"), s.latency);
     readLatency(j.at("probe_rtt_us"), s.rtt);
     for (std::size_t k = 0; k < kStageSpans; ++k)
-        s.stageUs[k] = j.at("stages_us").at(stageSpanName(k)).get<double>();
+        s.stageUs[k] = real(j.at("stages_us").at(stageSpanName(k)));
     const json &cpu = j.at("cpu");
-    s.engineCpuMsPerS = cpu.at("engine_ms_per_s").get<double>();
-    s.processCpuMsPerS = cpu.at("process_ms_per_s").get<double>();
-    s.processCpuPct = cpu.at("process_pct").get<double>();
-    s.machineCpuPct = cpu.at("machine_pct").get<double>();
+    s.engineCpuMsPerS = real(cpu.at("engine_ms_per_s"));
+    s.processCpuMsPerS = real(cpu.at("process_ms_per_s"));
+    s.processCpuPct = real(cpu.at("process_pct"));
+    s.machineCpuPct = real(cpu.at("machine_pct"));
+    if (cpu.at("threads").size() > kMaxLineItems) throw std::range_error("too many threads");
     for (const json &th : cpu.at("threads")) {
         ThreadStat t;
         t.name = th.at("name").get<std::string>();
-        t.cpuMsPerS = th.at("cpu_ms_per_s").get<double>();
-        t.cpuPct = th.at("cpu_pct").get<double>();
-        t.wakeupsPerS = th.at("wakeups_per_s").get<double>();
-        t.pollGapMaxUs = th.value("poll_gap_max_us", -1.0);
+        t.cpuMsPerS = real(th.at("cpu_ms_per_s"));
+        t.cpuPct = real(th.at("cpu_pct"));
+        t.wakeupsPerS = real(th.at("wakeups_per_s"));
+        t.pollGapMaxUs = th.contains("poll_gap_max_us") ? real(th.at("poll_gap_max_us")) : -1.0;
         s.threads.push_back(std::move(t));
     }
     const json &g = j.at("gauges");
-    s.poolFree = g.at("pool_free").get<std::uint32_t>();
-    s.rxPosted = g.at("rx_posted").get<std::uint32_t>();
-    s.txPending = g.at("tx_pending").get<std::uint32_t>();
-    s.handoffDepth = g.at("handoff_depth").get<std::uint32_t>();
-    s.rxModerationUs = g.at("rx_moderation_us").get<std::uint32_t>();
-    s.txCoalesceUs = g.at("tx_coalesce_us").get<std::uint32_t>();
+    s.poolFree = count<std::uint32_t>(g.at("pool_free"));
+    s.rxPosted = count<std::uint32_t>(g.at("rx_posted"));
+    s.txPending = count<std::uint32_t>(g.at("tx_pending"));
+    s.handoffDepth = count<std::uint32_t>(g.at("handoff_depth"));
+    s.rxModerationUs = count<std::uint32_t>(g.at("rx_moderation_us"));
+    s.txCoalesceUs = count<std::uint32_t>(g.at("tx_coalesce_us"));
 }
 } // namespace
 
@@ -184,7 +208,7 @@ bool sampleFromJson(const json &j, Sample &out, std::string &error)
         readSample(j, s);
         out = std::move(s);
         return true;
-    } catch (const json::exception &e) {
+    } catch (const std::exception &e) { // json::exception, std::range_error
         error = std::string("a sample line that is not one: ") + e.what();
         return false;
     }
@@ -194,7 +218,7 @@ bool eventFromJson(const json &j, Event &out, std::string &error)
 {
     try {
         Event e;
-        e.t = j.at("t").get<double>();
+        e.t = real(j.at("t"));
         e.kind = j.at("kind").get<std::string>();
         e.tunable = j.value("tunable", std::string());
         e.before = j.value("old", std::string());
@@ -203,7 +227,7 @@ bool eventFromJson(const json &j, Event &out, std::string &error)
         e.message = j.value("message", std::string());
         out = std::move(e);
         return true;
-    } catch (const json::exception &e) {
+    } catch (const std::exception &e) {
         error = std::string("an event line that is not one: ") + e.what();
         return false;
     }

@@ -32,6 +32,12 @@ constexpr Strategy<> kFwdModes[] = {
 };
 constexpr auto kFwdNames = namesOf(kFwdModes);
 constexpr auto kFwdHelp = helpsOf(kFwdModes);
+static_assert(kPollNames[static_cast<int>(PollMode::PmdPause)] == "pmd_pause" &&
+                  kPollNames.size() == static_cast<std::size_t>(PollMode::PmdPause) + 1,
+              "kPollModes follows PollMode");
+static_assert(kFwdNames[static_cast<int>(FwdMode::Rxonly)] == "rxonly" &&
+                  kFwdNames.size() == static_cast<std::size_t>(FwdMode::Rxonly) + 1,
+              "kFwdModes follows FwdMode");
 constexpr double lastOf(std::size_t n) { return static_cast<double>(n - 1); }
 constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
 constexpr std::string_view kWorkQueues[] = {"shared", "dedicated"};

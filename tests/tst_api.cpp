@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/run/stream_hub.h"
+#include "engine/sample_json.h"
 #include "serve_process.h"
 
 using nlohmann::json;
@@ -189,6 +190,7 @@ class TstApi : public QObject {
     void httpsWithACertificate();
     void watcherThatFallsBehindIsCutOffWithAReason();
     void publicMetricsAreOnlyTheMetrics();
+    void sampleLinesRoundTripAndBadOnesAreRefused();
 
   private:
     bool startTcp(Serve &s, QTemporaryDir &dir, const QStringList &extra = {});
@@ -706,6 +708,67 @@ void TstApi::publicMetricsAreOnlyTheMetrics()
     QVERIFY(r && r->status == 401); // only reading the metrics goes without the token
     r = c.Get("/v1/version");
     QVERIFY(r && r->status == 401);
+}
+
+void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
+{
+    Sample s;
+    s.seq = 7;
+    s.t = 1.5;
+    s.interval = 0.1;
+    for (std::size_t k = 0; k < kCounterCount; ++k) {
+        s.rate[k] = 10.0 * static_cast<double>(k + 1);
+        s.total[k] = 100 * (k + 1);
+    }
+    s.rxMbps = 8e-6 * s.rateOf(C::RxBytes);
+    s.txMbps = 8e-6 * s.rateOf(C::TxBytes);
+    s.latency.p99 = 42.5;
+    s.latency.count = 12;
+    s.threads.push_back({"poll", 81.5, 8.15, 990, 250});
+    s.poolFree = 4000;
+    s.engineCpuMsPerS = std::nan(""); // written as null
+    const json line = toJson(s);
+    Sample back;
+    std::string error;
+    QVERIFY2(sampleFromJson(line, back, error), error.c_str());
+    QCOMPARE(back.seq, s.seq);
+    for (std::size_t k = 0; k < kCounterCount; ++k) { // every counter's rate is in the line once
+        QVERIFY2(std::abs(back.rate[k] - s.rate[k]) < 1e-6 * s.rate[k],
+                 std::string(counterName(static_cast<C>(k))).c_str());
+        QCOMPARE(back.total[k], s.total[k]);
+    }
+    QCOMPARE(back.latency.p99, 42.5);
+    QCOMPARE(back.threads.size(), std::size_t(1));
+    QCOMPARE(back.threads[0].pollGapMaxUs, 250.0);
+    QCOMPARE(back.poolFree, 4000u);
+    QVERIFY(std::isnan(back.engineCpuMsPerS));
+
+    const auto refused = [&](json bad, const char *what) {
+        Sample out;
+        std::string why;
+        QVERIFY2(!sampleFromJson(bad, out, why), what);
+        QVERIFY2(!why.empty(), what);
+    };
+    json bad = line;
+    bad["gauges"]["pool_free"] = -1;
+    refused(bad, "a negative count");
+    bad = line;
+    bad["gauges"]["pool_free"] = 1e12;
+    refused(bad, "a count that does not fit");
+    bad = line;
+    bad["totals"].erase("polls");
+    refused(bad, "a counter missing");
+    bad = line;
+    bad["throughput"]["rx_pps"] = "fast";
+    refused(bad, "a word for a number");
+    bad = line;
+    bad["cpu"]["threads"] = json::array();
+    for (int k = 0; k < 300; ++k)
+        bad["cpu"]["threads"].push_back(line["cpu"]["threads"][0]);
+    refused(bad, "too many threads");
+    refused(json::array(), "not an object");
+    Event e;
+    QVERIFY(!eventFromJson(json{{"t", 1}, {"kind", 5}}, e, error));
 }
 
 QTEST_GUILESS_MAIN(TstApi)

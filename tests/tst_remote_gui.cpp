@@ -8,10 +8,12 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "engine/session_store.h"
 #include "serve_process.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
@@ -97,6 +99,7 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     ServedEngine e;
     QVERIFY(e.start());
     MainWindow w(home_.filePath("local.db"));
+    w.setHeadless(true); // a failure is a message on stderr, never a dialog that waits
     w.resize(1280, 800);
     w.show();
     QString error;
@@ -139,8 +142,12 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
                                                     ev.message == "remote mark";
                                          }),
                              20'000);
+    QSignalSpy stopped(ctl, &EngineController::runStopped);
     w.stopRun();
     QVERIFY(!ctl->isRunning());
+    QTest::qWait(0);
+    QCOMPARE(stopped.count(), 1); // the reply and the stream's state line end it once
+    QCOMPARE(stopped.at(0).at(0).toLongLong(), session);
 
     // The session is the engine's, complete.
     const json s = e.get("/v1/sessions/" + std::to_string(session));
@@ -152,8 +159,8 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
         marked = marked || ev["message"] == "remote mark";
     QVERIFY(marked);
     // Nothing was recorded in the local database.
-    QVERIFY(!QFile::exists(home_.filePath("local.db")) ||
-            QFileInfo(home_.filePath("local.db")).size() < 200'000);
+    if (QFile::exists(home_.filePath("local.db")))
+        QVERIFY(SessionStore(home_.filePath("local.db").toStdString()).list().empty());
 }
 
 void TstRemoteGui::watchesARunItDidNotStartUntilItTakesControl()
@@ -163,6 +170,7 @@ void TstRemoteGui::watchesARunItDidNotStartUntilItTakesControl()
     const json started = e.post("/v1/run/start", {{"client", "script on lab1"}});
     QVERIFY2(started.contains("control"), started.dump().c_str());
     MainWindow w(home_.filePath("local2.db"));
+    w.setHeadless(true);
     w.show();
     QString error;
     QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
@@ -190,7 +198,17 @@ void TstRemoteGui::watchesARunItDidNotStartUntilItTakesControl()
                              started["control"].get<std::string>());
     QVERIFY(late["error"].get<std::string>().find("controlled by \"ringlab desktop") !=
             std::string::npos);
-    w.stopRun();
+    // The script takes control back: the window knows at once that it watches again.
+    const json back = e.post("/v1/run/control", {{"client", "script on lab1"}});
+    QVERIFY2(back.contains("control"), back.dump().c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(!ctl->controlling(), 10'000);
+    QVERIFY(!action(w, QStringLiteral("Stop"))->isEnabled());
+    QVERIFY(take->isEnabled());
+    QVERIFY(w.engineLabel()->text().contains("watching"));
+    // Closing the window leaves the run to its controller.
+    w.close();
+    QCOMPARE(e.get("/v1/run")["running"].get<bool>(), true);
+    e.post("/v1/run/stop", json::object(), back["control"].get<std::string>());
     QCOMPARE(e.get("/v1/run")["running"].get<bool>(), false);
 }
 
@@ -201,6 +219,7 @@ void TstRemoteGui::killedEngineIsShownAndFoundAgain()
     const int port = e->serve.port;
     const QUrl url = e->url();
     MainWindow w(home_.filePath("local3.db"));
+    w.setHeadless(true);
     w.show();
     QString error;
     QVERIFY2(w.connectToEngine(url, kToken, &error), qPrintable(error));
@@ -238,6 +257,7 @@ void TstRemoteGui::wrongTokenOrAddressIsRefused()
     ServedEngine e;
     QVERIFY(e.start());
     MainWindow w(home_.filePath("local4.db"));
+    w.setHeadless(true);
     QString error;
     QVERIFY(!w.connectToEngine(e.url(), "not-the-token-not-the-token", &error));
     QVERIFY2(error.contains("refused the token"), qPrintable(error));

@@ -81,7 +81,10 @@ EngineController::EngineController(QObject *parent)
 
 EngineController::~EngineController()
 {
-    stop();
+    if (link_)
+        detach(); // a run on an engine goes on there
+    else
+        stop();
 }
 
 ParamSet EngineController::params() const
@@ -101,9 +104,8 @@ Status EngineController::apply(const Assignments &a, const QString &source)
             set[k] = v;
         const auto r = link_->call("POST", QStringLiteral("/v1/run/set"), {{"set", set}});
         if (!r.ok()) return Status{r.error.toStdString()};
-        for (const auto &[k, v] : r.body["params"].items())
-            if (v.is_string()) (void)params_.set({{k, v.get<std::string>()}});
-        emit paramsChanged();
+        if (r.body.is_object())
+            adoptValues(r.body.contains("params") ? r.body.at("params") : nullptr);
         return {};
     }
     if (service_->running()) {
@@ -172,8 +174,10 @@ bool EngineController::start(QString *error)
 void EngineController::stop()
 {
     if (link_) {
-        if (!remoteRunning_) return;
+        if (!remoteRunning_ || !controlling()) return; // a watched run is not this window's
+        busy_ = true; // this window's own stop: the stream's lines about it are not news
         const auto r = link_->call("POST", QStringLiteral("/v1/run/stop"));
+        busy_ = false;
         if (!r.ok()) {
             emit errorOccurred(tr("Stop: %1").arg(r.error));
             return;
@@ -228,6 +232,22 @@ void EngineController::deliver()
 }
 
 namespace {
+// A field of a reply or line from the network, or empty/0 when it is missing or not of its
+// type: the engine is another program, and maybe another version.
+std::string text(const nlohmann::json &j, const char *key)
+{
+    if (!j.is_object()) return {};
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::int64_t number(const nlohmann::json &j, const char *key)
+{
+    if (!j.is_object()) return 0;
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
 // How this window is named to the engine and to other clients: "ringlab desktop, USER@HOST".
 std::string clientName()
 {
@@ -247,7 +267,9 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
     }
     auto link = std::make_unique<RemoteLink>(url, token);
     const auto v = link->call("GET", QStringLiteral("/v1/version"));
-    if (!v.ok() || !v.body.is_object() || v.body.value("api", 0) != kApiVersion) {
+    const bool ours = v.ok() && v.body.is_object() && v.body.contains("api") &&
+                      v.body.at("api").is_number_integer() && v.body.at("api") == kApiVersion;
+    if (!ours) {
         if (error)
             *error =
                 v.ok()
@@ -256,10 +278,9 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
         return false;
     }
     detach();
-    engineInfo_ =
-        tr("ringlab-engine %1 on %2 (%3)")
-            .arg(QString::fromStdString(v.body.value("version", std::string("?"))),
-                 QString::fromStdString(v.body.value("host", std::string("?"))), url.toString());
+    engineInfo_ = tr("ringlab-engine %1 on %2 (%3)")
+                      .arg(QString::fromStdString(text(v.body, "version")),
+                           QString::fromStdString(text(v.body, "host")), url.toString());
     link_ = std::move(link);
     linkUp_ = true;
     connect(link_.get(), &RemoteLink::lineReceived, this, &EngineController::onRemoteLine);
@@ -291,13 +312,16 @@ QString EngineController::engineText() const
 bool EngineController::takeControl(QString *error)
 {
     if (!link_) return true;
+    busy_ = true;
     const auto r =
         link_->call("POST", QStringLiteral("/v1/run/control"), {{"client", clientName()}});
+    busy_ = false;
     if (!r.ok()) {
         if (error) *error = r.error;
         return false;
     }
-    link_->setControl(QByteArray::fromStdString(r.body.value("control", std::string())));
+    link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
+    controlId_ = text(r.body, "control_id");
     emit runStarted(); // the window's state: this window now drives the run
     return true;
 }
@@ -308,35 +332,39 @@ bool EngineController::remoteStart(QString *error)
     nlohmann::json set = nlohmann::json::object();
     for (const auto &t : tunables())
         set[std::string(t.name)] = params_.text(t.id);
+    busy_ = true; // this window's own start: the stream's lines about it are not news
     const auto r = link_->call("POST", QStringLiteral("/v1/run/start"),
                                {{"profile", profile_.toStdString()},
                                 {"name", profile_.toStdString()},
                                 {"device", device_.spec},
                                 {"set", set},
                                 {"client", clientName()}});
+    busy_ = false;
     if (!r.ok()) {
         if (error) *error = r.error;
         return false;
     }
     samples_.clear();
     events_.clear();
-    link_->setControl(QByteArray::fromStdString(r.body.value("control", std::string())));
-    sessionId_ = r.body.value("session", std::int64_t(0));
-    deviceName_ = QString::fromStdString(r.body.value("device", std::string()));
+    link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
+    controlId_ = text(r.body, "control_id");
+    sessionId_ = number(r.body, "session");
+    runStartedAt_ = text(r.body, "started_at");
+    deviceName_ = QString::fromStdString(text(r.body, "device"));
     remoteRunning_ = true;
     deviceSupport_.clear();
     const auto t = link_->call("GET", QStringLiteral("/v1/tunables"));
     if (t.ok() && t.body.is_array())
         for (const auto &e : t.body)
-            if (e.contains("device") && e["device"].is_object()) {
-                const TunableInfo *info = findTunable(e.value("name", std::string()));
+            if (e.is_object() && e.contains("device") && e.at("device").is_object()) {
+                const TunableInfo *info = findTunable(text(e, "name"));
                 if (!info) continue;
-                const std::string sup = e["device"].value("support", std::string());
+                const std::string sup = text(e.at("device"), "support");
                 deviceSupport_.push_back({info->id,
                                           sup == "ignored" ? Support::Ignored
                                           : sup == "fixed" ? Support::Fixed
                                                            : Support::Applies,
-                                          e["device"].value("reason", std::string())});
+                                          text(e.at("device"), "reason")});
             }
     emit runStarted();
     return true;
@@ -344,15 +372,37 @@ bool EngineController::remoteStart(QString *error)
 
 void EngineController::remoteStopped()
 {
+    if (!remoteRunning_) return; // once per run
     remoteRunning_ = false;
     if (link_) link_->setControl({});
+    controlId_.clear();
     deliver(); // what the stream brought so far
     emit runStopped(sessionId_);
 }
 
+void EngineController::adoptValues(const nlohmann::json &values)
+{
+    if (!values.is_object()) return;
+    Assignments a;
+    for (const auto &[k, v] : values.items())
+        if (v.is_string()) a.emplace_back(k, v.get<std::string>());
+    // Together, as the engine holds them: one at a time an ordered pair could be refused.
+    if (params_.set(a).ok()) emit paramsChanged();
+}
+
 void EngineController::onRemoteLine(const nlohmann::json &line)
 {
-    const std::string type = line.value("type", std::string());
+    // A line is the network's: nothing in it may take the window down.
+    try {
+        handleRemoteLine(line);
+    } catch (const nlohmann::json::exception &e) {
+        emit errorOccurred(tr("A line from the engine was not understood: %1").arg(e.what()));
+    }
+}
+
+void EngineController::handleRemoteLine(const nlohmann::json &line)
+{
+    const std::string type = text(line, "type");
     std::string error;
     if (type == "sample" && remoteRunning_) {
         auto s = std::make_shared<Sample>();
@@ -363,37 +413,41 @@ void EngineController::onRemoteLine(const nlohmann::json &line)
     } else if (type == "event" && remoteRunning_) {
         Event e;
         if (!eventFromJson(line, e, error)) return;
-        if (e.kind == "param") (void)params_.set({{e.tunable, e.after}});
+        if (e.kind == "param") adoptValues(nlohmann::json{{e.tunable, e.after}});
         bridge_->onEvent(e);
-    } else if (type == "state") {
-        const bool running = line.value("running", false);
-        const std::int64_t session = line.value("session", std::int64_t(0));
+    } else if (type == "state" && !busy_) {
+        const bool running = line.contains("running") && line.at("running").is_boolean() &&
+                             line.at("running").get<bool>();
+        const std::int64_t session = number(line, "session");
+        const std::string startedAt = text(line, "started_at");
         // A state line older than this window's start (the stream's first, sent before it)
-        // must not end the run: only the end of this session or a later one does.
-        // After a broken stream, the engine (perhaps another process) says what is going.
-        const bool ended = reopened_ ? !running || session != sessionId_
-                           : running ? session > sessionId_
-                                     : line.value("last_session", std::int64_t(0)) >= sessionId_;
+        // must not end the run: only the end of this session or a later one does. After a
+        // broken stream the engine (perhaps another process) says what is going: the same run
+        // is the same session started at the same time.
+        const bool ended = reopened_
+                               ? !running || session != sessionId_ || startedAt != runStartedAt_
+                           : running ? session > sessionId_ || startedAt != runStartedAt_
+                                     : number(line, "last_session") >= sessionId_;
         reopened_ = false;
         if (remoteRunning_ && ended) remoteStopped();
         if (running && !remoteRunning_) { // a run this window did not start: watch it
             samples_.clear();
             events_.clear();
             sessionId_ = session;
-            deviceName_ = QString::fromStdString(line.value("device", std::string()));
-            profile_ = QString::fromStdString(line.value("profile", std::string()));
-            if (line.contains("params") && line["params"].is_object())
-                for (const auto &[k, v] : line["params"].items())
-                    if (v.is_string()) (void)params_.set({{k, v.get<std::string>()}});
+            runStartedAt_ = startedAt;
+            deviceName_ = QString::fromStdString(text(line, "device"));
+            profile_ = QString::fromStdString(text(line, "profile"));
+            if (line.contains("params")) adoptValues(line.at("params"));
             remoteRunning_ = true;
-            emit paramsChanged();
             emit runStarted();
         }
-    } else if (type == "control") {
+    } else if (type == "control" && !busy_ && text(line, "control_id") != controlId_) {
+        // Someone else holds the key now: this window watches.
+        link_->setControl({});
+        controlId_.clear();
         emit errorOccurred(
-            tr("%1 took control of the run")
-                .arg(QString::fromStdString(line.value("controller", std::string()))));
-        emit runStarted(); // the window's state: it may no longer drive the run
+            tr("%1 took control of the run").arg(QString::fromStdString(text(line, "controller"))));
+        emit runStarted(); // the window's state: it no longer drives the run
     }
 }
 

@@ -85,6 +85,8 @@ class EngineController : public QObject {
     class Bridge;
     void deliver();
     void onRemoteLine(const nlohmann::json &line);
+    void handleRemoteLine(const nlohmann::json &line);
+    void adoptValues(const nlohmann::json &values); // name -> text, from the engine
     bool remoteStart(QString *error);
     void remoteStopped();
 
@@ -104,6 +106,9 @@ class EngineController : public QObject {
     QTimer deliverTimer_;
     std::unique_ptr<RemoteLink> link_;
     bool linkUp_ = false, remoteRunning_ = false, reopened_ = false;
+    bool busy_ = false;        // this window's own start, stop or takeover is in flight
+    std::string controlId_;    // names this window's control key (the stream's control lines)
+    std::string runStartedAt_; // with the session, what makes a run the same run
     QString engineInfo_;
 };
 

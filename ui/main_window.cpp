@@ -127,7 +127,10 @@ MainWindow::~MainWindow()
 {
     // Stop a run still going before the members its signals reach are destroyed.
     disconnect(ctl_, nullptr, this, nullptr);
-    ctl_->stop();
+    if (ctl_->remote())
+        ctl_->detach(); // never a blocking request from a destructor; the run is the engine's
+    else
+        ctl_->stop();
 }
 
 void MainWindow::buildToolbar()
@@ -669,7 +672,10 @@ void MainWindow::saveSettings()
 
 void MainWindow::closeEvent(QCloseEvent *e)
 {
-    stopRun(); // the session ends as completed
+    if (ctl_->remote())
+        ctl_->detach(); // a run on an engine goes on there; its session is the engine's
+    else
+        stopRun(); // the session ends as completed
     saveSettings();
     e->accept();
 }

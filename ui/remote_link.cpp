@@ -64,6 +64,7 @@ RemoteLink::Reply RemoteLink::call(const QByteArray &method, const QString &path
     QEventLoop loop;
     connect(r, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     if (!r->isFinished()) loop.exec(QEventLoop::ExcludeUserInputEvents);
+    if (!r->isFinished()) r->abort(); // the application is quitting: no reply is coming
     const Reply out = replyOf(r);
     r->deleteLater();
     return out;
@@ -102,6 +103,10 @@ void RemoteLink::onStreamData()
         emit connectionChanged(true, {});
     }
     buffer_ += stream_->readAll();
+    if (buffer_.size() > kMaxLineBytes && buffer_.indexOf('\n') < 0) {
+        stream_->abort(); // not a stream of lines: onStreamEnded reports it and retries
+        return;
+    }
     for (int nl = buffer_.indexOf('\n'); nl >= 0; nl = buffer_.indexOf('\n')) {
         const QByteArray line = buffer_.left(nl);
         buffer_.remove(0, nl + 1);
@@ -117,9 +122,11 @@ void RemoteLink::onStreamEnded()
     stream_ = nullptr;
     const Reply reply = replyOf(r);
     r->deleteLater();
-    const QString why = reply.status == 200
-                            ? tr("the engine ended the stream")
-                            : (reply.error.isEmpty() ? r->errorString() : reply.error);
+    QString why = reply.error.isEmpty() ? r->errorString() : reply.error;
+    if (reply.status == 200)
+        why = r->error() == QNetworkReply::NoError
+                  ? tr("the engine ended the stream")
+                  : tr("the connection was lost (%1)").arg(r->errorString());
     if (up_) {
         up_ = false;
         emit connectionChanged(false, why);

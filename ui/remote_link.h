@@ -16,7 +16,6 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-
 namespace ringlab::ui {
 
 class RemoteLink : public QObject {
@@ -24,6 +23,7 @@ class RemoteLink : public QObject {
   public:
     static constexpr int kRetryMs = 2000;
     static constexpr int kRequestTimeoutMs = 15000;
+    static constexpr qsizetype kMaxLineBytes = 4 << 20; // a sample line is a few KiB
 
     struct Reply {
         int status = 0;      // HTTP status; 0: no reply (the engine is not reached)

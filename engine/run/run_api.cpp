@@ -429,12 +429,14 @@ ApiReply RunApi::start(const json &body)
     profile_ = setup.profile;
     controller_ = client;
     controlKey_ = randomKey();
+    controlId_ = randomKey().substr(0, 8);
     startedAt_ = isoTimeNow();
     lastSession_ = service_.sessionId();
     hub_->publish(safeDump(stateLocked()));
     json j = stateLocked();
     j.erase("type");
     j["control"] = controlKey_;
+    j["control_id"] = controlId_;
     return {201, j, {}, {}};
 }
 
@@ -494,9 +496,13 @@ ApiReply RunApi::takeControl(const json &body)
     const std::string before = controller_;
     controller_ = client;
     controlKey_ = randomKey();
-    hub_->publish(
-        safeDump(json{{"type", "control"}, {"controller", controller_}, {"previous", before}}));
-    return {200, {{"control", controlKey_}, {"previous", before}}, {}, {}};
+    controlId_ = randomKey().substr(0, 8);
+    hub_->publish(safeDump(json{{"type", "control"},
+                                {"controller", controller_},
+                                {"previous", before},
+                                {"control_id", controlId_}}));
+    return {
+        200, {{"control", controlKey_}, {"control_id", controlId_}, {"previous", before}}, {}, {}};
 }
 
 ApiReply RunApi::sessions()

@@ -104,6 +104,7 @@ class RunApi {
     RunService service_;
     std::shared_ptr<PrometheusExporter> exporter_;
     std::string profile_, controller_, controlKey_, startedAt_;
+    std::string controlId_; // names the key in force without giving it away (stream lines)
     std::int64_t lastSession_ = 0;
     bool shutDown_ = false;
     std::mutex devicesMutex_; // taken before mutex_
