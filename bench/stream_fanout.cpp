@@ -19,7 +19,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -63,9 +62,9 @@ double rxPackets(httplib::Client &c)
 {
     const auto r = c.Get("/metrics");
     if (!r || r->status != 200) return -1;
-    static const std::regex line("\nringlab_rx_packets_total ([0-9.e+]+)");
-    std::smatch m;
-    return std::regex_search(r->body, m, line) ? std::stod(m[1].str()) : -1;
+    const std::string name = "\nringlab_rx_packets_total ";
+    const auto at = r->body.find(name);
+    return at == std::string::npos ? -1 : std::atof(r->body.c_str() + at + name.size());
 }
 
 struct Watchers {
@@ -127,9 +126,9 @@ int main()
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         std::ifstream err(errFile);
         std::string text((std::istreambuf_iterator<char>(err)), {});
-        std::smatch m;
-        if (std::regex_search(text, m, std::regex("at http://127.0.0.1:([0-9]+)")))
-            port = std::stoi(m[1].str());
+        const std::string at = "at http://127.0.0.1:";
+        if (const auto found = text.find(at); found != std::string::npos)
+            port = std::atoi(text.c_str() + found + at.size());
     }
     const auto finish = [&](int rc) {
         kill(pid, SIGTERM);

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <iomanip>
 #include <random>
-#include <regex>
 #include <sstream>
 
 #include "engine/git_revision.h"
@@ -163,18 +162,28 @@ std::string queryValue(const ApiRequest &r, const std::string &key, const std::s
 // (an interface, a MAC), never ones that take files (a pcap's rx_pcap, a path).
 Status clientDeviceSpec(const std::string &spec)
 {
-    static const std::regex allowed("[A-Za-z0-9_.:+,=-]{1,200}");
-    static const std::regex option("(?:^|,)([A-Za-z_-]+)=");
     const std::string what = "device \"" + spec + "\": ";
-    if (!std::regex_match(spec, allowed))
+    if (spec.empty() || spec.size() > 200 ||
+        spec.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                               "_.:+,=-") != std::string::npos)
         return Status{what + "give a device's spec as GET /v1/devices lists it (letters, digits "
                              "and _ . : + , = -)"};
-    for (std::sregex_iterator it(spec.begin(), spec.end(), option), end; it != end; ++it) {
-        const std::string key = (*it)[1].str();
-        if (key != "iface" && key != "mac")
-            return Status{what + "option \"" + key +
-                          "\" is not taken over the API (allowed: iface, mac); give other "
-                          "options to the server's --eal"};
+    // Ports are joined by '+'; a port's options follow its name after commas, KEY=VALUE.
+    std::size_t start = 0;
+    while (start <= spec.size()) {
+        const std::size_t end = std::min(spec.find_first_of("+", start), spec.size());
+        const std::string port = spec.substr(start, end - start);
+        for (std::size_t comma = port.find(','); comma != std::string::npos;
+             comma = port.find(',', comma + 1)) {
+            const std::string option =
+                port.substr(comma + 1, port.find(',', comma + 1) - comma - 1);
+            const std::string key = option.substr(0, option.find('='));
+            if (key != "iface" && key != "mac")
+                return Status{what + "option \"" + key +
+                              "\" is not taken over the API (allowed: iface, mac); give other "
+                              "options to the server's --eal"};
+        }
+        start = end + 1;
     }
     return {};
 }
@@ -222,14 +231,12 @@ ApiReply RunApi::handle(const ApiRequest &r)
 
 ApiReply RunApi::route(const ApiRequest &r)
 {
-    static const std::regex sessionPath("/v1/sessions/([^/]+)(/export)?");
     const std::string &p = r.path;
     const bool get = r.method == "GET" || r.method == "HEAD";
     const bool post = r.method == "POST";
     const auto wrongMethod = [&](const char *allowed) {
         return ApiReply::error(405, r.method + " " + p + ": use " + allowed);
     };
-    std::smatch m;
     if (p == "/v1/version") return get ? version() : wrongMethod("GET");
     if (p == "/v1/devices") return get ? devices() : wrongMethod("GET");
     if (p == "/v1/profiles")
@@ -238,13 +245,22 @@ ApiReply RunApi::route(const ApiRequest &r)
     if (p == "/v1/run") return get ? runState() : wrongMethod("GET");
     if (p == "/v1/sessions") return get ? sessions() : wrongMethod("GET");
     if (p == "/v1/compare") return get ? compare(r) : wrongMethod("GET");
-    if (std::regex_match(p, m, sessionPath)) {
+    if (const std::string prefix = "/v1/sessions/"; p.rfind(prefix, 0) == 0) {
+        // /v1/sessions/ID or /v1/sessions/ID/export
+        std::string id = p.substr(prefix.size());
+        const std::string exportTail = "/export";
+        const bool exporting =
+            id.size() > exportTail.size() &&
+            id.compare(id.size() - exportTail.size(), exportTail.size(), exportTail) == 0;
+        if (exporting) id.resize(id.size() - exportTail.size());
+        if (id.empty() || id.find('/') != std::string::npos)
+            return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
         if (!get) return wrongMethod("GET");
-        std::int64_t id = 0;
-        if (!positiveId(m[1].str(), id))
-            return ApiReply::error(400, "session \"" + m[1].str() +
+        std::int64_t n = 0;
+        if (!positiveId(id, n))
+            return ApiReply::error(400, "session \"" + id +
                                             "\" is not a session id (a positive integer)");
-        return m[2].matched ? exportSession(id, r) : session(id);
+        return exporting ? exportSession(n, r) : session(n);
     }
     const bool command = p == "/v1/run/start" || p == "/v1/run/set" || p == "/v1/run/mark" ||
                          p == "/v1/run/stop" || p == "/v1/run/control";
