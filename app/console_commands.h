@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/sample_printer.h"
-#include "engine/engine.h"
+#include "engine/datapath/engine.h"
 
 namespace ringlab {
 

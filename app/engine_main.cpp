@@ -16,11 +16,11 @@
 #include "app/sweep_command.h"
 #include "app/tune_command.h"
 #include "drivers/registry.h"
+#include "engine/common/utf8_text.h"
+#include "engine/datapath/live_params.h"
 #include "engine/git_revision.h"
-#include "engine/live_params.h"
-#include "engine/profile.h"
-#include "engine/reference_cases.h"
-#include "engine/utf8_text.h"
+#include "engine/profile/profile.h"
+#include "engine/profile/reference_cases.h"
 #include "engine/version.h"
 
 using namespace ringlab;

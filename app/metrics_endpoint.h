@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "engine/tunables.h"
+#include "engine/datapath/tunables.h"
 
 namespace httplib {
 class Server;

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "engine/device.h"
-#include "engine/tunables.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 #include "engine/run/run_service.h"
 
 namespace ringlab {

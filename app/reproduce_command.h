@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/reference_cases.h"
-#include "engine/run/run_defaults.h"
-#include "engine/statistics.h"
+#include "engine/metrics/statistics.h"
+#include "engine/profile/reference_cases.h"
+#include "engine/profile/run_defaults.h"
 
 namespace ringlab {
 

@@ -18,7 +18,7 @@
 #include "app/duration.h"
 #include "drivers/registry.h"
 #include "engine/git_revision.h"
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 #include "engine/version.h"
 #include "ui/chart_export.h"
 #include "ui/connect_dialog.h"

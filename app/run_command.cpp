@@ -15,7 +15,7 @@
 #include "app/line_splitter.h"
 #include "app/metrics_endpoint.h"
 #include "app/stop_signals.h"
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 #include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/sample_printer.h"
-#include "engine/run/run_defaults.h"
+#include "engine/profile/run_defaults.h"
 
 namespace ringlab {
 

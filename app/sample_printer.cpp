@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/sample_printer.h"
 
-#include "engine/sample_json.h"
+#include "engine/metrics/sample_json.h"
 
 namespace ringlab {
 

@@ -7,9 +7,9 @@
 #include <mutex>
 #include <vector>
 
-#include "engine/sample.h"
-#include "engine/summary.h"
-#include "engine/tunables.h"
+#include "engine/datapath/sample.h"
+#include "engine/datapath/tunables.h"
+#include "engine/metrics/summary.h"
 
 namespace ringlab {
 

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "engine/session_compare.h"
-#include "engine/session_report.h"
-#include "engine/session_store.h"
-#include "engine/utf8_text.h"
+#include "engine/common/utf8_text.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_report.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/run_defaults.h"
+#include "engine/profile/run_defaults.h"
 
 namespace ringlab {
 

@@ -9,9 +9,9 @@
 
 #include "app/recorded_run.h"
 #include "app/stop_signals.h"
-#include "engine/clock.h"
-#include "engine/profile.h"
-#include "engine/session_store.h"
+#include "engine/datapath/clock.h"
+#include "engine/profile/profile.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/sweep_report.h"
-#include "engine/sweep_spec.h"
+#include "engine/profile/sweep_spec.h"
 
 namespace ringlab {
 

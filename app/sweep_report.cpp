@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "engine/pareto.h"
-#include "engine/sample_metrics.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/tune/pareto.h"
 
 namespace ringlab {
 namespace {

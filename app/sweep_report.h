@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/session_store.h"
-#include "engine/sweep_store.h"
+#include "engine/store/session_store.h"
+#include "engine/store/sweep_store.h"
 
 namespace ringlab {
 

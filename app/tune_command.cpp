@@ -12,11 +12,11 @@
 
 #include "app/recorded_run.h"
 #include "app/stop_signals.h"
-#include "engine/profile.h"
-#include "engine/sample_metrics.h"
-#include "engine/session_compare.h"
-#include "engine/session_store.h"
-#include "engine/sweep_store.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/profile/profile.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_store.h"
+#include "engine/store/sweep_store.h"
 
 namespace ringlab {
 namespace {

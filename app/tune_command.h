@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/run_defaults.h"
-#include "engine/tuner.h"
+#include "engine/profile/run_defaults.h"
+#include "engine/tune/tuner.h"
 
 namespace ringlab {
 

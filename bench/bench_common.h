@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "drivers/registry.h"
+#include "engine/datapath/sample_collector.h"
 #include "engine/git_revision.h"
-#include "engine/sample_collector.h"
 #include "engine/version.h"
 
 namespace ringlab::bench {

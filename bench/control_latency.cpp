@@ -18,7 +18,7 @@
 
 #include "app/api_server.h"
 #include "bench_common.h"
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 #include "engine/run/run_api.h"
 
 using namespace ringlab;

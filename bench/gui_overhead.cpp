@@ -11,6 +11,8 @@
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 #include "bench_common.h"
@@ -54,7 +56,10 @@ void spin(const std::function<bool()> &done, int timeoutMs)
 double withGui(const QString &db)
 {
     ui::MainWindow w(db);
-    w.controller()->apply(kSaturation, "bench");
+    if (auto st = w.controller()->apply(kSaturation, "bench"); !st.ok()) {
+        std::fprintf(stderr, "gui_overhead: %s\n", st.error.c_str());
+        std::exit(1);
+    }
     w.resize(1280, 800);
     w.show();
     w.startRun();

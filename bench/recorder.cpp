@@ -10,9 +10,9 @@
 #include <filesystem>
 
 #include "bench_common.h"
-#include "engine/recorder.h"
-#include "engine/sample_metrics.h"
-#include "engine/session_store.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/store/recorder.h"
+#include "engine/store/session_store.h"
 
 using namespace ringlab;
 using namespace ringlab::bench;

@@ -6,7 +6,7 @@
 #include <ctime>
 
 #include "bench_common.h"
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 
 using namespace ringlab;
 using namespace ringlab::bench;

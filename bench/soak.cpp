@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "bench/bench_common.h"
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 
 namespace fs = std::filesystem;
 using namespace ringlab;

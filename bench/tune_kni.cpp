@@ -11,11 +11,11 @@
 #include <map>
 
 #include "bench_common.h"
-#include "engine/profile.h"
-#include "engine/sample_metrics.h"
-#include "engine/statistics.h"
-#include "engine/sweep_spec.h"
-#include "engine/tuner.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/metrics/statistics.h"
+#include "engine/profile/profile.h"
+#include "engine/profile/sweep_spec.h"
+#include "engine/tune/tuner.h"
 
 using namespace ringlab;
 using namespace ringlab::bench;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/device.h"
+#include "engine/datapath/device.h"
 
 namespace ringlab {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "drivers/device_listing.h"
-#include "engine/device.h"
-#include "engine/engine.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/engine.h"
 
 namespace ringlab {
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "drivers/sim/sim_nic.h"
-#include "engine/buffer_pool.h"
-#include "engine/engine.h"
-#include "engine/sample_collector.h"
-#include "engine/session_store.h"
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/engine.h"
+#include "engine/datapath/sample_collector.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab::test {
 

@@ -18,8 +18,8 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "engine/metrics/sample_json.h"
 #include "engine/run/stream_hub.h"
-#include "engine/sample_json.h"
 #include "serve_process.h"
 
 using nlohmann::json;

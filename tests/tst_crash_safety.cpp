@@ -11,7 +11,7 @@
 
 #include <random>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 #include "tests/test_support.h"
 
 using namespace ringlab;

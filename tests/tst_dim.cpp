@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/dim.h"
+#include "engine/datapath/dim.h"
 #include "test_support.h"
 
 using namespace ringlab;

@@ -5,8 +5,8 @@
 #include <QtTest>
 
 #include "drivers/registry.h"
-#include "engine/engine.h"
-#include "engine/sample_collector.h"
+#include "engine/datapath/engine.h"
+#include "engine/datapath/sample_collector.h"
 #include "test_support.h"
 
 using namespace ringlab;

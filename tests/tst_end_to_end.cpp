@@ -12,9 +12,9 @@
 #include <set>
 #include <unistd.h>
 
-#include "engine/reference_cases.h"
-#include "engine/session_compare.h"
-#include "engine/session_store.h"
+#include "engine/profile/reference_cases.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_store.h"
 #include "require.h"
 
 class TstEndToEnd : public QObject {

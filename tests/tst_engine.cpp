@@ -2,7 +2,7 @@
 // The engine facade: live and restart changes while running, rejected changes, events.
 #include <QtTest>
 
-#include "engine/sampler.h"
+#include "engine/datapath/sampler.h"
 #include "test_support.h"
 
 using namespace ringlab;

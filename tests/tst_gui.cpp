@@ -30,7 +30,7 @@
 #include <QtTest>
 #include <set>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 #include "require.h"
 #include "ui/chart_legend.h"
 #include "ui/charts_view.h"

@@ -5,9 +5,9 @@
 #include <QtTest>
 
 #include "drivers/sim/sim_nic.h"
-#include "engine/buffer_pool.h"
-#include "engine/clock.h"
-#include "engine/handoff.h"
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/handoff.h"
 
 using namespace ringlab;
 

@@ -13,7 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 #include "require.h"
 
 using namespace ringlab;

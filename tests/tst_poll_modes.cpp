@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <QtTest>
 
-#include "engine/clock.h"
-#include "engine/poll_loop.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/poll_loop.h"
 #include "test_support.h"
 
 using namespace ringlab;

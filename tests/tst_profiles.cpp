@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "engine/profile.h"
+#include "engine/profile/profile.h"
 
 using namespace ringlab;
 namespace fs = std::filesystem;

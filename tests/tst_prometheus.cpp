@@ -20,9 +20,9 @@
 #include <sstream>
 
 #include "app/metrics_endpoint.h"
+#include "engine/datapath/sampler.h"
 #include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
-#include "engine/sampler.h"
 #include "test_support.h"
 
 using namespace ringlab;

@@ -3,9 +3,9 @@
 #include <QtTest>
 
 #include "drivers/sim/sim_nic.h"
-#include "engine/buffer_pool.h"
-#include "engine/clock.h"
-#include "engine/refill.h"
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/refill.h"
 
 using namespace ringlab;
 

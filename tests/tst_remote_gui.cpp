@@ -13,7 +13,7 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 #include "serve_process.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"

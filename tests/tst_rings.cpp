@@ -4,11 +4,11 @@
 #include <set>
 #include <thread>
 
-#include "engine/buffer_pool.h"
-#include "engine/desc_ring.h"
-#include "engine/histogram.h"
-#include "engine/mpmc_ring.h"
-#include "engine/spsc_queue.h"
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/desc_ring.h"
+#include "engine/datapath/histogram.h"
+#include "engine/datapath/mpmc_ring.h"
+#include "engine/datapath/spsc_queue.h"
 
 using namespace ringlab;
 

@@ -13,12 +13,12 @@
 #include <set>
 #include <sstream>
 
-#include "engine/metric_table.h"
-#include "engine/recorder.h"
-#include "engine/sample_metrics.h"
-#include "engine/session_compare.h"
-#include "engine/session_report.h"
-#include "engine/session_store.h"
+#include "engine/metrics/metric_table.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/store/recorder.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_report.h"
+#include "engine/store/session_store.h"
 #include "test_support.h"
 
 using namespace ringlab;

@@ -3,7 +3,7 @@
 // frames through a whole engine run.
 #include <QtTest>
 
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 #include "test_support.h"
 
 using namespace ringlab;

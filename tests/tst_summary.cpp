@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "engine/summary.h"
+#include "engine/metrics/summary.h"
 
 using namespace ringlab;
 

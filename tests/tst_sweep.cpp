@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "engine/pareto.h"
-#include "engine/statistics.h"
-#include "engine/sweep_spec.h"
-#include "engine/sweep_store.h"
-#include "engine/tuner.h"
+#include "engine/metrics/statistics.h"
+#include "engine/profile/sweep_spec.h"
+#include "engine/store/sweep_store.h"
+#include "engine/tune/pareto.h"
+#include "engine/tune/tuner.h"
 
 using namespace ringlab;
 

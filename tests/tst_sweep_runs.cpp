@@ -9,8 +9,8 @@
 
 #include "app/sweep_command.h"
 #include "app/tune_command.h"
-#include "engine/session_store.h"
-#include "engine/sweep_store.h"
+#include "engine/store/session_store.h"
+#include "engine/store/sweep_store.h"
 
 using namespace ringlab;
 

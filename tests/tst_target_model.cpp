@@ -3,9 +3,9 @@
 // costs (cost.*): each is charged where the target spends it, and only there.
 #include <QtTest>
 
-#include "engine/buffer_pool.h"
-#include "engine/clock.h"
-#include "engine/processing.h"
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/processing.h"
 #include "test_support.h"
 
 using namespace ringlab;

@@ -2,8 +2,8 @@
 #include <QtTest>
 #include <set>
 
-#include "engine/live_params.h"
-#include "engine/tunables.h"
+#include "engine/datapath/live_params.h"
+#include "engine/datapath/tunables.h"
 
 using namespace ringlab;
 

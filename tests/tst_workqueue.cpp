@@ -4,8 +4,8 @@
 #include <set>
 #include <thread>
 
-#include "engine/clock.h"
-#include "engine/work_queue.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/work_queue.h"
 
 using namespace ringlab;
 

@@ -9,7 +9,7 @@
 #include <QVBoxLayout>
 #include <fstream>
 
-#include "engine/session_report.h"
+#include "engine/store/session_report.h"
 #include "ui/charts_view.h"
 #include "ui/session_charts.h"
 

@@ -5,7 +5,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab::ui {
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/sample.h"
+#include "engine/datapath/sample.h"
 #include "ui/time_chart.h"
 
 namespace ringlab::ui {

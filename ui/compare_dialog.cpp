@@ -12,9 +12,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "engine/sample_metrics.h"
-#include "engine/session_compare.h"
-#include "engine/session_report.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_report.h"
 #include "ui/compare_model.h"
 #include "ui/distribution_charts.h"
 

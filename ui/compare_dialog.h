@@ -6,7 +6,7 @@
 
 #include <QDialog>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 
 class QComboBox;
 class QGridLayout;

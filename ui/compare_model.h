@@ -4,7 +4,7 @@
 
 #include <QAbstractTableModel>
 
-#include "engine/session_compare.h"
+#include "engine/store/session_compare.h"
 
 namespace ringlab::ui {
 

@@ -9,7 +9,7 @@
 #include <QPointF>
 #include <vector>
 
-#include "engine/session_compare.h"
+#include "engine/store/session_compare.h"
 
 namespace ringlab::ui {
 

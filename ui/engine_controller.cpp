@@ -9,8 +9,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "engine/metrics/sample_json.h"
 #include "engine/run/run_api.h"
-#include "engine/sample_json.h"
 #include "engine/version.h"
 
 namespace ringlab::ui {

@@ -25,8 +25,8 @@
 #include <QUndoStack>
 #include <cstdio>
 
-#include "engine/clock.h"
-#include "engine/profile.h"
+#include "engine/datapath/clock.h"
+#include "engine/profile/profile.h"
 #include "ui/chart_export.h"
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"

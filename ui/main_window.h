@@ -10,7 +10,7 @@
 #include <QMainWindow>
 #include <QUrl>
 
-#include "engine/session_report.h"
+#include "engine/store/session_report.h"
 
 class QAction;
 class QComboBox;

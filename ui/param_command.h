@@ -4,7 +4,7 @@
 
 #include <QUndoCommand>
 
-#include "engine/tunables.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab::ui {
 

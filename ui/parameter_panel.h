@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "engine/device.h"
-#include "engine/tunables.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/tunables.h"
 
 class QCheckBox;
 class QLabel;

@@ -14,7 +14,7 @@
 #include <QVBoxLayout>
 
 #include "app/reproduce_command.h"
-#include "engine/reference_cases.h"
+#include "engine/profile/reference_cases.h"
 
 namespace ringlab::ui {
 

@@ -5,8 +5,8 @@
 #include <QColor>
 #include <QFont>
 
-#include "engine/metric_table.h"
-#include "engine/sample_metrics.h"
+#include "engine/metrics/metric_table.h"
+#include "engine/metrics/sample_metrics.h"
 
 namespace ringlab::ui {
 

@@ -9,8 +9,8 @@
 #include <QAbstractTableModel>
 #include <map>
 
-#include "engine/run/run_defaults.h"
-#include "engine/session_report.h"
+#include "engine/profile/run_defaults.h"
+#include "engine/store/session_report.h"
 
 namespace ringlab::ui {
 

@@ -13,7 +13,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "engine/session_compare.h"
+#include "engine/store/session_compare.h"
 #include "ui/segment_model.h"
 
 namespace ringlab::ui {

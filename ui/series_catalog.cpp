@@ -3,7 +3,7 @@
 
 #include <QHash>
 
-#include "engine/metric_table.h"
+#include "engine/metrics/metric_table.h"
 
 namespace ringlab::ui {
 

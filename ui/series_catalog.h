@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/sample.h"
+#include "engine/datapath/sample.h"
 
 namespace ringlab::ui {
 

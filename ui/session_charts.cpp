@@ -4,7 +4,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 
-#include "engine/session_report.h"
+#include "engine/store/session_report.h"
 #include "ui/charts_view.h"
 
 namespace ringlab::ui {

@@ -6,8 +6,8 @@
 #include <QString>
 #include <string>
 
-#include "engine/sample.h"
-#include "engine/session_store.h"
+#include "engine/datapath/sample.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab::ui {
 

@@ -4,7 +4,7 @@
 
 #include <QAbstractTableModel>
 
-#include "engine/session_store.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab::ui {
 

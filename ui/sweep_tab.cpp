@@ -24,9 +24,9 @@
 
 #include "app/sweep_command.h"
 #include "app/tune_command.h"
-#include "engine/profile.h"
-#include "engine/sample_metrics.h"
-#include "engine/session_store.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/profile/profile.h"
+#include "engine/store/session_store.h"
 #include "ui/sweep_chart.h"
 
 namespace ringlab::ui {

@@ -19,7 +19,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 
 namespace ringlab::dpdk {
 

@@ -17,9 +17,9 @@
 #include "drivers/dpdk/eal.h"
 #include "drivers/dpdk/mbuf_pool.h"
 #include "drivers/dpdk/tx_only.h"
-#include "engine/device.h"
-#include "engine/live_params.h"
-#include "engine/spsc_queue.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/live_params.h"
+#include "engine/datapath/spsc_queue.h"
 
 namespace ringlab::dpdk {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "drivers/device_listing.h"
-#include "engine/device.h"
-#include "engine/live_params.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/live_params.h"
 
 namespace ringlab::dpdk {
 

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "engine/buffer_source.h"
+#include "engine/datapath/buffer_source.h"
 
 namespace ringlab::dpdk {
 

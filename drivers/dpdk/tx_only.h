@@ -8,8 +8,8 @@
 
 #include "drivers/dpdk/mbuf_pool.h"
 #include "drivers/sim/arrivals.h"
-#include "engine/counters.h"
-#include "engine/live_params.h"
+#include "engine/datapath/counters.h"
+#include "engine/datapath/live_params.h"
 
 namespace ringlab::dpdk {
 

@@ -63,8 +63,10 @@ void Lab::beforeStop()
     // A TAP port cannot restart while its interface is in another namespace: bring both
     // back for the reconfiguration, afterStart() moves them out again.
     if (!inside_) return;
-    a_->release(ifA_);
-    b_->release(ifB_);
+    // A port that cannot come back is said, not dropped: its restart then fails with the
+    // device's own reason, and this one tells why.
+    for (auto [ns, ifname] : {std::pair{a_.get(), ifA_}, std::pair{b_.get(), ifB_}})
+        if (auto st = ns->release(ifname); !st.ok()) pending_.push_back("lab: " + st.error);
     inside_ = false;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/tunables.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab::lab {
 

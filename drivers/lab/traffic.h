@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "drivers/lab/child_process.h"
-#include "engine/device.h"
-#include "engine/histogram.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/histogram.h"
 
 namespace ringlab::lab {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "engine/tunables.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab::sim {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/clock.h"
+#include "engine/datapath/clock.h"
 
 namespace ringlab::sim {
 

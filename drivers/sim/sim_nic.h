@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "drivers/sim/arrivals.h"
-#include "engine/desc_ring.h"
-#include "engine/device.h"
-#include "engine/live_params.h"
+#include "engine/datapath/desc_ring.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/live_params.h"
 
 namespace ringlab::sim {
 

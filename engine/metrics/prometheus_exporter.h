@@ -19,8 +19,8 @@
 #include <mutex>
 #include <string>
 
-#include "engine/sample.h"
-#include "engine/tunables.h"
+#include "engine/datapath/sample.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab {
 

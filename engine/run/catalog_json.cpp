@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/run/catalog_json.h"
 
-#include "engine/profile.h"
+#include "engine/profile/profile.h"
 
 namespace ringlab {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "drivers/registry.h"
-#include "engine/device.h"
-#include "engine/tunables.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab {
 

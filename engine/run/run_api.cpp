@@ -6,12 +6,12 @@
 #include <random>
 #include <sstream>
 
+#include "engine/common/host_info.h"
 #include "engine/git_revision.h"
-#include "engine/host_info.h"
+#include "engine/metrics/sample_metrics.h"
 #include "engine/run/catalog_json.h"
-#include "engine/sample_metrics.h"
-#include "engine/session_compare.h"
-#include "engine/session_report.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_report.h"
 #include "engine/version.h"
 
 namespace ringlab {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "drivers/registry.h"
-#include "engine/engine.h"
-#include "engine/profile.h"
-#include "engine/recorder.h"
-#include "engine/run/run_defaults.h"
-#include "engine/session_store.h"
+#include "engine/datapath/engine.h"
+#include "engine/profile/profile.h"
+#include "engine/profile/run_defaults.h"
+#include "engine/store/recorder.h"
+#include "engine/store/session_store.h"
 
 namespace ringlab {
 

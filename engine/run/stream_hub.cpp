@@ -4,7 +4,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "engine/sample_json.h"
+#include "engine/metrics/sample_json.h"
 
 namespace ringlab {
 

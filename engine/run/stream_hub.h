@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sample.h"
+#include "engine/datapath/sample.h"
 
 namespace ringlab {
 

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/session_compare.h"
-#include "engine/session_report.h"
-#include "engine/session_store.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_report.h"
+#include "engine/store/session_store.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace fs = std::filesystem;

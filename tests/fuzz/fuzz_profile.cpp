@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Profiles: any bytes as a profile file. The parser answers with an error, never throws.
-#include "engine/profile.h"
+#include "engine/profile/profile.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace ringlab::fuzz {

@@ -5,8 +5,8 @@
 // expanded into points (grids bounded here) and must come back from its JSON unchanged.
 #include <nlohmann/json.hpp>
 
-#include "engine/sweep_spec.h"
-#include "engine/tuner.h"
+#include "engine/profile/sweep_spec.h"
+#include "engine/tune/tuner.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace ringlab::fuzz {

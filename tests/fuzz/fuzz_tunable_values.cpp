@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // --set NAME=VALUE lines, one assignment per line, applied together as --set does, and each
 // alone; then every value read back must parse again to itself.
-#include "engine/tunables.h"
+#include "engine/datapath/tunables.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace ringlab::fuzz {

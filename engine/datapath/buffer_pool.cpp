@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath/buffer_pool.h"
+
+#include <sys/mman.h>
+
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace ringlab {
+
+BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers)
+{
+    // Reserved up front, touched only where frames are copied, so a large pool costs address
+    // space rather than resident memory.
+    bytes_ = std::size_t{buffers} * (kHeadroom + kDataRoom);
+    void *mem = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED)
+        throw std::runtime_error("buffer pool: cannot reserve " + std::to_string(bytes_ >> 20) +
+                                 " MiB for " + std::to_string(buffers) + " buffers");
+    memory_ = static_cast<std::uint8_t *>(mem);
+    std::vector<Buffer *> all(buffers);
+    for (std::uint32_t k = 0; k < buffers; ++k) {
+        Buffer &b = buffers_[k];
+        b.data = memory_ + std::size_t{k} * (kHeadroom + kDataRoom) + kHeadroom;
+        b.room = kDataRoom;
+        b.index = k;
+        all[k] = &b;
+    }
+    free_.enqueueBulk(all.data(), buffers);
+}
+
+BufferPool::~BufferPool()
+{
+    if (memory_) munmap(memory_, bytes_);
+}
+
+void BufferPool::release(Buffer *const *bufs, std::uint32_t n)
+{
+    // Cannot fail: the ring holds every buffer of the pool.
+    if (n && !free_.enqueueBulk(bufs, n)) std::terminate();
+}
+
+} // namespace ringlab

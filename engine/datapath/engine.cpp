@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath/engine.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/datapath/clock.h"
+
+namespace ringlab {
+
+Engine::Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts)
+    : params_(initial), live_(initial), opts_(opts), device_(factory(initial, live_)),
+      stress_(live_, threads_), control_(threads_.counterBlock("control"))
+{
+}
+
+Engine::~Engine()
+{
+    stop();
+}
+
+bool Engine::running() const
+{
+    return running_.load(std::memory_order_acquire);
+}
+
+std::int64_t Engine::lastPollPassNs() const
+{
+    std::int64_t last = 0;
+    for (const auto &e : threads_.entries())
+        if (e->measuresGaps.load(std::memory_order_relaxed))
+            last = std::max(last, e->lastPollNs.load(std::memory_order_relaxed));
+    return last;
+}
+
+ParamSet Engine::params() const
+{
+    std::lock_guard lock(controlMutex_);
+    return params_;
+}
+
+DeviceInfo Engine::deviceInfo() const
+{
+    return device_->info();
+}
+
+Status Engine::checkDevice() const
+{
+    std::lock_guard lock(controlMutex_);
+    return device_->check(params_);
+}
+
+std::vector<TunableSupport> Engine::deviceSupport() const
+{
+    return device_->support();
+}
+
+double Engine::sinceStart() const
+{
+    return startNs_ ? static_cast<double>(nowNs() - startNs_) / 1e9 : 0.0;
+}
+
+void Engine::subscribe(std::shared_ptr<Subscriber> s)
+{
+    std::lock_guard lock(subscribersMutex_);
+    subscribers_.push_back(std::move(s));
+}
+
+void Engine::unsubscribe(const std::shared_ptr<Subscriber> &s)
+{
+    std::lock_guard lock(subscribersMutex_);
+    subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s),
+                       subscribers_.end());
+}
+
+void Engine::publishEvent(const Event &e)
+{
+    std::lock_guard lock(subscribersMutex_);
+    for (auto &s : subscribers_)
+        s->onEvent(e);
+}
+
+void Engine::start()
+{
+    std::lock_guard lock(controlMutex_);
+    if (running()) return;
+    if (auto st = device_->check(params_); !st.ok()) throw std::runtime_error(st.error);
+    startNs_ = nowNs();
+    {
+        std::lock_guard dpLock(datapathMutex_);
+        device_->reconfigure(params_);
+        datapath_ = std::make_unique<Datapath>(params_, live_, *device_, threads_);
+        datapath_->start(control_->counters);
+    }
+    stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+    running_.store(true, std::memory_order_release);
+    publishEvent({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
+    const ParamSet defaults;
+    for (const auto &sup : device_->support())
+        if (sup.support == Support::Ignored && !(params_.value(sup.id) == defaults.value(sup.id)))
+            publishEvent({sinceStart(),
+                          "warning",
+                          std::string(info(sup.id).name),
+                          {},
+                          {},
+                          "device",
+                          std::string(info(sup.id).name) + " has no effect on " +
+                              device_->info().name + ": " + sup.reason});
+    sampler_ = EngineThread(threads_, "sampler",
+                            [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
+}
+
+void Engine::stop()
+{
+    std::lock_guard lock(controlMutex_);
+    if (!running()) return;
+    {
+        std::lock_guard dpLock(datapathMutex_);
+        if (datapath_) datapath_->stop();
+        device_->linkDown();
+    }
+    stress_.resize(0);
+    // The sampler takes a last, partial sample when it stops.
+    sampler_.requestStop();
+    samplerWaiter_.wake();
+    sampler_.stop();
+    running_.store(false, std::memory_order_release);
+    publishEvent({sinceStart(), "stop", {}, {}, {}, {}, {}});
+    std::lock_guard dpLock(datapathMutex_);
+    datapath_.reset();
+}
+
+std::string Engine::rebuild(const ParamSet &ps)
+{
+    try {
+        device_->reconfigure(ps);
+        datapath_ = std::make_unique<Datapath>(ps, live_, *device_, threads_);
+        datapath_->start(control_->counters);
+        return {};
+    } catch (const std::exception &e) {
+        datapath_.reset();
+        return e.what();
+    }
+}
+
+DatapathReading Engine::read()
+{
+    std::lock_guard lock(datapathMutex_);
+    DatapathReading r;
+    r.latency = retiredLatency_;
+    if (datapath_) {
+        r.latency.add(datapath_->latency().snapshot());
+        r.poolFree = datapath_->pool().available();
+        r.handoffDepth = datapath_->handoffDepth();
+        r.rxPosted = device_->rxPosted();
+        r.txPending = device_->txPending();
+        r.rxModerationUs = datapath_->rxModerationUs();
+        r.txCoalesceUs = datapath_->txCoalesceUs();
+    }
+    device_->read(r.device);
+    for (auto &e : r.device.events)
+        deviceEvents_.push_back(std::move(e));
+    r.device.events.clear();
+    return r;
+}
+
+void Engine::samplerThread(std::stop_token st)
+{
+    setTimerSlackNs(1000);
+    Sampler sampler(
+        threads_, [this] { return read(); }, startNs_);
+    std::int64_t next = startNs_ + opts_.intervalNs;
+    for (;;) {
+        const bool stopping = st.stop_requested();
+        if (!stopping) samplerWaiter_.waitUntil(next);
+        const std::int64_t now = nowNs();
+        if (st.stop_requested()) {
+            // Final partial interval, if it is long enough to mean anything (or when asked
+            // for: its totals are exact, taken after the datapath has stopped).
+            if (opts_.finalSample || now - (next - opts_.intervalNs) >= opts_.intervalNs / 10) {
+                auto s = sampler.take(now);
+                std::lock_guard lock(subscribersMutex_);
+                for (auto &sub : subscribers_)
+                    sub->onSample(s);
+            }
+            publishDeviceEvents();
+            return;
+        }
+        if (now < next) continue;
+        auto s = sampler.take(now);
+        {
+            std::lock_guard lock(subscribersMutex_);
+            for (auto &sub : subscribers_)
+                sub->onSample(s);
+        }
+        publishDeviceEvents();
+        next += opts_.intervalNs;
+        if (next <= now) next = now + opts_.intervalNs; // fell behind: skip, never burst
+    }
+}
+
+void Engine::publishDeviceEvents()
+{
+    std::vector<std::string> events;
+    {
+        std::lock_guard lock(datapathMutex_);
+        events.swap(deviceEvents_);
+    }
+    for (const auto &msg : events)
+        publishEvent({sinceStart(), "device", {}, {}, {}, device_->info().name, msg});
+}
+
+void Engine::mark(const std::string &label)
+{
+    publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label});
+}
+
+Status Engine::apply(const Assignments &assignments, const std::string &source)
+{
+    std::lock_guard lock(controlMutex_);
+    const ParamSet previous = params_;
+    ParamSet next = params_;
+    std::vector<Change> changes;
+    if (auto st = next.set(assignments, &changes); !st.ok()) return st;
+    if (auto st = device_->check(next); !st.ok()) return st;
+    params_ = next;
+    live_.publish(params_);
+    bool restart = false;
+    const double when = sinceStart(); // one time for the whole batch: one segment boundary
+    for (const auto &ch : changes) {
+        const auto &t = info(ch.id);
+        restart |= t.apply == Apply::Restart || device_->needsRestart(ch.id);
+        publishEvent({when,
+                      "param",
+                      std::string(t.name),
+                      ParamSet::format(t, ch.before),
+                      ParamSet::format(t, ch.after),
+                      source,
+                      {}});
+    }
+    const auto support = device_->support();
+    for (const auto &ch : changes)
+        for (const auto &sup : support)
+            if (sup.id == ch.id && sup.support == Support::Ignored)
+                publishEvent({when,
+                              "warning",
+                              std::string(info(ch.id).name),
+                              {},
+                              {},
+                              "device",
+                              std::string(info(ch.id).name) + " has no effect on " +
+                                  device_->info().name + ": " + sup.reason});
+    if (!running()) return Status::success();
+    if (restart) {
+        const std::int64_t t0 = nowNs();
+        std::string failure;
+        {
+            std::lock_guard dpLock(datapathMutex_);
+            datapath_->stop();
+            retiredLatency_.add(datapath_->latency().snapshot());
+            datapath_.reset();
+            failure = rebuild(params_);
+            if (!failure.empty()) {
+                // The new settings could not be built: go back to the ones that ran.
+                params_ = previous;
+                live_.publish(params_);
+                if (const std::string again = rebuild(params_); !again.empty())
+                    failure += "; the previous settings could not be rebuilt either: " + again;
+            }
+        }
+        if (!failure.empty()) {
+            // The changes announced above never ran: record them undone, so segments stay true.
+            const double back = sinceStart();
+            for (const auto &ch : changes) {
+                const auto &t = info(ch.id);
+                publishEvent({back,
+                              "param",
+                              std::string(t.name),
+                              ParamSet::format(t, ch.after),
+                              ParamSet::format(t, ch.before),
+                              "rollback",
+                              {}});
+            }
+            publishEvent(
+                {sinceStart(), "warning", {}, {}, {}, source, "restart failed: " + failure});
+            return Status{"restart failed: " + failure + "; previous settings restored"};
+        }
+        const double ms = static_cast<double>(nowNs() - t0) / 1e6;
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "datapath quiesced, rebuilt and resumed in %.1f ms", ms);
+        publishEvent({sinceStart(), "restart", {}, {}, {}, source, msg});
+    } else {
+        std::lock_guard dpLock(datapathMutex_);
+        if (datapath_) datapath_->nudge();
+    }
+    stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+    return Status::success();
+}
+
+} // namespace ringlab

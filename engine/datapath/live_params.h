@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The values the datapath reads: one relaxed atomic per tunable, read at batch boundaries.
+#pragma once
+
+#include <atomic>
+#include <bit>
+
+#include "engine/datapath/tunables.h"
+
+namespace ringlab {
+
+class LiveParams {
+  public:
+    explicit LiveParams(const ParamSet &ps) { publish(ps); }
+
+    void publish(const ParamSet &ps)
+    {
+        for (const auto &t : tunables()) {
+            const Value v = ps.value(t.id);
+            const auto bits = t.type == Type::Real ? std::bit_cast<std::int64_t>(v.r) : v.i;
+            slots_[static_cast<std::size_t>(t.id)].store(bits, std::memory_order_relaxed);
+        }
+    }
+    std::int64_t i(P p) const { return slot(p).load(std::memory_order_relaxed); }
+    double r(P p) const { return std::bit_cast<double>(slot(p).load(std::memory_order_relaxed)); }
+    bool flag(P p) const { return i(p) != 0; }
+    template <class E> E choice(P p) const { return static_cast<E>(i(p)); }
+
+  private:
+    const std::atomic<std::int64_t> &slot(P p) const { return slots_[static_cast<std::size_t>(p)]; }
+    std::array<std::atomic<std::int64_t>, kParamCount> slots_{};
+};
+
+} // namespace ringlab

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath/poll_loop.h"
+
+#include <vector>
+
+#include "engine/datapath/clock.h"
+
+namespace ringlab {
+
+std::int64_t PollLoop::sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
+                                     std::int64_t maxUs, std::int64_t tickHz, std::int64_t &slackNs)
+{
+    if (mode == PollMode::Tick) {
+        // schedule_timeout(usecs_to_jiffies(min)): whole jiffies, expiring on a tick boundary.
+        const std::int64_t tick = 1'000'000'000 / tickHz;
+        const std::int64_t jiffies = (minUs * 1000 + tick - 1) / tick;
+        slackNs = 1;
+        return (nowNs / tick + (jiffies < 1 ? 1 : jiffies)) * tick;
+    }
+    // usleep_range(min, max): sleep min, let the timer fire anywhere up to max.
+    slackNs = (maxUs - minUs) * 1000;
+    return nowNs + minUs * 1000;
+}
+
+void PollLoop::start()
+{
+    thread_ = EngineThread(reg_, "poll",
+                           [this](std::stop_token st, ThreadEntry &self) { run(st, self); });
+}
+
+void PollLoop::stop()
+{
+    thread_.requestStop();
+    nudge();
+    thread_.stop();
+}
+
+void PollLoop::run(std::stop_token st, ThreadEntry &self)
+{
+    Counters &c = self.counters;
+    self.measuresGaps.store(true, std::memory_order_relaxed);
+    std::int64_t lastPoll = nowNs();
+    std::vector<Buffer *> bufs(4096);
+    std::int64_t passes = 0; // since the last sleep
+    // net_dim's running totals: interrupts, and what they harvested.
+    std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
+    while (!st.stop_requested()) {
+        const auto budget = static_cast<std::uint32_t>(live_.i(P::PollBudget));
+        const std::int64_t now = nowNs();
+        // One relaxed load per poll; a store only when this gap is the interval's longest.
+        if (const std::int64_t gap = now - lastPoll;
+            gap > self.longestGapNs.load(std::memory_order_relaxed))
+            self.longestGapNs.store(gap, std::memory_order_relaxed);
+        lastPoll = now;
+        self.lastPollNs.store(now, std::memory_order_relaxed);
+        const std::uint32_t n = dev_.rxHarvest(bufs.data(), budget, now, c);
+        c.add(C::Polls);
+        refill_.afterHarvest(now, c);
+        if (n == 0) {
+            c.add(C::EmptyPolls);
+        } else {
+            std::uint64_t bytes = 0;
+            for (std::uint32_t k = 0; k < n; ++k) {
+                bufs[k]->at(Stage::Harvest) = now;
+                bytes += bufs[k]->len;
+            }
+            c.add(C::RxPackets, n);
+            c.add(C::RxBytes, bytes);
+            packets += n;
+            bytesIn += bytes;
+            handoff_.deliver(bufs.data(), n, c);
+        }
+        ++passes;
+        if (n == budget) continue; // a full round: more work is waiting, poll again
+
+        const auto mode = live_.choice<PollMode>(P::PollMode);
+        if (mode != PollMode::Interrupt)
+            moderationUs_.store(static_cast<std::uint32_t>(live_.i(P::IrqUsecs)),
+                                std::memory_order_relaxed);
+        // KNI's kthread: KNI_RX_LOOP_NUM passes per wakeup, found work or not, then sleep.
+        if ((mode == PollMode::Sleep || mode == PollMode::Tick) && passes < live_.i(P::PollPasses))
+            continue;
+        passes = 0;
+        switch (mode) {
+        case PollMode::Busy:
+        case PollMode::PmdPause: // DPDK's callback pauses inside rte_eth_rx_burst
+            break;
+        case PollMode::Sleep:
+        case PollMode::Tick: {
+            std::int64_t slack = 0;
+            const std::int64_t deadline =
+                sleepDeadline(mode, nowNs(), live_.i(P::PollSleepMinUs), live_.i(P::PollSleepMaxUs),
+                              live_.i(P::PollTickHz), slack);
+            setTimerSlackNs(slack);
+            waiter_.waitUntil(deadline);
+            break;
+        }
+        case PollMode::Interrupt: {
+            const bool adaptive = live_.flag(P::IrqAdaptive);
+            if (adaptive && dim_.sample(nowNs(), irqs, packets, bytesIn)) c.add(C::DimSteps);
+            const std::int64_t usecs = adaptive ? dim_.profile().usec : live_.i(P::IrqUsecs);
+            const std::int64_t frames = adaptive ? dim_.profile().pkts : live_.i(P::IrqFrames);
+            moderationUs_.store(static_cast<std::uint32_t>(usecs), std::memory_order_relaxed);
+            // Re-enable the interrupt and block until the device raises it.
+            setTimerSlackNs(1);
+            const IrqWait w = dev_.waitRxInterrupt(-1);
+            if (w == IrqWait::Interrupt) {
+                c.add(C::Interrupts);
+                ++irqs;
+            }
+            if (w != IrqWait::Unsupported) break;
+            const std::int64_t irq = dev_.nextInterruptNs(nowNs(), usecs, frames);
+            if (!waiter_.waitUntil(irq)) {
+                c.add(C::Interrupts);
+                ++irqs;
+            }
+            break;
+        }
+        }
+    }
+}
+
+} // namespace ringlab

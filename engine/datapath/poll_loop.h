@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The poll thread: harvest, refill, hand off, then wait as poll.mode says. The wait
+// strategies are a table indexed by mode, read live at every round.
+#pragma once
+
+#include "engine/datapath/strategy.h"
+
+#include <atomic>
+
+#include "engine/datapath/device.h"
+#include "engine/datapath/dim.h"
+#include "engine/datapath/handoff.h"
+#include "engine/datapath/live_params.h"
+#include "engine/datapath/refill.h"
+#include "engine/datapath/thread_registry.h"
+#include "engine/datapath/waiter.h"
+
+namespace ringlab {
+
+// poll.mode's values, in PollMode's order; the poll loop runs each itself.
+inline constexpr Strategy<> kPollModes[] = {
+    {"busy", "never sleeps"},
+    {"sleep",
+     "usleep_range(min, max) semantics, a sleep of poll.sleep_min_us with timer slack max - min"},
+    {"tick", "sleeps rounded up to the next poll.tick_hz tick, like schedule_timeout on jiffies"},
+    {"interrupt",
+     "blocks until the device raises an interrupt under irq.usecs/irq.frames moderation, then "
+     "polls NAPI-style up to poll.budget per round"},
+    {"pmd_pause",
+     "(DPDK ports) DPDK's own PMD power management, rte_power_ethdev_pmgmt_queue_enable with "
+     "PAUSE: the thread polls without sleeping, and after 512 empty polls each further empty "
+     "poll pauses the CPU for 1 us"},
+};
+
+class PollLoop {
+  public:
+    PollLoop(const LiveParams &live, Device &dev, Refiller &refill, Handoff &handoff,
+             ThreadRegistry &reg)
+        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), reg_(reg)
+    {
+    }
+    ~PollLoop() { stop(); }
+    void start();
+    void stop();
+    // Ends the current wait early, so a changed tunable takes effect at once.
+    void nudge()
+    {
+        waiter_.wake();
+        dev_.wakeRxWait();
+    }
+
+    // The end of a usleep_range(min, max) / schedule_timeout style sleep, exposed for tests
+    // and benchmarks: returns the absolute deadline and sets the slack to use.
+    // The RX moderation in force (irq.usecs, or net_dim's under irq.adaptive). Any thread.
+    std::uint32_t moderationUs() const { return moderationUs_.load(std::memory_order_relaxed); }
+
+    static std::int64_t sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
+                                      std::int64_t maxUs, std::int64_t tickHz,
+                                      std::int64_t &slackNs);
+
+  private:
+    void run(std::stop_token st, ThreadEntry &self);
+
+    const LiveParams &live_;
+    Device &dev_;
+    Refiller &refill_;
+    Handoff &handoff_;
+    ThreadRegistry &reg_;
+    Waiter waiter_;
+    NetDim dim_{kDimRxProfiles}; // poll thread only
+    std::atomic<std::uint32_t> moderationUs_{0};
+    EngineThread thread_;
+};
+
+} // namespace ringlab

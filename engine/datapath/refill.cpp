@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath/refill.h"
+
+#include "engine/datapath/calibrated_spin.h"
+#include "engine/datapath/clock.h"
+
+namespace ringlab {
+
+static_assert(kRefillContexts[static_cast<int>(RefillContext::Thread)].name == "thread" &&
+                  std::size(kRefillContexts) == static_cast<std::size_t>(RefillContext::Thread) + 1,
+              "kRefillContexts follows RefillContext");
+
+bool Refiller::fillRing(Counters &c)
+{
+    Buffer *bufs[1024];
+    for (;;) {
+        const std::uint32_t free = dev_.rxFree();
+        if (free == 0) return true;
+        const auto batch = static_cast<std::uint32_t>(live_.i(P::RefillBatch));
+        const std::uint32_t want = free < batch ? free : batch;
+        const std::uint32_t got = pool_.alloc(bufs, want);
+        if (got) {
+            // The target's per-buffer work (mhi_net: an skb allocated and mapped, then queued
+            // with a doorbell per buffer), on top of the engine's descriptor fill.
+            CalibratedSpin::spinNs((live_.i(P::CostRefillBufferNs) + live_.i(P::CostDoorbellNs)) *
+                                   static_cast<std::int64_t>(got));
+            const std::uint32_t posted = dev_.rxPost(bufs, got, nowNs());
+            c.add(C::RefillPosted, posted);
+        }
+        if (got < want) {
+            c.add(C::AllocFail);
+            return false;
+        }
+    }
+}
+
+namespace {
+
+class InlineRefill final : public Refiller {
+  public:
+    using Refiller::Refiller;
+    void afterHarvest(std::int64_t nowNs, Counters &c) override
+    {
+        if (nowNs < retryAt_ || !due(dev_.rxFree())) return;
+        if (!fillRing(c)) retryAt_ = nowNs + live_.i(P::RefillRetryMs) * 1'000'000;
+    }
+
+  private:
+    std::int64_t retryAt_ = 0;
+};
+
+class WorkqueueRefill final : public Refiller {
+  public:
+    WorkqueueRefill(const LiveParams &live, Device &dev, BufferSource &pool, WorkQueue &wq)
+        : Refiller(live, dev, pool), wq_(wq)
+    {
+        work_.ctx = this;
+        work_.fn = [](WorkItem *w) { static_cast<WorkqueueRefill *>(w->ctx)->run(); };
+    }
+    void afterHarvest(std::int64_t, Counters &c) override
+    {
+        // queue() is a no-op while the item is pending: at most one refill in flight.
+        if (!work_.pending.load(std::memory_order_relaxed) && due(dev_.rxFree()) &&
+            wq_.queue(&work_))
+            c.add(C::RefillWakeups);
+    }
+
+  private:
+    void run()
+    {
+        Counters &c = currentCounters();
+        if (!fillRing(c)) wq_.queueDelayed(&work_, live_.i(P::RefillRetryMs) * 1'000'000);
+    }
+    WorkQueue &wq_;
+    WorkItem work_;
+};
+
+class ThreadRefill final : public Refiller {
+  public:
+    ThreadRefill(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg)
+        : Refiller(live, dev, pool), reg_(reg)
+    {
+    }
+    ~ThreadRefill() override { stop(); }
+    void start() override
+    {
+        thread_ = EngineThread(reg_, "refill", [this](std::stop_token st, ThreadEntry &self) {
+            Counters &c = self.counters;
+            setTimerSlackNs(50'000);
+            std::int64_t deadline = -1; // >= 0 while an allocation failure waits for its retry
+            while (!st.stop_requested()) {
+                // Woken at the threshold (or for a retry): fill the ring to the top. Never
+                // on its own initiative below the threshold.
+                if (deadline >= 0 || due(dev_.rxFree())) {
+                    if (!fillRing(c))
+                        deadline = nowNs() + live_.i(P::RefillRetryMs) * 1'000'000;
+                    else
+                        deadline = -1;
+                }
+                waiter_.waitUntil(deadline);
+                if (!st.stop_requested()) c.add(C::RefillWakeups);
+            }
+        });
+    }
+    void stop() override
+    {
+        thread_.requestStop();
+        waiter_.wake();
+        thread_.stop();
+    }
+    void afterHarvest(std::int64_t, Counters &) override
+    {
+        if (due(dev_.rxFree())) waiter_.wake();
+    }
+
+  private:
+    ThreadRegistry &reg_;
+    Waiter waiter_;
+    EngineThread thread_;
+};
+
+} // namespace
+
+std::unique_ptr<Refiller> makeInlineRefill(const RefillDeps &d)
+{
+    return std::make_unique<InlineRefill>(d.live, d.dev, d.pool);
+}
+
+std::unique_ptr<Refiller> makeWorkqueueRefill(const RefillDeps &d)
+{
+    return std::make_unique<WorkqueueRefill>(d.live, d.dev, d.pool, d.wq);
+}
+
+std::unique_ptr<Refiller> makeThreadRefill(const RefillDeps &d)
+{
+    return std::make_unique<ThreadRefill>(d.live, d.dev, d.pool, d.reg);
+}
+
+std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const RefillDeps &deps)
+{
+    const auto k = static_cast<std::size_t>(ctx);
+    return k < std::size(kRefillContexts) ? kRefillContexts[k].make(deps) : nullptr;
+}
+
+} // namespace ringlab

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the engine reports: a Sample every interval and an Event for everything that
+// happens to a run (start, parameter change, restart, mark, stop, warnings).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/datapath/counters.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/latency_stats.h"
+
+namespace ringlab {
+
+struct ThreadStat {
+    std::string name;
+    double cpuMsPerS = 0;   // CPU time per second of wall time (powertop "Usage")
+    double cpuPct = 0;      // % of one core
+    double wakeupsPerS = 0; // voluntary context switches per second (powertop "Events/s")
+    // The longest time the thread left the RX ring unattended between two polls in the
+    // interval (its sleeps and any time the host did not run it); -1: not a polling thread.
+    double pollGapMaxUs = -1;
+};
+
+// Coarse latency buckets for exporters that want a histogram (Prometheus): upper bounds in
+// microseconds, and one bucket above the last.
+inline constexpr double kLatencyBucketBoundsUs[] = {5,    10,   20,   50,    100,   200,   500,
+                                                    1000, 2000, 5000, 10000, 20000, 50000, 100000};
+inline constexpr std::size_t kLatencyBucketCount = std::size(kLatencyBucketBoundsUs) + 1;
+
+struct LatencySummary {
+    double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0, mean = 0; // microseconds
+    std::uint64_t count = 0;
+    // Frames per coarse bucket in the interval (kLatencyBucketBoundsUs). A frame whose fine
+    // histogram bucket straddles a bound counts in the bucket above it.
+    std::array<std::uint64_t, kLatencyBucketCount> buckets{};
+};
+
+struct Sample {
+    std::uint64_t seq = 0;
+    double t = 0;        // seconds since the session started (end of the interval)
+    double interval = 0; // seconds covered
+    std::array<double, kCounterCount> rate{};         // per second over the interval
+    std::array<std::uint64_t, kCounterCount> total{}; // since the session started
+    double rxMbps = 0, txMbps = 0;
+    LatencySummary latency;                    // arrival -> TX completion, load frames
+    LatencySummary rtt;                        // probes
+    std::array<double, kStageSpans> stageUs{}; // mean per stage span
+    double processCpuMsPerS = 0, processCpuPct = 0, machineCpuPct = 0;
+    // The engine's own threads summed (the sampler included): what the datapath costs,
+    // whatever front end runs it. The process figure adds the front end's threads (a GUI
+    // thread drawing charts, the recorder, standard input).
+    double engineCpuMsPerS = 0;
+    std::vector<ThreadStat> threads;
+    std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+    // The moderation in force at the end of the interval: the tunables', or net_dim's.
+    std::uint32_t rxModerationUs = 0, txCoalesceUs = 0;
+    std::vector<DeviceMetric> device; // what the device measures itself (link, traffic client)
+
+    double rateOf(C c) const { return rate[static_cast<std::size_t>(c)]; }
+    // Frames lost per second, all causes (kDropCauses).
+    double dropsPerS() const
+    {
+        double d = 0;
+        for (C c : kDropCauses)
+            d += rateOf(c);
+        return d;
+    }
+    const DeviceMetric *deviceMetric(const std::string &name) const
+    {
+        for (const auto &m : device)
+            if (m.name == name) return &m;
+        return nullptr;
+    }
+    std::uint64_t totalOf(C c) const { return total[static_cast<std::size_t>(c)]; }
+    const ThreadStat *thread(const std::string &name) const
+    {
+        for (const auto &th : threads)
+            if (th.name == name) return &th;
+        return nullptr;
+    }
+};
+
+struct Event {
+    double t = 0;
+    std::string kind;    // start, param, restart, mark, warning, stop
+    std::string tunable; // for param
+    std::string before, after;
+    std::string source; // profile, user, script, cli
+    std::string message;
+};
+
+// Receives samples and events from the engine's sampler thread (samples) and from the
+// thread that caused an event. Calls are serialised. Keep them short: they never block the
+// datapath, but they do delay the next sample.
+class Subscriber {
+  public:
+    virtual ~Subscriber() = default;
+    virtual void onSample(const std::shared_ptr<const Sample> &s) = 0;
+    virtual void onEvent(const Event &e) = 0;
+};
+
+} // namespace ringlab

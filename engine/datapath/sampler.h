@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Builds a Sample from the counters, the latency histograms and the OS's per-thread CPU
+// clocks and context-switch counts. Keeps the previous readings to turn totals into rates.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "engine/datapath/device.h"
+#include "engine/datapath/latency_stats.h"
+#include "engine/datapath/sample.h"
+#include "engine/datapath/thread_registry.h"
+
+namespace ringlab {
+
+struct DatapathReading {
+    LatencyStats::Snapshot latency; // cumulative, including torn-down datapaths
+    std::uint32_t poolFree = 0, rxPosted = 0, txPending = 0, handoffDepth = 0;
+    std::uint32_t rxModerationUs = 0, txCoalesceUs = 0;
+    DeviceReading device;
+};
+
+// A histogram of nanoseconds as a sample's latency: percentiles, mean and maximum in
+// microseconds, and the coarse buckets (kLatencyBucketBoundsUs).
+LatencySummary summarizeLatency(const Histogram::Snapshot &h);
+
+class Sampler {
+  public:
+    using Reader = std::function<DatapathReading()>;
+    Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs);
+    // Measures everything since the previous call (or since startNs).
+    std::shared_ptr<Sample> take(std::int64_t nowNs);
+
+  private:
+    struct ThreadPrev {
+        std::int64_t cpuNs = 0;
+        std::uint64_t voluntary = 0;
+    };
+    static bool machineTicks(std::uint64_t &busy, std::uint64_t &total);
+
+    ThreadRegistry &reg_;
+    Reader reader_;
+    std::int64_t startNs_;
+    std::int64_t prevNs_;
+    std::int64_t prevArrivalsNs_ = -1; // DeviceReading::arrivalsUntilNs at the last sample
+    std::uint64_t seq_ = 0;
+    CounterValues retired_; // counters of threads that have ended
+    CounterValues prevTotal_;
+    LatencyStats::Snapshot prevLatency_;
+    Histogram::Snapshot prevDeviceRtt_;
+    std::map<const ThreadEntry *, ThreadPrev> prevThreads_;
+    std::int64_t prevProcessCpu_ = 0;
+    std::uint64_t prevBusy_ = 0, prevTicks_ = 0;
+};
+
+} // namespace ringlab

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath/transmitter.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <system_error>
+
+#include "engine/datapath/calibrated_spin.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/waiter.h"
+
+namespace ringlab {
+
+Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool,
+                         ThreadRegistry &reg, bool concurrent)
+    : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent),
+      flushInline_(dev.txCompletesOnFlush())
+{
+    coalesceUs_.store(static_cast<std::uint32_t>(coalesceUsecs()), std::memory_order_relaxed);
+    timerFd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (timerFd_ < 0 || kickFd_ < 0)
+        throw std::system_error(errno, std::generic_category(), "TX coalesce timer");
+    clean_ = EngineThread(reg, "txclean",
+                          [this](std::stop_token st, ThreadEntry &self) { cleanThread(st, self); });
+}
+
+Transmitter::~Transmitter()
+{
+    stop();
+    close(timerFd_);
+    close(kickFd_);
+}
+
+void Transmitter::stop()
+{
+    clean_.requestStop();
+    kick();
+    clean_.stop();
+}
+
+void Transmitter::kick()
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto r = write(kickFd_, &one, sizeof one);
+}
+
+void Transmitter::armTimer(Counters &c)
+{
+    // hrtimer_start(): on an armed timer it pushes the expiry out.
+    const std::int64_t us = coalesceUsecs();
+    coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
+    const std::int64_t ns = us * 1000;
+    itimerspec its{};
+    its.it_value = toTimespec(ns);
+    timerfd_settime(timerFd_, 0, &its, nullptr);
+    CalibratedSpin::spinNs(live_.i(P::CostTimerArmNs)); // the target's cost on top of ours
+    timerArmed_.store(true, std::memory_order_relaxed);
+    c.add(C::TimerArms);
+}
+
+void Transmitter::cancelTimer(Counters &c)
+{
+    itimerspec its{};
+    timerfd_settime(timerFd_, 0, &its, nullptr);
+    timerArmed_.store(false, std::memory_order_relaxed);
+    c.add(C::TimerCancels);
+}
+
+bool Transmitter::napiSchedule()
+{
+    unsigned v = napi_.load(std::memory_order_relaxed);
+    unsigned next = 0;
+    do {
+        next = v | kSched | ((v & kSched) ? kMissed : 0u);
+    } while (!napi_.compare_exchange_weak(v, next, std::memory_order_seq_cst));
+    return (v & kSched) == 0;
+}
+
+bool Transmitter::napiComplete()
+{
+    unsigned v = napi_.load(std::memory_order_relaxed);
+    unsigned next = 0;
+    do {
+        next = (v & kMissed) ? kSched : 0u;
+    } while (!napi_.compare_exchange_weak(v, next, std::memory_order_seq_cst));
+    return (v & kMissed) == 0;
+}
+
+bool Transmitter::napiScheduled()
+{
+    // A read-modify-write, so that it is ordered with napiComplete()'s (both seq_cst RMWs on
+    // one atomic): either we see the poll still scheduled, or its pending check sees our
+    // frames. Unlike a pair of fences, ThreadSanitizer can check this.
+    return (napi_.fetch_or(0, std::memory_order_seq_cst) & kSched) != 0;
+}
+
+void Transmitter::timerArm(Counters &c)
+{
+    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm) {
+        armTimer(c); // before the fix: always
+        return;
+    }
+    // The fix: arm only if the TX NAPI is not scheduled; otherwise try to cancel, the poll
+    // arms it again if frames are still pending when it completes.
+    if (!napiScheduled()) {
+        armTimer(c);
+    } else if (timerArmed_.load(std::memory_order_relaxed)) {
+        cancelTimer(c);
+        // The poll may have completed meanwhile, after its pending check saw our frames.
+        if (!napiScheduled()) armTimer(c);
+    }
+}
+
+void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
+{
+    if (n == 0) return;
+    c.add(C::Processed, n);
+    std::unique_lock lock(lock_, std::defer_lock);
+    if (concurrent_) lock.lock();
+
+    const std::int64_t now = nowNs();
+    std::uint64_t reordered = 0;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        bufs[k]->at(Stage::TxPosted) = now;
+        if (anySeq_ && bufs[k]->seq < lastSeq_)
+            ++reordered;
+        else
+            lastSeq_ = bufs[k]->seq;
+        anySeq_ = true;
+    }
+    if (reordered) c.add(C::Reordered, reordered);
+    if (dev_.txFree() < static_cast<std::uint32_t>(live_.i(P::TxFreeThresh)) && reclaim(c) > 0)
+        c.add(C::TxInlineCleans);
+    const std::uint32_t sent = dev_.txPost(bufs, n, now);
+    if (sent < n) {
+        c.add(C::TxFull, n - sent);
+        pool_.release(bufs + sent, n - sent);
+    }
+
+    const std::uint32_t coalesceFrames = this->coalesceFrames();
+    if (flushInline_) {
+        // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
+        // tx.coalesce_frames frames are flushed here.
+        if (sent) timerArm(c);
+        if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(C::TxInlineCleans);
+        return;
+    }
+    // stmmac_xmit(), once per frame: the tx.coalesce_frames-th frame is marked to interrupt
+    // on completion (set_ic), then stmmac_tx_timer_arm(). The marked frame's completion
+    // interrupt schedules the TX NAPI; it is taken as raised when the frame is posted (its
+    // wire time, under a microsecond for small frames, is not modelled).
+    for (std::uint32_t k = 0; k < sent; ++k) {
+        const bool ic = ++framesSinceIc_ >= coalesceFrames;
+        if (ic) framesSinceIc_ = 0;
+        timerArm(c);
+        if (ic && napiSchedule()) {
+            c.add(C::TxCleanKicks);
+            kick();
+        }
+    }
+}
+
+std::int64_t Transmitter::coalesceUsecs() const
+{
+    return live_.flag(P::TxCoalesceAdaptive) ? dimUsec_.load(std::memory_order_relaxed)
+                                             : live_.i(P::TxCoalesceUsecs);
+}
+
+std::uint32_t Transmitter::coalesceFrames() const
+{
+    return live_.flag(P::TxCoalesceAdaptive)
+               ? dimPkts_.load(std::memory_order_relaxed)
+               : static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames));
+}
+
+std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
+{
+    if (reclaiming_.test_and_set(std::memory_order_acquire)) return 0;
+    std::uint32_t total = 0;
+    constexpr std::uint32_t kBurst = 256;
+    Buffer *done[kBurst];
+    std::uint32_t k = 0;
+    do {
+        k = dev_.txReclaim(done, kBurst, nowNs());
+        total += k;
+        std::uint64_t bytes = 0;
+        latency_.record(done, k);
+        for (std::uint32_t j = 0; j < k; ++j)
+            bytes += done[j]->len;
+        if (k) {
+            std::uint32_t dropped = 0;
+            if (!dev_.txRetire(done, k, dropped)) pool_.release(done, k);
+            if (dropped) c.add(C::TxFull, dropped);
+            c.add(C::TxPackets, k - dropped);
+            c.add(C::TxBytes, bytes);
+            if (bytesOut) *bytesOut += bytes;
+        }
+    } while (k == kBurst);
+    reclaiming_.clear(std::memory_order_release);
+    return total;
+}
+
+bool Transmitter::napiPoll(Counters &c)
+{
+    // stmmac_napi_poll_tx(): stmmac_tx_clean(), napi_complete_done(), then the timer for
+    // frames still pending.
+    c.add(C::TxCleans);
+    std::uint64_t bytes = 0;
+    const std::uint32_t cleaned = reclaim(c, &bytes);
+    // net_dim over the cleans: each poll is an event, as a TX completion interrupt is.
+    dimPackets_ += cleaned;
+    dimBytes_ += bytes;
+    if (live_.flag(P::TxCoalesceAdaptive) &&
+        dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {
+        dimUsec_.store(dim_.profile().usec, std::memory_order_relaxed);
+        dimPkts_.store(dim_.profile().pkts, std::memory_order_relaxed);
+        c.add(C::DimSteps);
+    }
+    CalibratedSpin::spinNs(live_.i(P::CostTxCleanNs) * static_cast<std::int64_t>(cleaned));
+    const bool pending = dev_.txPending() > 0;
+    const bool rearm = live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm;
+    if (pending && rearm) armTimer(c); // before the fix: inside the clean, unconditionally
+    const bool done = napiComplete();
+    if (pending && !rearm) timerArm(c); // the fix: after completion, under the policy
+    return done;
+}
+
+void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
+{
+    Counters &c = self.counters;
+    setTimerSlackNs(1);
+    pollfd fds[2] = {{timerFd_, POLLIN, 0}, {kickFd_, POLLIN, 0}};
+    while (!st.stop_requested()) {
+        if (::poll(fds, 2, -1) < 0) continue;
+        if (st.stop_requested()) break;
+        std::uint64_t v = 0;
+        if (fds[0].revents & POLLIN && read(timerFd_, &v, sizeof v) == sizeof v) {
+            // stmmac_tx_timer(): schedules the TX NAPI (a miss if it already is).
+            c.add(C::TimerFires, v);
+            timerArmed_.store(false, std::memory_order_relaxed);
+            napiSchedule();
+        }
+        if (fds[1].revents & POLLIN) [[maybe_unused]]
+            auto r = read(kickFd_, &v, sizeof v);
+        if (!napiScheduled()) continue;
+        while (!napiPoll(c) && !st.stop_requested()) {
+        }
+    }
+}
+
+} // namespace ringlab

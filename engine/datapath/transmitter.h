@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The TX side, modelled on stmmac: transmit onto the device's TX ring, the coalesce timer (a
+// real timerfd) armed per frame under tx.timer_policy, and the TX NAPI context (the txclean
+// thread) that reclaims completed frames.
+//
+// NAPI_STATE_SCHED is modelled as stmmac has it: set when an interrupt-marked frame (every
+// tx.coalesce_frames-th) is posted (its completion interrupt) or when the timer fires, held
+// while the TX poll runs, cleared when it completes; a schedule while it is set marks it
+// missed and the poll runs again (NAPI_STATE_MISSED).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "engine/datapath/buffer_source.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/dim.h"
+#include "engine/datapath/latency_stats.h"
+#include "engine/datapath/live_params.h"
+#include "engine/datapath/thread_registry.h"
+
+namespace ringlab {
+
+class Transmitter {
+  public:
+    // `concurrent`: several threads may transmit at once (per-packet work with several
+    // workers); a lock then serialises the TX ring, as the kernel's TX lock does. It is a
+    // mutex, not a spinlock: here the holder can be preempted, in the kernel it cannot.
+    Transmitter(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg,
+                bool concurrent);
+    ~Transmitter();
+    Transmitter(const Transmitter &) = delete;
+    Transmitter &operator=(const Transmitter &) = delete;
+
+    // Transmit context. Frames that do not fit are dropped (tx_full) and freed.
+    void xmit(Buffer *const *bufs, std::uint32_t n, Counters &c);
+    void stop();
+    // After stop(): reclaims what has completed, counting in `c` (the caller's block).
+    void flush(Counters &c) { reclaim(c); }
+    const LatencyStats &latency() const { return latency_; }
+    // The coalesce timer in force (tx.coalesce_usecs, or net_dim's). Any thread.
+    std::uint32_t coalesceUs() const { return coalesceUs_.load(std::memory_order_relaxed); }
+
+  private:
+    static constexpr unsigned kSched = 1, kMissed = 2;
+
+    void cleanThread(std::stop_token st, ThreadEntry &self);
+    // One TX NAPI poll: clean, complete, arm for what is still pending. False: it was
+    // scheduled again meanwhile (missed) and must run again.
+    bool napiPoll(Counters &c);
+    // Reclaims completed frames unless another context is doing so; returns how many.
+    std::uint32_t reclaim(Counters &c, std::uint64_t *bytesOut = nullptr);
+    // The coalescing in force: the tunables', or net_dim's under tx.coalesce_adaptive.
+    std::int64_t coalesceUsecs() const;
+    std::uint32_t coalesceFrames() const;
+    // napi_schedule_prep(): true when this call scheduled it (it was idle).
+    bool napiSchedule();
+    // napi_complete_done(): false when a schedule was missed while polling (stays scheduled).
+    bool napiComplete();
+    bool napiScheduled();
+    // stmmac_tx_timer_arm() under the current tx.timer_policy.
+    void timerArm(Counters &c);
+    void armTimer(Counters &c);
+    void cancelTimer(Counters &c);
+    void kick();
+
+    const LiveParams &live_;
+    Device &dev_;
+    BufferSource &pool_;
+    const bool concurrent_;
+    const bool flushInline_; // tx.coalesce_frames flushes in the transmit context
+    std::mutex lock_;
+    std::uint64_t lastSeq_ = 0;
+    bool anySeq_ = false;
+    std::uint32_t framesSinceIc_ = 0; // tx_count_frames (transmit context)
+    int timerFd_ = -1;
+    int kickFd_ = -1;
+    std::atomic<bool> timerArmed_{false};
+    // kSched | kMissed. Read with read-modify-writes so ThreadSanitizer sees the ordering.
+    std::atomic<unsigned> napi_{0};
+    std::atomic_flag reclaiming_ =
+        ATOMIC_FLAG_INIT; // one reclaimer at a time: latency has one writer
+    LatencyStats latency_;
+    // net_dim over the TX cleans (clean thread), and the profile it chose (read anywhere).
+    NetDim dim_{kDimTxProfiles};
+    std::uint64_t dimCleans_ = 0, dimPackets_ = 0, dimBytes_ = 0;
+    std::atomic<std::uint32_t> dimUsec_{kDimTxProfiles[kDimDefaultProfile].usec};
+    std::atomic<std::uint32_t> dimPkts_{kDimTxProfiles[kDimDefaultProfile].pkts};
+    std::atomic<std::uint32_t> coalesceUs_{0};
+    EngineThread clean_;
+};
+
+} // namespace ringlab

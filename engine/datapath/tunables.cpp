@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/datapath/tunables.h"
+
+#include "engine/datapath/handoff.h"
+#include "engine/datapath/poll_loop.h"
+#include "engine/datapath/refill.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace ringlab {
+namespace {
+
+constexpr std::string_view kPatterns[] = {"constant", "poisson", "bursty"};
+// The strategy families' values and help come from their tables (engine/strategy.h).
+constexpr auto kRefillNames = namesOf(kRefillContexts);
+constexpr auto kRefillHelp = helpsOf(kRefillContexts);
+constexpr auto kPollNames = namesOf(kPollModes);
+constexpr auto kPollHelp = helpsOf(kPollModes);
+constexpr auto kHandoffNames = namesOf(kHandoffModes);
+constexpr auto kHandoffHelp = helpsOf(kHandoffModes);
+// fwd.mode's values, in FwdMode's order; the DPDK device forwards by them.
+constexpr Strategy<> kFwdModes[] = {
+    {"io", "port A to port B and B to A, frames unchanged (one port: back out of the same port)"},
+    {"macswap", "back out of the receiving port with source and destination MAC swapped"},
+    {"txonly",
+     "the engine generates load.* traffic on every port, rate-paced, and drops what it receives"},
+    {"rxonly", "receive and drop"},
+};
+constexpr auto kFwdNames = namesOf(kFwdModes);
+constexpr auto kFwdHelp = helpsOf(kFwdModes);
+static_assert(kPollNames[static_cast<int>(PollMode::PmdPause)] == "pmd_pause" &&
+                  kPollNames.size() == static_cast<std::size_t>(PollMode::PmdPause) + 1,
+              "kPollModes follows PollMode");
+static_assert(kFwdNames[static_cast<int>(FwdMode::Rxonly)] == "rxonly" &&
+                  kFwdNames.size() == static_cast<std::size_t>(FwdMode::Rxonly) + 1,
+              "kFwdModes follows FwdMode");
+constexpr double lastOf(std::size_t n)
+{
+    return static_cast<double>(n - 1);
+}
+constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
+constexpr std::string_view kWorkQueues[] = {"shared", "dedicated"};
+constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
+
+using T = Type;
+constexpr auto L = Apply::Live;
+constexpr auto R = Apply::Restart;
+constexpr std::span<const std::string_view> none{};
+
+// clang-format off
+const TunableInfo kTable[] = {
+    {P::LoadRatePps, "load.rate_pps", "Load", T::Integer, "pps", 0, 100e6, 100000, L, none,
+     "Offered load of the simulated NIC in frames per second, before the link cap. The device "
+     "generates arrivals at this mean rate; an arrival that finds no posted RX buffer is dropped "
+     "as rx_missed, as real hardware does."},
+    {P::LoadFrameBytes, "load.frame_bytes", "Load", T::Integer, "bytes", 64, 9018, 256, L, none,
+     "Size of each generated frame including the FCS. Wire time adds 20 bytes of preamble and "
+     "inter-frame gap, so 64-byte frames at 10 Gbit/s are 14.88 Mpps."},
+    {P::LoadPattern, "load.pattern", "Load", T::Choice, "", 0, 2, 1, L, kPatterns,
+     "How arrivals are spaced: constant (evenly), poisson (exponential gaps, like many "
+     "independent senders) or bursty (load.rate_pps during load.burst_on_us, then silence for "
+     "load.burst_off_us)."},
+    {P::LoadBurstOnUs, "load.burst_on_us", "Load", T::Integer, "us", 1, 10e6, 1000, L, none,
+     "Length of a burst when load.pattern is bursty. Frames arrive at load.rate_pps during "
+     "the burst."},
+    {P::LoadBurstOffUs, "load.burst_off_us", "Load", T::Integer, "us", 0, 10e6, 9000, L, none,
+     "Silence between bursts when load.pattern is bursty."},
+    {P::LinkMbps, "link.mbps", "Load", T::Integer, "Mbit/s", 10, 400000, 10000, L, none,
+     "Line rate of the simulated link. It caps the offered load and sets the wire time after "
+     "which a transmitted frame completes."},
+    {P::ProbeRateHz, "probe.rate_hz", "Load", T::Integer, "Hz", 0, 100000, 10, L, none,
+     "Probe frames per second, on top of the load. Each probe goes through the whole pipeline "
+     "and its round trip (arrival to transmit completion on the wire) is measured, as ping "
+     "measured the KNI thread. 0 turns probes off."},
+    {P::LoadSeed, "load.seed", "Load", T::Integer, "", 0, 2147483647, 1, R, none,
+     "Seed of the simulated NIC's random arrival gaps (load.pattern poisson) and probe timing. "
+     "One profile with one seed offers the same arrival sequence in every run, so a difference "
+     "between two runs is the host's; vary it to see how much the traffic itself varies."},
+    {P::RxRingSize, "rx.ring_size", "RX refill", T::Integer, "descriptors", 64, 32768, 1024, R, none,
+     "Number of RX descriptors. A power of two. Changing it quiesces the datapath, rebuilds the "
+     "rings and resumes.", true},
+    {P::RxPoolBuffers, "rx.pool_buffers", "RX refill", T::Integer, "buffers", 64, 1048576, 4096, R, none,
+     "Buffers preallocated in the pool that RX refill draws from. Buffers are held by the RX "
+     "ring, the hand-off, and the TX ring until TX completion is cleaned; a pool smaller than "
+     "what is in flight makes allocations fail (counted as alloc_fail)."},
+    {P::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
+     "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
+    {P::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
+     "Refill is triggered when this many RX descriptors are free (not posted). mhi_net used "
+     "ring_size/2 with the work queue and ring_size/3 with the thread. Must be less than "
+     "rx.ring_size."},
+    {P::RefillBatch, "refill.batch", "RX refill", T::Integer, "buffers", 1, 1024, 32, L, none,
+     "Buffers allocated and posted per step. The tail (doorbell) is written once per step; the "
+     "refill thread yields the CPU between steps."},
+    {P::RefillRetryMs, "refill.retry_ms", "RX refill", T::Integer, "ms", 1, 10000, 10, L, none,
+     "After a buffer allocation fails, refill tries again after this delay (mhi_net waits "
+     "250 ms)."},
+    {P::PollMode, "poll.mode", "Polling", T::Choice, "", 0, lastOf(kPollNames.size()), 1, L, kPollNames,
+     "How the poll thread waits between polls.", false, kPollHelp},
+    {P::PollSleepMinUs, "poll.sleep_min_us", "Polling", T::Integer, "us", 1, 1000000, 100, L, none,
+     "Minimum sleep between polls (sleep and tick modes). Must not exceed poll.sleep_max_us."},
+    {P::PollSleepMaxUs, "poll.sleep_max_us", "Polling", T::Integer, "us", 1, 1000000, 200, L, none,
+     "Maximum sleep between polls in sleep mode: the kernel may end the sleep anywhere in "
+     "[min, max] to batch wakeups (timer slack). The KNI case settled on 100..200 us."},
+    {P::PollTickHz, "poll.tick_hz", "Polling", T::Integer, "Hz", 10, 10000, 250, L, none,
+     "Tick rate of the tick grid in tick mode (CONFIG_HZ). A sleep request is rounded up to "
+     "whole ticks and ends on a tick boundary, so at 250 Hz a 5 us request sleeps up to 4 ms."},
+    {P::PollBudget, "poll.budget", "Polling", T::Integer, "packets", 1, 4096, 64, L, none,
+     "Most packets harvested per poll round (the NAPI weight). A round that fills its budget "
+     "polls again at once instead of sleeping or re-enabling the interrupt."},
+    {P::PollPasses, "poll.passes", "Polling", T::Integer, "passes", 1, 100000, 1, L, none,
+     "Harvest passes per wakeup in sleep and tick modes: the poll thread polls this many times "
+     "before it sleeps again, whether or not the passes found packets. KNI's kthread makes "
+     "KNI_RX_LOOP_NUM (1000) passes per wakeup; NAPI-style loops make 1."},
+    {P::IrqUsecs, "irq.usecs", "Polling", T::Integer, "us", 0, 100000, 50, L, none,
+     "Interrupt moderation delay (rx-usecs): in interrupt mode the device raises its interrupt "
+     "this long after the first frame that arrived with interrupts enabled, or earlier when "
+     "irq.frames have arrived."},
+    {P::IrqFrames, "irq.frames", "Polling", T::Integer, "frames", 1, 4096, 32, L, none,
+     "Interrupt moderation frame count (rx-frames): the interrupt is raised once this many "
+     "frames have arrived, even before irq.usecs."},
+    {P::IrqAdaptive, "irq.adaptive", "Polling", T::Flag, "", 0, 1, 0, L, none,
+     "Adaptive RX moderation (ethtool adaptive-rx): in interrupt mode the kernel's net_dim "
+     "algorithm replaces irq.usecs/irq.frames, stepping through its five profiles (2 us/256 "
+     "frames .. 64 us/64 frames) every 64 interrupts by whether bytes, packets and interrupts "
+     "per ms improved. rx_moderation_us shows the profile in force."},
+    {P::TxRingSize, "tx.ring_size", "TX coalescing", T::Integer, "descriptors", 64, 32768, 1024, R, none,
+     "Number of TX descriptors. A power of two. A transmit that finds the ring full is dropped "
+     "(tx_full).", true},
+    {P::TxCoalesceUsecs, "tx.coalesce_usecs", "TX coalescing", T::Integer, "us", 1, 100000, 1000, L, none,
+     "The TX coalesce timer: completions of transmitted frames are cleaned at the latest this "
+     "long after the timer is armed. stmmac used 1 ms and moved to 5 ms."},
+    {P::TxCoalesceFrames, "tx.coalesce_frames", "TX coalescing", T::Integer, "frames", 1, 4096, 25, L, none,
+     "Clean TX completions as soon as this many frames are pending, without waiting for the "
+     "timer (stmmac: 25). Must be less than tx.ring_size."},
+    {P::TxCoalesceAdaptive, "tx.coalesce_adaptive", "TX coalescing", T::Flag, "", 0, 1, 0, L, none,
+     "Adaptive TX coalescing (ethtool adaptive-tx): net_dim over the TX cleans replaces "
+     "tx.coalesce_usecs/tx.coalesce_frames with its TX profiles (5 us/128 frames .. 64 us/32 "
+     "frames). tx_coalesce_us shows the profile in force."},
+    {P::TxTimerPolicy, "tx.timer_policy", "TX coalescing", T::Choice, "", 0, 1, 1, L, kTimerPolicies,
+     "When the coalesce timer is armed. rearm: on every transmit (stmmac before the fix; each "
+     "arm is a timer syscall). skip_if_scheduled: only when a TX clean is not already "
+     "scheduled, cancelling the timer otherwise (the stmmac fix)."},
+    {P::TxFreeThresh, "tx.free_thresh", "TX coalescing", T::Integer, "descriptors", 0, 32767, 32, L, none,
+     "When fewer TX descriptors than this are free at transmit, the transmit path reclaims "
+     "completed ones itself before posting, as DPDK PMDs do (tx_free_thresh), instead of "
+     "dropping frames while the TX clean context is late. 0 leaves all cleaning to the "
+     "coalesce timer and tx.coalesce_frames. Must be less than tx.ring_size."},
+    {P::HandoffMode, "handoff.mode", "Hand-off", T::Choice, "", 0, lastOf(kHandoffNames.size()), 0, R, kHandoffNames,
+     "How harvested packets reach processing.", false, kHandoffHelp},
+    {P::HandoffQueueLen, "handoff.queue_len", "Hand-off", T::Integer, "packets", 16, 65536, 1024, R, none,
+     "Packets that may wait between RX and processing in fifo and work modes; beyond it "
+     "packets are dropped (handoff_full)."},
+    {P::HandoffBatch, "handoff.batch", "Hand-off", T::Integer, "packets", 1, 1024, 32, L, none,
+     "Packets the fifo thread takes out of the queue at a time. Zephyr's RX thread takes one "
+     "net_pkt per k_fifo_get (1); larger batches amortise the hand-off."},
+    {P::HandoffWorkQueue, "handoff.work_queue", "Hand-off", T::Choice, "", 0, 1, 0, R, kWorkQueues,
+     "Which work queue runs per-packet work in work mode. shared: the shared queue with its "
+     "workqueue.threads workers (kworker). dedicated: a queue of its own with one thread "
+     "(rx_q), as Zephyr's per-traffic-class RX queue."},
+    {P::WorkqueueThreads, "workqueue.threads", "Hand-off", T::Integer, "threads", 1, 16, 1, R, none,
+     "Worker threads (kworker/N) of the shared work queue that runs refill work, per-packet "
+     "work and housekeeping. With more than one worker, per-packet work can complete out of "
+     "order."},
+    {P::ProcNsPerPacket, "proc.ns_per_packet", "Processing", T::Integer, "ns", 0, 1000000, 200, L, none,
+     "Calibrated CPU work done on every packet by the processing stage (the protocol stack)."},
+    {P::ProcCopy, "proc.copy", "Processing", T::Flag, "", 0, 1, 0, L, none,
+     "Copy each payload into an application buffer, as copy_to_user does."},
+    {P::TxHeader, "tx.header", "Processing", T::Choice, "", 0, 2, 1, L, kHeaderModes,
+     "How the injection header of each transmitted frame is made. per_packet: built field by "
+     "field with bit packing (ocelot before the fix). precomputed: copied from a prepared "
+     "template with the per-packet fields patched (ocelot after). none: no header, as a plain "
+     "NIC. The header is written ahead of the frame, which leaves unchanged."},
+    {P::StressThreads, "stress.threads", "Interference", T::Integer, "threads", 0, 64, 0, L, none,
+     "Threads competing for the CPU, each busy for stress.duty_pct of every millisecond, to "
+     "see how a mechanism holds up under concurrent load."},
+    {P::StressDutyPct, "stress.duty_pct", "Interference", T::Real, "%", 0, 100, 50, L, none,
+     "Share of each millisecond a stress thread spends busy."},
+    {P::FwdMode, "fwd.mode", "Forwarding", T::Choice, "", 0, lastOf(kFwdNames.size()), 0, L, kFwdNames,
+     "Where a DPDK device sends what it receives, as testpmd's forwarding engines. The "
+     "simulated NIC always reflects.", false, kFwdHelp},
+    {P::CostTimerArmNs, "cost.timer_arm_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of one coalesce timer arm (hrtimer_start), spent on top of this host's "
+     "own timer system call. Models a slower target: see docs/experiments.md for the stmmac "
+     "figure. 0: this host's cost only."},
+    {P::CostTxCleanNs, "cost.tx_clean_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of cleaning one transmitted frame in the TX clean (DMA unmap and free), "
+     "spent in the clean context while it holds the clean scheduled."},
+    {P::CostRefillBufferNs, "cost.refill_buffer_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of preparing one RX buffer in the refill context (mhi_net: allocate an "
+     "skb and map it), spent on top of the engine's own descriptor fill."},
+    {P::CostDoorbellNs, "cost.doorbell_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of one doorbell write, charged per buffer queued to the device (mhi_queue "
+     "rings the doorbell for every buffer)."},
+    {P::CostHeaderFieldNs, "cost.header_field_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+     "Target CPU cost of packing one injection header field (lib/packing on the target CPU), "
+     "spent per field packed: 8 per frame per_packet, 1 precomputed, 0 none."},
+};
+// clang-format on
+static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");
+
+bool isPowerOfTwo(std::int64_t v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+std::string formatNumber(double v)
+{
+    char buf[64];
+    if (v == std::floor(v) && std::fabs(v) < 1e15)
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    else
+        std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string quoted(std::string_view s)
+{
+    return "\"" + std::string(s) + "\"";
+}
+
+} // namespace
+
+std::span<const TunableInfo> tunables()
+{
+    return kTable;
+}
+
+const TunableInfo &info(P p)
+{
+    return kTable[static_cast<std::size_t>(p)];
+}
+
+const TunableInfo *findTunable(std::string_view name)
+{
+    for (const auto &t : kTable)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+std::string_view typeName(Type t)
+{
+    switch (t) {
+    case Type::Integer:
+        return "integer";
+    case Type::Real:
+        return "real";
+    case Type::Choice:
+        return "choice";
+    case Type::Flag:
+        return "flag";
+    }
+    return "?";
+}
+
+std::string helpText(const TunableInfo &t)
+{
+    std::string s(t.help);
+    for (std::size_t k = 0; k < t.choiceHelp.size() && k < t.choices.size(); ++k)
+        s += " " + std::string(t.choices[k]) + ": " + std::string(t.choiceHelp[k]) + ".";
+    return s;
+}
+
+std::string allowedText(const TunableInfo &t)
+{
+    switch (t.type) {
+    case Type::Choice: {
+        std::string s;
+        for (auto c : t.choices)
+            s += (s.empty() ? "" : ", ") + std::string(c);
+        return "one of " + s;
+    }
+    case Type::Flag:
+        return "true or false (also 1/0, on/off, yes/no)";
+    case Type::Integer:
+    case Type::Real: {
+        std::string s = formatNumber(t.min) + ".." + formatNumber(t.max);
+        if (!t.unit.empty()) s += " " + std::string(t.unit);
+        if (t.power_of_two) s += ", a power of two";
+        return s;
+    }
+    }
+    return {};
+}
+
+std::string ParamSet::format(const TunableInfo &t, Value v)
+{
+    switch (t.type) {
+    case Type::Choice:
+        return std::string(t.choices[static_cast<std::size_t>(v.i)]);
+    case Type::Flag:
+        return v.i ? "true" : "false";
+    case Type::Integer:
+        return std::to_string(v.i);
+    case Type::Real:
+        return formatNumber(v.r);
+    }
+    return {};
+}
+
+ParamSet::ParamSet()
+{
+    for (const auto &t : kTable) {
+        Value v;
+        if (t.type == Type::Real)
+            v.r = t.def;
+        else
+            v.i = static_cast<std::int64_t>(t.def);
+        values_[idx(t.id)] = v;
+    }
+}
+
+std::string ParamSet::text(P p) const
+{
+    return format(info(p), value(p));
+}
+
+Status ParamSet::parse(const TunableInfo &t, std::string_view text, Value &out)
+{
+    auto reject = [&](std::string_view why) {
+        return Status{std::string(t.name) + ": " + quoted(text) + " " + std::string(why) +
+                      " (allowed: " + allowedText(t) + ")"};
+    };
+    switch (t.type) {
+    case Type::Choice:
+        for (std::size_t k = 0; k < t.choices.size(); ++k)
+            if (t.choices[k] == text) {
+                out = Value{static_cast<std::int64_t>(k), 0};
+                return Status::success();
+            }
+        return reject("is not a valid choice");
+    case Type::Flag:
+        if (text == "true" || text == "1" || text == "on" || text == "yes") {
+            out = Value{1, 0};
+            return Status::success();
+        }
+        if (text == "false" || text == "0" || text == "off" || text == "no") {
+            out = Value{0, 0};
+            return Status::success();
+        }
+        return reject("is not a flag");
+    case Type::Integer: {
+        std::int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc::result_out_of_range) return reject("is out of range");
+        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+            return reject("is not an integer");
+        if (v < t.min || v > t.max) return reject("is out of range");
+        if (t.power_of_two && !isPowerOfTwo(v)) return reject("is not a power of two");
+        out = Value{v, 0};
+        return Status::success();
+    }
+    case Type::Real: {
+        double v = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() ||
+            !std::isfinite(v))
+            return reject("is not a number");
+        if (v < t.min || v > t.max) return reject("is out of range");
+        out = Value{0, v};
+        return Status::success();
+    }
+    }
+    return reject("has an unknown type");
+}
+
+Status ParamSet::checkCrossRules() const
+{
+    auto rule = [&](P a, std::string_view relation, P b) {
+        return Status{std::string(info(a).name) + ": " + text(a) + " is not allowed: must be " +
+                      std::string(relation) + " " + std::string(info(b).name) + " (" + text(b) +
+                      ")"};
+    };
+    if (i(P::PollSleepMinUs) > i(P::PollSleepMaxUs))
+        return rule(P::PollSleepMinUs, "at most", P::PollSleepMaxUs);
+    if (i(P::RefillThreshold) >= i(P::RxRingSize))
+        return rule(P::RefillThreshold, "less than", P::RxRingSize);
+    if (i(P::TxCoalesceFrames) >= i(P::TxRingSize))
+        return rule(P::TxCoalesceFrames, "less than", P::TxRingSize);
+    if (i(P::TxFreeThresh) >= i(P::TxRingSize))
+        return rule(P::TxFreeThresh, "less than", P::TxRingSize);
+    if (i(P::RefillBatch) > i(P::RxRingSize)) return rule(P::RefillBatch, "at most", P::RxRingSize);
+    return Status::success();
+}
+
+Status ParamSet::setValue(P p, Value v)
+{
+    ParamSet next = *this;
+    next.values_[idx(p)] = v;
+    if (auto st = next.checkCrossRules(); !st.ok()) return st;
+    *this = next;
+    return Status::success();
+}
+
+Status unknownTunable(std::string_view name)
+{
+    std::string best;
+    std::size_t bestDist = 4;
+    for (const auto &c : kTable)
+        if (auto d = editDistance(name, c.name); d < bestDist) {
+            bestDist = d;
+            best = c.name;
+        }
+    std::string msg = "unknown tunable " + quoted(name);
+    msg += best.empty() ? " (see 'ringlab-engine params')" : " (did you mean " + best + "?)";
+    return Status{msg};
+}
+
+Status ParamSet::set(const Assignments &assignments, std::vector<Change> *changes)
+{
+    ParamSet next = *this;
+    for (const auto &[name, text] : assignments) {
+        const TunableInfo *t = findTunable(name);
+        if (!t) return unknownTunable(name);
+        Value v;
+        if (auto st = parse(*t, text, v); !st.ok()) return st;
+        next.values_[idx(t->id)] = v;
+    }
+    if (auto st = next.checkCrossRules(); !st.ok()) return st;
+    if (changes) {
+        changes->clear();
+        for (std::size_t k = 0; k < kParamCount; ++k)
+            if (!(values_[k] == next.values_[k]))
+                changes->push_back({static_cast<P>(k), values_[k], next.values_[k]});
+    }
+    *this = next;
+    return Status::success();
+}
+
+Status ParamSet::set(std::string_view name, std::string_view text, std::vector<Change> *changes)
+{
+    return set({{std::string(name), std::string(text)}}, changes);
+}
+
+} // namespace ringlab

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The tunables registry: the one place that names, describes and validates every knob.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/common/status.h"
+
+namespace ringlab {
+
+enum class Type { Integer, Real, Choice, Flag };
+enum class Apply { Live, Restart };
+
+// Index of every tunable. Order matches the table in tunables.cpp.
+enum class P : std::uint16_t {
+    LoadRatePps,
+    LoadFrameBytes,
+    LoadPattern,
+    LoadBurstOnUs,
+    LoadBurstOffUs,
+    LinkMbps,
+    ProbeRateHz,
+    LoadSeed,
+    RxRingSize,
+    RxPoolBuffers,
+    RefillContext,
+    RefillThreshold,
+    RefillBatch,
+    RefillRetryMs,
+    PollMode,
+    PollSleepMinUs,
+    PollSleepMaxUs,
+    PollTickHz,
+    PollBudget,
+    PollPasses,
+    IrqUsecs,
+    IrqFrames,
+    IrqAdaptive,
+    TxRingSize,
+    TxCoalesceUsecs,
+    TxCoalesceFrames,
+    TxCoalesceAdaptive,
+    TxTimerPolicy,
+    TxFreeThresh,
+    HandoffMode,
+    HandoffQueueLen,
+    HandoffBatch,
+    HandoffWorkQueue,
+    WorkqueueThreads,
+    ProcNsPerPacket,
+    ProcCopy,
+    TxHeader,
+    StressThreads,
+    StressDutyPct,
+    FwdMode,
+    CostTimerArmNs,
+    CostTxCleanNs,
+    CostRefillBufferNs,
+    CostDoorbellNs,
+    CostHeaderFieldNs,
+    Count
+};
+inline constexpr std::size_t kParamCount = static_cast<std::size_t>(P::Count);
+
+// Choice values, in the order of their names in the registry.
+enum class LoadPattern { Constant, Poisson, Bursty };
+enum class RefillContext { Inline, Workqueue, Thread };
+enum class PollMode { Busy, Sleep, Tick, Interrupt, PmdPause };
+enum class TimerPolicy { Rearm, SkipIfScheduled };
+enum class HandoffMode { Direct, Fifo, Work };
+enum class WorkQueueKind { Shared, Dedicated };
+enum class HeaderMode { PerPacket, Precomputed, None };
+enum class FwdMode { Io, Macswap, Txonly, Rxonly };
+
+struct TunableInfo {
+    P id;
+    std::string_view name;
+    std::string_view group;
+    Type type;
+    std::string_view unit;
+    double min;
+    double max;
+    double def;
+    Apply apply;
+    std::span<const std::string_view> choices;
+    std::string_view help;
+    bool power_of_two = false;
+    std::span<const std::string_view> choiceHelp{}; // a phrase per choice (strategy tables)
+};
+
+// Every tunable, in P order.
+std::span<const TunableInfo> tunables();
+const TunableInfo &info(P p);
+const TunableInfo *findTunable(std::string_view name);
+// The help, and for a choice its members' help: "How ... busy: never sleeps. sleep: ...".
+std::string helpText(const TunableInfo &t);
+// Human-readable list of allowed values: "1..4096 packets", "busy, sleep, tick, interrupt".
+std::string allowedText(const TunableInfo &t);
+std::string_view typeName(Type t);
+
+// Integer, choice index and flag as int64; reals as double.
+struct Value {
+    std::int64_t i = 0;
+    double r = 0.0;
+    friend bool operator==(const Value &, const Value &) = default;
+};
+
+// "unknown tunable \"X\" (did you mean Y?)", the one message for a name not in the registry.
+Status unknownTunable(std::string_view name);
+
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+
+struct Change {
+    P id;
+    Value before;
+    Value after;
+};
+
+// A complete, valid set of values for every tunable.
+class ParamSet {
+  public:
+    ParamSet(); // the registry defaults
+
+    std::int64_t i(P p) const { return values_[idx(p)].i; }
+    double r(P p) const { return values_[idx(p)].r; }
+    bool flag(P p) const { return values_[idx(p)].i != 0; }
+    template <class E> E choice(P p) const { return static_cast<E>(values_[idx(p)].i); }
+    Value value(P p) const { return values_[idx(p)]; }
+    std::string text(P p) const;
+
+    // Parses and validates one text value; nothing changes on error.
+    static Status parse(const TunableInfo &t, std::string_view text, Value &out);
+    // Sets several values at once: every value is checked, then cross-field rules on the
+    // result. All or nothing. `changes` receives what actually changed.
+    Status set(const Assignments &assignments, std::vector<Change> *changes = nullptr);
+    Status set(std::string_view name, std::string_view text,
+               std::vector<Change> *changes = nullptr);
+    // Sets a parsed value (still subject to the cross-field rules).
+    Status setValue(P p, Value v);
+
+    static std::string format(const TunableInfo &t, Value v);
+
+  private:
+    static std::size_t idx(P p) { return static_cast<std::size_t>(p); }
+    Status checkCrossRules() const;
+    std::array<Value, kParamCount> values_{};
+};
+
+} // namespace ringlab

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/metrics/sample_metrics.h"
+
+#include "engine/metrics/metric_table.h"
+
+namespace ringlab {
+
+std::vector<MetricValue> flattenSample(const Sample &s)
+{
+    std::vector<MetricValue> m;
+    m.reserve(64 + 2 * s.threads.size());
+    for (const MetricDef &d : metricTable())
+        if (!d.perThread())
+            if (const auto v = d.read(s)) m.push_back({d.name, d.unit, {}, *v});
+    for (const auto &d : s.device)
+        m.push_back({d.name, d.unit, {}, d.value});
+    for (const auto &t : s.threads)
+        for (const MetricDef &d : metricTable())
+            if (d.perThread())
+                if (const auto v = d.readThread(t)) m.push_back({d.name, d.unit, t.name, *v});
+    return m;
+}
+
+void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double v)
+{
+    const MetricDef *d = findMetric(name);
+    if (!thread.empty()) {
+        if (!d || !d->perThread()) return;
+        ThreadStat *t = nullptr;
+        for (auto &x : s.threads)
+            if (x.name == thread) t = &x;
+        if (!t) {
+            s.threads.push_back({thread, 0, 0, 0, -1});
+            t = &s.threads.back();
+        }
+        d->writeThread(*t, v);
+        return;
+    }
+    if (!d) {
+        s.device.push_back({name, {}, v}); // a device's own metric
+        return;
+    }
+    if (d->write) d->write(s, v); // derived metrics have nothing to set
+}
+
+const std::vector<std::string> &keyMetrics()
+{
+    static const std::vector<std::string> m = {
+        "rx_pps", "engine_cpu_ms_per_s", "wakeups_per_s[poll]", "latency_p99_us", "drops_per_s"};
+    return m;
+}
+
+std::vector<std::string> engineMetricNames()
+{
+    Sample s;
+    s.latency.count = s.rtt.count = 1;
+    s.rate[static_cast<std::size_t>(C::TxPackets)] = 1;
+    s.threads.push_back({"thread", 0, 0, 0, 0}); // a polling thread: every family
+    std::vector<std::string> names;
+    for (const auto &m : flattenSample(s))
+        names.push_back(m.thread.empty() ? m.name : m.name + "[THREAD]");
+    return names;
+}
+
+bool isEngineMetric(const std::string &label)
+{
+    const auto bracket = label.find('[');
+    const std::string base = label.substr(0, bracket);
+    for (const auto &n : engineMetricNames())
+        if (n.substr(0, n.find('[')) == base &&
+            (n.find('[') == std::string::npos) == (bracket == std::string::npos))
+            return true;
+    return false;
+}
+
+int betterDirection(const std::string &name)
+{
+    const MetricDef *d = findMetric(name);
+    return d ? d->better : -1; // a device's own figure: errors, mostly; less is better
+}
+
+} // namespace ringlab

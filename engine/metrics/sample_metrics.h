@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A Sample as a flat list of named metrics (name, unit, thread, value): the rows of the
+// session database and the columns of a CSV export.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/datapath/sample.h"
+
+namespace ringlab {
+
+struct MetricValue {
+    std::string name;
+    std::string unit;
+    std::string thread; // empty for whole-engine metrics
+    double value = 0;
+};
+
+std::vector<MetricValue> flattenSample(const Sample &s);
+// Whether a larger value of this metric is better (throughput) or worse (CPU, latency,
+// drops); nullopt-like 0 when neither applies. Returns +1, -1 or 0.
+int betterDirection(const std::string &name);
+// The metrics the reference cases turn on, in reading order: throughput, engine CPU, poll
+// wakeups, p99 latency, drops. Reports and comparisons list them first.
+const std::vector<std::string> &keyMetrics();
+// Every metric the engine itself records, per-thread ones as "cpu_ms_per_s[THREAD]".
+std::vector<std::string> engineMetricNames();
+// Whether a label ("latency_p99_us", "cpu_ms_per_s[poll]") names one of them.
+bool isEngineMetric(const std::string &label);
+// The inverse of flattenSample for one metric: sets the field it came from.
+void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double value);
+
+} // namespace ringlab

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/profile/profile.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/common/utf8_text.h"
+#include "engine/version.h"
+
+namespace ringlab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+constexpr int kMaxDepth = 16;
+
+// Deepest nesting of arrays and objects, strings skipped; stops counting past the limit.
+int nestingDepth(const std::string &text)
+{
+    int depth = 0, deepest = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > kMaxDepth) break;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+std::string shown(const json &v)
+{
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+} // namespace
+
+bool parseProfile(const std::string &text, const fs::path &file, Profile &out, std::string &error)
+{
+    const std::string where = "profile " + file.string();
+    // A profile is flat: refuse deep nesting before the parser (and every later walk of the
+    // document) recurses into it.
+    if (const int depth = nestingDepth(text); depth > kMaxDepth) {
+        error = where + ": nested more than " + std::to_string(kMaxDepth) +
+                " levels deep (a profile is an object with \"params\" holding plain values)";
+        (void)depth;
+        return false;
+    }
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::exception &e) { // syntax, and numbers out of range such as 1e400
+        error = where + ": not valid JSON: " + utf8OrEscaped(e.what());
+        return false;
+    }
+    if (!doc.is_object()) {
+        error = where + ": the top level must be an object with \"params\"";
+        return false;
+    }
+    Profile p;
+    p.file = file;
+    p.name = file.stem().string();
+    for (const auto &[key, value] : doc.items()) {
+        if (key == "name" && value.is_string()) {
+            p.name = value.get<std::string>();
+        } else if (key == "description" && value.is_string()) {
+            p.description = value.get<std::string>();
+        } else if (key == "device" && value.is_string()) {
+            p.device = value.get<std::string>();
+        } else if (key == "params" && value.is_object()) {
+            for (const auto &[name, v] : value.items()) {
+                std::string textValue;
+                if (v.is_string())
+                    textValue = v.get<std::string>();
+                else if (v.is_boolean())
+                    textValue = v.get<bool>() ? "true" : "false";
+                else if (v.is_number_integer())
+                    textValue = std::to_string(v.get<long long>());
+                else if (v.is_number())
+                    textValue = shown(v);
+                else {
+                    error = where + ": " + utf8OrEscaped(name) + ": value " + shown(v) +
+                            " must be a number, a string or a boolean";
+                    return false;
+                }
+                p.values.emplace_back(name, textValue);
+            }
+        } else {
+            error = where + ": unknown or malformed key \"" + utf8OrEscaped(key) +
+                    "\" (allowed: name, description, device, params)";
+            return false;
+        }
+    }
+    // Which devices exist is the device registry's to say (drivers/), when the run starts.
+    if (p.device.empty()) {
+        error = where + ": device \"\" is empty (see 'ringlab-engine devices')";
+        return false;
+    }
+    // Every value through the registry, cross-field rules included.
+    ParamSet check;
+    if (auto st = check.set(p.values); !st.ok()) {
+        error = where + ": " + st.error;
+        return false;
+    }
+    out = std::move(p);
+    return true;
+}
+
+bool loadProfile(const fs::path &file, Profile &out, std::string &error)
+{
+    std::ifstream in(file);
+    if (!in) {
+        error = "profile " + file.string() + ": cannot be read";
+        return false;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parseProfile(ss.str(), file, out, error);
+}
+
+std::vector<fs::path> profileDirs()
+{
+    std::vector<fs::path> dirs;
+    if (const char *env = std::getenv("RINGLAB_PROFILE_DIR"); env && *env) dirs.emplace_back(env);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        dirs.push_back(exe.parent_path() / "../share/ringlab/profiles");
+        dirs.push_back(exe.parent_path() / "../resources/profiles"); // build tree
+    }
+    dirs.emplace_back(RINGLAB_SOURCE_PROFILE_DIR);
+    dirs.emplace_back(RINGLAB_INSTALL_PROFILE_DIR);
+    return dirs;
+}
+
+fs::path findProfile(const std::string &nameOrPath, std::string &error)
+{
+    std::error_code ec;
+    if (nameOrPath.find('/') != std::string::npos || nameOrPath.ends_with(".json")) {
+        if (fs::is_regular_file(nameOrPath, ec)) return nameOrPath;
+        error = "profile " + nameOrPath + ": no such file";
+        return {};
+    }
+    for (const auto &dir : profileDirs()) {
+        const fs::path f = dir / (nameOrPath + ".json");
+        if (fs::is_regular_file(f, ec)) return fs::weakly_canonical(f, ec);
+    }
+    std::string names;
+    for (const auto &p : listProfiles())
+        names += (names.empty() ? "" : ", ") + p.name;
+    error = "profile \"" + nameOrPath +
+            "\" not found (available: " + (names.empty() ? "none" : names) +
+            "; or give a path to a .json file)";
+    return {};
+}
+
+std::vector<Profile> listProfiles(std::vector<std::string> *problems)
+{
+    std::vector<Profile> out;
+    std::error_code ec;
+    for (const auto &dir : profileDirs()) {
+        if (!fs::is_directory(dir, ec)) continue;
+        std::vector<fs::path> files;
+        for (const auto &e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".json") files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto &f : files) {
+            Profile p;
+            std::string err;
+            if (loadProfile(f, p, err))
+                out.push_back(std::move(p));
+            else if (problems)
+                problems->push_back(err);
+        }
+        if (!out.empty()) break; // the first directory that has profiles wins
+    }
+    return out;
+}
+
+} // namespace ringlab

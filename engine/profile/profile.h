@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Profiles: JSON files naming a device and values for tunables. Data, not code.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/datapath/tunables.h"
+
+namespace ringlab {
+
+struct Profile {
+    std::string name;
+    std::string description;
+    std::string device = "sim";
+    std::filesystem::path file;
+    std::vector<std::pair<std::string, std::string>> values; // in file order
+};
+
+// Parses a profile file. On error returns false with a message naming the file, the tunable
+// and the reason; every value is checked against the registry.
+bool loadProfile(const std::filesystem::path &file, Profile &out, std::string &error);
+bool parseProfile(const std::string &text, const std::filesystem::path &file, Profile &out,
+                  std::string &error);
+
+// Where profiles are looked up by name, in order: $RINGLAB_PROFILE_DIR, the build tree, the
+// installed data directory.
+std::vector<std::filesystem::path> profileDirs();
+// A name ("default") or a path ("./my.json"); empty path and an error when not found.
+std::filesystem::path findProfile(const std::string &nameOrPath, std::string &error);
+// The profiles of the first directory that has any; files that do not load are left out,
+// each with its error in `problems` when given.
+std::vector<Profile> listProfiles(std::vector<std::string> *problems = nullptr);
+
+} // namespace ringlab

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/store/recorder.h"
+
+#include <pthread.h>
+
+#include <chrono>
+
+namespace ringlab {
+namespace {
+
+// The recorder only appends: the B-trees' right edges are all it touches again, so a small
+// page cache does (SQLite's default of 2 MB filled in the first minutes of every long run,
+// and that was most of a recording process's growth in memory; see bench/soak).
+std::unique_ptr<SessionStore> openForAppending(const std::filesystem::path &db)
+{
+    auto store = std::make_unique<SessionStore>(db);
+    store->db().exec("PRAGMA cache_size = -256"); // KiB
+    return store;
+}
+
+} // namespace
+
+Recorder::Recorder(const std::filesystem::path &db, std::int64_t session, std::int64_t flushNs,
+                   ErrorFn onError)
+    : store_(openForAppending(db)), session_(session), flushNs_(flushNs),
+      onError_(std::move(onError)), thread_([this](std::stop_token st) { run(st); })
+{
+}
+
+Recorder::~Recorder()
+{
+    if (thread_.joinable()) finish("completed");
+}
+
+void Recorder::onSample(const std::shared_ptr<const Sample> &s)
+{
+    std::lock_guard lock(mutex_);
+    samples_.push_back(s);
+}
+
+void Recorder::onEvent(const Event &e)
+{
+    std::lock_guard lock(mutex_);
+    events_.push_back(e);
+}
+
+std::uint64_t Recorder::timesBehind() const
+{
+    std::lock_guard lock(mutex_);
+    return behind_;
+}
+
+std::uint64_t Recorder::samplesWritten() const
+{
+    std::lock_guard lock(mutex_);
+    return written_;
+}
+
+void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
+                     std::vector<Event> &events)
+{
+    if (samples.empty() && events.empty()) return;
+    // Samples of more than a second waiting at once: the disk is not keeping up. Say so in
+    // the session itself, and keep everything.
+    double waiting = 0;
+    for (const auto &s : samples)
+        waiting += s->interval;
+    if (waiting > 1.0 + 1e-9) {
+        Event warn;
+        warn.t = samples.back()->t;
+        warn.kind = "warning";
+        warn.source = "recorder";
+        warn.message =
+            "recorder behind: " + std::to_string(samples.size()) + " samples waited for one commit";
+        events.push_back(warn);
+        std::lock_guard lock(mutex_);
+        ++behind_;
+    }
+    try {
+        store_->append(session_, samples, events);
+        std::lock_guard lock(mutex_);
+        written_ += samples.size();
+    } catch (const DbError &e) {
+        {
+            std::lock_guard lock(mutex_);
+            failed_ = true;
+            lastError_ = e.what();
+            // Put them back: a later flush (e.g. after space was freed) may still succeed.
+            samples_.insert(samples_.begin(), samples.begin(), samples.end());
+            events_.insert(events_.begin(), events.begin(), events.end());
+        }
+        if (onError_) onError_(e.what());
+    }
+    samples.clear();
+    events.clear();
+}
+
+void Recorder::run(std::stop_token st)
+{
+    pthread_setname_np(pthread_self(), "recorder");
+    std::vector<std::shared_ptr<const Sample>> samples;
+    std::vector<Event> events;
+    while (!st.stop_requested()) {
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait_for(lock, st, std::chrono::nanoseconds(flushNs_), [] { return false; });
+            samples.swap(samples_);
+            events.swap(events_);
+        }
+        flush(samples, events);
+    }
+}
+
+std::uint64_t Recorder::samplesLost() const
+{
+    std::lock_guard lock(mutex_);
+    return samples_.size();
+}
+
+std::string Recorder::lastError() const
+{
+    std::lock_guard lock(mutex_);
+    return lastError_;
+}
+
+void Recorder::finish(const std::string &status)
+{
+    thread_.request_stop();
+    if (thread_.joinable()) thread_.join();
+    std::vector<std::shared_ptr<const Sample>> samples;
+    std::vector<Event> events;
+    {
+        std::lock_guard lock(mutex_);
+        samples.swap(samples_);
+        events.swap(events_);
+    }
+    flush(samples, events);
+    try {
+        store_->finishSession(session_, failed_ && !samples_.empty() ? "failed" : status);
+    } catch (const DbError &e) {
+        if (onError_) onError_(e.what());
+    }
+}
+
+} // namespace ringlab

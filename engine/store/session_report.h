@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Reading a recorded session back: its segments (one per parameter setting) with
+// summaries, and its export as CSV (one row per sample) or JSON (everything).
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/metrics/statistics.h"
+#include "engine/store/session_store.h"
+
+namespace ringlab {
+
+struct Segment {
+    int index = 0; // 1-based
+    double start = 0, end = 0;
+    std::string opened;            // "poll.sleep_min_us 20 -> 2000" or "start"
+    std::vector<std::size_t> rows; // samples wholly inside, after the warm-up
+};
+
+// Segments split at parameter changes. A sample that straddles a change belongs to neither
+// side; the first `warmupS` seconds of each segment are left out unless nothing would be left.
+std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
+                                double warmupS);
+
+// The estimate of one metric over some rows.
+Estimate estimateOf(const SampleTable &tab, const std::vector<std::size_t> &rows,
+                    const std::string &name, const std::string &thread = {});
+
+// A text cell safe for spreadsheets: cells that start like a formula (=, +, -, @) get a
+// leading apostrophe; cells with commas, quotes or line breaks are quoted.
+std::string csvCell(const std::string &text);
+std::string csvNumber(double v); // '.' as decimal separator whatever the locale; empty for NaN
+
+// The same table from samples held in memory (a live session), and its parameter changes
+// from the engine's events.
+SampleTable tableFromSamples(const std::vector<std::shared_ptr<const Sample>> &samples);
+// The same, one sample at a time (a live view appends as samples arrive).
+class SampleTableBuilder {
+  public:
+    void add(const Sample &s);
+    const SampleTable &table() const { return tab_; }
+    void clear();
+
+  private:
+    SampleTable tab_;
+    std::map<std::string, std::size_t> index_; // "name\tthread" -> column
+};
+std::vector<ParamChangeRow> changesFromEvents(const std::vector<Event> &events);
+// Samples rebuilt from a recorded table (for charts of a recorded session).
+std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab);
+
+void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out);
+void exportJson(SessionStore &store, std::int64_t session, std::ostream &out);
+
+} // namespace ringlab

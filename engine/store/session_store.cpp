@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/store/session_store.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/git_revision.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/store/import_check.h"
+#include "engine/version.h"
+
+namespace ringlab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Each entry takes the schema from version (index) to version (index + 1).
+const char *const kMigrations[] = {
+    // 0 -> 1: the first schema.
+    R"sql(
+    CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        ended_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'failed')),
+        device TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        host_name TEXT NOT NULL DEFAULT '',
+        host_cpu TEXT NOT NULL DEFAULT '',
+        host_cores INTEGER NOT NULL DEFAULT 0,
+        host_kernel TEXT NOT NULL DEFAULT '',
+        engine_version TEXT NOT NULL DEFAULT '',
+        git_revision TEXT NOT NULL DEFAULT '',
+        interval_s REAL NOT NULL,
+        notes TEXT NOT NULL DEFAULT '',
+        pid INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE session_params (
+        session_id INTEGER NOT NULL,
+        tunable TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (session_id, tunable)
+    ) WITHOUT ROWID;
+    CREATE TABLE param_changes (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL,
+        t REAL NOT NULL,
+        tunable TEXT NOT NULL,
+        old_value TEXT NOT NULL,
+        new_value TEXT NOT NULL,
+        source TEXT NOT NULL
+    );
+    CREATE INDEX param_changes_by_session ON param_changes (session_id, t);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL,
+        t REAL NOT NULL,
+        kind TEXT NOT NULL,
+        message TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX events_by_session ON events (session_id, t);
+    CREATE TABLE metrics (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        thread TEXT NOT NULL DEFAULT '',
+        UNIQUE (name, thread)
+    );
+    CREATE TABLE sample_times (
+        session_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        t REAL NOT NULL,
+        interval REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE samples (
+        session_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        metric_id INTEGER NOT NULL,
+        value REAL NOT NULL,
+        PRIMARY KEY (session_id, seq, metric_id)
+    ) WITHOUT ROWID;
+    )sql",
+    // 1 -> 2: repeated runs (run --repeat N) form a group.
+    R"sql(
+    ALTER TABLE sessions ADD COLUMN run_group TEXT NOT NULL DEFAULT '';
+    ALTER TABLE sessions ADD COLUMN repeat_index INTEGER NOT NULL DEFAULT 0;
+    )sql",
+    // 2 -> 3: ids are never reused after a delete (AUTOINCREMENT), and a recording process
+    // is identified by pid, start time and boot, so a reused pid does not look alive.
+    R"sql(
+    CREATE TABLE sessions_v3 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uuid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        ended_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'failed')),
+        device TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        host_name TEXT NOT NULL DEFAULT '',
+        host_cpu TEXT NOT NULL DEFAULT '',
+        host_cores INTEGER NOT NULL DEFAULT 0,
+        host_kernel TEXT NOT NULL DEFAULT '',
+        engine_version TEXT NOT NULL DEFAULT '',
+        git_revision TEXT NOT NULL DEFAULT '',
+        interval_s REAL NOT NULL,
+        notes TEXT NOT NULL DEFAULT '',
+        pid INTEGER NOT NULL DEFAULT 0,
+        run_group TEXT NOT NULL DEFAULT '',
+        repeat_index INTEGER NOT NULL DEFAULT 0,
+        pid_start INTEGER NOT NULL DEFAULT 0,
+        boot_id TEXT NOT NULL DEFAULT ''
+    );
+    INSERT INTO sessions_v3 (id, uuid, name, created_at, ended_at, status, device, profile, host_name, host_cpu,
+        host_cores, host_kernel, engine_version, git_revision, interval_s, notes, pid, run_group, repeat_index)
+    SELECT id, uuid, name, created_at, ended_at, status, device, profile, host_name, host_cpu, host_cores,
+        host_kernel, engine_version, git_revision, interval_s, notes, pid, run_group, repeat_index FROM sessions;
+    DROP TABLE sessions;
+    ALTER TABLE sessions_v3 RENAME TO sessions;
+    )sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+std::string newUuid()
+{
+    std::random_device rd;
+    std::mt19937_64 g((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+                      static_cast<std::uint64_t>(getpid()));
+    const std::uint64_t a = g(), b = g();
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                  static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                  static_cast<unsigned>(0x8000 | (b >> 48 & 0x3fff)),
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
+    return buf;
+}
+
+std::string bootId()
+{
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(in, id);
+    return id;
+}
+
+// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; 0 if gone.
+std::int64_t processStart(std::int64_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) return 0;
+    const auto close = line.rfind(')'); // the command name may hold spaces and parentheses
+    if (close == std::string::npos) return 0;
+    std::istringstream rest(line.substr(close + 2));
+    std::string field;
+    for (int k = 3; k <= 22 && rest >> field; ++k)
+        if (k == 22) return std::strtoll(field.c_str(), nullptr, 10);
+    return 0;
+}
+
+// Whether the process that recorded a session on this host is gone.
+bool processGone(std::int64_t pid, std::int64_t pidStart, const std::string &boot)
+{
+    if (pid <= 0) return true;
+    if (!boot.empty() && boot != bootId()) return true; // recorded before a reboot
+    if (kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH) return true;
+    return pidStart != 0 && processStart(pid) != pidStart; // the pid now belongs to another process
+}
+
+const char *kSessionColumns =
+    "s.id, s.uuid, s.name, s.created_at, COALESCE(s.ended_at, ''), s.status, s.device, s.profile, "
+    "s.host_name, s.host_cpu, s.host_cores, s.host_kernel, s.engine_version, s.git_revision, "
+    "s.notes, "
+    "s.interval_s, s.pid, s.run_group, s.repeat_index, "
+    "(SELECT COALESCE(MAX(t), 0) FROM sample_times st WHERE st.session_id = s.id), "
+    "(SELECT COUNT(*) FROM sample_times st WHERE st.session_id = s.id), "
+    "(SELECT COALESCE(AVG(value), 0) FROM samples sm WHERE sm.session_id = s.id AND sm.metric_id = "
+    "(SELECT id FROM metrics WHERE name = 'rx_pps' AND thread = ''))";
+
+} // namespace
+
+int SampleTable::column(const std::string &name, const std::string &thread) const
+{
+    for (std::size_t k = 0; k < metrics.size(); ++k)
+        if (metrics[k].name == name && metrics[k].thread == thread) return static_cast<int>(k);
+    return -1;
+}
+
+fs::path SessionStore::defaultPath()
+{
+    const char *xdg = std::getenv("XDG_DATA_HOME");
+    fs::path base;
+    if (xdg && *xdg)
+        base = xdg;
+    else if (const char *home = std::getenv("HOME"); home && *home)
+        base = fs::path(home) / ".local/share";
+    else
+        base = "/tmp";
+    return base / "ringlab" / "sessions.db";
+}
+
+SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(file, mode)
+{
+    // A file that is not a database fails here, on the first read of it.
+    const int version = schemaVersion();
+    if (version < 0)
+        throw DbError("database " + file.string() + ": schema version " + std::to_string(version) +
+                      " is not one Ringlab writes (allowed: 0.." + std::to_string(kSchemaVersion) +
+                      "); it was not made by Ringlab, or was changed by hand");
+    if (version > kSchemaVersion)
+        throw DbError("database " + file.string() + ": schema version " + std::to_string(version) +
+                      " is newer than this ringlab understands (" + std::to_string(kSchemaVersion) +
+                      "); use a newer ringlab");
+    if (mode == Db::Mode::ReadOnly) {
+        readOnly_ = true;
+        if (version < kSchemaVersion)
+            throw DbError("database " + file.string() + ": schema version " +
+                          std::to_string(version) +
+                          " needs an upgrade, which a read-only open cannot do");
+        return;
+    }
+    db_.exec("PRAGMA journal_mode = WAL");
+    db_.exec("PRAGMA synchronous = NORMAL");
+    migrate();
+    interruptedOnOpen_ = markInterrupted();
+}
+
+int SessionStore::schemaVersion()
+{
+    auto q = db_.prepare("PRAGMA user_version");
+    return q.step() ? static_cast<int>(q.i64(0)) : 0;
+}
+
+void SessionStore::migrate()
+{
+    while (schemaVersion() < kSchemaVersion) {
+        Transaction tx(db_);
+        // Another process may have migrated between our read and the lock: read it again.
+        const int v = schemaVersion();
+        if (v >= kSchemaVersion) break;
+        db_.exec(kMigrations[v]);
+        db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
+        tx.commit();
+    }
+}
+
+int SessionStore::markInterrupted()
+{
+    const std::string host = currentHost().hostname;
+    {
+        // Cheap check first, without the write lock: usually nothing is left running.
+        auto q = db_.prepare("SELECT COUNT(*) FROM sessions WHERE status = 'running'");
+        if (!q.step() || q.i64(0) == 0) return 0;
+    }
+    // Under the write lock, so a session that completes meanwhile is not overwritten.
+    Transaction tx(db_);
+    std::vector<std::int64_t> dead;
+    {
+        auto q = db_.prepare(
+            "SELECT id, pid, host_name, pid_start, boot_id FROM sessions WHERE status = 'running'");
+        while (q.step())
+            if (q.text(2) == host && processGone(q.i64(1), q.i64(3), q.text(4)))
+                dead.push_back(q.i64(0));
+    }
+    if (dead.empty()) return 0;
+    // It ended when its last sample was taken.
+    auto upd = db_.prepare("UPDATE sessions SET status = 'interrupted', ended_at = "
+                           "strftime('%Y-%m-%dT%H:%M:%fZ', created_at, "
+                           "'+' || (SELECT COALESCE(MAX(t), 0) FROM sample_times WHERE session_id "
+                           "= ?1) || ' seconds') WHERE id = ?1 AND status = 'running'");
+    for (auto id : dead) {
+        upd.bind(1, id).run();
+        upd.reset();
+    }
+    tx.commit();
+    return static_cast<int>(dead.size());
+}
+
+std::int64_t SessionStore::createSession(SessionInfo &s, const ParamSet &params)
+{
+    if (s.uuid.empty()) s.uuid = newUuid();
+    if (s.createdAt.empty()) s.createdAt = isoTimeNow();
+    if (s.host.hostname.empty()) s.host = currentHost();
+    if (s.engineVersion.empty()) s.engineVersion = RINGLAB_VERSION;
+    if (s.gitRevision.empty()) s.gitRevision = RINGLAB_GIT_REVISION;
+    if (s.status.empty()) s.status = "running";
+    if (s.pid == 0) {
+        s.pid = getpid();
+        s.pidStart = processStart(s.pid);
+        s.bootId = bootId();
+    }
+    Transaction tx(db_);
+    auto q = db_.prepare("INSERT INTO sessions (uuid, name, created_at, ended_at, status, device, "
+                         "profile, host_name, host_cpu, "
+                         "host_cores, host_kernel, engine_version, git_revision, interval_s, "
+                         "notes, pid, run_group, repeat_index, pid_start, boot_id) "
+                         "VALUES (?1, ?2, ?3, NULLIF(?4, ''), ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                         "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
+    q.bind(1, s.uuid).bind(2, s.name).bind(3, s.createdAt).bind(4, s.endedAt).bind(5, s.status);
+    q.bind(6, s.device).bind(7, s.profile).bind(8, s.host.hostname).bind(9, s.host.cpuModel);
+    q.bind(10, s.host.cores)
+        .bind(11, s.host.kernel)
+        .bind(12, s.engineVersion)
+        .bind(13, s.gitRevision);
+    q.bind(14, s.intervalS)
+        .bind(15, s.notes)
+        .bind(16, s.pid)
+        .bind(17, s.runGroup)
+        .bind(18, s.repeatIndex)
+        .bind(19, s.pidStart)
+        .bind(20, s.bootId);
+    q.run();
+    s.id = db_.lastInsertId();
+    auto p =
+        db_.prepare("INSERT INTO session_params (session_id, tunable, value) VALUES (?1, ?2, ?3)");
+    for (const auto &t : tunables()) {
+        p.bind(1, s.id).bind(2, std::string(t.name)).bind(3, params.text(t.id)).run();
+        p.reset();
+    }
+    tx.commit();
+    return s.id;
+}
+
+std::int64_t SessionStore::metricId(const std::string &name, const std::string &unit,
+                                    const std::string &thread)
+{
+    const std::string key = name + '\t' + thread;
+    for (const auto &[k, id] : metricCache_)
+        if (k == key) return id;
+    auto q = db_.prepare("SELECT id FROM metrics WHERE name = ?1 AND thread = ?2");
+    q.bind(1, name).bind(2, thread);
+    std::int64_t id = 0;
+    if (q.step()) {
+        id = q.i64(0);
+    } else {
+        auto ins = db_.prepare("INSERT INTO metrics (name, unit, thread) VALUES (?1, ?2, ?3)");
+        ins.bind(1, name).bind(2, unit).bind(3, thread).run();
+        id = db_.lastInsertId();
+    }
+    metricCache_.emplace_back(key, id);
+    return id;
+}
+
+void SessionStore::append(std::int64_t session,
+                          const std::vector<std::shared_ptr<const Sample>> &samples,
+                          const std::vector<Event> &events)
+{
+    try {
+        appendInTransaction(session, samples, events);
+    } catch (const DbError &) {
+        // Metric rows inserted by the rolled-back transaction are gone: so are their ids.
+        metricCache_.clear();
+        throw;
+    }
+}
+
+void SessionStore::appendInTransaction(std::int64_t session,
+                                       const std::vector<std::shared_ptr<const Sample>> &samples,
+                                       const std::vector<Event> &events)
+{
+    if (samples.empty() && events.empty()) return;
+    Transaction tx(db_);
+    auto times = db_.prepare("INSERT OR REPLACE INTO sample_times (session_id, seq, t, interval) "
+                             "VALUES (?1, ?2, ?3, ?4)");
+    auto vals = db_.prepare("INSERT OR REPLACE INTO samples (session_id, seq, metric_id, value) "
+                            "VALUES (?1, ?2, ?3, ?4)");
+    for (const auto &s : samples) {
+        const auto seq = static_cast<std::int64_t>(s->seq);
+        times.bind(1, session).bind(2, seq).bind(3, s->t).bind(4, s->interval).run();
+        times.reset();
+        for (const auto &m : flattenSample(*s)) {
+            if (!std::isfinite(m.value)) continue;
+            vals.bind(1, session)
+                .bind(2, seq)
+                .bind(3, metricId(m.name, m.unit, m.thread))
+                .bind(4, m.value)
+                .run();
+            vals.reset();
+        }
+    }
+    auto change = db_.prepare(
+        "INSERT INTO param_changes (session_id, t, tunable, old_value, new_value, source) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    auto event = db_.prepare(
+        "INSERT INTO events (session_id, t, kind, message, source) VALUES (?1, ?2, ?3, ?4, ?5)");
+    for (const auto &e : events) {
+        if (e.kind == "param") {
+            change.bind(1, session)
+                .bind(2, e.t)
+                .bind(3, e.tunable)
+                .bind(4, e.before)
+                .bind(5, e.after)
+                .bind(6, e.source)
+                .run();
+            change.reset();
+        } else {
+            event.bind(1, session)
+                .bind(2, e.t)
+                .bind(3, e.kind)
+                .bind(4, e.message)
+                .bind(5, e.source)
+                .run();
+            event.reset();
+        }
+    }
+    tx.commit();
+}
+
+void SessionStore::finishSession(std::int64_t session, const std::string &status)
+{
+    auto q = db_.prepare("UPDATE sessions SET status = ?2, ended_at = ?3 WHERE id = ?1");
+    q.bind(1, session).bind(2, status).bind(3, isoTimeNow()).run();
+}
+
+void SessionStore::rename(std::int64_t session, const std::string &name)
+{
+    auto q = db_.prepare("UPDATE sessions SET name = ?2 WHERE id = ?1");
+    q.bind(1, session).bind(2, name).run();
+}
+
+bool SessionStore::deleteSession(std::int64_t session)
+{
+    Transaction tx(db_);
+    for (const char *table :
+         {"samples", "sample_times", "events", "param_changes", "session_params"}) {
+        auto q = db_.prepare(std::string("DELETE FROM ") + table + " WHERE session_id = ?1");
+        q.bind(1, session).run();
+    }
+    auto q = db_.prepare("DELETE FROM sessions WHERE id = ?1");
+    q.bind(1, session).run();
+    const bool found = db_.changes() > 0;
+    tx.commit();
+    return found;
+}
+
+void SessionStore::fill(Stmt &q, SessionInfo &s)
+{
+    s.id = q.i64(0);
+    s.uuid = q.text(1);
+    s.name = q.text(2);
+    s.createdAt = q.text(3);
+    s.endedAt = q.text(4);
+    s.status = q.text(5);
+    s.device = q.text(6);
+    s.profile = q.text(7);
+    s.host = {q.text(8), q.text(9), static_cast<int>(q.i64(10)), q.text(11)};
+    s.engineVersion = q.text(12);
+    s.gitRevision = q.text(13);
+    s.notes = q.text(14);
+    s.intervalS = q.real(15);
+    s.pid = q.i64(16);
+    s.runGroup = q.text(17);
+    s.repeatIndex = static_cast<int>(q.i64(18));
+    s.durationS = q.real(19);
+    s.sampleCount = q.i64(20);
+    s.meanRxPps = q.real(21);
+}
+
+SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(other, ec))
+        throw DbError("database " + other.string() + ": no such file");
+    int otherVersion = 0;
+    {
+        // Check it on its own first, for a message that names it rather than this one.
+        Db probe(other, Db::Mode::ReadOnly);
+        auto q = probe.prepare("PRAGMA user_version");
+        otherVersion = q.step() ? static_cast<int>(q.i64(0)) : 0;
+        if (otherVersion < 1 || otherVersion > kSchemaVersion)
+            throw DbError("database " + other.string() +
+                          ": not a ringlab session database (schema version " +
+                          std::to_string(otherVersion) + ")");
+        checkImportable(probe, otherVersion);
+    }
+    ImportResult result;
+    auto attach = db_.prepare("ATTACH DATABASE ?1 AS other");
+    attach.bind(1, other.string()).run();
+    try {
+        Transaction tx(db_);
+        db_.exec("INSERT OR IGNORE INTO metrics (name, unit, thread) SELECT name, unit, thread "
+                 "FROM other.metrics");
+        const std::string group = otherVersion >= 2 ? "run_group, repeat_index" : "'', 0";
+        std::vector<std::int64_t> ids;
+        {
+            auto q = db_.prepare("SELECT id FROM other.sessions WHERE uuid NOT IN (SELECT uuid "
+                                 "FROM main.sessions) ORDER BY id");
+            while (q.step())
+                ids.push_back(q.i64(0));
+            auto n = db_.prepare("SELECT COUNT(*) FROM other.sessions");
+            n.step();
+            result.skipped = static_cast<int>(n.i64(0)) - static_cast<int>(ids.size());
+        }
+        auto ins = db_.prepare("INSERT INTO main.sessions (uuid, name, created_at, ended_at, "
+                               "status, device, profile, host_name, host_cpu, "
+                               "host_cores, host_kernel, engine_version, git_revision, interval_s, "
+                               "notes, pid, run_group, repeat_index) "
+                               "SELECT uuid, name, created_at, ended_at, CASE status WHEN "
+                               "'running' THEN 'interrupted' ELSE status END, "
+                               "device, profile, host_name, host_cpu, host_cores, host_kernel, "
+                               "engine_version, git_revision, interval_s, "
+                               "notes, 0, " +
+                               group + " FROM other.sessions WHERE id = ?1");
+        for (auto old : ids) {
+            ins.bind(1, old).run();
+            ins.reset();
+            const std::int64_t id = db_.lastInsertId();
+            const std::string o = std::to_string(old), n = std::to_string(id);
+            db_.exec("INSERT INTO main.session_params SELECT " + n +
+                     ", tunable, value FROM other.session_params WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.param_changes (session_id, t, tunable, old_value, "
+                     "new_value, source) SELECT " +
+                     n +
+                     ", t, tunable, old_value, new_value, source FROM other.param_changes WHERE "
+                     "session_id = " +
+                     o);
+            db_.exec("INSERT INTO main.events (session_id, t, kind, message, source) SELECT " + n +
+                     ", t, kind, message, source FROM other.events WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.sample_times SELECT " + n +
+                     ", seq, t, interval FROM other.sample_times WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.samples SELECT " + n +
+                     ", s.seq, m.id, s.value FROM other.samples s "
+                     "JOIN other.metrics om ON om.id = s.metric_id "
+                     "JOIN main.metrics m ON m.name = om.name AND m.thread = om.thread WHERE "
+                     "s.session_id = " +
+                     o);
+            ++result.imported;
+        }
+        tx.commit();
+    } catch (...) {
+        db_.exec("DETACH DATABASE other");
+        throw;
+    }
+    db_.exec("DETACH DATABASE other");
+    metricCache_.clear();
+    return result;
+}
+
+std::vector<SessionInfo> SessionStore::list()
+{
+    std::vector<SessionInfo> out;
+    auto q =
+        db_.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions s ORDER BY s.id");
+    while (q.step())
+        fill(q, out.emplace_back());
+    return out;
+}
+
+bool SessionStore::get(std::int64_t session, SessionInfo &out)
+{
+    auto q =
+        db_.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions s WHERE s.id = ?1");
+    q.bind(1, session);
+    if (!q.step()) return false;
+    fill(q, out);
+    return true;
+}
+
+std::vector<std::pair<std::string, std::string>> SessionStore::params(std::int64_t session)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    auto q = db_.prepare("SELECT tunable, value FROM session_params WHERE session_id = ?1");
+    q.bind(1, session);
+    while (q.step())
+        out.emplace_back(q.text(0), q.text(1));
+    return out;
+}
+
+std::vector<ParamChangeRow> SessionStore::changes(std::int64_t session)
+{
+    std::vector<ParamChangeRow> out;
+    auto q = db_.prepare(
+        "SELECT t, tunable, old_value, new_value, source FROM param_changes WHERE session_id = ?1 "
+        "ORDER BY t, id");
+    q.bind(1, session);
+    while (q.step())
+        out.push_back({q.real(0), q.text(1), q.text(2), q.text(3), q.text(4)});
+    return out;
+}
+
+std::vector<EventRow> SessionStore::events(std::int64_t session)
+{
+    std::vector<EventRow> out;
+    auto q = db_.prepare(
+        "SELECT t, kind, message, source FROM events WHERE session_id = ?1 ORDER BY t, id");
+    q.bind(1, session);
+    while (q.step())
+        out.push_back({q.real(0), q.text(1), q.text(2), q.text(3)});
+    return out;
+}
+
+SampleTable SessionStore::samples(std::int64_t session)
+{
+    SampleTable tab;
+    {
+        auto q = db_.prepare(
+            "SELECT seq, t, interval FROM sample_times WHERE session_id = ?1 ORDER BY seq");
+        q.bind(1, session);
+        while (q.step()) {
+            tab.seq.push_back(q.i64(0));
+            tab.t.push_back(q.real(1));
+            tab.interval.push_back(q.real(2));
+        }
+    }
+    std::vector<std::int64_t> ids;
+    {
+        auto q = db_.prepare(
+            "SELECT DISTINCT m.id, m.name, m.unit, m.thread FROM metrics m JOIN samples s ON "
+            "s.metric_id = m.id WHERE s.session_id = ?1 ORDER BY m.id");
+        q.bind(1, session);
+        while (q.step()) {
+            ids.push_back(q.i64(0));
+            tab.metrics.push_back({q.text(1), q.text(2), q.text(3)});
+        }
+    }
+    tab.values.assign(ids.size(), std::vector<double>(tab.seq.size(), std::nan("")));
+    auto q = db_.prepare("SELECT seq, metric_id, value FROM samples WHERE session_id = ?1");
+    q.bind(1, session);
+    // seq values are dense from 0 for a recorded session; map them anyway.
+    while (q.step()) {
+        const std::int64_t seq = q.i64(0);
+        const auto row = std::lower_bound(tab.seq.begin(), tab.seq.end(), seq) - tab.seq.begin();
+        const auto col = std::lower_bound(ids.begin(), ids.end(), q.i64(1)) - ids.begin();
+        if (row < static_cast<long>(tab.seq.size()) && col < static_cast<long>(ids.size()))
+            tab.values[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)] = q.real(2);
+    }
+    return tab;
+}
+
+} // namespace ringlab

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The session database (SQLite, WAL): schema with versioned migrations, writing a session's
+// samples, parameter changes and events in batches, reading them back, and deleting.
+// docs/database.md documents the schema.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/common/host_info.h"
+#include "engine/datapath/sample.h"
+#include "engine/datapath/tunables.h"
+#include "engine/store/sqlite_db.h"
+
+namespace ringlab {
+
+inline constexpr int kSchemaVersion = 3;
+
+struct SessionInfo {
+    std::int64_t id = 0;
+    std::string uuid;
+    std::string name;
+    std::string createdAt, endedAt;
+    std::string status; // running, completed, interrupted, failed
+    std::string device, profile;
+    HostInfo host;
+    std::string engineVersion, gitRevision;
+    std::string notes;
+    double intervalS = 0;
+    std::int64_t pid = 0;
+    std::int64_t pidStart = 0; // the recording process's start time (clock ticks since boot)
+    std::string bootId;        // and the boot it ran in: a pid alone may have been reused
+    std::string runGroup;      // repeats of one run share it
+    int repeatIndex = 0;
+    // Filled by list/get:
+    double durationS = 0;
+    std::int64_t sampleCount = 0;
+    double meanRxPps = 0;
+};
+
+struct ParamChangeRow {
+    double t = 0;
+    std::string tunable, oldValue, newValue, source;
+};
+
+struct EventRow {
+    double t = 0;
+    std::string kind, message, source;
+};
+
+struct MetricKey {
+    std::string name, unit, thread;
+    std::string label() const { return thread.empty() ? name : name + "[" + thread + "]"; }
+};
+
+// A session's samples as a table: one row per sample, one column per metric (NaN = absent).
+struct SampleTable {
+    std::vector<std::int64_t> seq;
+    std::vector<double> t, interval;
+    std::vector<MetricKey> metrics;
+    std::vector<std::vector<double>> values; // [metric][row]
+    int column(const std::string &name, const std::string &thread = {}) const;
+};
+
+class SessionStore {
+  public:
+    // Opens or creates the database and brings its schema up to date; sessions left
+    // "running" by processes that are gone are marked "interrupted". Throws DbError with a
+    // message naming the file and the cause.
+    explicit SessionStore(const std::filesystem::path &file, Db::Mode mode = Db::Mode::ReadWrite);
+
+    // $XDG_DATA_HOME/ringlab/sessions.db, or ~/.local/share/ringlab/sessions.db.
+    static std::filesystem::path defaultPath();
+    const std::filesystem::path &file() const { return db_.file(); }
+    int schemaVersion();
+    int interruptedOnOpen() const { return interruptedOnOpen_; }
+    bool readOnly() const { return readOnly_; }
+
+    std::int64_t createSession(SessionInfo &info, const ParamSet &params);
+    // One transaction: the samples (flattened to metrics), parameter changes and events.
+    void append(std::int64_t session, const std::vector<std::shared_ptr<const Sample>> &samples,
+                const std::vector<Event> &events);
+    void finishSession(std::int64_t session, const std::string &status);
+    void rename(std::int64_t session, const std::string &name);
+    bool deleteSession(std::int64_t session);
+
+    struct ImportResult {
+        int imported = 0;
+        int skipped = 0; // already here (same uuid)
+    };
+    // Merges every session of another database under new ids, keeping its host
+    // information. Throws DbError naming the other file when it cannot be read.
+    ImportResult importFrom(const std::filesystem::path &other);
+
+    std::vector<SessionInfo> list();
+    bool get(std::int64_t session, SessionInfo &out);
+    std::vector<std::pair<std::string, std::string>> params(std::int64_t session);
+    std::vector<ParamChangeRow> changes(std::int64_t session);
+    std::vector<EventRow> events(std::int64_t session);
+    SampleTable samples(std::int64_t session);
+
+    Db &db() { return db_; }
+
+  private:
+    void migrate();
+    void appendInTransaction(std::int64_t session,
+                             const std::vector<std::shared_ptr<const Sample>> &samples,
+                             const std::vector<Event> &events);
+    int markInterrupted();
+    std::int64_t metricId(const std::string &name, const std::string &unit,
+                          const std::string &thread);
+    void fill(Stmt &q, SessionInfo &s);
+
+    Db db_;
+    int interruptedOnOpen_ = 0;
+    bool readOnly_ = false;
+    std::vector<std::pair<std::string, std::int64_t>> metricCache_; // "name\tthread" -> id
+};
+
+} // namespace ringlab

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/store/sqlite_db.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
+namespace ringlab {
+
+namespace {
+std::string explain(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+        return "not a SQLite database";
+    case SQLITE_CORRUPT:
+        return "the database file is corrupt";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return "the database is locked by another writer";
+    case SQLITE_READONLY:
+        return "the database is read-only here";
+    case SQLITE_FULL:
+        return "the disk is full";
+    case SQLITE_CANTOPEN:
+        return "cannot open the file (missing directory or no permission)";
+    case SQLITE_PERM:
+        return "permission denied";
+    case SQLITE_IOERR:
+        return "input/output error";
+    default:
+        return sqlite3_errstr(rc);
+    }
+}
+} // namespace
+
+void Db::open(const std::string &name, int flags)
+{
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        const std::string msg = "database " + file_.string() + ": " + explain(rc);
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw DbError(msg);
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, 2000);
+}
+
+Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
+{
+    open(file.string(), mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
+                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (mode == Mode::ReadOnly && !readable()) {
+        // A WAL database whose -shm cannot be created (a read-only folder or share): SQLite
+        // can only read it as immutable, i.e. without seeing another process's writes.
+        sqlite3_close(db_);
+        db_ = nullptr;
+        std::string uri = "file:";
+        for (unsigned char c : file.string()) {
+            if (std::isalnum(c) || std::strchr("/._-~", c)) {
+                uri += static_cast<char>(c);
+            } else {
+                char hex[4];
+                std::snprintf(hex, sizeof hex, "%%%02X", c);
+                uri += hex;
+            }
+        }
+        uri += "?immutable=1";
+        open(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    }
+}
+
+bool Db::readable()
+{
+    sqlite3_stmt *q = nullptr;
+    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &q, nullptr) != SQLITE_OK) return false;
+    const int rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE;
+}
+
+Db::~Db()
+{
+    sqlite3_close(db_);
+}
+
+void Db::fail(const std::string &what, int rc) const
+{
+    std::string msg = "database " + file_.string() + ": " + what + ": " + explain(rc);
+    const char *detail = db_ ? sqlite3_errmsg(db_) : nullptr;
+    if (detail && explain(rc) != detail) msg += std::string(" (") + detail + ")";
+    throw DbError(msg);
+}
+
+void Db::exec(const std::string &sql)
+{
+    char *err = nullptr;
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+    sqlite3_free(err);
+    if (rc != SQLITE_OK) {
+        const auto from = sql.find_first_not_of(" \n\t");
+        const std::string what = from == std::string::npos ? sql : sql.substr(from);
+        fail(what.substr(0, what.find_first_of("(\n")), rc);
+    }
+}
+
+Stmt Db::prepare(const std::string &sql)
+{
+    sqlite3_stmt *s = nullptr;
+    const int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr);
+    if (rc != SQLITE_OK) fail("preparing " + sql.substr(0, 40), rc);
+    return Stmt(*this, s);
+}
+
+Stmt &Stmt::bind(int i, std::int64_t v)
+{
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+}
+Stmt &Stmt::bind(int i, double v)
+{
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+}
+Stmt &Stmt::bind(int i, const std::string &v)
+{
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+}
+Stmt &Stmt::bindNull(int i)
+{
+    sqlite3_bind_null(s_, i);
+    return *this;
+}
+
+bool Stmt::step()
+{
+    const int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    db_->fail(std::string("executing ") + std::string(sqlite3_sql(s_)).substr(0, 40), rc);
+}
+
+void Stmt::reset()
+{
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+}
+
+std::string Stmt::text(int col) const
+{
+    // By length, not up to the first NUL: a label typed with a NUL in it comes back whole.
+    const auto *p = sqlite3_column_text(s_, col);
+    return p ? std::string(reinterpret_cast<const char *>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+             : std::string();
+}
+
+} // namespace ringlab
