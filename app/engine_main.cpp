@@ -21,6 +21,7 @@
 #include "engine/git_revision.h"
 #include "engine/profile/profile.h"
 #include "engine/profile/reference_cases.h"
+#include "engine/store/session_report.h"
 #include "engine/version.h"
 
 using namespace ringlab;
@@ -161,11 +162,18 @@ int main(int argc, char **argv)
     sShow->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
     sShow->add_option("--warmup", sessionsWarmup, "Left out at the start of each segment")
         ->check(durationValidator(0));
-    auto *sExport =
-        sessions->add_subcommand("export", "One row per sample (CSV) or everything (JSON)");
+    auto *sExport = sessions->add_subcommand(
+        "export", "One row per sample (CSV), everything (JSON), or a database to import elsewhere");
     sExport->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
-    sExport->add_option("--format,-f", so.format, "csv or json")
-        ->check(CLI::IsMember({"csv", "json"}))
+    std::string formatHelp;
+    std::vector<std::string> formats;
+    for (const auto &f : kExportFormats) {
+        formatHelp += std::string(formatHelp.empty() ? "" : "; ") + std::string(f.name) + ": " +
+                      std::string(f.help);
+        formats.emplace_back(f.name);
+    }
+    sExport->add_option("--format,-f", so.format, formatHelp)
+        ->check(CLI::IsMember(formats))
         ->capture_default_str();
     sExport->add_option("-o,--output", so.output, "File to write (default: standard output)");
     auto *sDelete =

@@ -168,6 +168,11 @@ int sessionsExport(const SessionsOptions &o)
     if (!store) return 2;
     SessionInfo s;
     if (!findSession(*store, o.id, s)) return 2;
+    if (o.format == "sqlite" && o.output.empty() && isatty(STDOUT_FILENO)) {
+        std::fprintf(stderr, "ringlab-engine: --format sqlite writes a database file: give "
+                             "--output FILE or redirect standard output\n");
+        return 2;
+    }
     // A file is written beside its name and renamed when whole: a kill or a full disk never
     // leaves half an export where a complete one (or none) was.
     const std::string partial = o.output + ".part-" + std::to_string(getpid());
@@ -180,10 +185,11 @@ int sessionsExport(const SessionsOptions &o)
         }
     }
     std::ostream &out = o.output.empty() ? std::cout : file;
-    if (o.format == "json")
-        exportJson(*store, o.id, out);
-    else
-        exportCsv(*store, o.id, out);
+    if (auto st = writeExport(*store, o.id, o.format, out); !st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        if (!o.output.empty()) std::remove(partial.c_str());
+        return 2;
+    }
     out.flush();
     if (!o.output.empty()) file.close();
     if (!out || (!o.output.empty() && std::rename(partial.c_str(), o.output.c_str()) != 0)) {

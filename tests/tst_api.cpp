@@ -12,6 +12,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -20,6 +22,7 @@
 
 #include "engine/metrics/sample_json.h"
 #include "engine/run/stream_hub.h"
+#include "engine/store/session_store.h"
 #include "serve_process.h"
 
 using nlohmann::json;
@@ -345,7 +348,29 @@ void TstApi::everyEndpointMatchesItsSchema()
     r = api.get(one + "/export?format=json", "GET /v1/sessions/ID/export");
     QCOMPARE(r.status, 200);
     QVERIFY(r.body["samples"].size() > 5);
-    QCOMPARE(api.get(one + "/export?format=xml", "GET /v1/sessions/ID/export").status, 400);
+    // A database holding the one session, that another host imports as it is.
+    r = api.get(one + "/export?format=sqlite", "GET /v1/sessions/ID/export");
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.text.rfind(std::string("SQLite format 3\0", 16), 0) == 0);
+    {
+        QTemporaryDir there;
+        const std::string file = there.filePath("one.db").toStdString();
+        std::ofstream(file, std::ios::binary) << r.text;
+        SessionStore imported(there.filePath("other.db").toStdString());
+        QCOMPARE(imported.importKeepingIds(file).imported, 1);
+        SessionInfo copy;
+        QVERIFY(imported.get(first, copy)); // under the engine's id
+        const json listed = api.get(one, "GET /v1/sessions/ID").body;
+        QCOMPARE(copy.uuid, listed["uuid"].get<std::string>());
+        QCOMPARE(copy.sampleCount, listed["samples"].get<std::int64_t>());
+        QCOMPARE(imported.changes(first).size(), std::size_t(2));
+        QCOMPARE(imported.list().size(), std::size_t(1));
+    }
+    r = api.get(one + "/export?format=xml", "GET /v1/sessions/ID/export");
+    QCOMPARE(r.status, 400);
+    QVERIFY2(r.body["error"].get<std::string>().find("use csv, json or sqlite") !=
+                 std::string::npos,
+             r.text.c_str());
     QCOMPARE(api.get("/v1/sessions/99999/export", "GET /v1/sessions/ID/export").status, 404);
     r = api.get("/v1/compare?a=" + std::to_string(first) + "&b=" + std::to_string(second) +
                     "&metric=rx_pps&metric=wakeups_per_s[poll]",

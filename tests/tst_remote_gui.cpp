@@ -7,8 +7,11 @@
 #include <httplib.h>
 
 #include <QAction>
+#include <QDialog>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -17,6 +20,9 @@
 #include "serve_process.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
+#include "ui/session_list_model.h"
+#include "ui/session_mirror.h"
+#include "ui/sessions_panel.h"
 
 using namespace ringlab;
 using namespace ringlab::ui;
@@ -79,6 +85,7 @@ class TstRemoteGui : public QObject {
     void initTestCase();
     void startSetMarkStopOnTheEngine();
     void watchesARunItDidNotStartUntilItTakesControl();
+    void engineSessionsAreListedOpenedComparedAndExported();
     void killedEngineIsShownAndFoundAgain();
     void wrongTokenOrAddressIsRefused();
 
@@ -210,6 +217,76 @@ void TstRemoteGui::watchesARunItDidNotStartUntilItTakesControl()
     QCOMPARE(e.get("/v1/run")["running"].get<bool>(), true);
     e.post("/v1/run/stop", json::object(), back["control"].get<std::string>());
     QCOMPARE(e.get("/v1/run")["running"].get<bool>(), false);
+}
+
+void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
+{
+    ServedEngine e;
+    QVERIFY(e.start());
+    MainWindow w(home_.filePath("local4.db"));
+    w.setHeadless(true);
+    w.show();
+    QString error;
+    QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QList<qint64> ids;
+    for (int run = 0; run < 2; ++run) {
+        w.startRun();
+        QVERIFY(ctl->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 4, 20'000);
+        ids << ctl->sessionId();
+        w.stopRun();
+    }
+    // The Sessions dock lists the engine's sessions, numbered as the engine numbers them.
+    SessionListModel *model = w.sessions()->model();
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10'000);
+    for (qint64 id : ids) {
+        const SessionInfo *s = model->session(model->rowOf(id));
+        QVERIFY(s);
+        QCOMPARE(s->status, std::string("completed"));
+        QVERIFY(s->sampleCount >= 4);
+    }
+    // They are changed on the engine's host, not from here.
+    w.sessions()->view()->selectRow(model->rowOf(ids[0]));
+    for (const auto *b : w.sessions()->findChildren<QPushButton *>())
+        if (b->text() == "Delete" || b->text().startsWith("Rename"))
+            QVERIFY2(!b->isEnabled(), qPrintable(b->text()));
+        else if (b->text() == "Open" || b->text().startsWith("Export"))
+            QVERIFY2(b->isEnabled(), qPrintable(b->text()));
+
+    // Opened: copied whole under the engine's id, then charted as a local session.
+    w.openSession(ids[0]);
+    QCOMPARE(w.shownSession(), ids[0]);
+    const json remote = e.get("/v1/sessions/" + std::to_string(ids[0]));
+    SessionStore copies(SessionMirror::databaseFor(e.url()).toStdString());
+    SessionInfo copy;
+    QVERIFY(copies.get(ids[0], copy));
+    QCOMPARE(copy.uuid, remote["uuid"].get<std::string>());
+    QCOMPARE(copy.sampleCount, remote["samples"].get<std::int64_t>());
+    QCOMPARE(copy.status, std::string("completed"));
+    // Exported from the copy, as a local one is.
+    const QString csv = home_.filePath("remote.csv");
+    QVERIFY2(w.exportSession(ids[1], csv, &error), qPrintable(error));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+    QVERIFY(lines.value(0).startsWith("seq,t,interval,"));
+    const json second = e.get("/v1/sessions/" + std::to_string(ids[1]));
+    QCOMPARE(lines.size() - 1, second["samples"].get<int>()); // one row per sample
+    // Compared: both copies are there, and the dialog opens on them.
+    emit w.sessions()->compareRequested(ids[0], ids[1]);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.findChildren<QDialog *>().isEmpty(), 5'000);
+
+    // A session still being recorded is not copied: it opens when its run ends.
+    w.startRun();
+    QVERIFY(ctl->isRunning());
+    QVERIFY(!ctl->fetchSessions({ctl->sessionId()}, &error));
+    QVERIFY2(error.contains("still being recorded"), qPrintable(error));
+    w.stopRun();
+
+    // Back to this process: its own (empty) database again.
+    action(w, QStringLiteral("Use the engine in this &process"))->trigger();
+    QCOMPARE(model->rowCount(), 0);
 }
 
 void TstRemoteGui::killedEngineIsShownAndFoundAgain()

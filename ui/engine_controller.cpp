@@ -12,6 +12,8 @@
 #include "engine/metrics/sample_json.h"
 #include "engine/run/run_api.h"
 #include "engine/version.h"
+#include "ui/json_fields.h"
+#include "ui/session_mirror.h"
 
 namespace ringlab::ui {
 
@@ -138,6 +140,41 @@ SessionStore *EngineController::store(QString *error)
     return store_.get();
 }
 
+SessionStore *EngineController::sessionStore(QString *error)
+{
+    if (!link_) return store(error);
+    if (!copies_) {
+        const QString file = SessionMirror::databaseFor(link_->url());
+        QDir().mkpath(QFileInfo(file).absolutePath());
+        try {
+            copies_ = std::make_unique<SessionStore>(file.toStdString());
+        } catch (const DbError &e) {
+            if (error)
+                *error = tr("copies of the engine's sessions: %1").arg(QString::fromUtf8(e.what()));
+            return nullptr;
+        }
+    }
+    return copies_.get();
+}
+
+SessionMirror *EngineController::mirror(QString *error)
+{
+    if (!link_) return nullptr;
+    if (!mirror_) {
+        SessionStore *copies = sessionStore(error);
+        if (!copies) return nullptr;
+        mirror_ = std::make_unique<SessionMirror>(*link_, *copies);
+    }
+    return mirror_.get();
+}
+
+bool EngineController::fetchSessions(const QList<qint64> &ids, QString *error)
+{
+    if (!link_) return true;
+    SessionMirror *m = mirror(error);
+    return m && m->fetch(ids, error);
+}
+
 bool EngineController::start(QString *error)
 {
     if (link_) return remoteStart(error);
@@ -232,21 +269,8 @@ void EngineController::deliver()
 }
 
 namespace {
-// A field of a reply or line from the network, or empty/0 when it is missing or not of its
-// type: the engine is another program, and maybe another version.
-std::string text(const nlohmann::json &j, const char *key)
-{
-    if (!j.is_object()) return {};
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::int64_t number(const nlohmann::json &j, const char *key)
-{
-    if (!j.is_object()) return 0;
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
+using json_fields::number;
+using json_fields::text;
 
 // How this window is named to the engine and to other clients: "ringlab desktop, USER@HOST".
 std::string clientName()
@@ -278,6 +302,8 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
         return false;
     }
     detach();
+    mirror_.reset();
+    copies_.reset(); // another engine's copies are elsewhere
     engineInfo_ = tr("ringlab-engine %1 on %2 (%3)")
                       .arg(QString::fromStdString(text(v.body, "version")),
                            QString::fromStdString(text(v.body, "host")), url.toString());
@@ -298,6 +324,8 @@ void EngineController::detach()
 {
     if (!link_) return;
     if (remoteRunning_) remoteStopped(); // it goes on there; this window stops following it
+    mirror_.reset();                     // it reads through the link
+    copies_.reset();
     link_.reset();
     bridge_.reset();
     linkUp_ = false;

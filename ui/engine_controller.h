@@ -17,6 +17,8 @@
 
 namespace ringlab::ui {
 
+class SessionMirror;
+
 using SamplePtr = std::shared_ptr<const Sample>;
 
 class EngineController : public QObject {
@@ -39,6 +41,14 @@ class EngineController : public QObject {
     QString databasePath() const { return dbPath_; }
     // The store the sessions are recorded in (opened on demand); null with an error.
     SessionStore *store(QString *error = nullptr);
+    // The store the window's Sessions are read from: store(), or when attached the copies of
+    // the engine's sessions (SessionMirror), numbered as the engine numbers them.
+    SessionStore *sessionStore(QString *error = nullptr);
+    // The attached engine's sessions; null when not attached (or with an error).
+    SessionMirror *mirror(QString *error = nullptr);
+    // Makes sure the sessions can be read from sessionStore(): always so for this process's;
+    // an engine's are copied the first time.
+    bool fetchSessions(const QList<qint64> &ids, QString *error);
 
     bool start(QString *error = nullptr);
     void stop();
@@ -98,6 +108,8 @@ class EngineController : public QObject {
     bool recording_ = true;
     QString dbPath_;
     std::unique_ptr<SessionStore> store_;
+    std::unique_ptr<SessionStore> copies_; // an attached engine's sessions, copied here
+    std::unique_ptr<SessionMirror> mirror_;
     std::unique_ptr<RunService> service_;
     std::shared_ptr<Bridge> bridge_;
     std::int64_t sessionId_ = 0;

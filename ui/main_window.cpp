@@ -61,7 +61,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     auto *split = new QSplitter(Qt::Vertical);
     charts_->setSettingsGroup(QStringLiteral("charts")); // the series chosen, kept
     split->addWidget(charts_);
-    segmentTable_ = new SegmentTable(segments_, [this] { return ctl_->store(); });
+    segmentTable_ = new SegmentTable(segments_, [this] { return ctl_->sessionStore(); });
     connect(segmentTable_, &SegmentTable::message, statusBar(), &QStatusBar::showMessage);
     split->addWidget(segmentTable_);
     split->setChildrenCollapsible(false);
@@ -217,6 +217,7 @@ void MainWindow::buildMenus()
         ctl_->detach();
         connectionProblem_.clear();
         updateStatus();
+        sessions_->reload(); // this process's sessions again
     });
     file->addSeparator();
     file->addAction(export_);
@@ -319,8 +320,12 @@ void MainWindow::buildDocks()
     connect(sessions_, &SessionsPanel::openRequested, this, &MainWindow::openSession);
     connect(sessions_, &SessionsPanel::exportRequested, this, &MainWindow::chooseExport);
     connect(sessions_, &SessionsPanel::compareRequested, this, [this](qint64 a, qint64 b) {
-        SessionStore *store = ctl_->store();
-        if (!store) return;
+        QString error;
+        SessionStore *store = ctl_->sessionStore(&error);
+        if (!store || !ctl_->fetchSessions({a, b}, &error)) {
+            statusBar()->showMessage(error, 10000);
+            return;
+        }
         auto *dlg = new CompareDialog(*store, a, b, this);
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         dlg->show();
@@ -484,6 +489,7 @@ bool MainWindow::connectToEngine(const QUrl &url, const QByteArray &token, QStri
     ConnectDialog::remember(url);
     connectionProblem_.clear();
     updateStatus();
+    sessions_->reload(); // the engine's sessions
     return true;
 }
 
@@ -543,8 +549,12 @@ void MainWindow::openSession(qint64 id)
             tr("Stop the run to open session %1 (or compare it with another)").arg(id), 8000);
         return;
     }
-    SessionStore *store = ctl_->store();
-    if (!store) return;
+    QString error;
+    SessionStore *store = ctl_->sessionStore(&error);
+    if (!store || !ctl_->fetchSessions({id}, &error)) {
+        statusBar()->showMessage(error, 10000);
+        return;
+    }
     if (!loadSessionCharts(*charts_, *store, id)) return; // a recorded session is seen whole
     shownSession_ = id;
     segments_->setSession(store->samples(id), store->changes(id));
@@ -553,6 +563,10 @@ void MainWindow::openSession(qint64 id)
 
 void MainWindow::chooseExport(qint64 id)
 {
+    if (QString error; !ctl_->fetchSessions({id}, &error)) {
+        statusBar()->showMessage(error, 10000);
+        return;
+    }
     QFileDialog dialog(
         this, tr("Export session %1").arg(id), QStringLiteral("session-%1.csv").arg(id),
         tr("CSV (*.csv);;JSON (*.json);;Charts as PNG (*.png);;Charts as SVG (*.svg)"));
@@ -566,7 +580,7 @@ void MainWindow::chooseExport(qint64 id)
     QString error;
     const QString suffix = QFileInfo(file).suffix().toLower();
     if (suffix == QLatin1String("png") || suffix == QLatin1String("svg")) {
-        SessionStore *store = ctl_->store(&error);
+        SessionStore *store = ctl_->sessionStore(&error);
         SessionInfo info;
         if (!store || !store->get(id, info)) return;
         QSettings settings;
@@ -589,8 +603,8 @@ void MainWindow::chooseExport(qint64 id)
 
 bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
 {
-    SessionStore *store = ctl_->store(error);
-    if (!store) return false;
+    SessionStore *store = ctl_->sessionStore(error);
+    if (!store || !ctl_->fetchSessions({id}, error)) return false;
     return exportSessionFile(*store, id, file, error);
 }
 
@@ -630,7 +644,7 @@ void MainWindow::updateStatus()
     else
         state = tr("%2 · stopped · profile %1").arg(ctl_->profileName(), ctl_->deviceName());
     stateLabel_->setText(state);
-    dbLabel_->setText(ctl_->remote() ? tr("sessions: on the engine")
+    dbLabel_->setText(ctl_->remote() ? tr("sessions: the engine's")
                                      : tr("database: %1").arg(ctl_->databasePath()));
     if (!running) dropsLabel_->clear();
 }

@@ -43,9 +43,12 @@ RemoteLink::Reply RemoteLink::replyOf(QNetworkReply *r)
 {
     Reply out;
     out.status = r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray data = r->readAll();
-    out.body = nlohmann::json::parse(data.toStdString(), nullptr, false);
-    if (out.body.is_discarded()) out.body = nullptr;
+    out.data = r->readAll();
+    out.contentType = r->header(QNetworkRequest::ContentTypeHeader).toByteArray();
+    if (out.contentType.startsWith("application/json")) {
+        out.body = nlohmann::json::parse(out.data.toStdString(), nullptr, false);
+        if (out.body.is_discarded()) out.body = nullptr;
+    }
     if (out.status == 401)
         out.error = tr("the engine refused the token (401)");
     else if (out.body.is_object() && out.body.contains("error") && out.body["error"].is_string())

@@ -28,7 +28,9 @@ class RemoteLink : public QObject {
     struct Reply {
         int status = 0;      // HTTP status; 0: no reply (the engine is not reached)
         nlohmann::json body; // the reply's JSON (null when it is not JSON)
-        QString error;       // what went wrong: the API's message, or the network's
+        QByteArray data;     // the reply as it came (an export)
+        QByteArray contentType;
+        QString error; // what went wrong: the API's message, or the network's
         bool ok() const { return status >= 200 && status < 300; }
     };
 

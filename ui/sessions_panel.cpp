@@ -13,6 +13,7 @@
 
 #include "ui/engine_controller.h"
 #include "ui/session_list_model.h"
+#include "ui/session_mirror.h"
 
 namespace ringlab::ui {
 
@@ -103,16 +104,32 @@ QList<qint64> SessionsPanel::selectedIds() const
 void SessionsPanel::updateButtons()
 {
     const int n = static_cast<int>(selectedIds().size());
+    // An engine's sessions are changed where they are kept, not through its API.
+    const bool here = !ctl_->remote();
     open_->setEnabled(n == 1);
-    rename_->setEnabled(n == 1);
+    rename_->setEnabled(here && n == 1);
     export_->setEnabled(n == 1);
-    delete_->setEnabled(n >= 1);
+    delete_->setEnabled(here && n >= 1);
     compare_->setEnabled(n == 2);
+    const QString onEngine =
+        tr("The engine's sessions are changed on its host (ringlab-engine sessions delete)");
+    rename_->setToolTip(here ? QString() : onEngine);
+    delete_->setToolTip(here ? QString() : onEngine);
 }
 
 void SessionsPanel::reload()
 {
     QString error;
+    if (ctl_->remote()) {
+        // The engine's sessions: listed from it, copied here when opened.
+        std::vector<SessionInfo> sessions;
+        SessionMirror *mirror = ctl_->mirror(&error);
+        if (!mirror || !mirror->list(sessions, &error)) emit message(error, 10000);
+        model_->setSessions(std::move(sessions));
+        view_->resizeColumnsToContents();
+        updateButtons();
+        return;
+    }
     SessionStore *store = ctl_->store(&error);
     if (!store) {
         emit message(error, 10000);
@@ -130,6 +147,7 @@ void SessionsPanel::reload()
 
 void SessionsPanel::renameSelected(const QString &name)
 {
+    if (ctl_->remote()) return;
     SessionStore *store = ctl_->store();
     const auto ids = selectedIds();
     if (!store || ids.isEmpty() || name.trimmed().isEmpty()) return;
@@ -143,6 +161,7 @@ void SessionsPanel::renameSelected(const QString &name)
 
 void SessionsPanel::deleteSelected()
 {
+    if (ctl_->remote()) return;
     SessionStore *store = ctl_->store();
     if (!store) return;
     for (qint64 id : selectedIds()) {

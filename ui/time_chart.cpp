@@ -411,10 +411,17 @@ void TimeChart::setYRange(double ymin, double ymax)
     }
     if (log_) {
         auto *y = static_cast<QLogValueAxis *>(y_);
-        double lo = std::pow(10, std::floor(std::log10(ymin)));
-        double hi = std::pow(10, std::ceil(std::log10(ymax * 1.01)));
-        if (hi <= lo) hi = lo * 10;
-        y->setRange(lo, hi);
+        int lo = static_cast<int>(std::floor(std::log10(ymin)));
+        int hi = static_cast<int>(std::ceil(std::log10(ymax * 1.01)));
+        if (hi <= lo) hi = lo + 1;
+        // A label a decade while they fit the height; beyond, every second or third decade
+        // (base 100, 1000): otherwise Qt elides the crowded labels to "...".
+        const int every = std::max(1, (hi - lo + ticks - 1) / ticks);
+        lo = static_cast<int>(std::floor(static_cast<double>(lo) / every)) * every;
+        hi = static_cast<int>(std::ceil(static_cast<double>(hi) / every)) * every;
+        y->setBase(std::pow(10, every));
+        y->setMinorTickCount(every == 1 ? -1 : 0); // linear minor ticks mean nothing across decades
+        y->setRange(std::pow(10, lo), std::pow(10, hi));
         return;
     }
     auto *y = lin;

@@ -579,17 +579,15 @@ ApiReply RunApi::session(std::int64_t id)
 ApiReply RunApi::exportSession(std::int64_t id, const ApiRequest &r)
 {
     const std::string format = queryValue(r, "format", "csv");
-    if (format != "csv" && format != "json")
-        return ApiReply::error(400, "format \"" + format + "\": use csv or json");
+    const ExportFormat *f = findExportFormat(format);
+    if (!f) return ApiReply::error(400, "format \"" + format + "\": use " + exportFormatNames());
     auto store = reader();
     SessionInfo s;
     if (!store->get(id, s)) return ApiReply::error(404, "no session " + std::to_string(id));
     std::ostringstream out;
-    if (format == "json")
-        exportJson(*store, id, out);
-    else
-        exportCsv(*store, id, out);
-    return {200, {}, out.str(), format == "json" ? "application/json" : "text/csv"};
+    if (auto st = writeExport(*store, id, format, out); !st.ok())
+        return ApiReply::error(400, st.error);
+    return {200, {}, out.str(), std::string(f->contentType)};
 }
 
 ApiReply RunApi::compare(const ApiRequest &r)

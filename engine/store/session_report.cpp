@@ -222,4 +222,37 @@ void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
     out << j.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
 }
 
+const ExportFormat *findExportFormat(std::string_view name)
+{
+    for (const auto &f : kExportFormats)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+std::string exportFormatNames()
+{
+    std::string out;
+    for (std::size_t i = 0; i < kExportFormats.size(); ++i)
+        out += std::string(i == 0                           ? ""
+                           : i + 1 == kExportFormats.size() ? " or "
+                                                            : ", ") +
+               std::string(kExportFormats[i].name);
+    return out;
+}
+
+Status writeExport(SessionStore &store, std::int64_t session, std::string_view format,
+                   std::ostream &out)
+{
+    if (format == "csv")
+        exportCsv(store, session, out);
+    else if (format == "json")
+        exportJson(store, session, out);
+    else if (format == "sqlite")
+        out << store.exportSession(session);
+    else
+        return Status::failure("export format \"" + std::string(format) + "\": use " +
+                               exportFormatNames());
+    return Status::success();
+}
+
 } // namespace ringlab

@@ -3,11 +3,14 @@
 // summaries, and its export as CSV (one row per sample) or JSON (everything).
 #pragma once
 
+#include <array>
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/metrics/statistics.h"
 #include "engine/store/session_store.h"
 
@@ -54,5 +57,22 @@ std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &t
 
 void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out);
 void exportJson(SessionStore &store, std::int64_t session, std::ostream &out);
+
+// The forms a session is exported in, for `sessions export`, the API and the desktop.
+struct ExportFormat {
+    std::string_view name, contentType, help;
+};
+inline constexpr std::array<ExportFormat, 3> kExportFormats{{
+    {"csv", "text/csv", "one row per sample"},
+    {"json", "application/json", "everything, as JSON"},
+    {"sqlite", "application/vnd.sqlite3",
+     "a session database holding this session, for `sessions import` elsewhere"},
+}};
+const ExportFormat *findExportFormat(std::string_view name);
+// "csv, json or sqlite"
+std::string exportFormatNames();
+// Writes the session in the format (one of kExportFormats).
+[[nodiscard]] Status writeExport(SessionStore &store, std::int64_t session, std::string_view format,
+                                 std::ostream &out);
 
 } // namespace ringlab

@@ -471,6 +471,16 @@ void SessionStore::fill(Stmt &q, SessionInfo &s)
 
 SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
 {
+    return importChecked(other, false);
+}
+
+SessionStore::ImportResult SessionStore::importKeepingIds(const fs::path &other)
+{
+    return importChecked(other, true);
+}
+
+SessionStore::ImportResult SessionStore::importChecked(const fs::path &other, bool keepIds)
+{
     std::error_code ec;
     if (!fs::is_regular_file(other, ec))
         throw DbError("database " + other.string() + ": no such file");
@@ -486,10 +496,39 @@ SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
                           std::to_string(otherVersion) + ")");
         checkImportable(probe, otherVersion);
     }
+    return copyFrom(other, otherVersion, 0, keepIds);
+}
+
+std::string SessionStore::exportSession(std::int64_t session)
+{
+    SessionInfo info;
+    if (!get(session, info))
+        throw DbError("database " + file().string() + ": no session " + std::to_string(session));
+    // A database of its own, in memory, holding this one session; its bytes are the export.
+    SessionStore one(":memory:");
+    one.copyFrom(file(), kSchemaVersion, session, true);
+    return one.db_.serialize();
+}
+
+SessionStore::ImportResult SessionStore::copyFrom(const fs::path &other, int otherVersion,
+                                                  std::int64_t only, bool keepIds)
+{
     ImportResult result;
     auto attach = db_.prepare("ATTACH DATABASE ?1 AS other");
     attach.bind(1, other.string()).run();
     try {
+        if (keepIds) {
+            // An id taken here by another session (the other database was replaced): that
+            // copy is stale, the other database is the truth.
+            std::vector<std::int64_t> stale;
+            auto q = db_.prepare("SELECT m.id FROM main.sessions m JOIN other.sessions o ON "
+                                 "o.id = m.id AND o.uuid <> m.uuid WHERE ?1 = 0 OR o.id = ?1");
+            q.bind(1, only);
+            while (q.step())
+                stale.push_back(q.i64(0));
+            for (auto id : stale)
+                deleteSession(id);
+        }
         Transaction tx(db_);
         db_.exec("INSERT OR IGNORE INTO metrics (name, unit, thread) SELECT name, unit, thread "
                  "FROM other.metrics");
@@ -497,23 +536,29 @@ SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
         std::vector<std::int64_t> ids;
         {
             auto q = db_.prepare("SELECT id FROM other.sessions WHERE uuid NOT IN (SELECT uuid "
-                                 "FROM main.sessions) ORDER BY id");
+                                 "FROM main.sessions) AND (?1 = 0 OR id = ?1) ORDER BY id");
+            q.bind(1, only);
             while (q.step())
                 ids.push_back(q.i64(0));
-            auto n = db_.prepare("SELECT COUNT(*) FROM other.sessions");
+            auto n = db_.prepare("SELECT COUNT(*) FROM other.sessions WHERE ?1 = 0 OR id = ?1");
+            n.bind(1, only);
             n.step();
             result.skipped = static_cast<int>(n.i64(0)) - static_cast<int>(ids.size());
         }
-        auto ins = db_.prepare("INSERT INTO main.sessions (uuid, name, created_at, ended_at, "
-                               "status, device, profile, host_name, host_cpu, "
-                               "host_cores, host_kernel, engine_version, git_revision, interval_s, "
-                               "notes, pid, run_group, repeat_index) "
-                               "SELECT uuid, name, created_at, ended_at, CASE status WHEN "
-                               "'running' THEN 'interrupted' ELSE status END, "
-                               "device, profile, host_name, host_cpu, host_cores, host_kernel, "
-                               "engine_version, git_revision, interval_s, "
-                               "notes, 0, " +
-                               group + " FROM other.sessions WHERE id = ?1");
+        auto ins =
+            db_.prepare(std::string("INSERT INTO main.sessions (") + (keepIds ? "id, " : "") +
+                        "uuid, name, created_at, ended_at, "
+                        "status, device, profile, host_name, host_cpu, "
+                        "host_cores, host_kernel, engine_version, git_revision, interval_s, "
+                        "notes, pid, run_group, repeat_index) "
+                        "SELECT " +
+                        (keepIds ? "id, " : "") +
+                        "uuid, name, created_at, ended_at, CASE status WHEN "
+                        "'running' THEN 'interrupted' ELSE status END, "
+                        "device, profile, host_name, host_cpu, host_cores, host_kernel, "
+                        "engine_version, git_revision, interval_s, "
+                        "notes, 0, " +
+                        group + " FROM other.sessions WHERE id = ?1");
         for (auto old : ids) {
             ins.bind(1, old).run();
             ins.reset();

@@ -93,6 +93,14 @@ class SessionStore {
     // Merges every session of another database under new ids, keeping its host
     // information. Throws DbError naming the other file when it cannot be read.
     ImportResult importFrom(const std::filesystem::path &other);
+    // The same, keeping each session's id: for a copy of one other database only (the
+    // desktop's copy of an engine's sessions). A session here with that id and another uuid
+    // is replaced.
+    ImportResult importKeepingIds(const std::filesystem::path &other);
+    // One session as a database of its own (the bytes of an SQLite file), for another host to
+    // import: what `sessions export --format sqlite` and the API's export give. A running
+    // session comes out as it is so far, marked interrupted, as importFrom marks it.
+    std::string exportSession(std::int64_t session);
 
     std::vector<SessionInfo> list();
     bool get(std::int64_t session, SessionInfo &out);
@@ -105,6 +113,9 @@ class SessionStore {
 
   private:
     void migrate();
+    ImportResult importChecked(const std::filesystem::path &other, bool keepIds);
+    ImportResult copyFrom(const std::filesystem::path &other, int otherVersion, std::int64_t only,
+                          bool keepIds);
     void appendInTransaction(std::int64_t session,
                              const std::vector<std::shared_ptr<const Sample>> &samples,
                              const std::vector<Event> &events);

@@ -71,6 +71,16 @@ Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
     }
 }
 
+std::string Db::serialize()
+{
+    sqlite3_int64 size = 0;
+    unsigned char *bytes = sqlite3_serialize(db_, "main", &size, 0);
+    if (!bytes) fail("serialize", SQLITE_NOMEM);
+    std::string out(reinterpret_cast<const char *>(bytes), static_cast<std::size_t>(size));
+    sqlite3_free(bytes);
+    return out;
+}
+
 bool Db::readable()
 {
     sqlite3_stmt *q = nullptr;

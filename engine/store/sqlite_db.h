@@ -37,6 +37,8 @@ class Db {
     int changes() const { return sqlite3_changes(db_); }
     const std::filesystem::path &file() const { return file_; }
     sqlite3 *handle() { return db_; }
+    // The main database as the bytes of a database file (sqlite3_serialize).
+    std::string serialize();
     // "database /x/sessions.db: <what>: <sqlite message>"
     [[noreturn]] void fail(const std::string &what, int rc) const;
 

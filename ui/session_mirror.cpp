@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/session_mirror.h"
+
+#include <QDir>
+#include <QStandardPaths>
+#include <QTemporaryFile>
+
+#include "ui/json_fields.h"
+#include "ui/remote_link.h"
+
+namespace ringlab::ui {
+
+using json_fields::number;
+using json_fields::real;
+using json_fields::text;
+
+namespace {
+SessionInfo sessionOf(const nlohmann::json &j)
+{
+    SessionInfo s;
+    s.id = number(j, "id");
+    s.uuid = text(j, "uuid");
+    s.name = text(j, "name");
+    s.status = text(j, "status");
+    s.createdAt = text(j, "created_at");
+    s.endedAt = text(j, "ended_at");
+    s.device = text(j, "device");
+    s.profile = text(j, "profile");
+    s.host.hostname = text(j, "host");
+    s.engineVersion = text(j, "engine_version");
+    s.intervalS = real(j, "interval_s");
+    s.runGroup = text(j, "run_group");
+    s.repeatIndex = static_cast<int>(number(j, "repeat_index"));
+    s.durationS = real(j, "duration_s");
+    s.sampleCount = number(j, "samples");
+    s.meanRxPps = real(j, "mean_rx_pps");
+    return s;
+}
+} // namespace
+
+QString SessionMirror::databaseFor(const QUrl &engine)
+{
+    QString name = engine.host() + QLatin1Char('_') + QString::number(engine.port());
+    for (QChar &c : name)
+        if (!c.isLetterOrNumber() && c != QLatin1Char('.') && c != QLatin1Char('-')) c = '_';
+    return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
+           QStringLiteral("/ringlab/engines/") + name + QStringLiteral(".db");
+}
+
+bool SessionMirror::list(std::vector<SessionInfo> &out, QString *error)
+{
+    const auto r = link_.call("GET", QStringLiteral("/v1/sessions"));
+    if (!r.ok() || !r.body.is_array()) {
+        if (error)
+            *error = tr("sessions on the engine: %1")
+                         .arg(r.ok() ? tr("the reply is not a list") : r.error);
+        return false;
+    }
+    out.clear();
+    known_.clear();
+    for (const auto &j : r.body) {
+        SessionInfo s = sessionOf(j);
+        if (s.id <= 0 || s.uuid.empty()) continue; // not a session this desktop can copy
+        known_[s.id] = s;
+        out.push_back(std::move(s));
+    }
+    return true;
+}
+
+bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
+{
+    for (qint64 id : ids) {
+        auto it = known_.find(id);
+        if (it == known_.end()) {
+            std::vector<SessionInfo> fresh;
+            if (!list(fresh, error)) return false;
+            it = known_.find(id);
+        }
+        if (it == known_.end()) {
+            if (error) *error = tr("the engine has no session %1").arg(id);
+            return false;
+        }
+        if (!fetchOne(it->second, error)) return false;
+    }
+    return true;
+}
+
+bool SessionMirror::fetchOne(const SessionInfo &remote, QString *error)
+{
+    SessionInfo here;
+    if (copies_.get(remote.id, here) && here.uuid == remote.uuid) return true; // fetched before
+    if (remote.status == "running") {
+        if (error)
+            *error = tr("session %1 is still being recorded on the engine; it opens here when "
+                        "its run ends")
+                         .arg(remote.id);
+        return false;
+    }
+    const auto r =
+        link_.call("GET", QStringLiteral("/v1/sessions/%1/export?format=sqlite").arg(remote.id));
+    if (!r.ok() || r.data.isEmpty()) {
+        if (error)
+            *error = tr("session %1 from the engine: %2")
+                         .arg(remote.id)
+                         .arg(r.ok() ? tr("the export is empty") : r.error);
+        return false;
+    }
+    // The copy goes through the same checks as any imported database: it came over a network.
+    QTemporaryFile file(QDir::tempPath() + QStringLiteral("/ringlab-session-XXXXXX.db"));
+    if (!file.open() || file.write(r.data) != r.data.size() || !file.flush()) {
+        if (error) *error = tr("session %1: cannot write %2").arg(remote.id).arg(file.fileName());
+        return false;
+    }
+    file.close();
+    try {
+        copies_.importKeepingIds(file.fileName().toStdString());
+    } catch (const DbError &e) {
+        if (error)
+            *error = tr("session %1 from the engine: %2")
+                         .arg(remote.id)
+                         .arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+    if (!copies_.get(remote.id, here) || here.uuid != remote.uuid) {
+        if (error)
+            *error =
+                tr("session %1 from the engine: the export held another session").arg(remote.id);
+        return false;
+    }
+    return true;
+}
+
+} // namespace ringlab::ui
