@@ -24,6 +24,7 @@
 #include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
+#include "ui/remote_link.h"
 
 using namespace ringlab;
 
@@ -138,8 +139,9 @@ void describe(QCommandLineParser &p)
                  QStringLiteral("with --device lab: \"ping -i 0.01\" or \"iperf3 -u -b 0 ...\""),
                  QStringLiteral("CLIENT")});
     p.addOption({QStringLiteral("connect"),
-                 QStringLiteral("drive the engine `ringlab-engine serve` offers at HOST:PORT or "
-                                "http(s)://HOST:PORT (with --token-file)"),
+                 QStringLiteral("drive the engine `ringlab-engine serve` offers: unix:PATH on "
+                                "this machine, or HOST:PORT or http(s)://HOST:PORT (with "
+                                "--token-file)"),
                  QStringLiteral("ADDRESS")});
     p.addOption({QStringLiteral("token-file"), QStringLiteral("the engine's token, for --connect"),
                  QStringLiteral("FILE")});
@@ -243,8 +245,10 @@ int main(int argc, char **argv)
         QByteArray token;
         if (!url.isValid())
             error = QStringLiteral("--connect \"%1\" is not an engine's address (allowed: "
-                                   "HOST:PORT or http(s)://HOST:PORT)")
+                                   "unix:PATH, HOST:PORT or http(s)://HOST:PORT)")
                         .arg(p.value("connect"));
+        else if (ui::RemoteLink::isLocalSocket(url))
+            ; // a socket needs no token: its group decides
         else if (p.isSet("token-file"))
             token = ui::ConnectDialog::readToken(p.value("token-file"), &error);
         else if (p.isSet("screenshot"))
@@ -253,7 +257,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
             return 2;
         }
-        if (token.isEmpty())
+        if (token.isEmpty() && !ui::RemoteLink::isLocalSocket(url))
             askConnect = url;
         else if (!w.connectToEngine(url, token, &error)) {
             std::fprintf(stderr, "ringlab: cannot connect: %s\n", qPrintable(error));

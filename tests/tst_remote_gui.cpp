@@ -18,6 +18,7 @@
 
 #include "engine/store/session_store.h"
 #include "serve_process.h"
+#include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
 #include "ui/session_list_model.h"
@@ -86,6 +87,7 @@ class TstRemoteGui : public QObject {
     void startSetMarkStopOnTheEngine();
     void watchesARunItDidNotStartUntilItTakesControl();
     void engineSessionsAreListedOpenedComparedAndExported();
+    void attachesToAnEngineOnThisMachineThroughItsSocket();
     void killedEngineIsShownAndFoundAgain();
     void wrongTokenOrAddressIsRefused();
 
@@ -287,6 +289,58 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     // Back to this process: its own (empty) database again.
     action(w, QStringLiteral("Use the engine in this &process"))->trigger();
     QCOMPARE(model->rowCount(), 0);
+}
+
+void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()
+{
+    // `ringlab-engine serve` with its default kind of address: a Unix socket, no token.
+    QTemporaryDir dir;
+    const QString socket = dir.filePath("engine.sock");
+    Serve serve;
+    QString error;
+    QVERIFY2(serve.start({"--listen", "unix:" + socket, "--db", dir.filePath("s.db")}, &error),
+             qPrintable(error));
+    const QUrl url = ConnectDialog::parseAddress("unix:" + socket);
+    QVERIFY(url.isValid());
+    QCOMPARE(ConnectDialog::parseAddress(socket), url); // a bare path is a socket too
+
+    MainWindow w(home_.filePath("local5.db"));
+    w.setHeadless(true);
+    w.show();
+    QVERIFY2(w.connectToEngine(url, {}, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QVERIFY2(w.engineLabel()->text().contains("unix:" + socket),
+             qPrintable(w.engineLabel()->text()));
+    w.startRun();
+    QVERIFY(ctl->isRunning());
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 4, 20'000);
+    const Status applied = ctl->apply({{"poll.budget", "32"}}, "user");
+    QVERIFY2(applied.ok(), applied.error.c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(ctl->events().begin(), ctl->events().end(),
+                                         [](const Event &ev) {
+                                             return ev.kind == "param" &&
+                                                    ev.tunable == "poll.budget";
+                                         }),
+                             20'000);
+    const qint64 session = ctl->sessionId();
+    w.stopRun();
+    QVERIFY(!ctl->isRunning());
+    // The engine's session, listed and opened through the socket.
+    QTRY_COMPARE_WITH_TIMEOUT(w.sessions()->model()->rowCount(), 1, 10'000);
+    w.openSession(session);
+    QCOMPARE(w.shownSession(), session);
+
+    // The engine goes away: said at once, Stop and Start wait for it.
+    QSignalSpy changed(ctl, &EngineController::connectionChanged);
+    serve.p.kill();
+    serve.p.waitForFinished(10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(!changed.isEmpty(), 10'000);
+    QCOMPARE(changed.first().at(0).toBool(), false);
+
+    // No engine at a socket: refused with the path and a hint.
+    QVERIFY(!w.connectToEngine(ConnectDialog::parseAddress(dir.filePath("none.sock")), {}, &error));
+    QVERIFY2(error.contains("none.sock") && error.contains("is ringlab-engine serve running?"),
+             qPrintable(error));
 }
 
 void TstRemoteGui::killedEngineIsShownAndFoundAgain()

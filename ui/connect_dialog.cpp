@@ -12,6 +12,9 @@
 #include <QPushButton>
 #include <QSettings>
 
+#include "app/api_server.h"
+#include "ui/remote_link.h"
+
 namespace ringlab::ui {
 
 namespace {
@@ -23,14 +26,19 @@ ConnectDialog::ConnectDialog(QWidget *parent) : QDialog(parent)
 {
     setWindowTitle(tr("Connect to engine"));
     auto *form = new QFormLayout(this);
-    auto *intro = new QLabel(tr("An engine started with <tt>ringlab-engine serve --listen "
-                                "tcp:HOST:PORT --token-file FILE</tt> (docs/api.md)."));
+    auto *intro = new QLabel(
+        tr("An engine started with <tt>ringlab-engine serve</tt> (docs/api.md): on this "
+           "machine, its socket <tt>unix:PATH</tt> (the group <tt>ringlab</tt> may use it, no "
+           "token); on another, <tt>HOST:PORT</tt> and its token."));
     intro->setWordWrap(true);
     form->addRow(intro);
     address_ = new QComboBox;
     address_->setEditable(true);
     address_->addItems(recent());
-    address_->setCurrentText(recent().value(0, QStringLiteral("http://127.0.0.1:7787")));
+    const std::string local = localEngineSocket();
+    address_->setCurrentText(
+        recent().value(0, local.empty() ? QStringLiteral("http://127.0.0.1:7787")
+                                        : QStringLiteral("unix:") + QString::fromStdString(local)));
     address_->setMinimumContentsLength(28);
     form->addRow(tr("&Address:"), address_);
     token_ = new QLineEdit;
@@ -75,11 +83,14 @@ ConnectDialog::ConnectDialog(QWidget *parent) : QDialog(parent)
 
 void ConnectDialog::check()
 {
-    if (!parseAddress(address_->currentText()).isValid())
-        problem_->setText(tr("\"%1\" is not an engine's address: HOST:PORT or "
+    const QUrl url = parseAddress(address_->currentText());
+    const bool local = url.isValid() && RemoteLink::isLocalSocket(url);
+    token_->setEnabled(!local); // a socket's access is its group
+    if (!url.isValid())
+        problem_->setText(tr("\"%1\" is not an engine's address: unix:PATH, HOST:PORT or "
                              "http(s)://HOST:PORT")
                               .arg(address_->currentText()));
-    else if (token_->text().trimmed().size() < 16)
+    else if (!local && token_->text().trimmed().size() < 16)
         problem_->setText(tr("The token has at least 16 characters"));
     else
         problem_->clear();
@@ -108,9 +119,11 @@ QStringList ConnectDialog::recent()
 
 void ConnectDialog::remember(const QUrl &url)
 {
+    QUrl clean = url;
+    clean.setUserInfo({}); // never a password in the settings
     QStringList list = recent();
-    list.removeAll(url.toString());
-    list.prepend(url.toString());
+    list.removeAll(clean.toString());
+    list.prepend(clean.toString());
     while (list.size() > kRecentCount)
         list.removeLast();
     QSettings().setValue(kRecentKey, list);
@@ -119,6 +132,14 @@ void ConnectDialog::remember(const QUrl &url)
 QUrl ConnectDialog::parseAddress(const QString &text)
 {
     const QString t = text.trimmed();
+    if (t.startsWith(QLatin1String("unix:")) || t.startsWith(QLatin1Char('/'))) {
+        const QString path = t.startsWith(QLatin1Char('/')) ? t : t.mid(5);
+        if (!path.startsWith(QLatin1Char('/')) || path.size() < 2) return {};
+        QUrl u;
+        u.setScheme(QStringLiteral("unix"));
+        u.setPath(path);
+        return u;
+    }
     QUrl u(t.contains(QLatin1String("://")) ? t : QStringLiteral("http://") + t);
     if (!u.isValid() ||
         (u.scheme() != QLatin1String("http") && u.scheme() != QLatin1String("https")) ||

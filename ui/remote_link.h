@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The desktop's connection to an engine served by `ringlab-engine serve` over TCP (HTTP or
-// HTTPS with a bearer token; docs/api.md): requests, and the live stream as JSON lines. A
-// stream that breaks is reported at once and reopened every kRetryMs until the engine
-// answers again. Qt 6.4's network module has no Unix-socket transport, so the desktop
-// reaches a local engine through tcp:127.0.0.1.
+// The desktop's connection to an engine served by `ringlab-engine serve` (docs/api.md):
+// requests, and the live stream as JSON lines. Over TCP (HTTP or HTTPS with a bearer
+// token) Qt's network module carries them; to an engine on this machine through its Unix
+// socket (unix:PATH; access is the socket's group, no token), UnixHttp does, on worker
+// threads. A stream that breaks is reported at once and reopened every kRetryMs until the
+// engine answers again.
 #pragma once
 
 #include <QByteArray>
@@ -14,9 +15,12 @@
 #include <QTimer>
 #include <QUrl>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 namespace ringlab::ui {
+
+class UnixHttp;
 
 class RemoteLink : public QObject {
     Q_OBJECT
@@ -34,7 +38,7 @@ class RemoteLink : public QObject {
         bool ok() const { return status >= 200 && status < 300; }
     };
 
-    // `url`: http(s)://HOST:PORT. The token is sent with every request.
+    // `url`: http(s)://HOST:PORT, or unix:PATH. The token is sent with every request.
     RemoteLink(const QUrl &url, const QByteArray &token, QObject *parent = nullptr);
     ~RemoteLink() override;
 
@@ -51,7 +55,10 @@ class RemoteLink : public QObject {
 
     // Opens the stream (again); lines arrive as lineReceived.
     void openStream();
-    bool streaming() const { return stream_ != nullptr; }
+    bool streaming() const { return stream_ != nullptr || unixStream_ != nullptr; }
+
+    // unix:PATH: an engine on this machine, through its socket.
+    static bool isLocalSocket(const QUrl &url) { return url.scheme() == QLatin1String("unix"); }
 
   signals:
     void lineReceived(const nlohmann::json &line);
@@ -59,16 +66,23 @@ class RemoteLink : public QObject {
     void connectionChanged(bool up, const QString &why);
 
   private:
+    // The Unix-socket transport: a request on a worker thread, `done` back on this thread.
+    void unixCall(const QByteArray &method, const QString &path, const nlohmann::json &body,
+                  std::function<void(const Reply &)> done);
+    void openUnixStream();
+    static Reply replyOf(int status, QByteArray data, QByteArray contentType,
+                         const QString &transportError);
+    void takeStreamBytes(const QByteArray &bytes);
+    void streamEnded(const Reply &reply, bool lost, const QString &lostWhy);
     QNetworkReply *send(const QByteArray &method, const QString &path, const nlohmann::json &body);
     static Reply replyOf(QNetworkReply *r);
-    void onStreamData();
-    void onStreamEnded();
     void retry();
 
     QUrl url_;
     QByteArray token_, control_;
     QNetworkAccessManager nam_;
     QPointer<QNetworkReply> stream_;
+    std::shared_ptr<UnixHttp> unixStream_; // the stream over the Unix socket, while open
     QByteArray buffer_;
     QTimer retry_;
     bool up_ = true;

@@ -40,7 +40,9 @@ SessionInfo sessionOf(const nlohmann::json &j)
 
 QString SessionMirror::databaseFor(const QUrl &engine)
 {
-    QString name = engine.host() + QLatin1Char('_') + QString::number(engine.port());
+    QString name = RemoteLink::isLocalSocket(engine)
+                       ? QStringLiteral("unix") + engine.path()
+                       : engine.host() + QLatin1Char('_') + QString::number(engine.port());
     for (QChar &c : name)
         if (!c.isLetterOrNumber() && c != QLatin1Char('.') && c != QLatin1Char('-')) c = '_';
     return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +

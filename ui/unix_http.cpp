@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/unix_http.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ringlab::ui {
+
+namespace {
+// cpp-httplib's client with an AF_UNIX socket connected to the engine's socket file.
+class UnixClient : public httplib::ClientImpl {
+  public:
+    explicit UnixClient(std::string path) : httplib::ClientImpl("localhost"), path_(std::move(path))
+    {
+    }
+    int lastErrno() const { return errno_; }
+
+  protected:
+    bool create_and_connect_socket(Socket &socket, httplib::Error &error) override
+    {
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        if (path_.size() >= sizeof a.sun_path) {
+            errno_ = ENAMETOOLONG;
+            error = httplib::Error::Connection;
+            return false;
+        }
+        std::memcpy(a.sun_path, path_.c_str(), path_.size() + 1);
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a) != 0) {
+            errno_ = errno;
+            if (fd >= 0) ::close(fd);
+            error = httplib::Error::Connection;
+            return false;
+        }
+        socket.sock = fd;
+        return true;
+    }
+
+  private:
+    std::string path_;
+    int errno_ = 0;
+};
+
+httplib::Headers headersOf(const UnixHttp::Headers &h)
+{
+    httplib::Headers out;
+    for (const auto &[k, v] : h)
+        out.emplace(k, v);
+    return out;
+}
+
+std::string why(const std::string &socket, const UnixClient &c, httplib::Error e)
+{
+    if (e != httplib::Error::Connection || c.lastErrno() == 0)
+        return socket + ": " + httplib::to_string(e);
+    std::string text = socket + ": " + std::strerror(c.lastErrno());
+    if (c.lastErrno() == EACCES)
+        text += " (the socket is for the group ringlab: sudo adduser $USER ringlab, then log in "
+                "again)";
+    else if (c.lastErrno() == ENOENT || c.lastErrno() == ECONNREFUSED)
+        text += " (is ringlab-engine serve running?)";
+    return text;
+}
+} // namespace
+
+UnixHttp::~UnixHttp()
+{
+    stop();
+}
+
+UnixHttp::Result UnixHttp::request(const std::string &method, const std::string &path,
+                                   const Headers &headers, const std::string &body,
+                                   int timeoutMs) const
+{
+    UnixClient c(path_);
+    c.set_connection_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
+    c.set_read_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
+    c.set_write_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
+    httplib::Request req;
+    req.method = method;
+    req.path = path;
+    req.headers = headersOf(headers);
+    if (method != "GET") {
+        req.body = body;
+        req.set_header("Content-Type", "application/json");
+    }
+    Result out;
+    httplib::Response res;
+    httplib::Error error = httplib::Error::Success;
+    if (!c.send(req, res, error)) {
+        out.error = why(path_, c, error);
+        return out;
+    }
+    out.status = res.status;
+    out.body = std::move(res.body);
+    out.contentType = res.get_header_value("Content-Type");
+    return out;
+}
+
+UnixHttp::Result UnixHttp::stream(const std::string &path, const Headers &headers,
+                                  const std::function<void(const char *, std::size_t)> &data)
+{
+    auto c = std::make_shared<UnixClient>(path_);
+    c->set_connection_timeout(5, 0);
+    c->set_read_timeout(24 * 3600, 0); // a run may be idle for long: stop() ends it
+    {
+        std::lock_guard lock(mutex_);
+        if (stopped_) return {0, {}, {}, "stopped"};
+        streaming_ = c;
+    }
+    Result out;
+    const auto res = c->Get(
+        path.c_str(), headersOf(headers),
+        [&](const httplib::Response &r) {
+            out.status = r.status;
+            out.contentType = r.get_header_value("Content-Type");
+            return true;
+        },
+        [&](const char *bytes, std::size_t n) {
+            if (out.status == 200)
+                data(bytes, n);
+            else if (out.body.size() < 65536)
+                out.body.append(bytes, n);
+            return true;
+        });
+    {
+        std::lock_guard lock(mutex_);
+        streaming_.reset();
+    }
+    if (!res) out.error = why(path_, *c, res.error());
+    return out;
+}
+
+void UnixHttp::stop()
+{
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    if (streaming_) streaming_->stop();
+}
+
+} // namespace ringlab::ui
