@@ -21,6 +21,7 @@
 #include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
+#include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/session_mirror.h"
 #include "ui/sessions_panel.h"
@@ -279,12 +280,20 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     emit w.sessions()->compareRequested(ids[0], ids[1]);
     QTRY_VERIFY_WITH_TIMEOUT(!w.findChildren<QDialog *>().isEmpty(), 5'000);
 
+    // A script starts a run: the window leaves the recorded session for it, charts it from
+    // its start and follows its segments, as for a run of its own.
+    w.openSession(ids[0]);
+    QCOMPARE(w.shownSession(), ids[0]);
+    const json started = e.post("/v1/run/start", {{"client", "script on lab1"}});
+    QVERIFY2(started.contains("control"), started.dump().c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->isRunning(), 20'000);
+    QCOMPARE(w.shownSession(), qint64(0));
+    QTRY_VERIFY_WITH_TIMEOUT(w.segments()->rowCount() >= 1, 20'000);
     // A session still being recorded is not copied: it opens when its run ends.
-    w.startRun();
-    QVERIFY(ctl->isRunning());
     QVERIFY(!ctl->fetchSessions({ctl->sessionId()}, &error));
     QVERIFY2(error.contains("still being recorded"), qPrintable(error));
-    w.stopRun();
+    e.post("/v1/run/stop", json::object(), started["control"].get<std::string>());
+    QTRY_VERIFY_WITH_TIMEOUT(!ctl->isRunning(), 20'000);
 
     // Back to this process: its own (empty) database again.
     action(w, QStringLiteral("Use the engine in this &process"))->trigger();

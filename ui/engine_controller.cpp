@@ -467,6 +467,7 @@ void EngineController::handleRemoteLine(const nlohmann::json &line)
             profile_ = QString::fromStdString(text(line, "profile"));
             if (line.contains("params")) adoptValues(line.at("params"));
             remoteRunning_ = true;
+            emit watchStarted();
             emit runStarted();
         }
     } else if (type == "control" && !busy_ && text(line, "control_id") != controlId_) {

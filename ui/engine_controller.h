@@ -83,6 +83,8 @@ class EngineController : public QObject {
 
   signals:
     void runStarted();
+    // An engine's run that another client started, now watched here (runStarted follows).
+    void watchStarted();
     void runStopped(qint64 sessionId);
     void samplesArrived(const std::vector<ringlab::ui::SamplePtr> &batch);
     void eventArrived(const ringlab::Event &e);

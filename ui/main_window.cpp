@@ -114,7 +114,13 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
         connectionProblem_ = up ? QString() : why;
         updateStatus();
     });
+    connect(ctl_, &EngineController::watchStarted, this, [this] {
+        // A run another client started on the engine: charted from its start, like ours.
+        clearForNewRun();
+        segmentTimer_->start();
+    });
     connect(ctl_, &EngineController::runStopped, this, [this] {
+        segmentTimer_->stop(); // also when another client stopped it
         refreshSegments();
         updateStatus();
     });
@@ -437,13 +443,19 @@ bool MainWindow::selectDevice(const std::string &spec)
     return false;
 }
 
-bool MainWindow::startRun()
+void MainWindow::clearForNewRun()
 {
     shownSession_ = 0;
     charts_->clear();
     live_.clear();
     liveChanges_.clear();
     segments_->setSession({}, {});
+    guiCpuT_ = -1;
+}
+
+bool MainWindow::startRun()
+{
+    clearForNewRun();
     QString error;
     if (!ctl_->start(&error)) {
         if (headless_ || ctl_->device().spec == "sim") {

@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
     void buildDocks();
     void onSamples();
     void addGuiThreadCpu(double t);
+    void clearForNewRun(); // the charts, segments and live figures, for a run about to be shown
     void onEvent(const ringlab::Event &e);
     void refreshSegments();
     void updateStatus();
