@@ -67,32 +67,31 @@ double meanOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t f
 }
 
 // The samples in which the poll thread never left the RX ring for longer than gapUs, in this
-// sample or either neighbour: a stall that spans the sampler's read is counted on one side
-// and its backlog (or the harvest that finds the misses) on the other. A shared host can
-// stop any thread for tens of milliseconds, and a ring of N descriptors covers only N / rate
-// seconds: what a test says about misses caused by the datapath's design, it judges on
-// these samples. Judging on fewer than `atLeast` of them ends the test with a message.
+// sample or the one before (a stall's backlog may be counted just after the sampler read the
+// gap). A shared host can stop any thread for tens of milliseconds, and a ring of N
+// descriptors covers only N / rate seconds: what a test says about misses caused by the
+// datapath's design, it judges on these samples. Judging on fewer than `atLeast` of them
+// ends the test with a message.
 inline std::vector<std::size_t>
 unstalledSamples(const std::vector<std::shared_ptr<const Sample>> &s, double gapUs,
                  std::size_t atLeast)
 {
-    std::vector<double> gaps;
+    std::vector<std::size_t> clean;
+    double before = 0;
     QStringList stalls;
     for (std::size_t k = 0; k < s.size(); ++k) {
         // No poll thread (the last sample, taken after it ended): not judged.
         const ThreadStat *poll = s[k]->thread("poll");
-        gaps.push_back(poll && poll->pollGapMaxUs >= 0 ? poll->pollGapMaxUs : INFINITY);
-        if (gaps.back() > gapUs)
-            stalls << QString("sample %1: %2 ms").arg(k).arg(gaps.back() / 1e3, 0, 'f', 1);
-    }
-    std::vector<std::size_t> clean;
-    for (std::size_t k = 0; k < s.size(); ++k)
-        if (gaps[k] <= gapUs && (k == 0 || gaps[k - 1] <= gapUs) &&
-            (k + 1 == s.size() || gaps[k + 1] <= gapUs || std::isinf(gaps[k + 1])))
+        const double gap = poll && poll->pollGapMaxUs >= 0 ? poll->pollGapMaxUs : INFINITY;
+        if (gap > gapUs)
+            stalls << QString("sample %1: %2 ms").arg(k).arg(gap / 1e3, 0, 'f', 1);
+        else if (before <= gapUs)
             clean.push_back(k);
+        before = gap;
+    }
     if (clean.size() < atLeast)
-        qFatal("unstalledSamples: %zu of %zu samples without a poll gap over %.0f us near them, "
-               "%zu needed (the host stalled the poll thread: %s)",
+        qFatal("unstalledSamples: %zu of %zu samples without a poll gap over %.0f us, %zu needed "
+               "(the host stalled the poll thread: %s)",
                clean.size(), s.size(), gapUs, atLeast, qPrintable(stalls.join(", ")));
     if (!stalls.isEmpty()) qInfo("poll thread stalls excused: %s", qPrintable(stalls.join(", ")));
     return clean;
