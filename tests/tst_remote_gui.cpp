@@ -242,7 +242,15 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     }
     // The Sessions dock lists the engine's sessions, numbered as the engine numbers them.
     SessionListModel *model = w.sessions()->model();
-    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10'000);
+    const auto bothCompleted = [&] {
+        if (model->rowCount() != 2) return false;
+        for (qint64 id : ids) {
+            const SessionInfo *s = model->session(model->rowOf(id));
+            if (!s || s->status != "completed") return false;
+        }
+        return true;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(bothCompleted(), 10'000); // listed without waiting: it follows
     for (qint64 id : ids) {
         const SessionInfo *s = model->session(model->rowOf(id));
         QVERIFY(s);

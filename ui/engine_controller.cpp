@@ -143,18 +143,20 @@ SessionStore *EngineController::store(QString *error)
 SessionStore *EngineController::sessionStore(QString *error)
 {
     if (!link_) return store(error);
-    if (!copies_) {
-        const QString file = SessionMirror::databaseFor(link_->url());
+    const QString file = SessionMirror::databaseFor(link_->url());
+    auto &copies = copies_[file];
+    if (!copies) {
         QDir().mkpath(QFileInfo(file).absolutePath());
         try {
-            copies_ = std::make_unique<SessionStore>(file.toStdString());
+            copies = std::make_unique<SessionStore>(file.toStdString());
         } catch (const DbError &e) {
+            copies_.erase(file);
             if (error)
                 *error = tr("copies of the engine's sessions: %1").arg(QString::fromUtf8(e.what()));
             return nullptr;
         }
     }
-    return copies_.get();
+    return copies.get();
 }
 
 SessionMirror *EngineController::mirror(QString *error)
@@ -163,9 +165,9 @@ SessionMirror *EngineController::mirror(QString *error)
     if (!mirror_) {
         SessionStore *copies = sessionStore(error);
         if (!copies) return nullptr;
-        mirror_ = std::make_unique<SessionMirror>(*link_, *copies);
+        mirror_ = new SessionMirror(*link_, *copies);
     }
-    return mirror_.get();
+    return mirror_;
 }
 
 bool EngineController::fetchSessions(const QList<qint64> &ids, QString *error)
@@ -302,8 +304,7 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
         return false;
     }
     detach();
-    mirror_.reset();
-    copies_.reset(); // another engine's copies are elsewhere
+    sessionId_ = 0; // the engine numbers its own sessions
     engineInfo_ = tr("ringlab-engine %1 on %2 (%3)")
                       .arg(QString::fromStdString(text(v.body, "version")),
                            QString::fromStdString(text(v.body, "host")), url.toString());
@@ -323,13 +324,21 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
 void EngineController::detach()
 {
     if (!link_) return;
+    // remote() is false from here: what the stop below sets off (the Sessions list) reads
+    // this process's state, and asks the engine nothing.
+    RemoteLink *link = link_.release();
+    link->disconnect(this);
+    link->close();                       // the stream ends now, so the engine need not wait for it
     if (remoteRunning_) remoteStopped(); // it goes on there; this window stops following it
-    mirror_.reset();                     // it reads through the link
-    copies_.reset();
-    link_.reset();
+    // A request of this window's may be waiting for the engine in a nested event loop (a
+    // fetch, a start): the link and the mirror go when control is back in the outer loop.
+    if (mirror_) mirror_->deleteLater();
+    mirror_ = nullptr;
+    link->deleteLater();
     bridge_.reset();
     linkUp_ = false;
     engineInfo_.clear();
+    sessionId_ = 0; // the engine's numbering; this process has its own
 }
 
 QString EngineController::engineText() const

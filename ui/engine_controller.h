@@ -6,8 +6,10 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QTimer>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -110,8 +112,10 @@ class EngineController : public QObject {
     bool recording_ = true;
     QString dbPath_;
     std::unique_ptr<SessionStore> store_;
-    std::unique_ptr<SessionStore> copies_; // an attached engine's sessions, copied here
-    std::unique_ptr<SessionMirror> mirror_;
+    // Each engine's sessions, copied here, by database file; kept open while the window
+    // lives (a compare dialog may still read one after a detach).
+    std::map<QString, std::unique_ptr<SessionStore>> copies_;
+    QPointer<SessionMirror> mirror_; // deleted later: a fetch may be waiting on the engine
     std::unique_ptr<RunService> service_;
     std::shared_ptr<Bridge> bridge_;
     std::int64_t sessionId_ = 0;

@@ -221,6 +221,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Connect to engine…"), this, [this] { chooseEngine(); });
     file->addAction(tr("Use the engine in this &process"), this, [this] {
         ctl_->detach();
+        clearForNewRun(); // what was shown was the engine's
         connectionProblem_.clear();
         updateStatus();
         sessions_->reload(); // this process's sessions again
@@ -498,6 +499,7 @@ bool MainWindow::connectToEngine(const QUrl &url, const QByteArray &token, QStri
         return false;
     }
     if (!ctl_->attach(url, token, error)) return false;
+    clearForNewRun(); // what was shown was this process's (or another engine's)
     ConnectDialog::remember(url);
     connectionProblem_.clear();
     updateStatus();

@@ -76,17 +76,23 @@ RemoteLink::Reply RemoteLink::call(const QByteArray &method, const QString &path
                                    const nlohmann::json &body)
 {
     if (isLocalSocket(url_)) {
-        Reply out;
-        bool done = false;
+        // The reply may come after this returns (the application quit the loop): it then
+        // lands in `state`, never in this frame.
+        struct State {
+            Reply reply;
+            bool done = false;
+        };
+        auto state = std::make_shared<State>();
         QEventLoop loop;
-        unixCall(method, path, body, [&](const Reply &r) {
-            out = r;
-            done = true;
-            loop.quit();
+        QPointer<QEventLoop> waiting(&loop);
+        unixCall(method, path, body, [state, waiting](const Reply &r) {
+            state->reply = r;
+            state->done = true;
+            if (waiting) waiting->quit();
         });
-        if (!done) loop.exec(QEventLoop::ExcludeUserInputEvents);
-        if (!done) out.error = tr("the application is quitting"); // no reply is coming here
-        return out;
+        if (!state->done) loop.exec(QEventLoop::ExcludeUserInputEvents);
+        if (!state->done) state->reply.error = tr("the application is quitting");
+        return state->reply;
     }
     QNetworkReply *r = send(method, path, body);
     QEventLoop loop;
@@ -145,8 +151,27 @@ void RemoteLink::unixCall(const QByteArray &method, const QString &path, const n
     t->start();
 }
 
+void RemoteLink::close()
+{
+    retry_.stop();
+    closed_ = true;
+    if (stream_) {
+        QNetworkReply *r = stream_;
+        stream_ = nullptr;
+        r->disconnect(this);
+        r->abort();
+        r->deleteLater();
+    }
+    if (unixStream_) {
+        unixStream_->stop();
+        unixStream_.reset();
+    }
+    nam_.clearConnectionCache(); // idle keep-alive connections too: the engine may be stopping
+}
+
 void RemoteLink::openStream()
 {
+    if (closed_) return;
     if (stream_) {
         stream_->disconnect(this);
         stream_->abort();
@@ -240,6 +265,7 @@ void RemoteLink::streamEnded(const Reply &reply, bool lost, const QString &lostW
 
 void RemoteLink::retry()
 {
+    if (closed_) return;
     callLater("GET", QStringLiteral("/v1/version"), {}, [this](const Reply &r) {
         if (r.ok())
             openStream();

@@ -55,6 +55,8 @@ class RemoteLink : public QObject {
 
     // Opens the stream (again); lines arrive as lineReceived.
     void openStream();
+    // Ends the stream and its retries now (the link itself may be deleted later).
+    void close();
     bool streaming() const { return stream_ != nullptr || unixStream_ != nullptr; }
 
     // unix:PATH: an engine on this machine, through its socket.
@@ -86,6 +88,7 @@ class RemoteLink : public QObject {
     QByteArray buffer_;
     QTimer retry_;
     bool up_ = true;
+    bool closed_ = false;
 };
 
 } // namespace ringlab::ui

@@ -2,6 +2,7 @@
 #include "ui/session_mirror.h"
 
 #include <QDir>
+#include <QPointer>
 #include <QStandardPaths>
 #include <QTemporaryFile>
 
@@ -49,24 +50,44 @@ QString SessionMirror::databaseFor(const QUrl &engine)
            QStringLiteral("/ringlab/engines/") + name + QStringLiteral(".db");
 }
 
-bool SessionMirror::list(std::vector<SessionInfo> &out, QString *error)
+bool SessionMirror::takeList(const nlohmann::json &body, std::vector<SessionInfo> &out)
 {
-    const auto r = link_.call("GET", QStringLiteral("/v1/sessions"));
-    if (!r.ok() || !r.body.is_array()) {
-        if (error)
-            *error = tr("sessions on the engine: %1")
-                         .arg(r.ok() ? tr("the reply is not a list") : r.error);
-        return false;
-    }
+    if (!body.is_array()) return false;
     out.clear();
     known_.clear();
-    for (const auto &j : r.body) {
+    for (const auto &j : body) {
         SessionInfo s = sessionOf(j);
         if (s.id <= 0 || s.uuid.empty()) continue; // not a session this desktop can copy
         known_[s.id] = s;
         out.push_back(std::move(s));
     }
     return true;
+}
+
+bool SessionMirror::list(std::vector<SessionInfo> &out, QString *error)
+{
+    const auto r = link_.call("GET", QStringLiteral("/v1/sessions"));
+    if (r.ok() && takeList(r.body, out)) return true;
+    if (error)
+        *error =
+            tr("sessions on the engine: %1").arg(r.ok() ? tr("the reply is not a list") : r.error);
+    return false;
+}
+
+void SessionMirror::listLater(
+    std::function<void(const std::vector<SessionInfo> &, const QString &)> done)
+{
+    QPointer<SessionMirror> self(this);
+    link_.callLater("GET", QStringLiteral("/v1/sessions"), {},
+                    [self, done = std::move(done)](const RemoteLink::Reply &r) {
+                        if (!self) return;
+                        std::vector<SessionInfo> out;
+                        if (r.ok() && self->takeList(r.body, out))
+                            done(out, {});
+                        else
+                            done({}, tr("sessions on the engine: %1")
+                                         .arg(r.ok() ? tr("the reply is not a list") : r.error));
+                    });
 }
 
 bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
@@ -82,12 +103,36 @@ bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
             if (error) *error = tr("the engine has no session %1").arg(id);
             return false;
         }
+        if (it->second.status == "running") { // perhaps ended since the list was read
+            std::vector<SessionInfo> fresh;
+            if (!list(fresh, error)) return false;
+            it = known_.find(id);
+            if (it == known_.end()) {
+                if (error) *error = tr("the engine has no session %1").arg(id);
+                return false;
+            }
+        }
         if (!fetchOne(it->second, error)) return false;
     }
     return true;
 }
 
 bool SessionMirror::fetchOne(const SessionInfo &remote, QString *error)
+{
+    // The copies are a database: busy (another desktop shares the cache) or damaged, it
+    // throws; a fetch says so instead.
+    try {
+        return fetchOneOrThrow(remote, error);
+    } catch (const DbError &e) {
+        if (error)
+            *error = tr("session %1 from the engine: %2")
+                         .arg(remote.id)
+                         .arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+bool SessionMirror::fetchOneOrThrow(const SessionInfo &remote, QString *error)
 {
     SessionInfo here;
     if (copies_.get(remote.id, here) && here.uuid == remote.uuid) return true; // fetched before
@@ -114,15 +159,7 @@ bool SessionMirror::fetchOne(const SessionInfo &remote, QString *error)
         return false;
     }
     file.close();
-    try {
-        copies_.importKeepingIds(file.fileName().toStdString());
-    } catch (const DbError &e) {
-        if (error)
-            *error = tr("session %1 from the engine: %2")
-                         .arg(remote.id)
-                         .arg(QString::fromUtf8(e.what()));
-        return false;
-    }
+    copies_.importKeepingIds(file.fileName().toStdString(), remote.id);
     if (!copies_.get(remote.id, here) || here.uuid != remote.uuid) {
         if (error)
             *error =

@@ -7,11 +7,13 @@
 // not copied.
 #pragma once
 
-#include <QCoreApplication>
 #include <QList>
+#include <QObject>
 #include <QString>
 #include <QUrl>
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "engine/store/session_store.h"
@@ -20,10 +22,15 @@ namespace ringlab::ui {
 
 class RemoteLink;
 
-class SessionMirror {
-    Q_DECLARE_TR_FUNCTIONS(SessionMirror)
+class SessionMirror : public QObject {
+    Q_OBJECT
   public:
-    SessionMirror(RemoteLink &link, SessionStore &copies) : link_(link), copies_(copies) {}
+    // A QObject so that detaching can delete it later (deleteLater): a fetch may be waiting
+    // for the engine inside a nested event loop when the window detaches.
+    SessionMirror(RemoteLink &link, SessionStore &copies, QObject *parent = nullptr)
+        : QObject(parent), link_(link), copies_(copies)
+    {
+    }
 
     // Where the copies of an engine's sessions are kept: one database per engine address,
     // under the user's cache folder.
@@ -31,11 +38,16 @@ class SessionMirror {
 
     // The engine's sessions, numbered as the engine numbers them.
     bool list(std::vector<SessionInfo> &out, QString *error);
+    // The same without waiting: `done` is called with the list or an error, never after this
+    // mirror is gone.
+    void listLater(std::function<void(const std::vector<SessionInfo> &, const QString &)> done);
     // Makes sure each session is here; refuses one that is still being recorded.
     bool fetch(const QList<qint64> &ids, QString *error);
 
   private:
     bool fetchOne(const SessionInfo &remote, QString *error);
+    bool fetchOneOrThrow(const SessionInfo &remote, QString *error);
+    bool takeList(const nlohmann::json &body, std::vector<SessionInfo> &out);
 
     RemoteLink &link_;
     SessionStore &copies_;

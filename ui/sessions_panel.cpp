@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -121,13 +122,24 @@ void SessionsPanel::reload()
 {
     QString error;
     if (ctl_->remote()) {
-        // The engine's sessions: listed from it, copied here when opened.
-        std::vector<SessionInfo> sessions;
+        // The engine's sessions: listed from it without waiting (this runs from stream lines
+        // and from detaching), copied here when opened.
         SessionMirror *mirror = ctl_->mirror(&error);
-        if (!mirror || !mirror->list(sessions, &error)) emit message(error, 10000);
-        model_->setSessions(std::move(sessions));
-        view_->resizeColumnsToContents();
-        updateButtons();
+        if (!mirror) {
+            emit message(error, 10000);
+            return;
+        }
+        QPointer<SessionsPanel> self(this);
+        QPointer<SessionMirror> from(mirror);
+        mirror->listLater(
+            [self, from, this](const std::vector<SessionInfo> &sessions, const QString &why) {
+                // A reply for an engine this window has left since is not shown.
+                if (!self || !from || ctl_->mirror() != from) return;
+                if (!why.isEmpty()) emit message(why, 10000);
+                model_->setSessions(sessions);
+                view_->resizeColumnsToContents();
+                updateButtons();
+            });
         return;
     }
     SessionStore *store = ctl_->store(&error);

@@ -34,6 +34,7 @@ class SessionsPanel : public QWidget {
   private:
     void updateButtons();
     EngineController *ctl_;
+    quint64 listsAsked_ = 0; // an engine's lists may come back out of order
     SessionListModel *model_;
     QTableView *view_;
     QPushButton *open_, *rename_, *delete_, *export_, *compare_;

@@ -6,12 +6,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 namespace ringlab::ui {
 
-namespace {
 // cpp-httplib's client with an AF_UNIX socket connected to the engine's socket file.
 class UnixClient : public httplib::ClientImpl {
   public:
@@ -19,10 +22,22 @@ class UnixClient : public httplib::ClientImpl {
     {
     }
     int lastErrno() const { return errno_; }
+    // Ends the request under way, or refuses the one about to connect: httplib's stop()
+    // alone misses a request that has not opened its socket yet. Both take socket_mutex_,
+    // under which the socket is made, so one of them sees the other.
+    void cancel()
+    {
+        canceled_ = true;
+        stop();
+    }
 
   protected:
     bool create_and_connect_socket(Socket &socket, httplib::Error &error) override
     {
+        if (canceled_) {
+            error = httplib::Error::Canceled;
+            return false;
+        }
         sockaddr_un a{};
         a.sun_family = AF_UNIX;
         if (path_.size() >= sizeof a.sun_path) {
@@ -45,7 +60,20 @@ class UnixClient : public httplib::ClientImpl {
   private:
     std::string path_;
     int errno_ = 0;
+    std::atomic<bool> canceled_{false};
 };
+
+namespace {
+// The calls run on worker threads: a write to an engine that went away must fail with
+// EPIPE there, not raise SIGPIPE, which would end the desktop (httplib's client does not
+// send with MSG_NOSIGNAL, and only its server ignores the signal).
+void blockSigpipe()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
 httplib::Headers headersOf(const UnixHttp::Headers &h)
 {
@@ -78,6 +106,7 @@ UnixHttp::Result UnixHttp::request(const std::string &method, const std::string 
                                    const Headers &headers, const std::string &body,
                                    int timeoutMs) const
 {
+    blockSigpipe();
     UnixClient c(path_);
     c.set_connection_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
     c.set_read_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
@@ -106,6 +135,7 @@ UnixHttp::Result UnixHttp::request(const std::string &method, const std::string 
 UnixHttp::Result UnixHttp::stream(const std::string &path, const Headers &headers,
                                   const std::function<void(const char *, std::size_t)> &data)
 {
+    blockSigpipe();
     auto c = std::make_shared<UnixClient>(path_);
     c->set_connection_timeout(5, 0);
     c->set_read_timeout(24 * 3600, 0); // a run may be idle for long: stop() ends it
@@ -141,7 +171,7 @@ void UnixHttp::stop()
 {
     std::lock_guard lock(mutex_);
     stopped_ = true;
-    if (streaming_) streaming_->stop();
+    if (streaming_) streaming_->cancel();
 }
 
 } // namespace ringlab::ui

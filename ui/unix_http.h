@@ -12,11 +12,9 @@
 #include <utility>
 #include <vector>
 
-namespace httplib {
-class ClientImpl;
-}
-
 namespace ringlab::ui {
+
+class UnixClient;
 
 class UnixHttp {
   public:
@@ -41,7 +39,7 @@ class UnixHttp {
   private:
     std::string path_;
     std::mutex mutex_;
-    std::shared_ptr<httplib::ClientImpl> streaming_; // the stream's client, for stop()
+    std::shared_ptr<UnixClient> streaming_; // the stream's client, for stop()
     bool stopped_ = false;
 };
 

@@ -471,15 +471,16 @@ void SessionStore::fill(Stmt &q, SessionInfo &s)
 
 SessionStore::ImportResult SessionStore::importFrom(const fs::path &other)
 {
-    return importChecked(other, false);
+    return importChecked(other, false, 0);
 }
 
-SessionStore::ImportResult SessionStore::importKeepingIds(const fs::path &other)
+SessionStore::ImportResult SessionStore::importKeepingIds(const fs::path &other, std::int64_t only)
 {
-    return importChecked(other, true);
+    return importChecked(other, true, only);
 }
 
-SessionStore::ImportResult SessionStore::importChecked(const fs::path &other, bool keepIds)
+SessionStore::ImportResult SessionStore::importChecked(const fs::path &other, bool keepIds,
+                                                       std::int64_t only)
 {
     std::error_code ec;
     if (!fs::is_regular_file(other, ec))
@@ -496,7 +497,7 @@ SessionStore::ImportResult SessionStore::importChecked(const fs::path &other, bo
                           std::to_string(otherVersion) + ")");
         checkImportable(probe, otherVersion);
     }
-    return copyFrom(other, otherVersion, 0, keepIds);
+    return copyFrom(other, otherVersion, only, keepIds);
 }
 
 std::string SessionStore::exportSession(std::int64_t session)
@@ -522,7 +523,8 @@ SessionStore::ImportResult SessionStore::copyFrom(const fs::path &other, int oth
             // copy is stale, the other database is the truth.
             std::vector<std::int64_t> stale;
             auto q = db_.prepare("SELECT m.id FROM main.sessions m JOIN other.sessions o ON "
-                                 "o.id = m.id AND o.uuid <> m.uuid WHERE ?1 = 0 OR o.id = ?1");
+                                 "(o.id = m.id AND o.uuid <> m.uuid) OR (o.uuid = m.uuid AND "
+                                 "o.id <> m.id) WHERE ?1 = 0 OR o.id = ?1");
             q.bind(1, only);
             while (q.step())
                 stale.push_back(q.i64(0));

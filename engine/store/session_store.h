@@ -93,10 +93,10 @@ class SessionStore {
     // Merges every session of another database under new ids, keeping its host
     // information. Throws DbError naming the other file when it cannot be read.
     ImportResult importFrom(const std::filesystem::path &other);
-    // The same, keeping each session's id: for a copy of one other database only (the
-    // desktop's copy of an engine's sessions). A session here with that id and another uuid
-    // is replaced.
-    ImportResult importKeepingIds(const std::filesystem::path &other);
+    // The same, keeping each session's id (only session `only`, when not 0): for a copy of
+    // one other database (the desktop's copy of an engine's sessions). A session here with
+    // that id and another uuid, or that uuid and another id, is replaced.
+    ImportResult importKeepingIds(const std::filesystem::path &other, std::int64_t only = 0);
     // One session as a database of its own (the bytes of an SQLite file), for another host to
     // import: what `sessions export --format sqlite` and the API's export give. A running
     // session comes out as it is so far, marked interrupted, as importFrom marks it.
@@ -113,7 +113,7 @@ class SessionStore {
 
   private:
     void migrate();
-    ImportResult importChecked(const std::filesystem::path &other, bool keepIds);
+    ImportResult importChecked(const std::filesystem::path &other, bool keepIds, std::int64_t only);
     ImportResult copyFrom(const std::filesystem::path &other, int otherVersion, std::int64_t only,
                           bool keepIds);
     void appendInTransaction(std::int64_t session,
