@@ -93,8 +93,10 @@ void SessionMirror::listLater(
 bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
 {
     for (qint64 id : ids) {
+        // The last list, read again when it lacks the session or had it running (it may
+        // have ended since).
         auto it = known_.find(id);
-        if (it == known_.end()) {
+        if (it == known_.end() || it->second.status == "running") {
             std::vector<SessionInfo> fresh;
             if (!list(fresh, error)) return false;
             it = known_.find(id);
@@ -102,15 +104,6 @@ bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
         if (it == known_.end()) {
             if (error) *error = tr("the engine has no session %1").arg(id);
             return false;
-        }
-        if (it->second.status == "running") { // perhaps ended since the list was read
-            std::vector<SessionInfo> fresh;
-            if (!list(fresh, error)) return false;
-            it = known_.find(id);
-            if (it == known_.end()) {
-                if (error) *error = tr("the engine has no session %1").arg(id);
-                return false;
-            }
         }
         if (!fetchOne(it->second, error)) return false;
     }
