@@ -120,8 +120,9 @@ void TstDim::engineAdaptsRxAndTx()
                                       [&](auto &p) { return p.usec == s.txCoalesceUs; });
     }
     QVERIFY2(steps > 0, "net_dim never stepped");
-    QCOMPARE(rxFromProfiles, 15);
-    QCOMPARE(txFromProfiles, 15);
+    const int judged = static_cast<int>(samples.size()) - 5; // 15, or 16 with a partial one
+    QCOMPARE(rxFromProfiles, judged);
+    QCOMPARE(txFromProfiles, judged);
     // Without it, the tunables are in force and nothing steps.
     samples = runFor(params({{"load.rate_pps", "50000"},
                              {"poll.mode", "interrupt"},
