@@ -105,7 +105,9 @@ bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
             if (error) *error = tr("the engine has no session %1").arg(id);
             return false;
         }
-        if (!fetchOne(it->second, error)) return false;
+        // A copy: the list may be read again (listLater's reply) while the export is fetched.
+        const SessionInfo remote = it->second;
+        if (!fetchOne(remote, error)) return false;
     }
     return true;
 }
