@@ -172,6 +172,8 @@ void TstSimNic::noMissesWithLargeRingInline()
                           30);
     // 4096 descriptors cover 41 ms at 100,000 pps: only a poll thread the host stopped for
     // longer can miss (seen on a shared CI machine: 4435 misses in one run). Judge the rest.
+    // This also guards the pool: faulting each buffer's page in on its first trip through
+    // the poll loop cost 1,000 to 9,000 misses in the first 0.3 s of every run.
     std::uint64_t missed = 0;
     for (std::size_t k : unstalledSamples(s, 20'000, 15))
         missed += growthIn(s, k, C::RxMissed);

@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -11,8 +12,8 @@ namespace ringlab {
 
 BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers)
 {
-    // Reserved up front, touched only where frames are copied, so a large pool costs address
-    // space rather than resident memory.
+    // Reserved as address space: the simulated frames are never written, so a pool of jumbo
+    // buffers does not cost its full size in memory.
     bytes_ = std::size_t{buffers} * (kHeadroom + kDataRoom);
     void *mem = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -26,6 +27,10 @@ BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers
         b.data = memory_ + std::size_t{k} * (kHeadroom + kDataRoom) + kHeadroom;
         b.room = kDataRoom;
         b.index = k;
+        // The datapath writes headers into the headroom: fault its page in now, not on the
+        // buffer's first trip through the poll loop (a page fault per packet there held a
+        // 16384-buffer pool's first 0.2 s of a run to 60,000 pps with a poll thread at 100 %).
+        std::memset(b.data - kHeadroom, 0, kHeadroom);
         all[k] = &b;
     }
     free_.enqueueBulk(all.data(), buffers);
