@@ -259,8 +259,6 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
     }
     const std::filesystem::path path =
         o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
     SessionStore store(path);
 
     const std::string stamp = isoTimeNow();

@@ -104,8 +104,6 @@ std::unique_ptr<SessionStore> openStore(const RunOptions &o)
 {
     const std::filesystem::path path =
         o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
     try {
         return std::make_unique<SessionStore>(path);
     } catch (const DbError &e) {

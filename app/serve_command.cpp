@@ -36,7 +36,8 @@ int serveCommand(const ServeOptions &o)
     so.socketGroup = o.socketGroup;
 
     RunApiOptions ao;
-    ao.db = o.db;
+    // Recording nothing, it needs no database file (its session list is empty).
+    ao.db = o.record ? o.db : ":memory:";
     ao.record = o.record;
     ao.eal = splitEalArgs(o.eal);
     ao.endpoint = so.listen.text();

@@ -226,8 +226,6 @@ int sessionsDelete(const SessionsOptions &o)
 int sessionsImport(const SessionsOptions &o)
 {
     const auto path = dbPath(o);
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
     try {
         SessionStore store(path);
         const auto r = store.importFrom(o.other);

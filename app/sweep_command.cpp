@@ -20,8 +20,6 @@ std::filesystem::path dbPath(const std::string &db)
 {
     const std::filesystem::path path =
         db.empty() ? SessionStore::defaultPath() : std::filesystem::path(db);
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
     return path;
 }
 

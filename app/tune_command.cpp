@@ -164,8 +164,6 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     if (!prepare(o, p, error)) return TuneEnd::BadInput;
     const std::filesystem::path path =
         o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path(), ec);
     SessionStore store(path);
     const std::string id = newSweepId(store);
     std::map<int, std::vector<std::int64_t>> sessions;

@@ -263,6 +263,25 @@ void TstApi::everyEndpointMatchesItsSchema()
     QCOMPARE(api.post("/v1/run/start", R"({"device":"dpdk:net_pcap0,rx_pcap=/etc/shadow"})").status,
              400);
     QCOMPARE(api.post("/v1/run/start", R"({"interval_ms":1})").status, 400);
+    QCOMPARE(api.post("/v1/run/start", R"({"record":"no"})").status, 400);
+    // What only the engine's own process may give (docs/api.md).
+    for (const char *field : {"eal", "traffic"}) {
+        r = api.post("/v1/run/start", "{\"" + std::string(field) + "\":\"-a 0000:03:00.0\"}");
+        QCOMPARE(r.status, 400);
+        QVERIFY2(r.body["error"].get<std::string>().find("unknown field \"" + std::string(field)) !=
+                     std::string::npos,
+                 r.text.c_str());
+    }
+    // A run that is not recorded: no session, the last one recorded stays the last.
+    r = api.post("/v1/run/start", R"({"record":false})");
+    QCOMPARE(r.status, 201);
+    QCOMPARE(r.body["session"].get<std::int64_t>(), std::int64_t{0});
+    api.control = r.body["control"].get<std::string>();
+    r = api.post("/v1/run/stop", "{}");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.body["session"].get<std::int64_t>(), std::int64_t{0});
+    QCOMPARE(api.get("/v1/sessions").body.size(), std::size_t{0});
+    api.control.clear();
     QCOMPARE(api.post("/v1/run/set", R"({"set":{"poll.budget":"32"}})").status, 409);
     QCOMPARE(api.post("/v1/run/stop", "{}").status, 409);
     QCOMPARE(api.post("/v1/run/control", "{}").status, 409);
@@ -286,6 +305,10 @@ void TstApi::everyEndpointMatchesItsSchema()
     QVERIFY2(r.body["error"].get<std::string>().find("poll.sleep_max_us") != std::string::npos,
              r.text.c_str());
     QCOMPARE(api.post("/v1/run/set", R"({"set":5})").status, 400);
+    r = api.post("/v1/run/set", R"({"set":{"poll.budget":32},"source":"Robert'); DROP"})");
+    QCOMPARE(r.status, 400);
+    QVERIFY2(r.body["error"].get<std::string>().find("1 to 16 of a-z") != std::string::npos,
+             r.text.c_str());
     QCOMPARE(api.post("/v1/run/set", R"({"set":{"poll.budget":[1]}})").status, 400);
     QCOMPARE(
         api.post("/v1/run/set", "{\"set\":{\"x\":\"" + std::string(70'000, 'a') + "\"}}").status,
@@ -541,8 +564,10 @@ void TstApi::oneControlsOthersWatch()
             const json j = json::parse(buffer.substr(0, nl));
             buffer.erase(0, nl + 1);
             if (!sent.exchange(true))
-                setter = std::thread(
-                    [&] { controller.post("/v1/run/set", R"({"set":{"poll.budget":16}})"); });
+                setter = std::thread([&] {
+                    controller.post("/v1/run/set",
+                                    R"({"set":{"poll.budget":16},"source":"script"})");
+                });
             if (j["type"] == "event" && j["kind"] == "param") {
                 seen.push_back(j);
                 return false;
@@ -554,7 +579,7 @@ void TstApi::oneControlsOthersWatch()
     QCOMPARE(seen.size(), std::size_t(1));
     QCOMPARE(seen[0]["tunable"].get<std::string>(), "poll.budget");
     QCOMPARE(seen[0]["new"].get<std::string>(), "16");
-    QCOMPARE(seen[0]["source"].get<std::string>(), "api");
+    QCOMPARE(seen[0]["source"].get<std::string>(), "script"); // who made it, as the client says
     QCOMPARE(controller.post("/v1/run/stop", "{}").status, 200);
 }
 

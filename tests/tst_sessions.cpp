@@ -322,8 +322,9 @@ void TstSessions::badFiles_data()
                                     << "not a SQLite database";
     QTest::newRow("read-only location") << "readonly"
                                         << "cannot open the file";
-    QTest::newRow("missing directory") << "nodir"
-                                       << "cannot open the file";
+    // A missing folder is made (a fresh ~/.local/share/ringlab); one under a file cannot be.
+    QTest::newRow("folder that cannot be made") << "nodir"
+                                                << "cannot open the file";
 }
 
 void TstSessions::badFiles()
@@ -337,7 +338,13 @@ void TstSessions::badFiles()
     } else if (kind == "readonly") {
         file = "/proc/ringlab-sessions.db"; // read-only even for root
     } else {
-        file = db("no/such/dir/sessions.db");
+        const fs::path notes = db("notes");
+        std::ofstream(notes) << "a file where a folder would go\n";
+        file = notes / "sessions" / "sessions.db";
+        // The folder that can be made is.
+        const fs::path fresh = db("fresh/share/ringlab/sessions.db");
+        SessionStore{fresh};
+        QVERIFY(fs::is_regular_file(fresh));
     }
     try {
         SessionStore store(file);

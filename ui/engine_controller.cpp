@@ -13,67 +13,27 @@
 #include "engine/run/run_api.h"
 #include "engine/version.h"
 #include "ui/json_fields.h"
+#include "ui/local_link.h"
 #include "ui/session_mirror.h"
 
 namespace ringlab::ui {
 
-// Receives from the engine's threads; only queues, then asks the GUI thread to deliver.
-class EngineController::Bridge final : public Subscriber {
-  public:
-    explicit Bridge(EngineController *owner) : owner_(owner) {}
-    void onSample(const std::shared_ptr<const Sample> &s) override
-    {
-        std::lock_guard lock(mutex_);
-        samples_.push_back(s);
-        poke();
-    }
-    void onEvent(const Event &e) override
-    {
-        std::lock_guard lock(mutex_);
-        events_.push_back(e);
-        poke();
-    }
-    void take(std::vector<SamplePtr> &s, std::vector<Event> &e)
-    {
-        std::lock_guard lock(mutex_);
-        s.swap(samples_);
-        e.swap(events_);
-        posted_ = false;
-    }
+namespace {
+using json_fields::number;
+using json_fields::text;
 
-  private:
-    void poke() // mutex_ held
-    {
-        if (posted_) return;
-        posted_ = true;
-        QPointer<EngineController> owner = owner_;
-        QMetaObject::invokeMethod(
-            owner_,
-            [owner] {
-                // Coalesce: deliver at most every 50 ms, in one batch.
-                if (owner && !owner->deliverTimer_.isActive()) owner->deliverTimer_.start();
-            },
-            Qt::QueuedConnection);
-    }
-    EngineController *owner_;
-    std::mutex mutex_;
-    std::vector<SamplePtr> samples_;
-    std::vector<Event> events_;
-    bool posted_ = false;
-};
+// How this window is named to the engine and to other clients: "ringlab desktop, USER@HOST".
+std::string clientName()
+{
+    const passwd *pw = getpwuid(geteuid());
+    return QStringLiteral("ringlab desktop, %1@%2")
+        .arg(pw ? QString::fromLocal8Bit(pw->pw_name) : QString::number(geteuid()),
+             QSysInfo::machineHostName())
+        .toStdString();
+}
+} // namespace
 
-EngineController::EngineController(QObject *parent)
-    : QObject(parent), service_(std::make_unique<RunService>(
-                           [self = QPointer<EngineController>(this)](const std::string &m) {
-                               // From the recorder's thread: to the GUI thread.
-                               const QString msg = QString::fromStdString(m);
-                               QMetaObject::invokeMethod(
-                                   self,
-                                   [self, msg] {
-                                       if (self) emit self->errorOccurred(msg);
-                                   },
-                                   Qt::QueuedConnection);
-                           }))
+EngineController::EngineController(QObject *parent) : QObject(parent)
 {
     dbPath_ = QString::fromStdString(SessionStore::defaultPath().string());
     deliverTimer_.setSingleShot(true);
@@ -83,7 +43,7 @@ EngineController::EngineController(QObject *parent)
 
 EngineController::~EngineController()
 {
-    if (link_)
+    if (remote_)
         detach(); // a run on an engine goes on there
     else
         stop();
@@ -91,33 +51,27 @@ EngineController::~EngineController()
 
 ParamSet EngineController::params() const
 {
-    return service_->running() ? service_->params() : params_;
+    return params_;
 }
 
 Status EngineController::apply(const Assignments &a, const QString &source)
 {
-    Status st;
-    if (link_ && remoteRunning_) {
-        // Checked here first (the same registry), then by the engine, which has the last word.
-        ParamSet next = params_;
-        if (st = next.set(a); !st.ok()) return st;
-        nlohmann::json set = nlohmann::json::object();
-        for (const auto &[k, v] : a)
-            set[k] = v;
-        const auto r = link_->call("POST", QStringLiteral("/v1/run/set"), {{"set", set}});
-        if (!r.ok()) return Status{r.error.toStdString()};
-        if (r.body.is_object())
-            adoptValues(r.body.contains("params") ? r.body.at("params") : nullptr);
+    // Checked here first (the same registry), then by the engine, which has the last word.
+    ParamSet next = params_;
+    if (Status st = next.set(a); !st.ok()) return st;
+    if (!running_) {
+        params_ = next;
+        emit paramsChanged();
         return {};
     }
-    if (service_->running()) {
-        st = service_->apply(a, source.toStdString());
-        if (st.ok()) params_ = service_->params();
-    } else {
-        st = params_.set(a);
-    }
-    if (st.ok()) emit paramsChanged();
-    return st;
+    nlohmann::json set = nlohmann::json::object();
+    for (const auto &[k, v] : a)
+        set[k] = v;
+    const auto r = link_->call("POST", QStringLiteral("/v1/run/set"),
+                               {{"set", set}, {"source", source.toStdString()}});
+    if (!r.ok()) return Status{r.error.toStdString()};
+    if (r.body.is_object()) adoptValues(r.body.contains("params") ? r.body.at("params") : nullptr);
+    return {};
 }
 
 SessionStore *EngineController::store(QString *error)
@@ -140,10 +94,15 @@ SessionStore *EngineController::store(QString *error)
     return store_.get();
 }
 
+RemoteLink *EngineController::remoteLink() const
+{
+    return remote_ ? static_cast<RemoteLink *>(link_.get()) : nullptr;
+}
+
 SessionStore *EngineController::sessionStore(QString *error)
 {
-    if (!link_) return store(error);
-    const QString file = SessionMirror::databaseFor(link_->url());
+    if (!remote_) return store(error);
+    const QString file = SessionMirror::databaseFor(remoteLink()->url());
     auto &copies = copies_[file];
     if (!copies) {
         QDir().mkpath(QFileInfo(file).absolutePath());
@@ -161,221 +120,109 @@ SessionStore *EngineController::sessionStore(QString *error)
 
 SessionMirror *EngineController::mirror(QString *error)
 {
-    if (!link_) return nullptr;
+    if (!remote_) return nullptr;
     if (!mirror_) {
         SessionStore *copies = sessionStore(error);
         if (!copies) return nullptr;
-        mirror_ = new SessionMirror(*link_, *copies);
+        mirror_ = new SessionMirror(*remoteLink(), *copies);
     }
     return mirror_;
 }
 
 bool EngineController::fetchSessions(const QList<qint64> &ids, QString *error)
 {
-    if (!link_) return true;
+    if (!remote_) return true;
     SessionMirror *m = mirror(error);
     return m && m->fetch(ids, error);
 }
 
-bool EngineController::start(QString *error)
+bool EngineController::useLocalEngine(QString *error)
 {
-    if (link_) return remoteStart(error);
-    if (service_->running()) return true;
-    samples_.clear();
-    events_.clear();
-    sessionId_ = 0;
-    SessionStore *db = nullptr;
-    if (recording_) {
-        QString why;
-        db = store(&why);
-        if (!db) {
-            if (error) *error = QStringLiteral("cannot record: ") + why;
+    if (remote_) return true;
+    // Kept while it records where the window records (a scratch one while nothing is).
+    if (link_ && (localScratch_ ? !recording_ : localDb_ == dbPath_)) return true;
+    if (running_) return true; // the database changes for the next run
+    RunApiOptions o;
+    o.db = dbPath_.toStdString();
+    o.endpoint = "in-process";
+    o.inProcess = true;
+    QDir().mkpath(QFileInfo(dbPath_).absolutePath());
+    std::unique_ptr<EngineLink> local;
+    bool scratch = false;
+    try {
+        local = std::make_unique<LocalLink>(o);
+    } catch (const DbError &e) {
+        if (recording_) {
+            if (error) *error = QStringLiteral("cannot record: ") + QString::fromUtf8(e.what());
             return false;
         }
+        // Not recording: a colleague's read-only file need not stop a run.
+        o.db = ":memory:";
+        o.record = false;
+        try {
+            local = std::make_unique<LocalLink>(o);
+        } catch (const DbError &e2) {
+            if (error) *error = QString::fromUtf8(e2.what());
+            return false;
+        }
+        scratch = true;
     }
-    RunSetup setup;
-    setup.params = params_;
-    setup.profile = profile_.toStdString();
-    setup.device = device_;
-    bridge_ = std::make_shared<Bridge>(this);
-    if (const StartStatus st = service_->start(setup, db, {bridge_}); !st.ok()) {
-        bridge_.reset();
-        if (error) *error = QString::fromStdString(st.error);
-        return false;
-    }
-    sessionId_ = service_->sessionId();
-    deviceName_ = QString::fromStdString(service_->deviceInfo().name);
-    deviceSupport_ = service_->deviceSupport();
-    emit runStarted();
+    setLink(std::move(local), false);
+    localDb_ = dbPath_;
+    localScratch_ = scratch;
     return true;
 }
 
-void EngineController::stop()
+void EngineController::setLink(std::unique_ptr<EngineLink> link, bool remote)
 {
     if (link_) {
-        if (!remoteRunning_ || !controlling()) return; // a watched run is not this window's
-        busy_ = true; // this window's own stop: the stream's lines about it are not news
-        const auto r = link_->call("POST", QStringLiteral("/v1/run/stop"));
-        busy_ = false;
-        if (!r.ok()) {
-            emit errorOccurred(tr("Stop: %1").arg(r.error));
-            return;
-        }
-        remoteStopped();
-        return;
+        // A request of this window's may be waiting for the engine in a nested event loop (a
+        // fetch, a start): the link goes when control is back in the outer loop.
+        EngineLink *old = link_.release();
+        old->disconnect(this);
+        old->close(); // the stream ends now, so the engine need not wait for it
+        if (qobject_cast<LocalLink *>(old))
+            delete old; // answers at once: nothing of it is waiting
+        else
+            old->deleteLater();
     }
-    if (!service_->running()) return;
-    params_ = service_->params();
-    service_->stop("completed");
-    deliver(); // the last samples and the stop event
-    bridge_.reset();
-    emit runStopped(sessionId_);
-}
-
-bool EngineController::isRunning() const
-{
-    return link_ ? remoteRunning_ : service_->running();
-}
-
-QString EngineController::deviceName() const
-{
-    return isRunning() ? deviceName_ : QString::fromStdString(device_.spec);
-}
-
-void EngineController::mark(const QString &label)
-{
-    if (!link_) {
-        service_->mark(label.toStdString());
-        return;
-    }
-    link_->callLater("POST", QStringLiteral("/v1/run/mark"), {{"label", label.toStdString()}},
-                     [self = QPointer<EngineController>(this)](const RemoteLink::Reply &r) {
-                         if (self && !r.ok()) emit self->errorOccurred(tr("Mark: %1").arg(r.error));
-                     });
-}
-
-void EngineController::deliver()
-{
-    if (!bridge_) return;
-    std::vector<SamplePtr> s;
-    std::vector<Event> e;
-    bridge_->take(s, e);
-    for (const auto &ev : e) {
-        events_.push_back(ev);
-        emit eventArrived(ev);
-    }
-    if (!s.empty()) {
-        samples_.insert(samples_.end(), s.begin(), s.end());
-        emit samplesArrived(s);
-    }
-}
-
-namespace {
-using json_fields::number;
-using json_fields::text;
-
-// How this window is named to the engine and to other clients: "ringlab desktop, USER@HOST".
-std::string clientName()
-{
-    const passwd *pw = getpwuid(geteuid());
-    return QStringLiteral("ringlab desktop, %1@%2")
-        .arg(pw ? QString::fromLocal8Bit(pw->pw_name) : QString::number(geteuid()),
-             QSysInfo::machineHostName())
-        .toStdString();
-}
-} // namespace
-
-bool EngineController::attach(const QUrl &url, const QByteArray &token, QString *error)
-{
-    if (service_->running()) {
-        if (error) *error = tr("stop the run in this process first");
-        return false;
-    }
-    auto link = std::make_unique<RemoteLink>(url, token);
-    const auto v = link->call("GET", QStringLiteral("/v1/version"));
-    const bool ours = v.ok() && v.body.is_object() && v.body.contains("api") &&
-                      v.body.at("api").is_number_integer() && v.body.at("api") == kApiVersion;
-    if (!ours) {
-        if (error)
-            *error =
-                v.ok()
-                    ? tr("%1 does not offer Ringlab's API v%2").arg(url.toString()).arg(kApiVersion)
-                    : tr("%1: %2").arg(url.toString(), v.error);
-        return false;
-    }
-    detach();
-    sessionId_ = 0; // the engine numbers its own sessions
-    engineInfo_ = tr("ringlab-engine %1 on %2 (%3)")
-                      .arg(QString::fromStdString(text(v.body, "version")),
-                           QString::fromStdString(text(v.body, "host")), url.toString());
     link_ = std::move(link);
-    linkUp_ = true;
-    connect(link_.get(), &RemoteLink::lineReceived, this, &EngineController::onRemoteLine);
-    connect(link_.get(), &RemoteLink::connectionChanged, this, [this](bool up, const QString &why) {
+    remote_ = remote && link_;
+    linkUp_ = link_ != nullptr;
+    if (!link_) return;
+    connect(link_.get(), &EngineLink::lineReceived, this, &EngineController::onLine);
+    connect(link_.get(), &EngineLink::connectionChanged, this, [this](bool up, const QString &why) {
         linkUp_ = up;
         reopened_ = up; // the next state line is the engine's word on the run
-        emit connectionChanged(up, why);
+        if (remote_) emit connectionChanged(up, why);
     });
-    bridge_ = std::make_shared<Bridge>(this);
     link_->openStream(); // its first line is the engine's state: a run going is watched
-    return true;
 }
 
-void EngineController::detach()
+bool EngineController::start(QString *error)
 {
-    if (!link_) return;
-    // remote() is false from here: what the stop below sets off (the Sessions list) reads
-    // this process's state, and asks the engine nothing.
-    RemoteLink *link = link_.release();
-    link->disconnect(this);
-    link->close();                       // the stream ends now, so the engine need not wait for it
-    if (remoteRunning_) remoteStopped(); // it goes on there; this window stops following it
-    // A request of this window's may be waiting for the engine in a nested event loop (a
-    // fetch, a start): the link and the mirror go when control is back in the outer loop.
-    if (mirror_) mirror_->deleteLater();
-    mirror_ = nullptr;
-    link->deleteLater();
-    bridge_.reset();
-    linkUp_ = false;
-    engineInfo_.clear();
-    sessionId_ = 0; // the engine's numbering; this process has its own
-}
-
-QString EngineController::engineText() const
-{
-    return link_ ? engineInfo_ : tr("the engine in this process (%1)").arg(RINGLAB_VERSION);
-}
-
-bool EngineController::takeControl(QString *error)
-{
-    if (!link_) return true;
-    busy_ = true;
-    const auto r =
-        link_->call("POST", QStringLiteral("/v1/run/control"), {{"client", clientName()}});
-    busy_ = false;
-    if (!r.ok()) {
-        if (error) *error = r.error;
-        return false;
-    }
-    link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
-    controlId_ = text(r.body, "control_id");
-    emit runStarted(); // the window's state: this window now drives the run
-    return true;
-}
-
-bool EngineController::remoteStart(QString *error)
-{
-    if (remoteRunning_) return true;
+    if (running_) return true;
+    if (!useLocalEngine(error)) return false;
     nlohmann::json set = nlohmann::json::object();
     for (const auto &t : tunables())
         set[std::string(t.name)] = params_.text(t.id);
+    nlohmann::json body = {{"profile", profile_.toStdString()},
+                           {"name", profile_.toStdString()},
+                           {"device", device_.spec},
+                           {"set", set},
+                           {"client", clientName()}};
+    if (!recording_ || (!remote_ && localScratch_)) body["record"] = false;
+    if (!remote_) {
+        // This process's own engine takes what a socket's clients may not give.
+        if (!profilePath_.isEmpty()) body["profile"] = profilePath_.toStdString();
+        std::string eal;
+        for (const auto &w : device_.eal)
+            eal += (eal.empty() ? "" : " ") + w;
+        if (!eal.empty()) body["eal"] = eal;
+        if (!device_.traffic.empty()) body["traffic"] = device_.traffic;
+    }
     busy_ = true; // this window's own start: the stream's lines about it are not news
-    const auto r = link_->call("POST", QStringLiteral("/v1/run/start"),
-                               {{"profile", profile_.toStdString()},
-                                {"name", profile_.toStdString()},
-                                {"device", device_.spec},
-                                {"set", set},
-                                {"client", clientName()}});
+    const auto r = link_->call("POST", QStringLiteral("/v1/run/start"), body);
     busy_ = false;
     if (!r.ok()) {
         if (error) *error = r.error;
@@ -383,12 +230,14 @@ bool EngineController::remoteStart(QString *error)
     }
     samples_.clear();
     events_.clear();
+    pendingSamples_.clear();
+    pendingEvents_.clear();
     link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
     controlId_ = text(r.body, "control_id");
     sessionId_ = number(r.body, "session");
     runStartedAt_ = text(r.body, "started_at");
     deviceName_ = QString::fromStdString(text(r.body, "device"));
-    remoteRunning_ = true;
+    running_ = true;
     deviceSupport_.clear();
     const auto t = link_->call("GET", QStringLiteral("/v1/tunables"));
     if (t.ok() && t.body.is_array())
@@ -407,10 +256,137 @@ bool EngineController::remoteStart(QString *error)
     return true;
 }
 
-void EngineController::remoteStopped()
+void EngineController::stop()
 {
-    if (!remoteRunning_) return; // once per run
-    remoteRunning_ = false;
+    if (!running_ || !controlling()) return; // a watched run is not this window's
+    busy_ = true; // this window's own stop: the stream's lines about it are not news
+    const auto r = link_->call("POST", QStringLiteral("/v1/run/stop"));
+    busy_ = false;
+    if (!r.ok()) {
+        emit errorOccurred(tr("Stop: %1").arg(r.error));
+        return;
+    }
+    if (const std::string why = text(r.body, "record_error"); !why.empty())
+        emit errorOccurred(tr("Recording: %1").arg(QString::fromStdString(why)));
+    stopped();
+}
+
+bool EngineController::isRunning() const
+{
+    return running_;
+}
+
+QString EngineController::deviceName() const
+{
+    return isRunning() ? deviceName_ : QString::fromStdString(device_.spec);
+}
+
+void EngineController::mark(const QString &label)
+{
+    if (!running_) return;
+    link_->callLater("POST", QStringLiteral("/v1/run/mark"), {{"label", label.toStdString()}},
+                     [self = QPointer<EngineController>(this)](const EngineLink::Reply &r) {
+                         if (self && !r.ok()) emit self->errorOccurred(tr("Mark: %1").arg(r.error));
+                     });
+}
+
+void EngineController::queue(SamplePtr s)
+{
+    pendingSamples_.push_back(std::move(s));
+    if (!deliverTimer_.isActive()) deliverTimer_.start();
+}
+
+void EngineController::queue(const Event &e)
+{
+    pendingEvents_.push_back(e);
+    if (!deliverTimer_.isActive()) deliverTimer_.start();
+}
+
+void EngineController::deliver()
+{
+    deliverTimer_.stop();
+    std::vector<SamplePtr> s;
+    std::vector<Event> e;
+    s.swap(pendingSamples_);
+    e.swap(pendingEvents_);
+    for (const auto &ev : e) {
+        events_.push_back(ev);
+        emit eventArrived(ev);
+    }
+    if (!s.empty()) {
+        samples_.insert(samples_.end(), s.begin(), s.end());
+        emit samplesArrived(s);
+    }
+}
+
+bool EngineController::attach(const QUrl &url, const QByteArray &token, QString *error)
+{
+    if (running_ && !remote_) {
+        if (error) *error = tr("stop the run in this process first");
+        return false;
+    }
+    auto link = std::make_unique<RemoteLink>(url, token);
+    const auto v = link->call("GET", QStringLiteral("/v1/version"));
+    const bool ours = v.ok() && v.body.is_object() && v.body.contains("api") &&
+                      v.body.at("api").is_number_integer() && v.body.at("api") == kApiVersion;
+    if (!ours) {
+        if (error)
+            *error =
+                v.ok()
+                    ? tr("%1 does not offer Ringlab's API v%2").arg(url.toString()).arg(kApiVersion)
+                    : tr("%1: %2").arg(url.toString(), v.error);
+        return false;
+    }
+    detach();
+    engineInfo_ = tr("ringlab-engine %1 on %2 (%3)")
+                      .arg(QString::fromStdString(text(v.body, "version")),
+                           QString::fromStdString(text(v.body, "host")), url.toString());
+    setLink(std::move(link), true); // the engine in this process (no run going) goes
+    localDb_.clear();
+    sessionId_ = 0; // the engine numbers its own sessions
+    return true;
+}
+
+void EngineController::detach()
+{
+    if (!remote_) return;
+    // remote() is false from here: what the stop below sets off (the Sessions list) reads
+    // this process's state, and asks the engine nothing.
+    remote_ = false;
+    if (running_) stopped();             // it goes on there; this window stops following it
+    if (mirror_) mirror_->deleteLater(); // a fetch may be waiting in a nested event loop
+    mirror_ = nullptr;
+    setLink(nullptr, false); // the engine in this process opens again with the next start
+    engineInfo_.clear();
+    sessionId_ = 0; // the engine's numbering; this process has its own
+}
+
+QString EngineController::engineText() const
+{
+    return remote_ ? engineInfo_ : tr("the engine in this process (%1)").arg(RINGLAB_VERSION);
+}
+
+bool EngineController::takeControl(QString *error)
+{
+    if (!remote_ || !link_) return true;
+    busy_ = true;
+    const auto r =
+        link_->call("POST", QStringLiteral("/v1/run/control"), {{"client", clientName()}});
+    busy_ = false;
+    if (!r.ok()) {
+        if (error) *error = r.error;
+        return false;
+    }
+    link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
+    controlId_ = text(r.body, "control_id");
+    emit runStarted(); // the window's state: this window now drives the run
+    return true;
+}
+
+void EngineController::stopped()
+{
+    if (!running_) return; // once per run
+    running_ = false;
     if (link_) link_->setControl({});
     controlId_.clear();
     deliver(); // what the stream brought so far
@@ -427,31 +403,33 @@ void EngineController::adoptValues(const nlohmann::json &values)
     if (params_.set(a).ok()) emit paramsChanged();
 }
 
-void EngineController::onRemoteLine(const nlohmann::json &line)
+void EngineController::onLine(const nlohmann::json &line)
 {
     // A line is the network's: nothing in it may take the window down.
     try {
-        handleRemoteLine(line);
+        handleLine(line);
     } catch (const nlohmann::json::exception &e) {
         emit errorOccurred(tr("A line from the engine was not understood: %1").arg(e.what()));
     }
 }
 
-void EngineController::handleRemoteLine(const nlohmann::json &line)
+void EngineController::handleLine(const nlohmann::json &line)
 {
     const std::string type = text(line, "type");
     std::string error;
-    if (type == "sample" && remoteRunning_) {
+    if (type == "sample" && running_) {
         auto s = std::make_shared<Sample>();
         if (sampleFromJson(line, *s, error))
-            bridge_->onSample(s);
+            queue(std::move(s));
         else
             emit errorOccurred(QString::fromStdString(error));
-    } else if (type == "event" && remoteRunning_) {
+    } else if (type == "event" && running_) {
         Event e;
         if (!eventFromJson(line, e, error)) return;
         if (e.kind == "param") adoptValues(nlohmann::json{{e.tunable, e.after}});
-        bridge_->onEvent(e);
+        queue(e);
+    } else if (type == "warning") { // the recorder could not write (a full disk)
+        emit errorOccurred(QString::fromStdString(text(line, "message")));
     } else if (type == "state" && !busy_) {
         const bool running = line.contains("running") && line.at("running").is_boolean() &&
                              line.at("running").get<bool>();
@@ -466,8 +444,8 @@ void EngineController::handleRemoteLine(const nlohmann::json &line)
                            : running ? session > sessionId_ || startedAt != runStartedAt_
                                      : number(line, "last_session") >= sessionId_;
         reopened_ = false;
-        if (remoteRunning_ && ended) remoteStopped();
-        if (running && !remoteRunning_) { // a run this window did not start: watch it
+        if (running_ && ended) stopped();
+        if (running && !running_) { // a run this window did not start: watch it
             samples_.clear();
             events_.clear();
             sessionId_ = session;
@@ -475,7 +453,7 @@ void EngineController::handleRemoteLine(const nlohmann::json &line)
             deviceName_ = QString::fromStdString(text(line, "device"));
             profile_ = QString::fromStdString(text(line, "profile"));
             if (line.contains("params")) adoptValues(line.at("params"));
-            remoteRunning_ = true;
+            running_ = true;
             emit watchStarted();
             emit runStarted();
         }

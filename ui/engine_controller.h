@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The GUI's handle on the engine: starts and stops runs (recording them as sessions),
 // applies parameter changes, and turns the engine's samples and events into Qt signals,
-// delivered on the GUI thread in batches of at most ~20 per second. Neither side blocks
-// the other: the engine's subscriber call only appends to a list under a short lock.
+// delivered on the GUI thread in batches of at most ~20 per second. The engine is reached
+// through its API (docs/api.md) whether it runs in this process (LocalLink) or is served by
+// `ringlab-engine serve` (RemoteLink): one path for both. The engine never waits for the
+// window: its stream's lines queue in a bounded watcher.
 #pragma once
 
 #include <QObject>
@@ -11,7 +13,6 @@
 #include <QTimer>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "engine/run/run_service.h"
@@ -35,7 +36,13 @@ class EngineController : public QObject {
     // rebuild the datapath); stopped: kept for the next start.
     Status apply(const Assignments &a, const QString &source);
 
-    void setProfileName(const QString &name) { profile_ = name; }
+    // The profile the next start names; `path`: its file, which the engine in this process
+    // reads (a served engine is given the name only, and every value).
+    void setProfileName(const QString &name, const QString &path = {})
+    {
+        profile_ = name;
+        profilePath_ = path;
+    }
     QString profileName() const { return profile_; }
     void setRecording(bool on) { recording_ = on; }
     bool recording() const { return recording_; }
@@ -74,13 +81,13 @@ class EngineController : public QObject {
     // signals. A run going there when attaching is watched until control is taken.
     bool attach(const QUrl &url, const QByteArray &token, QString *error = nullptr);
     void detach(); // back to the engine in this process (a run there goes on)
-    bool remote() const { return link_ != nullptr; }
-    bool connected() const { return link_ && linkUp_; }
+    bool remote() const { return remote_; }
+    bool connected() const { return remote_ && linkUp_; }
     // "this process", or "ringlab-engine 0.1.0 on HOST (URL)".
     QString engineText() const;
     // Whether this window may drive: always locally; remotely when no run is going (it may
     // start one) or with the running run's control key.
-    bool controlling() const { return !link_ || !remoteRunning_ || !link_->control().isEmpty(); }
+    bool controlling() const { return !remote_ || !running_ || !link_->control().isEmpty(); }
     bool takeControl(QString *error = nullptr);
 
   signals:
@@ -96,19 +103,23 @@ class EngineController : public QObject {
     void connectionChanged(bool up, const QString &why);
 
   private:
-    class Bridge;
+    void queue(SamplePtr s);
+    void queue(const Event &e);
     void deliver();
-    void onRemoteLine(const nlohmann::json &line);
-    void handleRemoteLine(const nlohmann::json &line);
+    // The engine in this process, for a start: opened on the database the window records to.
+    bool useLocalEngine(QString *error);
+    void setLink(std::unique_ptr<EngineLink> link, bool remote);
+    RemoteLink *remoteLink() const;
+    void onLine(const nlohmann::json &line);
+    void handleLine(const nlohmann::json &line);
     void adoptValues(const nlohmann::json &values); // name -> text, from the engine
-    bool remoteStart(QString *error);
-    void remoteStopped();
+    void stopped();
 
     ParamSet params_;
     DeviceOptions device_;
     QString deviceName_;
     std::vector<TunableSupport> deviceSupport_;
-    QString profile_ = QStringLiteral("default");
+    QString profile_ = QStringLiteral("default"), profilePath_;
     bool recording_ = true;
     QString dbPath_;
     std::unique_ptr<SessionStore> store_;
@@ -116,14 +127,19 @@ class EngineController : public QObject {
     // lives (a compare dialog may still read one after a detach).
     std::map<QString, std::unique_ptr<SessionStore>> copies_;
     QPointer<SessionMirror> mirror_; // deleted later: a fetch may be waiting on the engine
-    std::unique_ptr<RunService> service_;
-    std::shared_ptr<Bridge> bridge_;
     std::int64_t sessionId_ = 0;
     std::vector<SamplePtr> samples_;
     std::vector<Event> events_;
+    // What the stream brought since the last delivery (at most every 50 ms, in one batch).
+    std::vector<SamplePtr> pendingSamples_;
+    std::vector<Event> pendingEvents_;
     QTimer deliverTimer_;
-    std::unique_ptr<RemoteLink> link_;
-    bool linkUp_ = false, remoteRunning_ = false, reopened_ = false;
+    // The engine: in this process (opened by the first start, on localDb_), or attached.
+    std::unique_ptr<EngineLink> link_;
+    QString localDb_;
+    bool localScratch_ = false; // the database could not be opened: runs are not recorded
+    bool remote_ = false;
+    bool linkUp_ = false, running_ = false, reopened_ = false;
     bool busy_ = false;        // this window's own start, stop or takeover is in flight
     std::string controlId_;    // names this window's control key (the stream's control lines)
     std::string runStartedAt_; // with the session, what makes a run the same run

@@ -366,7 +366,7 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
         if (error) *error = QString::fromStdString(st.error);
         return false;
     }
-    ctl_->setProfileName(QString::fromStdString(p.name));
+    ctl_->setProfileName(QString::fromStdString(p.name), QString::fromStdString(file.string()));
     // A profile names its device; a stopped workbench follows it.
     if (DeviceSpec spec; !parseDeviceSpec(p.device, spec).ok()) {
         if (error)

@@ -12,7 +12,7 @@
 namespace ringlab::ui {
 
 RemoteLink::RemoteLink(const QUrl &url, const QByteArray &token, QObject *parent)
-    : QObject(parent), url_(url), token_(token)
+    : EngineLink(parent), url_(url), token_(token)
 {
     retry_.setSingleShot(true);
     retry_.setInterval(kRetryMs);

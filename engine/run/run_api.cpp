@@ -80,6 +80,18 @@ bool onlyFields(const json &body, std::initializer_list<const char *> allowed, c
     return true;
 }
 
+bool boolField(const json &body, const char *name, bool &out, std::string &error)
+{
+    if (!body.contains(name)) return true;
+    if (!body[name].is_boolean()) {
+        error = std::string("field \"") + name + "\" must be true or false, not " +
+                body[name].type_name();
+        return false;
+    }
+    out = body[name].get<bool>();
+    return true;
+}
+
 bool stringField(const json &body, const char *name, std::string &out, std::string &error)
 {
     if (!body.contains(name)) return true;
@@ -89,6 +101,15 @@ bool stringField(const json &body, const char *name, std::string &out, std::stri
         return false;
     }
     out = body[name].get<std::string>();
+    return true;
+}
+
+// Who made a change, as recorded with its event: a short word (gui, script, api).
+bool changeSource(const std::string &s)
+{
+    if (s.empty() || s.size() > 16) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
     return true;
 }
 
@@ -385,6 +406,8 @@ std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const 
 ApiReply RunApi::start(const json &body)
 {
     std::string error, profileName = "default", device, name, client = "unnamed client";
+    std::string eal, traffic;
+    bool record = options_.record;
     Assignments overrides;
     std::int64_t intervalMs = kSampleIntervalNs / 1'000'000;
     if (body.contains("interval_ms")) {
@@ -395,20 +418,32 @@ ApiReply RunApi::start(const json &body)
                          ": the sample interval is an integer of 10..10000 ms");
         intervalMs = v.get<std::int64_t>();
     }
-    if (!onlyFields(body, {"profile", "set", "device", "name", "client", "interval_ms"}, "start",
-                    error) ||
-        !stringField(body, "profile", profileName, error) ||
+    const bool ok =
+        options_.inProcess
+            ? onlyFields(body,
+                         {"profile", "set", "device", "name", "client", "interval_ms", "record",
+                          "eal", "traffic"},
+                         "start", error)
+            : onlyFields(body,
+                         {"profile", "set", "device", "name", "client", "interval_ms", "record"},
+                         "start", error);
+    if (!ok || !stringField(body, "profile", profileName, error) ||
         !stringField(body, "device", device, error) || !stringField(body, "name", name, error) ||
-        !stringField(body, "client", client, error) || !assignmentsField(body, overrides, error))
+        !stringField(body, "client", client, error) || !stringField(body, "eal", eal, error) ||
+        !stringField(body, "traffic", traffic, error) ||
+        !boolField(body, "record", record, error) || !assignmentsField(body, overrides, error))
         return ApiReply::error(400, error);
+    if (record && !options_.record)
+        return ApiReply::error(400, "start: \"record\": true, but this engine records nothing "
+                                    "(it was started with --no-record)");
     const bool jsonFile =
         profileName.size() >= 5 && profileName.compare(profileName.size() - 5, 5, ".json") == 0;
-    if (profileName.empty() || profileName.find('/') != std::string::npos ||
-        profileName.find("..") != std::string::npos || jsonFile)
+    if (!options_.inProcess && (profileName.empty() || profileName.find('/') != std::string::npos ||
+                                profileName.find("..") != std::string::npos || jsonFile))
         return ApiReply::error(400, "profile \"" + profileName +
                                         "\": give a profile's name (GET /v1/profiles lists "
                                         "them); paths are not taken over the API");
-    if (!device.empty())
+    if (!device.empty() && !options_.inProcess)
         if (auto st = clientDeviceSpec(device); !st.ok()) return ApiReply::error(400, st.error);
     ResolvedProfile resolved;
     if (auto st = resolveProfile(profileName, overrides, resolved); !st.ok())
@@ -425,7 +460,8 @@ ApiReply RunApi::start(const json &body)
     setup.profile = resolved.profile.name;
     setup.device.spec = device.empty() ? resolved.profile.device : device;
     if (setup.device.spec.rfind("dpdk:", 0) == 0 || setup.device.spec == "lab")
-        setup.device.eal = options_.eal; // the server's, for the devices that take them
+        setup.device.eal = options_.inProcess && !eal.empty() ? splitEalArgs(eal) : options_.eal;
+    setup.device.traffic = traffic;
     setup.intervalNs = intervalMs * 1'000'000;
     setup.sessionName = name;
     if (setup.sessionName.empty()) {
@@ -437,7 +473,7 @@ ApiReply RunApi::start(const json &body)
     auto exporter = std::make_shared<PrometheusExporter>(
         PrometheusExporter::RunLabels{0, setup.device.spec, setup.profile}, setup.params);
     if (const StartStatus st =
-            service_.start(setup, options_.record ? store_.get() : nullptr, {hub_, exporter});
+            service_.start(setup, record ? store_.get() : nullptr, {hub_, exporter});
         !st.ok())
         return ApiReply::error(st.refused ? 422 : 500, st.error);
     exporter->setRun({service_.sessionId(), service_.deviceInfo().name, setup.profile});
@@ -447,7 +483,7 @@ ApiReply RunApi::start(const json &body)
     controlKey_ = randomKey();
     controlId_ = randomKey().substr(0, 8);
     startedAt_ = isoTimeNow();
-    lastSession_ = service_.sessionId();
+    if (service_.sessionId()) lastSession_ = service_.sessionId(); // the last one recorded
     hub_->publish(safeDump(stateLocked()));
     json j = stateLocked();
     j.erase("type");
@@ -458,14 +494,18 @@ ApiReply RunApi::start(const json &body)
 
 ApiReply RunApi::set(const ApiRequest &r, const json &body)
 {
-    std::string error;
+    std::string error, source = "api";
     Assignments a;
-    if (!onlyFields(body, {"set"}, "set", error) || !assignmentsField(body, a, error))
+    if (!onlyFields(body, {"set", "source"}, "set", error) || !assignmentsField(body, a, error) ||
+        !stringField(body, "source", source, error))
         return ApiReply::error(400, error);
     if (a.empty()) return ApiReply::error(400, "set: field \"set\" names no tunable");
+    if (!changeSource(source))
+        return ApiReply::error(400, "set: source \"" + source +
+                                        "\" is not one (1 to 16 of a-z, 0-9 and _, e.g. gui)");
     std::lock_guard lock(mutex_);
     if (auto refused = refuseWithoutControl(r, "set")) return *refused;
-    if (auto st = service_.apply(a, "api"); !st.ok()) return ApiReply::error(422, st.error);
+    if (auto st = service_.apply(a, source); !st.ok()) return ApiReply::error(422, st.error);
     return {200, {{"params", valuesJson(service_.params())}}, {}, {}};
 }
 

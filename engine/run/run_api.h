@@ -47,6 +47,9 @@ struct RunApiOptions {
     bool record = true;           // false: runs are not recorded
     std::string endpoint;         // how this engine is reached, for /v1/version
     std::vector<std::string> eal; // EAL arguments for DPDK devices (the server's, never a client's)
+    // The client is this process (the desktop's own engine): what a socket's clients may not
+    // give is taken too: a profile's path, and the device's "eal" and "traffic" options.
+    bool inProcess = false;
 };
 
 class RunApi {

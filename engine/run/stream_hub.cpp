@@ -25,11 +25,18 @@ bool Watcher::ended() const
     return ended_;
 }
 
+void Watcher::setNotify(std::function<void()> notify)
+{
+    std::lock_guard lock(mutex_);
+    notify_ = std::move(notify);
+}
+
 void Watcher::push(const Line &line)
 {
     {
         std::lock_guard lock(mutex_);
         if (ended_) return;
+        if (lines_.empty() && notify_) notify_();
         if (lines_.size() >= kWatcherQueueLines) {
             lines_.clear(); // what it missed is gone; say so rather than send a hole
             lines_.push_back(std::make_shared<const std::string>(nlohmann::json{
@@ -50,6 +57,7 @@ void Watcher::end(const std::string &why)
     {
         std::lock_guard lock(mutex_);
         if (ended_) return;
+        if (lines_.empty() && notify_) notify_();
         lines_.push_back(std::make_shared<const std::string>(
             nlohmann::json{{"type", "end"}, {"reason", why}}.dump()));
         ended_ = true;

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,6 +29,10 @@ class Watcher {
     // (cut off, or the hub closed) and every line was taken.
     bool take(std::vector<Line> &out, int timeoutMs);
     bool ended() const;
+    // Called, from the thread that adds it, when a line arrives at an empty queue (a watcher in
+    // the engine's process wakes its own loop instead of waiting in take()). It must not block
+    // or call back into the hub.
+    void setNotify(std::function<void()> notify);
 
   private:
     friend class StreamHub;
@@ -37,6 +42,7 @@ class Watcher {
     mutable std::mutex mutex_;
     std::condition_variable cv_;
     std::deque<Line> lines_;
+    std::function<void()> notify_;
     bool ended_ = false;
 };
 

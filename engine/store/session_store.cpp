@@ -212,7 +212,20 @@ fs::path SessionStore::defaultPath()
     return base / "ringlab" / "sessions.db";
 }
 
-SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(file, mode)
+namespace {
+// A database to write goes where it is asked to: its folder is made first (a fresh
+// ~/.local/share/ringlab). Failing that, opening it says what is wrong.
+const fs::path &withFolder(const fs::path &file, Db::Mode mode)
+{
+    if (mode == Db::Mode::ReadWrite && file != ":memory:" && file.has_parent_path()) {
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+    }
+    return file;
+}
+} // namespace
+
+SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(withFolder(file, mode), mode)
 {
     // A file that is not a database fails here, on the first read of it.
     const int version = schemaVersion();
