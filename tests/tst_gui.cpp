@@ -264,6 +264,9 @@ void TstGui::openRecordedSessionAndExport()
 {
     QVERIFY(w_->startRun());
     QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 15, 10000);
+    // The run's first event, sent by the engine before its reply to the start, is kept.
+    QVERIFY(!w_->controller()->events().empty());
+    QCOMPARE(w_->controller()->events().front().kind, std::string("start"));
     QVERIFY(w_->controller()->apply({{"poll.mode", "busy"}}, "test").ok());
     QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 30, 10000);
     const qint64 id = w_->controller()->sessionId();

@@ -359,6 +359,12 @@ void TstPrometheus::prometheusScrapesAServedEngineWithItsToken()
     const auto started =
         api.Post("/v1/run/start", R"({"set":{"load.rate_pps":50000}})", "application/json");
     QVERIFY(started && started->status == 201);
+    // Recording nothing, it keeps no database: no sessions, and none found.
+    const auto sessions = api.Get("/v1/sessions");
+    QVERIFY(sessions && sessions->status == 200);
+    QCOMPARE(QByteArray::fromStdString(sessions->body).trimmed(), QByteArray("[]"));
+    const auto one = api.Get("/v1/sessions/1");
+    QVERIFY(one && one->status == 404);
 
     // One job with the token file, as a lab's Prometheus is set up; one without.
     const int promPort = startPrometheus(

@@ -221,17 +221,21 @@ bool EngineController::start(QString *error)
         if (!eal.empty()) body["eal"] = eal;
         if (!device_.traffic.empty()) body["traffic"] = device_.traffic;
     }
-    busy_ = true; // this window's own start: the stream's lines about it are not news
-    const auto r = link_->call("POST", QStringLiteral("/v1/run/start"), body);
-    busy_ = false;
-    if (!r.ok()) {
-        if (error) *error = r.error;
-        return false;
-    }
     samples_.clear();
     events_.clear();
     pendingSamples_.clear();
     pendingEvents_.clear();
+    // This window's own start: the stream's state lines about it are not news, but its
+    // events are the run's first (the start, the device's warnings), before the reply.
+    busy_ = starting_ = true;
+    const auto r = link_->call("POST", QStringLiteral("/v1/run/start"), body);
+    busy_ = starting_ = false;
+    if (!r.ok()) {
+        pendingSamples_.clear();
+        pendingEvents_.clear();
+        if (error) *error = r.error;
+        return false;
+    }
     link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
     controlId_ = text(r.body, "control_id");
     sessionId_ = number(r.body, "session");
@@ -266,9 +270,7 @@ void EngineController::stop()
         emit errorOccurred(tr("Stop: %1").arg(r.error));
         return;
     }
-    if (const std::string why = text(r.body, "record_error"); !why.empty())
-        emit errorOccurred(tr("Recording: %1").arg(QString::fromStdString(why)));
-    stopped();
+    stopped(); // a recording error was told by the stream's warning lines as it happened
 }
 
 bool EngineController::isRunning() const
@@ -417,13 +419,13 @@ void EngineController::handleLine(const nlohmann::json &line)
 {
     const std::string type = text(line, "type");
     std::string error;
-    if (type == "sample" && running_) {
+    if (type == "sample" && (running_ || starting_)) {
         auto s = std::make_shared<Sample>();
         if (sampleFromJson(line, *s, error))
             queue(std::move(s));
         else
             emit errorOccurred(QString::fromStdString(error));
-    } else if (type == "event" && running_) {
+    } else if (type == "event" && (running_ || starting_)) {
         Event e;
         if (!eventFromJson(line, e, error)) return;
         if (e.kind == "param") adoptValues(nlohmann::json{{e.tunable, e.after}});
@@ -445,6 +447,9 @@ void EngineController::handleLine(const nlohmann::json &line)
                                      : number(line, "last_session") >= sessionId_;
         reopened_ = false;
         if (running_ && ended) stopped();
+        // The run followed: its values as the engine holds them (after a cut-off stream,
+        // changes whose lines were lost).
+        if (running && running_ && line.contains("params")) adoptValues(line.at("params"));
         if (running && !running_) { // a run this window did not start: watch it
             samples_.clear();
             events_.clear();
@@ -452,6 +457,7 @@ void EngineController::handleLine(const nlohmann::json &line)
             runStartedAt_ = startedAt;
             deviceName_ = QString::fromStdString(text(line, "device"));
             profile_ = QString::fromStdString(text(line, "profile"));
+            profilePath_.clear(); // the engine's profile, by name
             if (line.contains("params")) adoptValues(line.at("params"));
             running_ = true;
             emit watchStarted();

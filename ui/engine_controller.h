@@ -141,6 +141,7 @@ class EngineController : public QObject {
     bool remote_ = false;
     bool linkUp_ = false, running_ = false, reopened_ = false;
     bool busy_ = false;        // this window's own start, stop or takeover is in flight
+    bool starting_ = false;    // its start: the run's first lines come before the reply
     std::string controlId_;    // names this window's control key (the stream's control lines)
     std::string runStartedAt_; // with the session, what makes a run the same run
     QString engineInfo_;

@@ -238,6 +238,8 @@ void RunApi::shutdown(const std::string &status)
 
 std::unique_ptr<SessionStore> RunApi::reader() const
 {
+    // An engine that records nothing keeps no file (serve --no-record): no sessions to read.
+    if (store_->file() == ":memory:") return std::make_unique<SessionStore>(":memory:");
     return std::make_unique<SessionStore>(store_->file(), Db::Mode::ReadOnly);
 }
 
