@@ -23,6 +23,7 @@ class TstRunService : public QObject {
     void refusedDeviceLeavesNothing();
     void readOnlyDatabaseIsRefusedBeforeTheDevice();
     void secondStartWhileRunningIsRefused();
+    void goneWithAnExceptionTheSessionFailed();
 
   private:
     std::filesystem::path writeProfile(const std::string &name, const std::string &text);
@@ -204,4 +205,33 @@ void TstRunService::secondStartWhileRunningIsRefused()
 }
 
 QTEST_GUILESS_MAIN(TstRunService)
+void TstRunService::goneWithAnExceptionTheSessionFailed()
+{
+    SessionStore store(dir_->filePath("s.db").toStdString());
+    RunSetup setup;
+    setup.params = params({});
+    setup.profile = "default";
+    const auto runThenLeave = [&](bool throwing) {
+        RunService service;
+        auto c = std::make_shared<Collector>();
+        if (!service.start(setup, &store, {c}).ok()) return std::int64_t{-1};
+        const std::int64_t id = service.sessionId();
+        if (!c->waitSamples(2)) return std::int64_t{-2};
+        if (throwing) throw id; // the caller failed with the run going
+        return id;              // the caller returned with the run going
+    };
+    std::int64_t failed = 0;
+    try {
+        runThenLeave(true);
+    } catch (std::int64_t id) {
+        failed = id;
+    }
+    const std::int64_t completed = runThenLeave(false);
+    QVERIFY(failed > 0 && completed > 0);
+    SessionInfo a, b;
+    QVERIFY(store.get(failed, a) && store.get(completed, b));
+    QCOMPARE(a.status, std::string("failed"));
+    QCOMPARE(b.status, std::string("completed"));
+}
+
 #include "tst_run_service.moc"

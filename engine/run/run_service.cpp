@@ -34,7 +34,8 @@ RunService::RunService(ErrorFn onRecordError) : onRecordError_(std::move(onRecor
 
 RunService::~RunService()
 {
-    if (running()) stop();
+    // Gone with an exception on its way: the session did not end as it should have.
+    if (running()) stop(std::uncaught_exceptions() > uncaughtAtStart_ ? "failed" : "completed");
 }
 
 void RunService::discardSession(SessionStore &store, std::string &why)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -65,7 +66,9 @@ class RunService {
     using ErrorFn = std::function<void(const std::string &)>;
     // onRecordError hears of write failures while recording, from the recorder's thread.
     explicit RunService(ErrorFn onRecordError = {});
-    ~RunService(); // a run still going is stopped and its session completed
+    // A run still going is stopped: its session completed, or failed when an exception is
+    // unwinding the caller.
+    ~RunService();
     RunService(const RunService &) = delete;
     RunService &operator=(const RunService &) = delete;
 
@@ -105,6 +108,7 @@ class RunService {
     DeviceInfo deviceInfo_;
     std::vector<TunableSupport> deviceSupport_;
     std::int64_t session_ = 0;
+    int uncaughtAtStart_ = std::uncaught_exceptions();
 };
 
 } // namespace ringlab
