@@ -5,15 +5,20 @@
 // kill -9 of the engine shows "disconnected" at once, and a new engine on the same address
 // is found again, with the lost run's session interrupted.
 #include <httplib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <QAction>
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "engine/store/session_store.h"
@@ -25,6 +30,7 @@
 #include "ui/session_list_model.h"
 #include "ui/session_mirror.h"
 #include "ui/sessions_panel.h"
+#include "ui/unix_http.h"
 
 using namespace ringlab;
 using namespace ringlab::ui;
@@ -358,6 +364,33 @@ void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()
     QVERIFY(!w.connectToEngine(ConnectDialog::parseAddress(dir.filePath("none.sock")), {}, &error));
     QVERIFY2(error.contains("none.sock") && error.contains("is ringlab-engine serve running?"),
              qPrintable(error));
+
+    // An engine that accepts nothing (its listen backlog full): the request gives up in its
+    // time with why, instead of a connect that waits for ever.
+    const std::string full = dir.filePath("full.sock").toStdString();
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path, full.c_str(), full.size() + 1);
+    QVERIFY(::bind(listener, reinterpret_cast<const sockaddr *>(&a), sizeof a) == 0);
+    QVERIFY(::listen(listener, 0) == 0);
+    std::vector<int> queued;
+    for (int k = 0; k < 8; ++k) { // fill the backlog: the next connect would wait
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        const bool in = ::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a) == 0;
+        queued.push_back(fd);
+        if (!in) break;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    const auto r = UnixHttp(full).request("GET", "/v1/version", {}, {}, 300);
+    QCOMPARE(r.status, 0);
+    QVERIFY2(QString::fromStdString(r.error).contains("backlog is full"), r.error.c_str());
+    QVERIFY2(clock.elapsed() < UnixHttp::kConnectTimeoutMs,
+             qPrintable(QString::number(clock.elapsed())));
+    for (int fd : queued)
+        ::close(fd);
+    ::close(listener);
 }
 
 void TstRemoteGui::killedEngineIsShownAndFoundAgain()

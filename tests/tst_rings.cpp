@@ -167,6 +167,17 @@ void TstRings::poolExhaustionAndReturn()
     QCOMPARE(indices.size(), std::size_t{64});
     pool.release(bufs, 64);
     QCOMPARE(pool.available(), 64u);
+
+    // A pool whose resident pages no machine holds is refused with figures, before anything
+    // is allocated (4e9 buffers would keep 15 TiB).
+    try {
+        BufferPool huge(4'000'000'000u);
+        QFAIL("a pool of 4e9 buffers was made");
+    } catch (const std::runtime_error &e) {
+        const QString why = QString::fromUtf8(e.what());
+        QVERIFY2(why.contains("4000000000 buffers keep") && why.contains("rx.pool_buffers"),
+                 e.what());
+    }
 }
 
 void TstRings::histogramPrecision()

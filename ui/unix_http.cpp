@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/unix_http.h"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -9,9 +10,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace ringlab::ui {
 
@@ -46,13 +50,31 @@ class UnixClient : public httplib::ClientImpl {
             return false;
         }
         std::memcpy(a.sun_path, path_.c_str(), path_.size() + 1);
-        const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a) != 0) {
+        // A blocking connect to an engine whose listen backlog is full waits for ever (AF_UNIX
+        // has no connect timeout). A non-blocking one says EAGAIN at once: it is tried again
+        // until the connection timeout, then given up as timed out.
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0) {
             errno_ = errno;
-            if (fd >= 0) ::close(fd);
             error = httplib::Error::Connection;
             return false;
         }
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::seconds(connection_timeout_sec_) +
+                              std::chrono::microseconds(connection_timeout_usec_);
+        int rc = 0;
+        while ((rc = ::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a)) != 0 &&
+               errno == EAGAIN && !canceled_ && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (rc != 0) {
+            errno_ = errno == EAGAIN ? ETIMEDOUT : errno;
+            ::close(fd);
+            error = canceled_ ? httplib::Error::Canceled : httplib::Error::Connection;
+            return false;
+        }
+        // httplib reads and writes with its own timeouts on a blocking socket.
+        if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0)
+            ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
         socket.sock = fd;
         return true;
     }
@@ -93,6 +115,8 @@ std::string why(const std::string &socket, const UnixClient &c, httplib::Error e
                 "again)";
     else if (c.lastErrno() == ENOENT || c.lastErrno() == ECONNREFUSED)
         text += " (is ringlab-engine serve running?)";
+    else if (c.lastErrno() == ETIMEDOUT)
+        text += " (the engine accepts no connection: its backlog is full, or it hangs)";
     return text;
 }
 } // namespace
@@ -108,7 +132,8 @@ UnixHttp::Result UnixHttp::request(const std::string &method, const std::string 
 {
     blockSigpipe();
     UnixClient c(path_);
-    c.set_connection_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
+    const int connectMs = std::min(timeoutMs, kConnectTimeoutMs);
+    c.set_connection_timeout(connectMs / 1000, (connectMs % 1000) * 1000);
     c.set_read_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
     c.set_write_timeout(timeoutMs / 1000, (timeoutMs % 1000) * 1000);
     httplib::Request req;
@@ -137,7 +162,7 @@ UnixHttp::Result UnixHttp::stream(const std::string &path, const Headers &header
 {
     blockSigpipe();
     auto c = std::make_shared<UnixClient>(path_);
-    c->set_connection_timeout(5, 0);
+    c->set_connection_timeout(kConnectTimeoutMs / 1000, (kConnectTimeoutMs % 1000) * 1000);
     c->set_read_timeout(24 * 3600, 0); // a run may be idle for long: stop() ends it
     {
         std::lock_guard lock(mutex_);

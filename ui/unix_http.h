@@ -24,6 +24,9 @@ class UnixHttp {
         std::string body, contentType, error;
     };
 
+    // An engine that accepts no connection (its backlog full) is given up after this long.
+    static constexpr int kConnectTimeoutMs = 5000;
+
     explicit UnixHttp(std::string socketPath) : path_(std::move(socketPath)) {}
     ~UnixHttp();
 

@@ -3,14 +3,45 @@
 
 #include <sys/mman.h>
 
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 namespace ringlab {
 
-BufferPool::BufferPool(std::uint32_t buffers) : buffers_(buffers), free_(buffers)
+namespace {
+// MemAvailable from /proc/meminfo, in bytes; 0 when it cannot be read.
+std::uint64_t availableMemoryBytes()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        unsigned long long kib = 0;
+        if (std::sscanf(line.c_str(), "MemAvailable: %llu kB", &kib) == 1) return kib * 1024;
+    }
+    return 0;
+}
+} // namespace
+
+std::uint32_t BufferPool::affordable(std::uint32_t buffers)
+{
+    // Each buffer keeps a page resident (below): a pool the machine cannot hold is refused
+    // before anything is allocated, with figures, rather than left to the OOM killer.
+    const std::uint64_t resident = std::uint64_t{buffers} * kResidentPerBuffer;
+    if (const std::uint64_t avail = availableMemoryBytes(); avail && resident > avail / 2)
+        throw std::runtime_error("buffer pool: " + std::to_string(buffers) + " buffers keep " +
+                                 std::to_string(resident >> 20) +
+                                 " MiB resident, more than half of the " +
+                                 std::to_string(avail >> 20) +
+                                 " MiB this machine has available; "
+                                 "use a smaller rx.pool_buffers");
+    return buffers;
+}
+
+BufferPool::BufferPool(std::uint32_t buffers) : buffers_(affordable(buffers)), free_(buffers)
 {
     // Reserved as address space: the simulated frames are never written, so a pool of jumbo
     // buffers does not cost its full size in memory.

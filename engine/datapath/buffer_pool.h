@@ -19,6 +19,9 @@ class BufferPool final : public BufferSource {
     static constexpr std::uint32_t kDataRoom = 9216; // fits a 9018-byte jumbo frame
     // Bytes ahead of every frame, for headers a driver prepends (ocelot's injection header).
     static constexpr std::uint32_t kHeadroom = 64;
+    // What a buffer keeps in memory: the page its headroom is on (the frame's bytes are never
+    // written by the simulated NIC, so the rest of its room is address space only).
+    static constexpr std::uint64_t kResidentPerBuffer = 4096;
 
     explicit BufferPool(std::uint32_t buffers);
     ~BufferPool();
@@ -34,6 +37,10 @@ class BufferPool final : public BufferSource {
     void release(Buffer *const *bufs, std::uint32_t n) override;
 
   private:
+    // `buffers`, or throws when their resident pages would take more than half of the memory
+    // this machine has available.
+    static std::uint32_t affordable(std::uint32_t buffers);
+
     std::uint8_t *memory_ = nullptr;
     std::size_t bytes_ = 0;
     std::vector<Buffer> buffers_;
