@@ -698,12 +698,18 @@ void TstGui::profileAppliedLiveAsOneChange()
 // setting. A segment too short for an interval says so, never "noise".
 void TstGui::segmentsCompareWithAChosenBaseline()
 {
-    QVERIFY(startSleeping100To200());
     auto *ctl = w_->controller();
+    // 10,000 pps: the poll thread's CPU is then its wake-ups, not the frames (at 100,000 pps
+    // a sleeping poll thread still spends about 600 ms/s on them).
+    QVERIFY(ctl->apply({{"load.rate_pps", "10000"}}, "test").ok());
+    QVERIFY(startSleeping100To200());
     QVERIFY(waitForSamples(30));
-    QVERIFY(ctl->apply({{"poll.sleep_min_us", "5"}, {"poll.sleep_max_us", "10"}}, "test").ok());
+    // Busy polling in between: a core's worth of CPU against a few percent, a contrast that
+    // no load on a shared machine turns around (5-10 us sleeps gave -27..-43 % here, and
+    // -18 % once beside other tests).
+    QVERIFY(ctl->apply({{"poll.mode", "busy"}}, "test").ok());
     QVERIFY(waitForSamples(30));
-    QVERIFY(ctl->apply({{"poll.sleep_min_us", "100"}, {"poll.sleep_max_us", "200"}}, "test").ok());
+    QVERIFY(ctl->apply({{"poll.mode", "sleep"}}, "test").ok());
     QVERIFY(waitForSamples(30));
     QTRY_COMPARE(w_->segments()->rowCount(), 3);
     SegmentModel *m = w_->segments();
@@ -718,7 +724,9 @@ void TstGui::segmentsCompareWithAChosenBaseline()
     w_->stopRun(); // the table has every sample now
     auto pct = [m, cpu](int row) { return leadingNumber(m->deltaText(row, cpu)); };
     const double againstPrevious = pct(2);
-    QVERIFY2(againstPrevious < -20, qPrintable(m->deltaText(2, cpu)));
+    qInfo("engine CPU, segment 3 (100-200 us sleeps) against segment 2 (busy): %s",
+          qPrintable(m->deltaText(2, cpu)));
+    QVERIFY2(againstPrevious < -50, qPrintable(m->deltaText(2, cpu)));
     QVERIFY2(!m->deltaText(2, cpu).contains("too short"), qPrintable(m->deltaText(2, cpu)));
     // Choose segment 1 in the box: the same setting, much closer.
     QComboBox *box = w_->segmentTable()->baselineBox();
@@ -729,7 +737,7 @@ void TstGui::segmentsCompareWithAChosenBaseline()
     QCOMPARE(m->baselineSegment(), 1);
     QCOMPARE(m->deltaText(0, cpu), QStringLiteral("baseline"));
     QVERIFY2(std::fabs(pct(2)) < std::fabs(againstPrevious) / 2, qPrintable(m->deltaText(2, cpu)));
-    QVERIFY2(pct(1) > 20, qPrintable(m->deltaText(1, cpu))); // 5-10 us against 100-200 us
+    QVERIFY2(pct(1) > 50, qPrintable(m->deltaText(1, cpu))); // busy against 100-200 us
     QVERIFY(m->headerData(5 + 2, Qt::Horizontal, Qt::ToolTipRole).toString().contains("segment 1"));
     // Another session's segment as the baseline (SESSION:SEGMENT, as the CLI's compare).
     QString error;
@@ -741,7 +749,7 @@ void TstGui::segmentsCompareWithAChosenBaseline()
     QVERIFY2(w_->segmentTable()->useOtherSegment(QString("%1:2").arg(first), &error),
              qPrintable(error));
     QCOMPARE(m->baselineLabel(), QString("session %1 segment 2").arg(first));
-    QVERIFY2(pct(0) < -20, qPrintable(m->deltaText(0, cpu))); // 100-200 against 5-10 us
+    QVERIFY2(pct(0) < -50, qPrintable(m->deltaText(0, cpu))); // 100-200 us against busy
     m->setBaselineSegment(0);
 }
 
