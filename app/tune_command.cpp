@@ -174,7 +174,10 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
         Measurement m;
         RecordedRun run;
         run.setup.params = p.base;
-        if (!run.setup.params.set(values).ok()) return m;
+        if (auto st = run.setup.params.set(values); !st.ok()) {
+            m.failure = st.error;
+            return m;
+        }
         auto &mine = sessions[candidate];
         run.setup.profile = p.profile.name;
         run.setup.sessionName =
@@ -185,7 +188,16 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
         run.setup.device.traffic = o.traffic;
         run.durationNs = o.durationNs;
         std::int64_t session = 0;
-        if (recordRun(run, store, sigFd, o.cancelled, say, session) != RunEnd::Completed) return m;
+        std::string why; // the last thing a failed run said
+        const auto sayAndKeep = [&](const std::string &msg) {
+            why = msg;
+            say(msg);
+        };
+        const RunEnd end = recordRun(run, store, sigFd, o.cancelled, sayAndKeep, session);
+        if (end != RunEnd::Completed) {
+            if (end == RunEnd::Failed) m.failure = why.empty() ? "no reason given" : why;
+            return m;
+        }
         mine.push_back(session);
         const CompareSide side = compareSideOf(store, mine, o.warmupS);
         for (const auto &[label, v] : side.values)
@@ -196,6 +208,10 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     };
     result = tune(p.spec, p.base, measure, o.progress);
     report = formatResult(o, p, result, id);
+    if (!result.failure.empty()) {
+        error = result.failure + "; the runs so far are kept as sessions";
+        return TuneEnd::Failed;
+    }
     if (result.interrupted && !result.found) {
         error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
         return TuneEnd::Interrupted;
@@ -274,7 +290,7 @@ int tuneCommand(const TuneOptions &opts)
         }
         std::printf("\nsaved as %s\n", o.saveProfile.c_str());
     }
-    if (end == TuneEnd::Interrupted)
+    if (end == TuneEnd::Interrupted || end == TuneEnd::Failed)
         std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
     return end == TuneEnd::Found ? 0 : 1;
 }

@@ -28,7 +28,7 @@ struct TuneOptions {
     std::function<bool()> cancelled;
 };
 
-enum class TuneEnd { Found, NotFound, BadInput, Interrupted };
+enum class TuneEnd { Found, NotFound, BadInput, Interrupted, Failed };
 
 // `report` receives what the command prints: the answer (or why there is none) and the trail.
 TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <QProcess>
@@ -777,6 +778,8 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     s.threads.push_back({"poll", 81.5, 8.15, 990, 250});
     s.poolFree = 4000;
     s.engineCpuMsPerS = std::nan(""); // written as null
+    s.device.push_back({"port_a_rx_pps", "pps", 812.5, false});
+    s.device.push_back({"port_a_ipackets", "packets", 4096, true});
     const json line = toJson(s);
     Sample back;
     std::string error;
@@ -792,6 +795,21 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     QCOMPARE(back.threads[0].pollGapMaxUs, 250.0);
     QCOMPARE(back.poolFree, 4000u);
     QVERIFY(std::isnan(back.engineCpuMsPerS));
+    QCOMPARE(back.device.size(), std::size_t(2)); // a device's figures keep unit and kind
+    for (const DeviceMetric &m : s.device) {
+        const auto it = std::find_if(back.device.begin(), back.device.end(),
+                                     [&](const DeviceMetric &b) { return b.name == m.name; });
+        QVERIFY2(it != back.device.end(), m.name.c_str());
+        QCOMPARE(it->value, m.value);
+        QCOMPARE(it->unit, m.unit);
+        QCOMPARE(it->total, m.total);
+    }
+    json older = line; // a line from before units were sent: the figures, without them
+    older.erase("device_units");
+    older.erase("device_totals");
+    QVERIFY2(sampleFromJson(older, back, error), error.c_str());
+    QCOMPARE(back.device.size(), std::size_t(2));
+    QVERIFY(back.device[0].unit.empty() && !back.device[0].total);
 
     const auto refused = [&](json bad, const char *what) {
         Sample out;
@@ -808,6 +826,12 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     bad = line;
     bad["totals"].erase("polls");
     refused(bad, "a counter missing");
+    bad = line;
+    bad["device_units"]["port_a_rx_pps"] = 5;
+    refused(bad, "a unit that is not text");
+    bad = line;
+    bad["device_totals"] = "port_a_ipackets";
+    refused(bad, "device_totals not a list");
     bad = line;
     bad["throughput"]["rx_pps"] = "fast";
     refused(bad, "a word for a number");

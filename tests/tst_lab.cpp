@@ -202,6 +202,14 @@ void TstLab::pingCrossesTheEngine()
     for (const auto &s : r.samples)
         live += s["probe_rtt_us"].toObject()["count"].toInt();
     QCOMPARE(live, 50);
+    // The replies are a running total, with its unit, in every line and in the summary.
+    QVERIFY(!r.samples.isEmpty());
+    const QJsonObject last = r.samples.back();
+    QCOMPARE(last["device"].toObject()["ping_replies"].toDouble(), 50.0);
+    QCOMPARE(last["device_units"].toObject()["ping_replies"].toString(), QString("packets"));
+    QVERIFY(last["device_totals"].toArray().contains(QJsonValue("ping_replies")));
+    QCOMPARE(r.summary["totals"].toObject()["ping_replies"].toDouble(), 50.0);
+    QVERIFY(!r.summary["metrics"].toObject().contains("ping_replies")); // not averaged
     SessionStore store(db.toStdString());
     const auto sessions = store.list();
     QCOMPARE(sessions.size(), std::size_t{1});
@@ -231,8 +239,11 @@ void TstLab::iperf3GoodputIsRecorded()
     QCOMPARE(r.exitCode, 0);
     QVector<double> goodput;
     for (const auto &s : r.samples)
-        if (const QJsonObject d = s["device"].toObject(); d.contains("iperf_goodput_mbps"))
+        if (const QJsonObject d = s["device"].toObject(); d.contains("iperf_goodput_mbps")) {
             goodput << d["iperf_goodput_mbps"].toDouble();
+            QCOMPARE(s["device_units"].toObject()["iperf_goodput_mbps"].toString(),
+                     QString("Mbit/s"));
+        }
     QVERIFY2(goodput.size() >= 3, qPrintable(r.err));
     std::sort(goodput.begin(), goodput.end());
     QVERIFY2(goodput[goodput.size() / 2] > 10,

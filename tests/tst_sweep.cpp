@@ -30,6 +30,7 @@ class TstSweep : public QObject {
     void constraintsParseAndJudge();
     void tunerFindsTheConstrainedOptimum();
     void tunerRefusesAnImpossibleConstraint();
+    void tunerStopsAtAFailedRunAndSaysWhy();
 
   private:
     static Estimate est(double mean, double ci, int batches = 5)
@@ -337,19 +338,29 @@ struct Synthetic {
 };
 } // namespace
 
-void TstSweep::tunerFindsTheConstrainedOptimum()
+// Minimise the synthetic engine CPU over poll.sleep_min_us = 1..10000 (log), the maximum
+// tied at twice the minimum, under `constraint` (none when empty).
+static void sleepSpec(TuneSpec &spec, const char *constraint, int budget)
 {
-    TuneSpec spec;
     spec.objective = "engine_cpu_ms_per_s";
-    Constraint c;
-    QVERIFY(parseConstraint("latency_p99_us<=200", c).ok());
-    spec.constraints = {c};
+    if (*constraint) {
+        Constraint c;
+        QVERIFY(parseConstraint(constraint, c).ok());
+        spec.constraints = {c};
+    }
     TuneAxis a;
     QVERIFY(parseTuneAxis("poll.sleep_min_us=1..10000", a).ok());
     QVERIFY(a.log);
     spec.axes = {a};
     spec.ties = {{"poll.sleep_max_us", "2*poll.sleep_min_us"}};
-    spec.budget = 24;
+    spec.budget = budget;
+}
+
+void TstSweep::tunerFindsTheConstrainedOptimum()
+{
+    TuneSpec spec;
+    sleepSpec(spec, "latency_p99_us<=200", 24);
+    if (QTest::currentTestFailed()) return;
     Synthetic f;
     std::vector<std::string> lines;
     const TuneResult r =
@@ -378,15 +389,8 @@ void TstSweep::tunerFindsTheConstrainedOptimum()
 void TstSweep::tunerRefusesAnImpossibleConstraint()
 {
     TuneSpec spec;
-    spec.objective = "engine_cpu_ms_per_s";
-    Constraint c;
-    QVERIFY(parseConstraint("latency_p99_us<=1", c).ok()); // p99 = 2 x >= 2
-    spec.constraints = {c};
-    TuneAxis a;
-    QVERIFY(parseTuneAxis("poll.sleep_min_us=1..10000", a).ok());
-    spec.axes = {a};
-    spec.ties = {{"poll.sleep_max_us", "2*poll.sleep_min_us"}};
-    spec.budget = 10;
+    sleepSpec(spec, "latency_p99_us<=1", 10); // p99 = 2 x >= 2
+    if (QTest::currentTestFailed()) return;
     Synthetic f;
     const TuneResult r = tune(spec, ParamSet{}, std::ref(f));
     QVERIFY(!r.found);
@@ -396,6 +400,34 @@ void TstSweep::tunerRefusesAnImpossibleConstraint()
     QVERIFY2(QString::fromStdString(r.why).contains("(breaks latency_p99_us<=1)"), r.why.c_str());
     // It went towards the bound: the closest is below the centre it started from (100).
     QVERIFY2(std::stod(r.best.at(0).second) < 100, r.why.c_str());
+}
+
+void TstSweep::tunerStopsAtAFailedRunAndSaysWhy()
+{
+    TuneSpec spec;
+    sleepSpec(spec, "", 10);
+    if (QTest::currentTestFailed()) return;
+    Synthetic f;
+    int calls = 0;
+    const MeasureFn failsThird = [&](const Assignments &v, int candidate) {
+        if (++calls < 3) return f(v, candidate);
+        Measurement m;
+        m.failure = "cannot record: database is locked";
+        return m;
+    };
+    const TuneResult r = tune(spec, ParamSet{}, failsThird);
+    QCOMPARE(calls, 3); // nothing after the failure
+    QCOMPARE(r.runsUsed, 2);
+    QVERIFY(r.interrupted);
+    QCOMPARE(r.failure, std::string("run 3 failed: cannot record: database is locked"));
+    // A cancel is not a failure.
+    calls = 0;
+    const MeasureFn cancelledThird = [&](const Assignments &v, int candidate) {
+        return ++calls < 3 ? f(v, candidate) : Measurement{};
+    };
+    const TuneResult c = tune(spec, ParamSet{}, cancelledThird);
+    QVERIFY(c.interrupted);
+    QVERIFY(c.failure.empty());
 }
 
 QTEST_GUILESS_MAIN(TstSweep)

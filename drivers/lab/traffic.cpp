@@ -227,8 +227,8 @@ void Traffic::read(DeviceReading &r)
     if (spec_.tool == TrafficSpec::Tool::Ping) {
         r.rtt = rtt_.snapshot();
         r.hasRtt = true;
-        r.metrics.push_back({"ping_replies", "packets", static_cast<double>(replies_)});
-        r.metrics.push_back({"ping_unanswered", "packets", static_cast<double>(unanswered_)});
+        r.metrics.push_back({"ping_replies", "packets", static_cast<double>(replies_), true});
+        r.metrics.push_back({"ping_unanswered", "packets", static_cast<double>(unanswered_), true});
     }
     if (!clientExited_ && !client_.running()) {
         clientExited_ = true;

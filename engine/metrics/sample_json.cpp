@@ -59,10 +59,15 @@ json toJson(const Sample &s)
         totals[std::string(counterName(static_cast<C>(k)))] = s.total[k];
     j["totals"] = totals;
     if (!s.device.empty()) {
-        json device = json::object();
-        for (const auto &m : s.device)
+        json device = json::object(), units = json::object(), running = json::array();
+        for (const auto &m : s.device) {
             device[m.name] = m.value;
+            units[m.name] = m.unit;
+            if (m.total) running.push_back(m.name);
+        }
         j["device"] = device;
+        j["device_units"] = units;
+        j["device_totals"] = running;
     }
     j["latency_us"] = latencyJson(s.latency);
     json stages = json::object();
@@ -171,6 +176,20 @@ void readSample(const json &j, Sample &s)
             throw std::range_error("too many device figures");
         for (const auto &[name, v] : j.at("device").items())
             s.device.push_back({name, {}, real(v), false});
+        // Optional (lines written before they existed have neither): each figure's unit,
+        // and which figures are running totals.
+        const json none = json::object();
+        const json &units = j.contains("device_units") ? j.at("device_units") : none;
+        const json empty = json::array();
+        const json &running = j.contains("device_totals") ? j.at("device_totals") : empty;
+        if (!units.is_object()) throw std::range_error("device_units must be an object");
+        if (!running.is_array() || running.size() > kMaxLineItems)
+            throw std::range_error("device_totals must be a list of device figures");
+        for (DeviceMetric &m : s.device) {
+            if (const auto u = units.find(m.name); u != units.end()) m.unit = u->get<std::string>();
+            for (const json &t : running)
+                if (t.get<std::string>() == m.name) m.total = true;
+        }
     }
     readLatency(j.at("latency_us"), s.latency);
     readLatency(j.at("probe_rtt_us"), s.rtt);

@@ -117,6 +117,9 @@ class Search {
         Measurement m = measure_(c.values, c.index);
         if (!m.ok) {
             result_.interrupted = true;
+            if (!m.failure.empty())
+                result_.failure =
+                    "run " + std::to_string(result_.runsUsed + 1) + " failed: " + m.failure;
             return false;
         }
         c.m = std::move(m);

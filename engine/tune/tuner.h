@@ -62,6 +62,7 @@ struct TuneSpec {
 // setting so far. `ok` false: the run failed or was interrupted, and the tuner stops.
 struct Measurement {
     bool ok = false;
+    std::string failure; // when not ok: why the run failed (empty: it was interrupted)
     std::map<std::string, Estimate> metrics;
     int runs = 0; // of this setting so far
 };
@@ -78,8 +79,9 @@ struct TrailEntry {
 };
 
 struct TuneResult {
-    bool found = false; // a setting whose constraints hold by the means
-    bool interrupted = false;
+    bool found = false;       // a setting whose constraints hold by the means
+    bool interrupted = false; // stopped before its budget: a cancel, or a run that failed
+    std::string failure;      // the run that failed, and why (empty when cancelled)
     int candidate = 0;
     Assignments best; // the tuned tunables' values (and ties')
     Estimate objective;
