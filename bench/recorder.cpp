@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -49,7 +50,10 @@ double saturationRun(bool record, const fs::path &db)
         rec = std::make_shared<Recorder>(store->file(), id);
         engine.subscribe(rec);
     }
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) {
+        std::fprintf(stderr, "recorder: %s\n", st.error.c_str());
+        std::exit(1);
+    }
     c->waitSamples(20);
     engine.stop();
     if (rec) rec->finish("completed");

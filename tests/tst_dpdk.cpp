@@ -62,7 +62,7 @@ void TstDpdk::ioForwardingCountsAreExact()
     Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000, true});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(10));
     engine.stop();
     const auto s = c->samples();
@@ -104,7 +104,7 @@ void TstDpdk::singlePortModes()
     Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{50'000'000, true});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(4));
     engine.stop();
     const Sample &last = *c->samples().back();
@@ -136,7 +136,7 @@ void TstDpdk::txonlyDeliversTheSetRate()
     Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(35));
     engine.stop();
     auto s = c->samples();
@@ -170,7 +170,7 @@ void TstDpdk::restartTunablesReconfigureThePort()
     Engine engine(ps, dpdk("dpdk:net_ring0"), EngineOptions{50'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(3));
     QCOMPARE(c->samples().back()->poolFree, 4096u); // nothing arrives: every mbuf is free
     // The mempool and the queues are rebuilt: stop, reconfigure, start.
@@ -208,7 +208,7 @@ void TstDpdk::livePollModeChangeCutsIdleWakeups()
     Engine engine(ps, dpdk("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(8));
     QVERIFY(
         engine.apply({{"poll.sleep_min_us", "2000"}, {"poll.sleep_max_us", "2500"}}, "test").ok());
@@ -238,7 +238,7 @@ void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
     Engine engine(ps, dpdk("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(6));
     QVERIFY(engine.apply({{"poll.mode", "pmd_pause"}}, "test").ok());
     const std::size_t at = c->samples().size();
@@ -306,7 +306,7 @@ void TstDpdk::portsAreAttachedAndDetachedByHotplug()
                       dpdk("dpdk:net_null5+net_ring5"), EngineOptions{50'000'000});
         auto c = std::make_shared<SampleCollector>();
         engine.subscribe(c);
-        engine.start();
+        if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
         QVERIFY(c->waitSamples(2));
         engine.stop();
         QVERIFY(c->samples().back()->totalOf(C::TxPackets) > 0);

@@ -15,6 +15,7 @@ class TstEngine : public QObject {
     void rejectedChangeKeepsEverything();
     void fifoDepthIsReported();
     void arrivalsAreCreditedToTheTimeTheyCover();
+    void failuresToStartAreStatuses();
 };
 
 void TstEngine::restartWhileRunningKeepsMeasuring()
@@ -22,7 +23,7 @@ void TstEngine::restartWhileRunningKeepsMeasuring()
     Engine engine(params({{"load.rate_pps", "50000"}}), simFactory(), EngineOptions{50'000'000});
     auto c = std::make_shared<Collector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(10));
     const Status st = engine.apply(
         {{"rx.ring_size", "2048"}, {"refill.context", "thread"}, {"refill.threshold", "682"}},
@@ -64,7 +65,7 @@ void TstEngine::rejectedChangeKeepsEverything()
     Engine engine(ParamSet{}, simFactory(), EngineOptions{50'000'000});
     auto c = std::make_shared<Collector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(2));
     const Status st = engine.apply({{"poll.budget", "32"}, {"rx.ring_size", "1000"}}, "test");
     QVERIFY(!st.ok());
@@ -131,6 +132,34 @@ void TstEngine::arrivalsAreCreditedToTheTimeTheyCover()
     block->counters.add(C::Offered, 5'000);
     const auto s4 = sampler.take(t0 + 2'350 * kMs);
     QVERIFY(std::fabs(s4->rateOf(C::Offered) - 100'000) < 1);
+}
+
+// The engine's failures come back as a Status and leave nothing half started: a device
+// that refuses the parameters, a device that cannot be had.
+void TstEngine::failuresToStartAreStatuses()
+{
+    Engine engine(params({{"poll.mode", "pmd_pause"}}), simFactory(), EngineOptions{50'000'000});
+    auto c = std::make_shared<Collector>();
+    engine.subscribe(c);
+    const Status refused = engine.start();
+    QVERIFY(!refused.ok());
+    QVERIFY2(QString::fromStdString(refused.error).contains("cannot apply on the simulated NIC"),
+             refused.error.c_str());
+    QVERIFY(!engine.running());
+    QVERIFY(c->events().empty()); // no start event for a run that did not start
+    QVERIFY(engine.apply({{"poll.mode", "busy"}}, "test").ok());
+    const Status started = engine.start();
+    QVERIFY2(started.ok(), started.error.c_str());
+    QVERIFY(c->waitSamples(2));
+    engine.stop();
+
+    std::unique_ptr<Engine> none;
+    const DeviceFactory gone = [](const ParamSet &, const LiveParams &) -> std::unique_ptr<Device> {
+        throw std::runtime_error("port 0000:03:00.0 is not there");
+    };
+    const Status st = Engine::create(ParamSet{}, gone, {}, none);
+    QCOMPARE(st.error, std::string("port 0000:03:00.0 is not there"));
+    QVERIFY(!none);
 }
 
 QTEST_GUILESS_MAIN(TstEngine)

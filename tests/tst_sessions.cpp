@@ -267,7 +267,7 @@ void TstSessions::killDashNineLosesAtMostASecond()
         auto rec = std::make_shared<Recorder>(file, id);
         Engine engine(ps, simFactory(), EngineOptions{100'000'000});
         engine.subscribe(rec);
-        engine.start();
+        if (!engine.start().ok()) _exit(1);
         [[maybe_unused]] auto w = write(ready[1], "x", 1);
         for (;;)
             pause();

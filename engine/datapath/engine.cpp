@@ -14,6 +14,17 @@ Engine::Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts)
 {
 }
 
+Status Engine::create(ParamSet initial, const DeviceFactory &factory, EngineOptions opts,
+                      std::unique_ptr<Engine> &out)
+{
+    try {
+        out = std::make_unique<Engine>(std::move(initial), factory, opts);
+        return Status::success();
+    } catch (const std::exception &e) { // the device's factory, or memory
+        return Status::failure(e.what());
+    }
+}
+
 Engine::~Engine()
 {
     stop();
@@ -80,17 +91,18 @@ void Engine::publishEvent(const Event &e)
         s->onEvent(e);
 }
 
-void Engine::start()
+Status Engine::start()
 {
     std::lock_guard lock(controlMutex_);
-    if (running()) return;
-    if (auto st = device_->check(params_); !st.ok()) throw std::runtime_error(st.error);
+    if (running()) return Status::success();
+    if (auto st = device_->check(params_); !st.ok()) return st;
     startNs_ = nowNs();
     {
         std::lock_guard dpLock(datapathMutex_);
-        device_->reconfigure(params_);
-        datapath_ = std::make_unique<Datapath>(params_, live_, *device_, threads_);
-        datapath_->start(control_->counters);
+        if (auto st = rebuild(params_); !st.ok()) {
+            startNs_ = 0;
+            return st;
+        }
     }
     stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     running_.store(true, std::memory_order_release);
@@ -108,6 +120,7 @@ void Engine::start()
                               device_->info().name + ": " + sup.reason});
     sampler_ = EngineThread(threads_, "sampler",
                             [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
+    return Status::success();
 }
 
 void Engine::stop()
@@ -130,16 +143,19 @@ void Engine::stop()
     datapath_.reset();
 }
 
-std::string Engine::rebuild(const ParamSet &ps)
+// The datapath's parts throw from their constructors when memory, a timer or a thread
+// cannot be had (RAII: a part either holds its resource or does not exist); this is where
+// that becomes a Status.
+Status Engine::rebuild(const ParamSet &ps)
 {
     try {
         device_->reconfigure(ps);
         datapath_ = std::make_unique<Datapath>(ps, live_, *device_, threads_);
         datapath_->start(control_->counters);
-        return {};
+        return Status::success();
     } catch (const std::exception &e) {
         datapath_.reset();
-        return e.what();
+        return Status::failure(e.what());
     }
 }
 
@@ -259,13 +275,14 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
             datapath_->stop();
             retiredLatency_.add(datapath_->latency().snapshot());
             datapath_.reset();
-            failure = rebuild(params_);
+            failure = rebuild(params_).error;
             if (!failure.empty()) {
                 // The new settings could not be built: go back to the ones that ran.
                 params_ = previous;
                 live_.publish(params_);
-                if (const std::string again = rebuild(params_); !again.empty())
-                    failure += "; the previous settings could not be rebuilt either: " + again;
+                if (auto again = rebuild(params_); !again.ok())
+                    failure +=
+                        "; the previous settings could not be rebuilt either: " + again.error;
             }
         }
         if (!failure.empty()) {

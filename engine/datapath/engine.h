@@ -32,12 +32,20 @@ struct EngineOptions {
 
 class Engine {
   public:
+    // Takes its device from `factory`, which throws when the device cannot be had (an EAL
+    // that refuses its arguments, a port that is not there); create() reports that as a
+    // Status, and is what programs call.
     Engine(ParamSet initial, DeviceFactory factory, EngineOptions opts = {});
+    [[nodiscard]] static Status create(ParamSet initial, const DeviceFactory &factory,
+                                       EngineOptions opts, std::unique_ptr<Engine> &out);
     ~Engine();
     Engine(const Engine &) = delete;
     Engine &operator=(const Engine &) = delete;
 
-    void start();
+    // Builds the datapath on the device and starts it and the sampler. Fails, leaving the
+    // engine stopped, when the device refuses the parameters or the datapath's memory,
+    // timers or threads cannot be had (the buffer pool's refusal names its size).
+    [[nodiscard]] Status start();
     void stop();
     bool running() const;
 
@@ -63,7 +71,7 @@ class Engine {
     void publishDeviceEvents();
     DatapathReading read();
     // Builds and starts the datapath for `ps` (datapathMutex_ held); the error, or empty.
-    std::string rebuild(const ParamSet &ps);
+    Status rebuild(const ParamSet &ps);
     double sinceStart() const;
 
     mutable std::mutex controlMutex_; // serialises start/stop/apply

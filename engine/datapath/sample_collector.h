@@ -63,7 +63,7 @@ inline std::vector<std::shared_ptr<const Sample>> runEngine(const ParamSet &ps,
     Engine engine(ps, factory, EngineOptions{intervalNs});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
-    engine.start();
+    if (auto st = engine.start(); !st.ok()) throw std::runtime_error("runEngine: " + st.error);
     const bool all = c->waitSamples(samples);
     engine.stop();
     auto got = c->samples();

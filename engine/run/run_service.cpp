@@ -64,12 +64,10 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
     if (auto st = checkDeviceOptions(setup.device); !st.ok()) return {st.error, true};
 
     // The device and its check first: a device that cannot be had records nothing.
-    try {
-        engine_ = std::make_unique<Engine>(setup.params, deviceFactory(setup.device),
-                                           EngineOptions{setup.intervalNs});
-    } catch (const std::exception &e) {
-        return {"device " + setup.device.spec + ": " + e.what(), false};
-    }
+    if (auto st = Engine::create(setup.params, deviceFactory(setup.device),
+                                 EngineOptions{setup.intervalNs}, engine_);
+        !st.ok())
+        return {"device " + setup.device.spec + ": " + st.error, false};
     if (auto st = engine_->checkDevice(); !st.ok()) {
         engine_.reset();
         return {st.error, true};
@@ -100,11 +98,15 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
     for (const auto &s : subscribers)
         engine_->subscribe(s);
     if (recorder_) engine_->subscribe(recorder_);
+    Status started;
     try {
         if (ready) ready();
-        engine_->start();
-    } catch (const std::exception &e) {
-        std::string why = "cannot start on " + deviceInfo_.name + ": " + e.what();
+        started = engine_->start();
+    } catch (const std::exception &e) { // from `ready`, the caller's
+        started = Status::failure(e.what());
+    }
+    if (!started.ok()) {
+        std::string why = "cannot start on " + deviceInfo_.name + ": " + started.error;
         engine_.reset();
         if (recorder_) recorder_->finish("failed");
         recorder_.reset();
