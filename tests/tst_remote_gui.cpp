@@ -26,6 +26,7 @@
 #include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
+#include "ui/sweep_tab.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/session_mirror.h"
@@ -118,6 +119,7 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     w.setHeadless(true); // a failure is a message on stderr, never a dialog that waits
     w.resize(1280, 800);
     w.show();
+    QVERIFY(w.sweepTab()->notice().isEmpty()); // local: every run is in the same place
     QString error;
     QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
     EngineController *ctl = w.controller();
@@ -125,6 +127,10 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     QVERIFY2(w.engineLabel()->text().contains("ringlab-engine") &&
                  w.engineLabel()->text().contains(e.url().toString()),
              qPrintable(w.engineLabel()->text()));
+    // Sweeps and tuning still run in this process: the tab says so, and where they record.
+    const QString notice = w.sweepTab()->notice();
+    QVERIFY2(notice.contains(home_.filePath("local.db")) && notice.contains(e.url().toString()),
+             qPrintable(notice));
 
     QAction *start = action(w, QStringLiteral("Start"));
     QVERIFY(start->isEnabled()); // no run on the engine: this window may start one

@@ -276,6 +276,7 @@ void MainWindow::buildMenus()
             return;
         }
         auto *dlg = new ReproduceDialog(store->file(), this);
+        dlg->setNotice(localToolsNotice());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
         dlg->show();
@@ -622,6 +623,14 @@ bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
     return exportSessionFile(*store, id, file, error);
 }
 
+QString MainWindow::localToolsNotice() const
+{
+    if (!ctl_->remote()) return {};
+    return tr("These runs are on this machine: its own engine and devices, recorded in %1. "
+              "They do not run on %2, the engine that the Run and Sessions tabs show.")
+        .arg(ctl_->databasePath(), ctl_->engineText());
+}
+
 void MainWindow::updateStatus()
 {
     const bool running = ctl_->isRunning();
@@ -658,6 +667,7 @@ void MainWindow::updateStatus()
     else
         state = tr("%2 · stopped · profile %1").arg(ctl_->profileName(), ctl_->deviceName());
     stateLabel_->setText(state);
+    sweep_->setNotice(localToolsNotice());
     dbLabel_->setText(ctl_->remote() ? tr("sessions: the engine's")
                                      : tr("database: %1").arg(ctl_->databasePath()));
     if (!running) dropsLabel_->clear();

@@ -93,6 +93,8 @@ class MainWindow : public QMainWindow {
     void onEvent(const ringlab::Event &e);
     void refreshSegments();
     void updateStatus();
+    // Empty on the engine in this process; attached, where the Sweep tab and Reproduce run.
+    QString localToolsNotice() const;
     void restoreSettings();
     void saveSettings();
 

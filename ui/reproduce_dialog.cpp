@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/reproduce_dialog.h"
+#include "ui/notice_label.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
@@ -61,7 +62,9 @@ ReproduceDialog::ReproduceDialog(std::filesystem::path database, QWidget *parent
     report_ = new QTextBrowser;
     report_->setOpenExternalLinks(false);
 
+    notice_ = new NoticeLabel;
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(notice_);
     layout->addLayout(top);
     layout->addWidget(bar_);
     layout->addWidget(status_);
@@ -166,6 +169,11 @@ void ReproduceDialog::closeEvent(QCloseEvent *e)
         worker_.join(); // the current run stops within 100 ms
     }
     QDialog::closeEvent(e);
+}
+
+void ReproduceDialog::setNotice(const QString &text)
+{
+    notice_->setNotice(text);
 }
 
 } // namespace ringlab::ui

@@ -19,6 +19,8 @@ class QTextBrowser;
 
 namespace ringlab::ui {
 
+class NoticeLabel;
+
 class ReproduceDialog : public QDialog {
     Q_OBJECT
   public:
@@ -30,6 +32,8 @@ class ReproduceDialog : public QDialog {
     QSpinBox *secondsBox() const { return seconds_; }
     QPushButton *runButton() const { return run_; }
     QTextBrowser *report() const { return report_; }
+    // Where its runs go, when that is not where the window's other runs go (empty: hidden).
+    void setNotice(const QString &text);
     QLabel *status() const { return status_; }
     bool running() const { return worker_.joinable(); }
 
@@ -54,6 +58,7 @@ class ReproduceDialog : public QDialog {
     QPushButton *run_;
     QProgressBar *bar_;
     QLabel *status_;
+    NoticeLabel *notice_;
     QTextBrowser *report_;
     QString markdown_;
     std::atomic<bool> cancel_{false};

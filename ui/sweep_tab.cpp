@@ -27,6 +27,7 @@
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/profile.h"
 #include "engine/store/session_store.h"
+#include "ui/notice_label.h"
 #include "ui/sweep_chart.h"
 
 namespace ringlab::ui {
@@ -123,6 +124,8 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     form->addRow(tr("Mode"), mode_);
     form->addRow(tr("Profile"), profile_);
     auto *setupLayout = new QVBoxLayout(setup);
+    notice_ = new NoticeLabel;
+    setupLayout->addWidget(notice_);
     setupLayout->addLayout(form);
     setupLayout->addWidget(forms_);
     auto *common = new QFormLayout;
@@ -330,6 +333,16 @@ void SweepTab::fillTable()
                                  : QString());
         put(QString::number(p.sessions.size()));
     }
+}
+
+void SweepTab::setNotice(const QString &text)
+{
+    notice_->setNotice(text);
+}
+
+QString SweepTab::notice() const
+{
+    return notice_->text();
 }
 
 void SweepTab::start()

@@ -28,6 +28,7 @@ class QTextBrowser;
 namespace ringlab::ui {
 
 class SweepChart;
+class NoticeLabel;
 
 class SweepTab : public QWidget {
     Q_OBJECT
@@ -60,6 +61,9 @@ class SweepTab : public QWidget {
     QTableWidget *table() const { return table_; }
     QTextBrowser *report() const { return report_; }
     QLabel *status() const { return status_; }
+    // Where its runs go, when that is not where the window's other runs go (empty: hidden).
+    void setNotice(const QString &text);
+    QString notice() const;
     bool running() const { return worker_.joinable(); }
     const SweepTable &shownTable() const { return shownTable_; }
     // Asked before a run starts: a reason not to (a live session running), or empty.
@@ -90,6 +94,7 @@ class SweepTab : public QWidget {
     QPushButton *run_;
     QProgressBar *bar_;
     QLabel *status_;
+    NoticeLabel *notice_;
     QComboBox *sweeps_, *x_, *y_;
     SweepChart *chart_;
     QTableWidget *table_;
