@@ -127,6 +127,7 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     QVERIFY2(w.engineLabel()->text().contains("ringlab-engine") &&
                  w.engineLabel()->text().contains(e.url().toString()),
              qPrintable(w.engineLabel()->text()));
+    QCOMPARE(w.segments()->rowCount(), 0); // no run on the engine: no segment either
     // Sweeps and tuning still run in this process: the tab says so, and where they record.
     const QString notice = w.sweepTab()->notice();
     QVERIFY2(notice.contains(home_.filePath("local.db")) && notice.contains(e.url().toString()),

@@ -64,7 +64,10 @@ void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamCha
 {
     beginResetModel();
     rows_.clear();
-    for (const auto &seg : segmentsOf(tab, changes, warmupS)) {
+    // Nothing measured yet (an engine attached to with no run, a run before its first
+    // sample): no segment, rather than a "start" row from 0 to 0 s.
+    const auto segs = tab.t.empty() ? std::vector<Segment>{} : segmentsOf(tab, changes, warmupS);
+    for (const auto &seg : segs) {
         Row r;
         r.seg = seg;
         for (const auto &m : segmentMetrics())
