@@ -389,8 +389,12 @@ std::int64_t RunApi::lastPollPassNs() const
 
 std::string RunApi::metricsText() const
 {
-    std::lock_guard lock(mutex_);
-    return exporter_ ? exporter_->text() : std::string();
+    std::shared_ptr<PrometheusExporter> exporter;
+    {
+        std::lock_guard lock(exporterMutex_);
+        exporter = exporter_;
+    }
+    return exporter ? exporter->text() : std::string();
 }
 
 std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const char *what) const
@@ -479,7 +483,10 @@ ApiReply RunApi::start(const json &body)
         !st.ok())
         return ApiReply::error(st.refused ? 422 : 500, st.error);
     exporter->setRun({service_.sessionId(), service_.deviceInfo().name, setup.profile});
-    exporter_ = exporter;
+    {
+        std::lock_guard exporterLock(exporterMutex_);
+        exporter_ = exporter;
+    }
     profile_ = setup.profile;
     controller_ = client;
     controlKey_ = randomKey();

@@ -105,6 +105,9 @@ class RunApi {
     std::shared_ptr<StreamHub> hub_ = std::make_shared<StreamHub>();
     mutable std::mutex mutex_; // the run's state below
     RunService service_;
+    // The last run's exporter, under a lock of its own: a scrape never waits for a run's
+    // start or stop (a large buffer pool, a DPDK port or the lab take seconds to set up).
+    mutable std::mutex exporterMutex_;
     std::shared_ptr<PrometheusExporter> exporter_;
     std::string profile_, controller_, controlKey_, startedAt_;
     std::string controlId_; // names the key in force without giving it away (stream lines)
