@@ -208,10 +208,13 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     };
     result = tune(p.spec, p.base, measure, o.progress);
     report = formatResult(o, p, result, id);
-    if (!result.failure.empty()) {
+    if (!result.failure.empty() && !result.found) {
         error = result.failure + "; the runs so far are kept as sessions";
         return TuneEnd::Failed;
     }
+    if (!result.failure.empty()) // the answer stands on the runs made before it
+        error = result.failure + "; the answer is from the " + std::to_string(result.runsUsed) +
+                " runs before it";
     if (result.interrupted && !result.found) {
         error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
         return TuneEnd::Interrupted;
@@ -290,8 +293,7 @@ int tuneCommand(const TuneOptions &opts)
         }
         std::printf("\nsaved as %s\n", o.saveProfile.c_str());
     }
-    if (end == TuneEnd::Interrupted || end == TuneEnd::Failed)
-        std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
+    if (!error.empty()) std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
     return end == TuneEnd::Found ? 0 : 1;
 }
 

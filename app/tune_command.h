@@ -36,7 +36,7 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
 // The answer as a profile file: the base profile's values, --set, and the tuned ones.
 bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error);
 
-// 0 found; 1 not found or interrupted; 2 bad input.
+// 0 found; 1 not found, interrupted, or a run failed before an answer; 2 bad input.
 int tuneCommand(const TuneOptions &o);
 
 } // namespace ringlab

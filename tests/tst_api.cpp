@@ -837,6 +837,12 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     bad["device_totals"] = "port_a_ipackets";
     refused(bad, "device_totals not a list");
     bad = line;
+    bad["device_totals"].push_back(7);
+    refused(bad, "a total that is not a name");
+    bad = line;
+    bad["device"]["port_a_ipackets"] = -1;
+    refused(bad, "a running total below 0");
+    bad = line;
     bad["throughput"]["rx_pps"] = "fast";
     refused(bad, "a word for a number");
     bad = line;

@@ -16,7 +16,29 @@ class TstEngine : public QObject {
     void fifoDepthIsReported();
     void arrivalsAreCreditedToTheTimeTheyCover();
     void failuresToStartAreStatuses();
+    void failedRestartsRollBackOrEndTheRun();
 };
+
+namespace {
+// The simulated NIC, whose reconfiguration fails for a 2048-descriptor ring, or for any
+// once `gone` is set: a device out of memory, or unplugged.
+class FailingNic : public sim::SimNic {
+  public:
+    FailingNic(const ParamSet &p, const LiveParams &live, const std::atomic<bool> &gone)
+        : SimNic(p, live), gone_(gone)
+    {
+    }
+    void reconfigure(const ParamSet &ps) override
+    {
+        if (gone_) throw std::runtime_error("the device is gone");
+        if (ps.i(P::RxRingSize) == 2048) throw std::runtime_error("no memory for 2048 descriptors");
+        SimNic::reconfigure(ps);
+    }
+
+  private:
+    const std::atomic<bool> &gone_;
+};
+} // namespace
 
 void TstEngine::restartWhileRunningKeepsMeasuring()
 {
@@ -160,6 +182,46 @@ void TstEngine::failuresToStartAreStatuses()
     const Status st = Engine::create(ParamSet{}, gone, {}, none);
     QCOMPARE(st.error, std::string("port 0000:03:00.0 is not there"));
     QVERIFY(!none);
+}
+
+void TstEngine::failedRestartsRollBackOrEndTheRun()
+{
+    std::atomic<bool> gone{false};
+    const DeviceFactory failing = [&](const ParamSet &p, const LiveParams &live) {
+        return std::unique_ptr<Device>(std::make_unique<FailingNic>(p, live, gone));
+    };
+    Engine engine(params({{"rx.ring_size", "2048"}}), failing, EngineOptions{50'000'000});
+    auto c = std::make_shared<Collector>();
+    engine.subscribe(c);
+    // A datapath that cannot be built: no run, no event, and a start with other values works.
+    const Status refused = engine.start();
+    QCOMPARE(refused.error, std::string("no memory for 2048 descriptors"));
+    QVERIFY(!engine.running());
+    QVERIFY(c->events().empty());
+    QVERIFY(engine.apply({{"rx.ring_size", "1024"}}, "test").ok());
+    QVERIFY(engine.start().ok());
+    QVERIFY(c->waitSamples(2));
+    // A restart that fails goes back to the values that ran, and the run goes on.
+    const Status back = engine.apply({{"rx.ring_size", "2048"}}, "test");
+    QVERIFY2(QString::fromStdString(back.error).endsWith("previous settings restored"),
+             back.error.c_str());
+    QVERIFY(engine.running());
+    QCOMPARE(engine.params().i(P::RxRingSize), 1024);
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 2));
+    QVERIFY(c->samples().back()->totalOf(C::RxPackets) >
+            c->samples()[at - 1]->totalOf(C::RxPackets));
+    // When the previous values cannot be rebuilt either, the run ends, and says so.
+    gone = true;
+    const Status ended = engine.apply({{"rx.ring_size", "4096"}}, "test");
+    QVERIFY2(QString::fromStdString(ended.error).endsWith("the run stopped"), ended.error.c_str());
+    QVERIFY(!engine.running());
+    const auto ev = c->events();
+    QCOMPARE(ev.back().kind, std::string("stop"));
+    QVERIFY(std::any_of(ev.begin(), ev.end(), [](const Event &e) {
+        return e.kind == "warning" && e.message.find("the device is gone") != std::string::npos;
+    }));
+    engine.stop(); // nothing left to stop, and nothing breaks
 }
 
 QTEST_GUILESS_MAIN(TstEngine)

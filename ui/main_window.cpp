@@ -277,6 +277,7 @@ void MainWindow::buildMenus()
         }
         auto *dlg = new ReproduceDialog(store->file(), this);
         dlg->setNotice(localToolsNotice());
+        reproduceDialog_ = dlg;
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
         dlg->show();
@@ -668,6 +669,7 @@ void MainWindow::updateStatus()
         state = tr("%2 · stopped · profile %1").arg(ctl_->profileName(), ctl_->deviceName());
     stateLabel_->setText(state);
     sweep_->setNotice(localToolsNotice());
+    if (reproduceDialog_) reproduceDialog_->setNotice(localToolsNotice());
     dbLabel_->setText(ctl_->remote() ? tr("sessions: the engine's")
                                      : tr("database: %1").arg(ctl_->databasePath()));
     if (!running) dropsLabel_->clear();

@@ -8,6 +8,7 @@
 #include "drivers/device_listing.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QUrl>
 
 #include "engine/store/session_report.h"
@@ -23,6 +24,7 @@ class QUndoStack;
 namespace ringlab::ui {
 
 class ChartsView;
+class ReproduceDialog;
 class SweepTab;
 class EngineController;
 class ParameterPanel;
@@ -123,6 +125,7 @@ class MainWindow : public QMainWindow {
     qint64 shownSession_ = 0; // a recorded session on screen, 0 for the live run
     QTabWidget *tabs_ = nullptr;
     SweepTab *sweep_ = nullptr;
+    QPointer<ReproduceDialog> reproduceDialog_; // open, or null
 };
 
 } // namespace ringlab::ui

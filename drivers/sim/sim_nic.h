@@ -15,7 +15,7 @@
 
 namespace ringlab::sim {
 
-class SimNic final : public Device {
+class SimNic : public Device { // not final: tests derive a device that fails on demand
   public:
     static constexpr std::uint32_t kProbeBytes = 98; // an ICMP echo in Ethernet
 

@@ -104,7 +104,6 @@ Status Engine::start()
             return st;
         }
     }
-    stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
     running_.store(true, std::memory_order_release);
     publishEvent({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
     const ParamSet defaults;
@@ -118,14 +117,25 @@ Status Engine::start()
                           "device",
                           std::string(info(sup.id).name) + " has no effect on " +
                               device_->info().name + ": " + sup.reason});
-    sampler_ = EngineThread(threads_, "sampler",
-                            [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
+    try { // threads that cannot be had: the run ends as it began, with a stop event
+        stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+        sampler_ = EngineThread(threads_, "sampler",
+                                [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
+    } catch (const std::exception &e) {
+        stopLocked();
+        return Status::failure(std::string("cannot start the engine's threads: ") + e.what());
+    }
     return Status::success();
 }
 
 void Engine::stop()
 {
     std::lock_guard lock(controlMutex_);
+    stopLocked();
+}
+
+void Engine::stopLocked()
+{
     if (!running()) return;
     {
         std::lock_guard dpLock(datapathMutex_);
@@ -155,6 +165,7 @@ Status Engine::rebuild(const ParamSet &ps)
         return Status::success();
     } catch (const std::exception &e) {
         datapath_.reset();
+        device_->linkDown(); // a datapath that failed to start may have brought it up
         return Status::failure(e.what());
     }
 }
@@ -269,7 +280,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     if (!running()) return Status::success();
     if (restart) {
         const std::int64_t t0 = nowNs();
-        std::string failure;
+        std::string failure, lost;
         {
             std::lock_guard dpLock(datapathMutex_);
             datapath_->stop();
@@ -280,10 +291,25 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
                 // The new settings could not be built: go back to the ones that ran.
                 params_ = previous;
                 live_.publish(params_);
-                if (auto again = rebuild(params_); !again.ok())
-                    failure +=
-                        "; the previous settings could not be rebuilt either: " + again.error;
+                if (auto again = rebuild(params_); !again.ok()) lost = again.error;
             }
+        }
+        if (!lost.empty()) {
+            // Neither could be built: there is no datapath to run on, and the run ends here.
+            publishEvent({sinceStart(),
+                          "warning",
+                          {},
+                          {},
+                          {},
+                          source,
+                          "restart failed: " + failure +
+                              "; the previous settings could not be "
+                              "rebuilt either: " +
+                              lost + "; the run stopped"});
+            stopLocked();
+            return Status{"restart failed: " + failure +
+                          "; the previous settings could not be rebuilt either: " + lost +
+                          "; the run stopped"};
         }
         if (!failure.empty()) {
             // The changes announced above never ran: record them undone, so segments stay true.

@@ -72,6 +72,7 @@ class Engine {
     DatapathReading read();
     // Builds and starts the datapath for `ps` (datapathMutex_ held); the error, or empty.
     Status rebuild(const ParamSet &ps);
+    void stopLocked(); // controlMutex_ held
     double sinceStart() const;
 
     mutable std::mutex controlMutex_; // serialises start/stop/apply

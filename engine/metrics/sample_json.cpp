@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 #include "engine/common/utf8_text.h"
@@ -185,10 +186,15 @@ void readSample(const json &j, Sample &s)
         if (!units.is_object()) throw std::range_error("device_units must be an object");
         if (!running.is_array() || running.size() > kMaxLineItems)
             throw std::range_error("device_totals must be a list of device figures");
+        std::set<std::string> totalNames;
+        for (const json &t : running)
+            totalNames.insert(t.get<std::string>());
         for (DeviceMetric &m : s.device) {
             if (const auto u = units.find(m.name); u != units.end()) m.unit = u->get<std::string>();
-            for (const json &t : running)
-                if (t.get<std::string>() == m.name) m.total = true;
+            m.total = totalNames.count(m.name) > 0;
+            if (m.total && !(m.value >= 0 && m.value < 1.8e19))
+                throw std::range_error("device figure " + m.name +
+                                       " is a running total: a count was expected");
         }
     }
     readLatency(j.at("latency_us"), s.latency);

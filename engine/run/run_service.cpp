@@ -119,7 +119,11 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
 Status RunService::apply(const Assignments &a, const std::string &source)
 {
     if (!running()) return Status{"no run is going: start one first"};
-    return engine_->apply(a, source);
+    Status st = engine_->apply(a, source);
+    // A restart whose new and previous settings both failed to build ended the engine's
+    // run: its session ends failed, with what it recorded.
+    if (!st.ok() && !engine_->running()) stop("failed");
+    return st;
 }
 
 void RunService::mark(const std::string &label)

@@ -500,9 +500,10 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
     for (auto &c : s.candidates())
         if (!closest || s.violation(c->m) < s.violation(closest->m)) closest = c.get();
     if (!closest) {
-        result.why = result.interrupted ? "interrupted before any run completed"
-                                        : "no setting in the ranges was accepted by the "
-                                          "registry (see the ties and cross-field rules)";
+        result.why = !result.failure.empty() ? result.failure
+                     : result.interrupted    ? "interrupted before any run completed"
+                                             : "no setting in the ranges was accepted by the "
+                                               "registry (see the ties and cross-field rules)";
         return result;
     }
     result.why = "no setting met the constraints in " + std::to_string(result.runsUsed) +
