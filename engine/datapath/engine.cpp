@@ -96,14 +96,13 @@ Status Engine::start()
     std::lock_guard lock(controlMutex_);
     if (running()) return Status::success();
     if (auto st = device_->check(params_); !st.ok()) return st;
-    startNs_ = nowNs();
     {
         std::lock_guard dpLock(datapathMutex_);
-        if (auto st = rebuild(params_); !st.ok()) {
-            startNs_ = 0;
-            return st;
-        }
+        if (auto st = rebuild(params_); !st.ok()) return st;
     }
+    // Time 0 is when the datapath runs, not when its building began: a large buffer pool
+    // takes a while to fault in (more under ASan), and a run of 2 s is 20 samples.
+    startNs_ = nowNs();
     running_.store(true, std::memory_order_release);
     publishEvent({sinceStart(), "start", {}, {}, {}, {}, "device " + device_->info().name});
     const ParamSet defaults;
