@@ -42,6 +42,8 @@ struct DeviceMetric {
     std::string unit;
     double value = 0;
     bool total = false; // a running total (port packets): summaries take its last value
+    // Whether the value can be a running total's: a count that fits 64 bits (not a NaN).
+    bool isCount() const { return value >= 0 && value < 1.8e19; }
 };
 
 // What the device adds to a sample: cumulative counters it keeps itself (a port's imissed,

@@ -295,20 +295,12 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
         }
         if (!lost.empty()) {
             // Neither could be built: there is no datapath to run on, and the run ends here.
-            publishEvent({sinceStart(),
-                          "warning",
-                          {},
-                          {},
-                          {},
-                          source,
-                          "restart failed: " + failure +
-                              "; the previous settings could not be "
-                              "rebuilt either: " +
-                              lost + "; the run stopped"});
+            const std::string why = "restart failed: " + failure +
+                                    "; the previous settings could not be rebuilt either: " + lost +
+                                    "; the run stopped";
+            publishEvent({sinceStart(), "warning", {}, {}, {}, source, why});
             stopLocked();
-            return Status{"restart failed: " + failure +
-                          "; the previous settings could not be rebuilt either: " + lost +
-                          "; the run stopped"};
+            return Status{why};
         }
         if (!failure.empty()) {
             // The changes announced above never ran: record them undone, so segments stay true.

@@ -192,7 +192,7 @@ void readSample(const json &j, Sample &s)
         for (DeviceMetric &m : s.device) {
             if (const auto u = units.find(m.name); u != units.end()) m.unit = u->get<std::string>();
             m.total = totalNames.count(m.name) > 0;
-            if (m.total && !(m.value >= 0 && m.value < 1.8e19))
+            if (m.total && !m.isCount())
                 throw std::range_error("device figure " + m.name +
                                        " is a running total: a count was expected");
         }

@@ -62,8 +62,7 @@ void RunSummarizer::add(const Sample &s)
     for (std::size_t k = 0; k < kCounterCount; ++k)
         totals_[std::string(counterName(static_cast<C>(k)))] = s.total[k];
     for (const auto &m : s.device)
-        if (m.total && m.value >= 0 && m.value < 1.8e19) // a count (a NaN fails both)
-            totals_[m.name] = static_cast<std::uint64_t>(m.value);
+        if (m.total && m.isCount()) totals_[m.name] = static_cast<std::uint64_t>(m.value);
 }
 
 RunSummary RunSummarizer::result() const
