@@ -3,8 +3,9 @@
 // log axis; a stall drawn as a gap; markers whose labels never collide; four plot areas on
 // one time axis to the pixel with round ticks; fixed, distinct colours; the crosshair.
 #include <QApplication>
+#include <QCategoryAxis>
+#include <QLineSeries>
 #include <QListWidget>
-#include <QLogValueAxis>
 #include <QMenu>
 #include <QSettings>
 #include <QtTest>
@@ -61,6 +62,11 @@ class TstCharts : public QObject {
     void init();
     void cleanup();
     void gapIsDrawnAsAGap();
+    void lateSamplesAreNotGaps();
+    void decimationKeepsExtremes();
+    void axesUseSiPrefixesAndTheDataRange();
+    void reopenedSessionIsOneSpanEverywhere();
+    void aMarkKeepsItsLabelAmongChanges();
     void zerosBreakALogLine();
     void plotAreasShareOneTimeAxis();
     void emptyChartsHavePlainTicks();
@@ -92,8 +98,10 @@ void TstCharts::gapIsDrawnAsAGap()
 {
     view_->setWindow(ChartsView::kWholeSession);
     view_->appendSamples(run(0.1, 2.0));
-    // The sampler stalled for 3 s: the next sample covers 3 s, then 100 ms again.
-    view_->appendSamples({sample(5.0, 3.0, 2)});
+    // The sampler stalled for 3 s: the engine marks the next sample, which covers 3 s.
+    auto stalled = std::make_shared<Sample>(*sample(5.0, 3.0, 2));
+    stalled->stall = Stall::Sampler;
+    view_->appendSamples({stalled});
     view_->appendSamples(run(5.1, 7.0));
     view_->replot();
     int checked = 0;
@@ -110,11 +118,144 @@ void TstCharts::gapIsDrawnAsAGap()
     QVERIFY(!view_->throughput()->valueAt("rx", 3.5, 0.25));
     QCOMPARE(*view_->throughput()->valueAt("rx", 2.05, 0.25), 100.0);
     QCOMPARE(*view_->throughput()->valueAt("rx", 5.0, 0.25), 200.0);
+    QCOMPARE(view_->gapCount(), 1);
     // No gap without a stall: one line.
     view_->clear();
     view_->appendSamples(run(0.1, 3.0));
     view_->replot();
     QCOMPARE(view_->throughput()->lineCount("rx"), 1);
+}
+
+// Issue 20: a busy machine's samples. The sampler keeps fixed deadlines, so a late sample is
+// followed by a short catch-up one; neither is a stall, however short the catch-up, and the
+// intervals seen never make an ordinary sample a gap (the charts of a 209 s session drew
+// 1,099 of its 2,085 samples as gaps when they judged intervals themselves).
+void TstCharts::lateSamplesAreNotGaps()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    std::vector<std::shared_ptr<const Sample>> busy;
+    double t = 0;
+    for (int k = 0; k < 600; ++k) {
+        // Every 7th sample 87 ms late, the next 13 ms after it; then 0.1 s again.
+        const double interval = k % 7 == 3 ? 0.187 : k % 7 == 4 ? 0.013 : 0.1;
+        t += interval;
+        busy.push_back(sample(t, interval));
+    }
+    view_->appendSamples(busy);
+    view_->replot();
+    QCOMPARE(view_->gapCount(), 0);
+    QCOMPARE(view_->throughput()->lineCount("rx"), 1);
+    // The crosshair reads a value everywhere, late samples or not.
+    for (double at = 1; at < t; at += 0.37) {
+        view_->setCrosshair(at);
+        QVERIFY2(view_->legend(0)->entryText("rx") == QStringLiteral("rx  100"),
+                 qPrintable(QString::number(at) + ": " + view_->legend(0)->entryText("rx")));
+    }
+}
+
+// An hour at 10 Hz in view: each pixel column still shows its lowest and highest value (the
+// pyramid's blocks), so a one-sample spike or dip anywhere survives the decimation.
+void TstCharts::decimationKeepsExtremes()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    std::vector<std::shared_ptr<const Sample>> hour;
+    for (int k = 0; k < 36'000; ++k) {
+        const double scale = k == 12'345 ? 9 : k == 30'001 ? 0.01 : 1 + 0.001 * (k % 13);
+        hour.push_back(sample(0.1 * (k + 1), 0.1, scale));
+    }
+    view_->appendSamples(hour);
+    view_->replot();
+    TimeChart *c = view_->throughput();
+    const int columns = static_cast<int>(c->plotArea().width() / 2);
+    QVERIFY2(c->pointCount("rx") <= 2 * std::max(50, columns) + 4,
+             qPrintable(QString::number(c->pointCount("rx"))));
+    QVERIFY(c->valueMax() >= 900); // the spike (rx 900 Mbit/s) sets the axis
+    bool spike = false, dip = false;
+    for (QAbstractSeries *sr : c->chart()->series())
+        if (auto *l = qobject_cast<QLineSeries *>(sr))
+            for (const QPointF &p : l->points()) {
+                spike |= p.y() == 900.0;
+                dip |= p.y() == 1.0;
+            }
+    QVERIFY(spike);
+    QVERIFY(dip);
+    // Zoomed into ten seconds: every sample drawn.
+    view_->zoom(1234.5, 10 / 3600.0);
+    QVERIFY(std::fabs(c->to() - c->from() - 10) < 0.5);
+    QVERIFY(c->pointCount("rx") >= 95);
+}
+
+// Issue 20: a reopened session (the whole of it, changes and marks on it) shows one span in
+// all four charts, their plot areas to the pixel, the crosshair and every marker at one x;
+// "whole session" after a zoom shows it whole again at once.
+void TstCharts::reopenedSessionIsOneSpanEverywhere()
+{
+    std::vector<std::shared_ptr<const Sample>> all = run(0.1, 135.0);
+    view_->appendSamples(all);
+    for (double t : {12.0, 40.8, 99.5, 120.0})
+        view_->addMarker(t, QString("refill.batch 32→%1").arg(t), MarkerKind::Change);
+    view_->addMarker(60, "● mark", MarkerKind::Mark);
+    view_->showWhole();
+    QVERIFY(view_->settle());
+    auto oneSpan = [this] {
+        for (TimeChart *c : view_->charts())
+            if (c->from() != 0 || std::fabs(c->to() - 135.0) > 1e-6 || c->timeAxis()->min() != 0 ||
+                std::fabs(c->timeAxis()->max() - 135.0) > 1e-6)
+                return false;
+        return true;
+    };
+    QVERIFY(oneSpan());
+    view_->setCrosshair(40.8);
+    const qreal x = view_->throughput()->xForTime(40.8);
+    for (TimeChart *c : view_->charts()) {
+        QVERIFY(std::fabs(c->plotArea().left() - view_->throughput()->plotArea().left()) < 0.5);
+        QVERIFY(std::fabs(c->plotArea().width() - view_->throughput()->plotArea().width()) < 0.5);
+        QVERIFY(std::fabs(c->xForTime(40.8) - x) < 0.5);
+    }
+    // Zoomed in, then the whole session again.
+    view_->zoom(50, 0.1);
+    QVERIFY(view_->throughput()->to() - view_->throughput()->from() < 20);
+    view_->setWindow(ChartsView::kWholeSession);
+    QVERIFY(oneSpan());
+}
+
+// Issue 20: a user's mark between changes made in quick succession keeps its label; the
+// changes give way (their labels show on hover).
+void TstCharts::aMarkKeepsItsLabelAmongChanges()
+{
+    view_->setWindow(30);
+    view_->appendSamples(run(0.1, 20.0));
+    for (double t : {5.0, 5.2, 5.4, 5.6})
+        view_->addMarker(t, QString("refill.threshold 256→%1").arg(t * 10), MarkerKind::Change);
+    view_->addMarker(5.3, "● burst starts", MarkerKind::Mark);
+    view_->replot();
+    TimeChart *top = view_->throughput();
+    QVERIFY(top->markerLabelDrawn("● burst starts"));
+    QVERIFY(top->hiddenMarkerLabels() >= 1); // four changes and a mark do not fit two rows
+    const QList<QRectF> rects = top->markerLabelRects();
+    for (int i = 0; i < rects.size(); ++i)
+        for (int j = i + 1; j < rects.size(); ++j)
+            QVERIFY(!rects[i].intersects(rects[j]));
+}
+
+// Issue 20: axes read as SI numbers; a log axis spans the data's decades, no more.
+void TstCharts::axesUseSiPrefixesAndTheDataRange()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    view_->appendSamples(run(0.1, 5.0));
+    view_->replot();
+    // rx at 100,000 pps on the right axis of the throughput chart: "20 k" .. "100 k", no "…".
+    const QStringList right = view_->throughput()->rightAxis()->categoriesLabels();
+    QVERIFY2(right.contains("100 k"), qPrintable(right.join(", ")));
+    for (const QString &l : right)
+        QVERIFY2(!l.contains("e+") && l.size() <= 6, qPrintable(l));
+    // Latency: p50 12, p99 180, max 900 us on a log axis: 1 .. 1 k, not 1e+08.
+    TimeChart *lat = view_->latency();
+    lat->setLogScale(true);
+    QVERIFY(lat->valueMax() <= 1000 + 1e-6);
+    QVERIFY(lat->valueMin() >= 1 - 1e-9);
+    const QStringList decades = lat->valueAxis()->categoriesLabels();
+    QVERIFY2(decades.last() == "1 k", qPrintable(decades.join(", ")));
 }
 
 // On a log axis a zero cannot be drawn; a second without drops is not a line joining the
@@ -181,12 +322,10 @@ void TstCharts::plotAreasShareOneTimeAxis()
 void TstCharts::emptyChartsHavePlainTicks()
 {
     view_->replot();
-    auto *y = qobject_cast<QValueAxis *>(view_->cpu()->valueAxis());
-    QVERIFY(y);
+    QCategoryAxis *y = view_->cpu()->valueAxis();
     QCOMPARE(y->min(), 0.0);
     QCOMPARE(y->max(), 1.0);
-    QCOMPARE(y->tickInterval(), 1.0); // 0 and 1, no 0.3/0.5/0.8
-    QCOMPARE(y->labelFormat(), QStringLiteral("%.0f"));
+    QCOMPARE(y->categoriesLabels(), QStringList({"0", "1"})); // no 0.3/0.5/0.8
     // Only zeros: the same plain axis, not 0..2e-10.
     auto idle = std::make_shared<Sample>(*sample(0.1, 0.1));
     idle->engineCpuMsPerS = 0;
@@ -194,9 +333,9 @@ void TstCharts::emptyChartsHavePlainTicks()
         th.cpuMsPerS = 0;
     view_->appendSamples({idle});
     view_->replot();
-    y = qobject_cast<QValueAxis *>(view_->cpu()->valueAxis());
+    y = view_->cpu()->valueAxis();
     QCOMPARE(y->max(), 1.0);
-    QCOMPARE(y->tickInterval(), 1.0);
+    QCOMPARE(y->categoriesLabels(), QStringList({"0", "1"}));
 }
 
 void TstCharts::seriesAreChosenHiddenAndLogged()
@@ -210,7 +349,7 @@ void TstCharts::seriesAreChosenHiddenAndLogged()
     for (const char *n : {"drops", "timer arms", "refill wakeups", "poll wakeups"})
         QVERIFY2(legend->entryNames().contains(n), n);
     QVERIFY(events->logScale());
-    QVERIFY(qobject_cast<QLogValueAxis *>(events->valueAxis()));
+    QVERIFY(events->valueAxis()->titleText().endsWith("(log)"));
     QVERIFY(!legend->entryNames().contains("drops: rx missed"));
     // Choose a series from the legend's menu: it is listed and drawn.
     QAction *missed = nullptr, *log = nullptr;
@@ -240,7 +379,7 @@ void TstCharts::seriesAreChosenHiddenAndLogged()
         if (a->text() == "Logarithmic scale") log = a;
     log->trigger();
     QVERIFY(!events->logScale());
-    QVERIFY(qobject_cast<QValueAxis *>(events->valueAxis()));
+    QVERIFY(!events->valueAxis()->titleText().endsWith("(log)"));
     QVERIFY(events->pointCount("timer arms") > 0);
     const auto *menu = legend->menu();
     for (QAction *a : menu->actions())

@@ -274,6 +274,7 @@ void TstGui::openRecordedSessionAndExport()
 
     w_->charts()->clear();
     w_->openSession(id);
+    QTRY_COMPARE(w_->shownSession(), id); // read off the GUI thread
     QVERIFY(w_->charts()->throughput()->pointCount("rx") >= 25);
     QVERIFY(w_->charts()->cpu()->seriesNames().contains("poll"));
     QCOMPARE(w_->segments()->rowCount(), 2);
@@ -565,7 +566,7 @@ void TstGui::sweepTabRunsShowsAndOpens()
     QTRY_COMPARE(open.size(), 1);
     QCOMPARE(open.takeFirst().at(0).toLongLong(), session);
     QCOMPARE(w_->tabs()->currentIndex(), 0);
-    QCOMPARE(w_->shownSession(), session);
+    QTRY_COMPARE(w_->shownSession(), session);
 
     // Tune, with a constraint nothing meets: no answer, and the report says why.
     w_->tabs()->setCurrentWidget(tab);
@@ -612,6 +613,7 @@ void TstGui::marksAndRestartsSurviveReopening()
     w_->stopRun();
 
     w_->openSession(id);
+    QTRY_COMPARE(w_->shownSession(), id); // read off the GUI thread
     const QStringList reopened = w_->charts()->throughput()->markerLabels();
     for (const QString &l : live)
         QVERIFY2(reopened.contains(l), qPrintable(l + " missing from " + reopened.join(", ")));
@@ -746,6 +748,7 @@ void TstGui::segmentsCompareWithAChosenBaseline()
     QVERIFY(!w_->segmentTable()->useOtherSegment(QString("%1:9").arg(first), &error));
     QVERIFY2(error.contains("segment(s), not 9"), qPrintable(error));
     w_->openSession(first);
+    QTRY_COMPARE(w_->shownSession(), first); // read off the GUI thread
     QVERIFY2(w_->segmentTable()->useOtherSegment(QString("%1:2").arg(first), &error),
              qPrintable(error));
     QCOMPARE(m->baselineLabel(), QString("session %1 segment 2").arg(first));

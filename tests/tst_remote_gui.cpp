@@ -26,11 +26,11 @@
 #include "ui/connect_dialog.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
-#include "ui/sweep_tab.h"
 #include "ui/segment_model.h"
 #include "ui/session_list_model.h"
 #include "ui/session_mirror.h"
 #include "ui/sessions_panel.h"
+#include "ui/sweep_tab.h"
 #include "ui/unix_http.h"
 
 using namespace ringlab;
@@ -280,7 +280,7 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
 
     // Opened: copied whole under the engine's id, then charted as a local session.
     w.openSession(ids[0]);
-    QCOMPARE(w.shownSession(), ids[0]);
+    QTRY_COMPARE(w.shownSession(), ids[0]);
     const json remote = e.get("/v1/sessions/" + std::to_string(ids[0]));
     SessionStore copies(SessionMirror::databaseFor(e.url()).toStdString());
     SessionInfo copy;
@@ -304,7 +304,7 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     // A script starts a run: the window leaves the recorded session for it, charts it from
     // its start and follows its segments, as for a run of its own.
     w.openSession(ids[0]);
-    QCOMPARE(w.shownSession(), ids[0]);
+    QTRY_COMPARE(w.shownSession(), ids[0]);
     const json started = e.post("/v1/run/start", {{"client", "script on lab1"}});
     QVERIFY2(started.contains("control"), started.dump().c_str());
     QTRY_VERIFY_WITH_TIMEOUT(ctl->isRunning(), 20'000);
@@ -358,7 +358,7 @@ void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()
     // The engine's session, listed and opened through the socket.
     QTRY_COMPARE_WITH_TIMEOUT(w.sessions()->model()->rowCount(), 1, 10'000);
     w.openSession(session);
-    QCOMPARE(w.shownSession(), session);
+    QTRY_COMPARE(w.shownSession(), session);
 
     // The engine goes away: said at once, Stop and Start wait for it.
     QSignalSpy changed(ctl, &EngineController::connectionChanged);

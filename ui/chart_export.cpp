@@ -47,12 +47,14 @@ bool saveWidgetImage(QWidget *widget, const QString &file, QString *error)
 bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
                          const QString &title, QString *error)
 {
-    SessionInfo info;
-    if (!store.get(id, info)) {
-        if (error)
-            *error = QObject::tr("no session %1 in %2")
-                         .arg(id)
-                         .arg(QString::fromStdString(store.file().string()));
+    return renderSessionCharts(readSession(store, id), file, size, title, error);
+}
+
+bool renderSessionCharts(const SessionData &session, const QString &file, QSize size,
+                         const QString &title, QString *error)
+{
+    if (!session.error.isEmpty()) {
+        if (error) *error = session.error;
         return false;
     }
     QWidget page;
@@ -61,7 +63,7 @@ bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &fi
     page.setPalette(QPalette(Qt::white));
     auto *layout = new QVBoxLayout(&page);
     layout->setContentsMargins(8, 6, 8, 6);
-    auto *heading = new QLabel(title.isEmpty() ? sessionTitle(info) : title);
+    auto *heading = new QLabel(title.isEmpty() ? sessionTitle(session.info) : title);
     QFont f = heading->font();
     f.setPointSizeF(f.pointSizeF() * 1.25);
     f.setBold(true);
@@ -69,11 +71,12 @@ bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &fi
     heading->setWordWrap(true);
     layout->addWidget(heading);
     auto *view = new ChartsView;
+    view->setForExport();
     view->setSettingsGroup(QStringLiteral("charts")); // the series the user chose on screen
     layout->addWidget(view, 1);
     page.resize(size);
     page.show();
-    loadSessionCharts(*view, store, id);
+    showSessionCharts(*view, session);
     QCoreApplication::processEvents(); // lay the charts out at their size before drawing
     view->replot();
     view->settle(); // and line the plot areas up on the new labels

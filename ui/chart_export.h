@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "engine/store/session_store.h"
+#include "ui/session_reader.h"
 
 namespace ringlab::ui {
 
@@ -14,6 +15,9 @@ bool saveWidgetImage(QWidget *widget, const QString &file, QString *error);
 // A recorded session's charts (its markers, the series chosen on screen) under a title
 // (empty: the session's own, see sessionTitle), drawn off screen at `size`, as PNG or SVG.
 bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
+                         const QString &title, QString *error);
+// The same for a session already read (session_reader.h): drawing only, on the GUI thread.
+bool renderSessionCharts(const SessionData &session, const QString &file, QSize size,
                          const QString &title, QString *error);
 // By the file's suffix: .csv, .json, .png or .svg.
 bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error);

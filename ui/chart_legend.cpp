@@ -169,4 +169,9 @@ void ChartLegend::rebuildMenu()
     }
 }
 
+void ChartLegend::setControlsVisible(bool on)
+{
+    button_->setVisible(on);
+}
+
 } // namespace ringlab::ui

@@ -32,6 +32,8 @@ class ChartLegend : public QFrame {
     QStringList entryNames() const;
     QString entryText(const QString &name) const;
     QMenu *menu(); // up to date (its rebuilds are deferred)
+    // An exported image shows the entries only, not the Series button.
+    void setControlsVisible(bool on);
 
   signals:
     void hiddenToggled(const QString &name);

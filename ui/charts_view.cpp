@@ -16,8 +16,6 @@
 namespace ringlab::ui {
 
 namespace {
-// A sample that covers this many nominal intervals or more ends a stall: the line breaks.
-constexpr double kGapFactor = 2.5;
 constexpr double kMinSpanS = 0.5;
 } // namespace
 
@@ -25,7 +23,7 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto *split = new QSplitter(Qt::Vertical, this);
+    auto *split = split_ = new QSplitter(Qt::Vertical, this);
     split->setChildrenCollapsible(false);
     for (const ChartDef &def : chartDefs()) {
         auto *chart = new TimeChart(tr(def.title), tr(def.unit), def.logByDefault);
@@ -112,6 +110,13 @@ void ChartsView::setSettingsGroup(const QString &group)
     }
 }
 
+void ChartsView::setForExport()
+{
+    split_->setHandleWidth(0);
+    for (ChartLegend *legend : legends_)
+        legend->setControlsVisible(false);
+}
+
 void ChartsView::chooseAll()
 {
     for (const SeriesDef &def : seriesDefs())
@@ -195,46 +200,84 @@ void ChartsView::clear()
     for (auto *c : charts_)
         c->clearAll();
     end_ = 0;
-    nominal_ = 0;
-    lastT_.clear();
+    period_ = 0;
+    recentNext_ = 0;
     plottedEnd_ = -1;
     setCrosshair(std::nullopt);
     setPaused(false);
     replot();
 }
 
-void ChartsView::add(const Sample &s, const QString &suffix, bool dashed)
+void ChartsView::notePeriod(double interval)
 {
-    const double t = s.t;
-    end_ = std::max(end_, t);
-    // The sampler's period: the shortest interval, but not a run's final partial sample
-    // (which can be a tenth of it).
-    if (s.interval > 0 && (nominal_ == 0 || (s.interval < nominal_ && s.interval > nominal_ / 2)))
-        nominal_ = s.interval;
-    // A stall: the sampler (or the whole process) did not run for several periods. The
-    // sample's rates are over its real interval; the line must not pretend it was measured.
-    if (lastT_.contains(suffix) && nominal_ > 0 && s.interval > kGapFactor * nominal_)
-        for (auto *c : charts_)
-            c->addGap(t);
-    lastT_.insert(suffix, t);
-    for (const SeriesDef &def : seriesDefs()) {
-        const auto v = def.read(s);
-        if (!v) continue;
-        TimeChart *c = charts_[static_cast<std::size_t>(def.chart)];
-        const QString name = tr(def.label) + suffix;
-        if (def.right)
-            c->appendRight(name, t, *v, dashed, QLatin1String(def.key));
-        else
-            c->append(name, t, *v, dashed, QLatin1String(def.key));
+    if (!(interval > 0)) return;
+    recent_[recentNext_++ % recent_.size()] = interval;
+    // The median of the last intervals: a late sample and its short catch-up do not move it.
+    std::array<double, kRecentIntervals> v = recent_;
+    const auto n = std::min<std::size_t>(recentNext_, v.size());
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(n / 2),
+                     v.begin() + static_cast<long>(n));
+    period_ = v[n / 2];
+}
+
+void ChartsView::add(const std::vector<std::shared_ptr<const Sample>> &samples,
+                     const QString &suffix, bool dashed)
+{
+    if (samples.empty()) return;
+    // Each series' points of the whole batch, handed to its chart at once: names and
+    // lookups once per batch, not once per sample.
+    struct Target {
+        TimeChart *chart;
+        QString name, key;
+        bool right;
+        std::vector<QPointF> points;
+    };
+    std::vector<Target> fixed;
+    for (const SeriesDef &def : seriesDefs())
+        fixed.push_back({charts_[static_cast<std::size_t>(def.chart)],
+                         tr(def.label) + suffix,
+                         QLatin1String(def.key),
+                         def.right,
+                         {}});
+    std::vector<Target> threads;
+    QHash<QString, std::size_t> threadIndex; // "thread\tdef" -> threads[]
+    for (const auto &sp : samples) {
+        const Sample &s = *sp;
+        const double t = s.t;
+        end_ = std::max(end_, t);
+        notePeriod(s.interval);
+        // A stall the engine recorded: the lines break before this sample. Never inferred
+        // from intervals (a late sample and its short catch-up are ordinary).
+        if (s.stall != Stall::None)
+            for (auto *c : charts_)
+                c->addGap(t);
+        std::size_t k = 0;
+        for (const SeriesDef &def : seriesDefs()) {
+            if (const auto v = def.read(s)) fixed[k].points.emplace_back(t, *v);
+            ++k;
+        }
+        for (const auto &th : s.threads) {
+            if (!isChartedThread(th.name)) continue;
+            const QString thread = QString::fromStdString(th.name);
+            std::size_t d = 0;
+            for (const ThreadSeriesDef &def : threadSeriesDefs()) {
+                const QString id = thread + QLatin1Char('\t') + QString::number(d++);
+                auto it = threadIndex.find(id);
+                if (it == threadIndex.end()) {
+                    it = threadIndex.insert(id, threads.size());
+                    threads.push_back({charts_[static_cast<std::size_t>(def.chart)],
+                                       thread + tr(def.suffix) + suffix,
+                                       QLatin1String(def.keyPrefix) + thread,
+                                       false,
+                                       {}});
+                }
+                threads[*it].points.emplace_back(t, th.*def.field);
+            }
+        }
     }
-    for (const auto &th : s.threads) {
-        if (!isChartedThread(th.name)) continue;
-        const QString thread = QString::fromStdString(th.name);
-        for (const ThreadSeriesDef &def : threadSeriesDefs())
-            charts_[static_cast<std::size_t>(def.chart)]->append(
-                thread + tr(def.suffix) + suffix, t, th.*def.field, dashed,
-                QLatin1String(def.keyPrefix) + thread);
-    }
+    for (auto *targets : {&fixed, &threads})
+        for (Target &g : *targets)
+            g.chart->appendPoints(g.name, g.points, dashed, g.key, g.right);
 }
 
 void ChartsView::addGuiThreadCpu(double t, double msPerS)
@@ -244,8 +287,7 @@ void ChartsView::addGuiThreadCpu(double t, double msPerS)
 
 void ChartsView::appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples)
 {
-    for (const auto &s : samples)
-        add(*s, {}, false);
+    add(samples, {}, false);
     requestReplot();
 }
 
@@ -270,8 +312,7 @@ void ChartsView::requestReplot()
 void ChartsView::appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
                                const QString &suffix, bool dashed)
 {
-    for (const auto &s : samples)
-        add(*s, suffix, dashed);
+    add(samples, suffix, dashed);
     replot();
 }
 
@@ -417,7 +458,9 @@ void ChartsView::setCrosshair(std::optional<double> t)
 void ChartsView::refreshValues()
 {
     // At the crosshair, or else the newest values in view.
-    const double maxAge = nominal_ > 0 ? kGapFactor * nominal_ : 1.0;
+    // A value stands until the next sample is due, with the lateness the engine still calls
+    // on time; a series that stopped (a thread that ended) shows nothing after that.
+    const double maxAge = period_ > 0 ? kStallPeriods * period_ * 1.01 : 1.0;
     for (std::size_t k = 0; k < charts_.size(); ++k) {
         TimeChart *c = charts_[k];
         QHash<QString, std::optional<double>> values;

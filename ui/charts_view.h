@@ -8,12 +8,15 @@
 #pragma once
 
 #include <QWidget>
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "engine/datapath/sample.h"
 #include "ui/time_chart.h"
+
+class QSplitter;
 
 namespace ringlab::ui {
 
@@ -48,6 +51,8 @@ class ChartsView : public QWidget {
     void zoom(double aroundT, double factor);
     void pan(double dt);
     void replot();
+    // For an exported image: no Series buttons and no splitter grips, only charts and legends.
+    void setForExport();
     // Lays the charts out and lines their plot areas up now (an off-screen render has no
     // event loop turn to do it in); true when the four agree.
     bool settle();
@@ -59,6 +64,8 @@ class ChartsView : public QWidget {
     const std::vector<TimeChart *> &charts() const { return charts_; }
     ChartLegend *legend(int chart) const { return legends_[static_cast<std::size_t>(chart)]; }
     double endTime() const { return end_; }
+    // Samples drawn as the start of a new line: the stalls the engine recorded.
+    int gapCount() const { return charts_.front()->gapCount(); }
     void setCrosshair(std::optional<double> t);
     std::optional<double> crosshair() const { return crossT_; }
 
@@ -69,7 +76,9 @@ class ChartsView : public QWidget {
     void showEvent(QShowEvent *e) override;
 
   private:
-    void add(const Sample &s, const QString &suffix, bool dashed);
+    void add(const std::vector<std::shared_ptr<const Sample>> &samples, const QString &suffix,
+             bool dashed);
+    void notePeriod(double interval);
     // Live data: redraw once the newest point has moved at least a pixel column, and at
     // most every 50 ms; a point that moves less would not change a pixel.
     void requestReplot();
@@ -81,11 +90,15 @@ class ChartsView : public QWidget {
     void saveChoices(int chart) const;
     std::vector<TimeChart *> charts_;
     std::vector<ChartLegend *> legends_;
+    QSplitter *split_ = nullptr;
     QString settingsGroup_;
     double window_ = 120;
     double end_ = 0;
-    double nominal_ = 0; // the shortest sample interval seen: the sampler's period
-    QHash<QString, double> lastT_;
+    // The sampler's period, as the median of the last intervals (for how long a value stands).
+    static constexpr std::size_t kRecentIntervals = 15;
+    std::array<double, kRecentIntervals> recent_{};
+    std::size_t recentNext_ = 0;
+    double period_ = 0;
     bool paused_ = false;
     double viewFrom_ = 0, viewTo_ = 1;
     bool dirty_ = false;

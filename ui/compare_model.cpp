@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/compare_model.h"
+#include "ui/value_text.h"
 
 #include <QBrush>
 #include <QColor>
@@ -37,10 +38,9 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     case 2:
         return QString::number(r.b.mean, 'f', 2);
     case 3:
-        return QStringLiteral("%1 (%2%3 %)")
+        return QStringLiteral("%1 (%2)")
             .arg(r.diff.diff, 0, 'f', 2)
-            .arg(r.diff.pct >= 0 ? "+" : "")
-            .arg(r.diff.pct, 0, 'f', 1);
+            .arg(percentChangeText(r.diff.pct));
     case 4:
         return r.diff.ciHalf > 0 ? QStringLiteral("±%1").arg(r.diff.ciHalf, 0, 'f', 2)
                                  : QStringLiteral("-");

@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -449,6 +450,7 @@ bool MainWindow::selectDevice(const std::string &spec)
 void MainWindow::clearForNewRun()
 {
     shownSession_ = 0;
+    ++openTicket_; // a session still being read is not shown over the run
     charts_->clear();
     live_.clear();
     liveChanges_.clear();
@@ -571,10 +573,33 @@ void MainWindow::openSession(qint64 id)
         statusBar()->showMessage(error, 10000);
         return;
     }
-    if (!loadSessionCharts(*charts_, *store, id)) return; // a recorded session is seen whole
-    shownSession_ = id;
-    segments_->setSession(store->samples(id), store->changes(id));
+    // Read on a worker thread; the window stays live. Only the newest open is shown, and
+    // none once a run has started.
+    const int ticket = ++openTicket_;
+    auto *watcher = new QFutureWatcher<SessionData>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
+        watcher->deleteLater();
+        if (ticket != openTicket_ || ctl_->isRunning()) return;
+        showSession(watcher->result());
+    });
+    QTimer::singleShot(200, watcher, [this, id, ticket] {
+        if (ticket == openTicket_) statusBar()->showMessage(tr("Opening session %1…").arg(id));
+    });
+    watcher->setFuture(readSessionAsync(*store, id));
+}
+
+void MainWindow::showSession(const SessionData &session)
+{
+    if (!session.error.isEmpty()) {
+        statusBar()->showMessage(session.error, 10000);
+        return;
+    }
+    showSessionCharts(*charts_, session); // a recorded session is seen whole
+    shownSession_ = session.id;
+    segments_->setSession(session.table, session.changes);
+    statusBar()->clearMessage();
     updateStatus();
+    emit sessionShown(session.id);
 }
 
 void MainWindow::chooseExport(qint64 id)
@@ -605,10 +630,23 @@ void MainWindow::chooseExport(qint64 id)
             settings.value(QStringLiteral("export/size"), QSize(1600, 1000)).toSize(), this);
         if (ask.exec() != QDialog::Accepted) return;
         settings.setValue(QStringLiteral("export/size"), ask.imageSize());
-        if (!renderSessionCharts(*store, id, file, ask.imageSize(), ask.title(), &error))
-            QMessageBox::warning(this, tr("Export failed"), error);
-        else
-            statusBar()->showMessage(tr("Session %1 written to %2").arg(id).arg(file), 8000);
+        // Read on a worker thread, then drawn here: the window stays live meanwhile.
+        statusBar()->showMessage(tr("Exporting session %1 to %2…").arg(id).arg(file));
+        auto *watcher = new QFutureWatcher<SessionData>(this);
+        connect(watcher, &QFutureWatcherBase::finished, this,
+                [this, watcher, file, size = ask.imageSize(), title = ask.title()] {
+                    watcher->deleteLater();
+                    const SessionData session = watcher->result();
+                    QString why;
+                    if (!renderSessionCharts(session, file, size, title, &why)) {
+                        statusBar()->clearMessage();
+                        QMessageBox::warning(this, tr("Export failed"), why);
+                        return;
+                    }
+                    statusBar()->showMessage(
+                        tr("Session %1 written to %2").arg(session.id).arg(file), 8000);
+                });
+        watcher->setFuture(readSessionAsync(*store, id));
         return;
     }
     if (!exportSession(id, file, &error))

@@ -12,6 +12,7 @@
 #include <QUrl>
 
 #include "engine/store/session_report.h"
+#include "ui/session_reader.h"
 
 class QAction;
 class QComboBox;
@@ -59,6 +60,7 @@ class MainWindow : public QMainWindow {
     QTabWidget *tabs() const { return tabs_; }
 
     bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
+    // Reads the session off the GUI thread, then shows it (sessionShown).
     void openSession(qint64 id);
     bool exportSession(qint64 id, const QString &file, QString *error = nullptr);
 
@@ -80,10 +82,14 @@ class MainWindow : public QMainWindow {
     void chooseEngine(const QUrl &address = {});
     QLabel *engineLabel() const { return engineLabel_; }
 
+  signals:
+    void sessionShown(qint64 id);
+
   protected:
     void closeEvent(QCloseEvent *e) override;
 
   private:
+    void showSession(const SessionData &session);
     void fillDeviceBox();
     void chooseDevice(int index);
     void buildToolbar();
@@ -123,6 +129,7 @@ class MainWindow : public QMainWindow {
     std::vector<ParamChangeRow> liveChanges_;
     QTimer *segmentTimer_;
     qint64 shownSession_ = 0; // a recorded session on screen, 0 for the live run
+    int openTicket_ = 0;      // the newest openSession; a read that finds another is dropped
     QTabWidget *tabs_ = nullptr;
     SweepTab *sweep_ = nullptr;
     QPointer<ReproduceDialog> reproduceDialog_; // open, or null

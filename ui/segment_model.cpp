@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/segment_model.h"
+#include "ui/value_text.h"
 
 #include <QBrush>
 #include <QColor>
@@ -129,7 +130,7 @@ QString SegmentModel::deltaText(int row, int metric) const
     const Estimate *a = baselineFor(row, metric);
     if (!a || !a->n || !b.n) return {};
     const Difference d = compareEstimates(*a, b);
-    const QString pct = QStringLiteral("%1%2 %").arg(d.pct >= 0 ? "+" : "").arg(d.pct, 0, 'f', 1);
+    const QString pct = percentChangeText(d.pct);
     if (!hasInterval(*a) || !hasInterval(b)) return pct + tr("  too short to judge");
     return pct + (d.significant ? tr("  significant") : tr("  within noise"));
 }

@@ -28,18 +28,23 @@ void addEventMarker(ChartsView &view, const Event &e)
                        MarkerKind::Restart);
 }
 
-bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id)
+void showSessionCharts(ChartsView &view, const SessionData &session)
 {
-    SessionInfo info;
-    if (!store.get(id, info)) return false;
     view.clear();
-    view.appendSamples(samplesFromTable(store.samples(id)));
-    for (const auto &c : store.changes(id))
+    view.appendSamples(session.samples);
+    for (const auto &c : session.changes)
         addEventMarker(view, Event{c.t, "param", c.tunable, c.oldValue, c.newValue, c.source, {}});
-    for (const auto &e : store.events(id))
+    for (const auto &e : session.events)
         if (e.kind == "mark" || e.kind == "restart")
             addEventMarker(view, Event{e.t, e.kind, {}, {}, {}, e.source, e.message});
     view.showWhole();
+}
+
+bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id)
+{
+    const SessionData session = readSession(store, id);
+    if (!session.error.isEmpty()) return false;
+    showSessionCharts(view, session);
     return true;
 }
 

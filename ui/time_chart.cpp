@@ -10,12 +10,26 @@
 #include <cmath>
 
 #include "ui/series_catalog.h"
+#include "ui/value_text.h"
 
 namespace ringlab::ui {
 
 namespace {
 constexpr int kMarkerRows = 2;
 constexpr int kTopPad = 4;
+// Points per block of the first level of a series' pyramid, and the factor between levels.
+constexpr std::size_t kBlock = 64;
+constexpr std::size_t kMaxLevels = 4; // 64 .. 16.7 M points a block
+// Unbroken pieces drawn per series: each is a QLineSeries, whose cost Qt Charts pays per
+// series. Beyond this many stalls in view, the last piece joins the rest (a pathological
+// session; one with a stall in every other sample).
+constexpr std::size_t kMaxPieces = 256;
+
+void widen(QPointF &lo, QPointF &hi, const QPointF &lo2, const QPointF &hi2)
+{
+    if (lo2.y() < lo.y()) lo = lo2;
+    if (hi2.y() > hi.y()) hi = hi2;
+}
 
 // 1, 2 or 5 times a power of ten, at least `rough`.
 double niceStep(double rough)
@@ -71,7 +85,9 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     x_->setTickType(QValueAxis::TicksDynamic);
     x_->setTickAnchor(0);
     c->addAxis(x_, Qt::AlignBottom);
-    y_ = makeY();
+    y_ = new QCategoryAxis;
+    y_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    y_->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
     c->addAxis(y_, Qt::AlignLeft);
     cross_ = new QGraphicsLineItem(c);
     cross_->setPen(QPen(QColor(40, 40, 40, 150), 1));
@@ -91,51 +107,54 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     setToolTip({});
 }
 
-QAbstractAxis *TimeChart::makeY()
-{
-    QAbstractAxis *axis;
-    if (log_) {
-        auto *y = new QLogValueAxis;
-        y->setLabelFormat("%g");
-        y->setBase(10);
-        y->setMinorTickCount(-1);
-        axis = y;
-    } else {
-        auto *y = new QValueAxis;
-        y->setTickType(QValueAxis::TicksDynamic);
-        y->setTickAnchor(0);
-        axis = y;
-    }
-    axis->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
-    return axis;
-}
-
 void TimeChart::setLogScale(bool log)
 {
     if (log == log_) return;
     log_ = log;
-    QAbstractAxis *old = y_;
-    y_ = makeY();
-    chart()->addAxis(y_, Qt::AlignLeft);
-    for (auto &s : series_)
-        for (auto *part : s.parts)
-            if (!s.right) {
-                part->detachAxis(old);
-                part->attachAxis(y_);
-            }
-    chart()->removeAxis(old); // hands the axis back to us
-    delete old;
+    y_->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
     replot(from_, to_);
     emit seriesChanged();
 }
 
 void TimeChart::addRightAxis(const QString &unit)
 {
-    yRight_ = new QValueAxis;
-    yRight_->setTickType(QValueAxis::TicksDynamic);
-    yRight_->setTickAnchor(0);
+    yRight_ = new QCategoryAxis;
+    yRight_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     yRight_->setTitleText(unit);
     chart()->addAxis(yRight_, Qt::AlignRight);
+}
+
+void TimeChart::setTicks(QCategoryAxis *axis, double lo, double hi,
+                         const std::vector<std::pair<double, QString>> &ticks)
+{
+    const QStringList labels = axis->categoriesLabels();
+    bool same =
+        axis->min() == lo && axis->max() == hi && labels.size() == static_cast<int>(ticks.size());
+    for (std::size_t k = 0; same && k < ticks.size(); ++k)
+        same = labels[static_cast<int>(k)] == ticks[k].second &&
+               axis->endValue(ticks[k].second) == ticks[k].first;
+    if (same) return;
+    for (const QString &l : labels)
+        axis->remove(l);
+    axis->setStartValue(lo);
+    axis->setRange(lo, hi);
+    for (const auto &[value, label] : ticks)
+        axis->append(label, value);
+    // New labels may be wider: Qt Charts 6.4 keeps a category axis's size hint from before
+    // its categories changed (and elides the labels to "…"); showing the labels again makes
+    // it measure them anew.
+    axis->setLabelsVisible(false);
+    axis->setLabelsVisible(true);
+}
+
+double TimeChart::valueMin() const
+{
+    return log_ ? std::pow(10, y_->min()) : y_->min();
+}
+
+double TimeChart::valueMax() const
+{
+    return log_ ? std::pow(10, y_->max()) : y_->max();
 }
 
 void TimeChart::append(const QString &name, double t, double value, bool dashed,
@@ -168,6 +187,45 @@ QLineSeries *TimeChart::newPart(const Series &s)
     return line;
 }
 
+void TimeChart::Series::push(const QPointF &p)
+{
+    points.push_back(p);
+    // Each level closes a block when its last point (or last lower block) arrives.
+    std::size_t size = kBlock, n = points.size();
+    for (std::size_t k = 0; k < kMaxLevels && n % size == 0; ++k, size *= kBlock) {
+        if (levels.size() <= k) levels.emplace_back();
+        Extremes e{points[n - size], points[n - size]};
+        if (k == 0) {
+            for (std::size_t i = n - size; i < n; ++i)
+                widen(e.lo, e.hi, points[i], points[i]);
+        } else {
+            const auto &below = levels[k - 1];
+            for (std::size_t b = below.size() - kBlock; b < below.size(); ++b)
+                widen(e.lo, e.hi, below[b].lo, below[b].hi);
+        }
+        levels[k].push_back(e);
+    }
+}
+
+void TimeChart::appendPoints(const QString &name, const std::vector<QPointF> &points, bool dashed,
+                             const QString &colorKey, bool right)
+{
+    if (points.empty()) return;
+    auto it = series_.find(name);
+    if (it == series_.end()) {
+        Series s;
+        s.key = colorKey.isEmpty() ? name : colorKey;
+        s.right = right && yRight_;
+        s.dashed = dashed;
+        it = series_.insert(name, s);
+        order_ << name;
+        emit seriesChanged();
+    }
+    it->points.reserve(it->points.size() + points.size());
+    for (const QPointF &p : points)
+        if (std::isfinite(p.y())) it->push(p);
+}
+
 void TimeChart::add(const QString &name, double t, double value, bool dashed,
                     const QString &colorKey, bool right)
 {
@@ -182,7 +240,7 @@ void TimeChart::add(const QString &name, double t, double value, bool dashed,
         order_ << name;
         emit seriesChanged();
     }
-    it->points.emplace_back(t, value);
+    it->push(QPointF(t, value));
 }
 
 void TimeChart::addMarker(double t, const QString &label, MarkerKind kind)
@@ -322,9 +380,9 @@ std::optional<double> TimeChart::lastValue(const QString &name) const
     return it->points.back().y();
 }
 
-QList<QPointF> TimeChart::decimate(const std::vector<QPointF> &pts, double from, double to,
-                                   int columns) const
+QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int columns)
 {
+    const std::vector<QPointF> &pts = s.points;
     auto lo = std::lower_bound(pts.begin(), pts.end(), from,
                                [](const QPointF &p, double t) { return p.x() < t; });
     auto hi = std::upper_bound(pts.begin(), pts.end(), to,
@@ -339,14 +397,34 @@ QList<QPointF> TimeChart::decimate(const std::vector<QPointF> &pts, double from,
             out.append(*it);
         return out;
     }
-    // Min and max per pixel column, in time order: peaks survive, the line stays honest.
+    // Min and max per pixel column, in time order: peaks survive, the line stays honest. A
+    // whole block of the pyramid inside one column counts as its two extremes, so a column
+    // costs about the pyramid's depth, not its points.
+    out.reserve(2 * columns + 4);
     const double width = (to - from) / columns;
-    for (auto it = lo; it != hi;) {
-        const auto col = static_cast<long>(std::floor((it->x() - from) / width));
-        QPointF mn = *it, mx = *it;
-        for (; it != hi && static_cast<long>(std::floor((it->x() - from) / width)) == col; ++it) {
-            if (it->y() < mn.y()) mn = *it;
-            if (it->y() > mx.y()) mx = *it;
+    auto column = [&](double x) { return static_cast<long>(std::floor((x - from) / width)); };
+    const std::size_t end = static_cast<std::size_t>(hi - pts.begin());
+    std::size_t i = static_cast<std::size_t>(lo - pts.begin());
+    while (i < end) {
+        const long col = column(pts[i].x());
+        QPointF mn = pts[i], mx = pts[i];
+        while (i < end && column(pts[i].x()) == col) {
+            std::size_t step = 1;
+            std::size_t size = kBlock;
+            for (std::size_t k = 0; k < s.levels.size(); ++k, size *= kBlock) {
+                if (i % size != 0 || i + size > end || column(pts[i + size - 1].x()) != col) break;
+                step = size;
+            }
+            if (step == 1) {
+                widen(mn, mx, pts[i], pts[i]);
+            } else {
+                std::size_t k = 0;
+                for (std::size_t sz = kBlock; sz < step; sz *= kBlock)
+                    ++k;
+                const Extremes &e = s.levels[k][i / step];
+                widen(mn, mx, e.lo, e.hi);
+            }
+            i += step;
         }
         if (mn.x() <= mx.x()) {
             out.append(mn);
@@ -380,8 +458,8 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts)
             g = std::upper_bound(g, gaps_.end(), prev);
             cut = g != gaps_.end() && *g <= p.x();
         }
-        if (cut) pieces.emplace_back();
-        pieces.back().append(p);
+        if (cut && pieces.size() < kMaxPieces) pieces.emplace_back();
+        pieces.back().append(dropZero ? QPointF(p.x(), std::log10(p.y())) : p);
         broken = false;
     }
     s.drawn = 0;
@@ -399,36 +477,35 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts)
 void TimeChart::setYRange(double ymin, double ymax)
 {
     const int ticks = std::clamp(static_cast<int>(plotArea().height() / 28), 2, 6);
-    auto *lin = log_ ? nullptr : static_cast<QValueAxis *>(y_);
     if (ymin > ymax || (!log_ && ymin >= 0 && ymax <= 0)) {
         // Nothing drawn, or only zeros: one plain step, no 0.3/0.5/0.8.
-        if (log_) {
-            static_cast<QLogValueAxis *>(y_)->setRange(1, 10);
-        } else {
-            setAxis(lin, 0, 1, 1, "%.0f");
-        }
+        if (log_)
+            setTicks(y_, 0, 1, {{0, QStringLiteral("1")}, {1, QStringLiteral("10")}});
+        else
+            setTicks(y_, 0, 1, {{0, QStringLiteral("0")}, {1, QStringLiteral("1")}});
         return;
     }
+    std::vector<std::pair<double, QString>> marks;
     if (log_) {
-        auto *y = static_cast<QLogValueAxis *>(y_);
+        // The decades the data spans, no more: a label a decade while they fit the height,
+        // else every second or third decade.
         int lo = static_cast<int>(std::floor(std::log10(ymin)));
         int hi = static_cast<int>(std::ceil(std::log10(ymax * 1.01)));
         if (hi <= lo) hi = lo + 1;
-        // A label a decade while they fit the height; beyond, every second or third decade
-        // (base 100, 1000): otherwise Qt elides the crowded labels to "...".
         const int every = std::max(1, (hi - lo + ticks - 1) / ticks);
-        lo = static_cast<int>(std::floor(static_cast<double>(lo) / every)) * every;
-        hi = static_cast<int>(std::ceil(static_cast<double>(hi) / every)) * every;
-        y->setBase(std::pow(10, every));
-        y->setMinorTickCount(every == 1 ? -1 : 0); // linear minor ticks mean nothing across decades
-        y->setRange(std::pow(10, lo), std::pow(10, hi));
+        for (int d = lo; d <= hi; ++d)
+            if (d % every == 0)
+                marks.emplace_back(d, tickText(std::pow(10, d), std::pow(10, std::min(d, 0))));
+        setTicks(y_, lo, hi, marks);
         return;
     }
-    auto *y = lin;
     const double lo = std::min(0.0, ymin);
     const double step = niceStep((std::max(ymax, lo + 1e-9) - lo) / ticks);
-    const double hi = std::ceil(ymax * 1.02 / step) * step;
-    setAxis(y, lo, std::max(hi, lo + step), step, formatFor(step));
+    const double hi = std::max(std::ceil(ymax * 1.02 / step) * step, lo + step);
+    const double first = std::ceil(lo / step - 1e-9) * step;
+    for (double v = first; v <= hi + step * 1e-6; v += step)
+        marks.emplace_back(v, tickText(v, step));
+    setTicks(y_, lo, hi, marks);
 }
 
 void TimeChart::replot(double from, double to)
@@ -444,7 +521,7 @@ void TimeChart::replot(double from, double to)
             if (s.drawn) draw(s, {});
             continue;
         }
-        const QList<QPointF> pts = decimate(s.points, from_, to_, columns);
+        const QList<QPointF> pts = decimate(s, from_, to_, columns);
         for (const auto &p : pts)
             if (p.x() >= from_ && p.x() <= to_ && !(log_ && !s.right && p.y() <= 0)) {
                 if (s.right) {
@@ -457,11 +534,14 @@ void TimeChart::replot(double from, double to)
         draw(s, pts);
     }
     if (yRight_ && rmax <= 0) {
-        setAxis(yRight_, 0, 1, 1, "%.0f");
+        setTicks(yRight_, 0, 1, {{0, QStringLiteral("0")}, {1, QStringLiteral("1")}});
     } else if (yRight_) {
         const double step = niceStep(rmax / 4);
-        setAxis(yRight_, 0, std::max(step, std::ceil(rmax * 1.02 / step) * step), step,
-                formatFor(step));
+        const double hi = std::max(step, std::ceil(rmax * 1.02 / step) * step);
+        std::vector<std::pair<double, QString>> marks;
+        for (double v = 0; v <= hi + step * 1e-6; v += step)
+            marks.emplace_back(v, tickText(v, step));
+        setTicks(yRight_, 0, hi, marks);
     }
     updateTimeTicks();
     setYRange(ymin, ymax);
@@ -531,13 +611,18 @@ void TimeChart::placeMarkers()
         m.line->setLine(x, markerLabels_ ? 2 : plot.top(), x, plot.bottom());
         if (m.text) visible.push_back(&m);
     }
-    // Labels in rows above the plot: each goes to the first row where it does not touch the
-    // one before; with no room, only its line is drawn and the label shows on hover.
+    // Labels in rows above the plot: each goes to the first row where it touches no label
+    // placed before it; with no room, only its line is drawn and the label shows on hover.
+    // A user's marks go first, then restarts, then changes: a change never takes a mark's
+    // place. Within a kind, earlier first.
     hiddenLabels_ = 0;
-    std::stable_sort(visible.begin(), visible.end(),
-                     [](const Marker *a, const Marker *b) { return a->t < b->t; });
-    qreal rowEnd[kMarkerRows];
-    std::fill(std::begin(rowEnd), std::end(rowEnd), -1e9);
+    auto rank = [](MarkerKind k) {
+        return k == MarkerKind::Mark ? 0 : k == MarkerKind::Restart ? 1 : 2;
+    };
+    std::stable_sort(visible.begin(), visible.end(), [&](const Marker *a, const Marker *b) {
+        return rank(a->kind) != rank(b->kind) ? rank(a->kind) < rank(b->kind) : a->t < b->t;
+    });
+    std::vector<std::pair<qreal, qreal>> taken[kMarkerRows]; // [x0, x1) per row
     const qreal rowH = QFontMetrics(font()).height();
     const qreal right = chart()->size().width() - 2;
     for (const Marker *m : visible) {
@@ -546,13 +631,16 @@ void TimeChart::placeMarkers()
         qreal x = lx + 3;
         if (x + w > right) x = lx - 3 - w;
         bool placed = false;
-        for (int r = 0; r < kMarkerRows && !placed; ++r)
-            if (x >= rowEnd[r] + 6) {
-                m->text->setPos(x, 2 + r * rowH);
-                m->text->setVisible(true);
-                rowEnd[r] = x + w;
-                placed = true;
-            }
+        for (int r = 0; r < kMarkerRows && !placed; ++r) {
+            const bool free = std::none_of(taken[r].begin(), taken[r].end(), [&](const auto &iv) {
+                return x < iv.second + 6 && x + w + 6 > iv.first;
+            });
+            if (!free) continue;
+            m->text->setPos(x, 2 + r * rowH);
+            m->text->setVisible(true);
+            taken[r].emplace_back(x, x + w);
+            placed = true;
+        }
         if (!placed) ++hiddenLabels_;
     }
 }
@@ -571,6 +659,13 @@ QStringList TimeChart::markerLabels() const
     for (const auto &m : markers_)
         out << m.label;
     return out;
+}
+
+bool TimeChart::markerLabelDrawn(const QString &label) const
+{
+    for (const auto &m : markers_)
+        if (m.label == label && m.text && m.text->isVisible()) return true;
+    return false;
 }
 
 int TimeChart::hiddenMarkerLabels() const

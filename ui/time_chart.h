@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One chart of the stack: named line series over a shared time axis, kept whole in memory
-// and drawn through a bounded window, decimated to min and max per pixel column. Lines break
-// where the sampler stalled (gaps); changes, marks and restarts are vertical markers whose
+// and drawn through a bounded window, decimated to min and max per pixel column. Each series
+// keeps a pyramid of min/max blocks (64, 4096, ... points), so that a redraw costs about the
+// plot's width whatever the session's length. Lines break where the engine recorded a stall
+// (gaps); changes, marks and restarts are vertical markers whose
 // labels are staggered in rows above the plot so that none covers another. The plot area
 // is placed by the caller (setInsets) so that stacked charts share one time axis to the
 // pixel; the legend is a widget beside it (ChartLegend).
 #pragma once
 
+#include <QCategoryAxis>
 #include <QChartView>
 #include <QHash>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QValueAxis>
 #include <functional>
 #include <optional>
@@ -39,6 +41,11 @@ class TimeChart : public QChartView {
     void addRightAxis(const QString &unit);
     void appendRight(const QString &series, double t, double value, bool dashed = false,
                      const QString &colorKey = {});
+    // Many points of one series at once, in time order (a reopened session, a batch of live
+    // samples): one lookup instead of one per point. Non-finite values are left out.
+    void appendPoints(const QString &series, const std::vector<QPointF> &points, bool dashed,
+                      const QString &colorKey, bool right);
+    int gapCount() const { return static_cast<int>(gaps_.size()); }
     // The point at time t comes after a stall of the sampler: lines break before it.
     void addGap(double t);
     void addMarker(double t, const QString &label, MarkerKind kind);
@@ -80,8 +87,15 @@ class TimeChart : public QChartView {
     // The label of each marker drawn (empty: only its line, its label on hover).
     QList<QRectF> markerLabelRects() const;
     QStringList markerLabels() const; // every marker's label, drawn or not
+    bool markerLabelDrawn(const QString &label) const;
     QValueAxis *timeAxis() const { return x_; }
-    QAbstractAxis *valueAxis() const { return y_; }
+    // The value axes carry labelled ticks (SI prefixes: "200 k", "1.2 M"). On a log scale the
+    // axis is linear in log10 of the value, and the series are drawn in log10.
+    QCategoryAxis *valueAxis() const { return y_; }
+    QCategoryAxis *rightAxis() const { return yRight_; }
+    // The value range in view (in values, also on a log scale).
+    double valueMin() const;
+    double valueMax() const;
     int hiddenMarkerLabels() const;
     qreal xForTime(double t) const;
 
@@ -103,6 +117,10 @@ class TimeChart : public QChartView {
     void leaveEvent(QEvent *e) override;
 
   private:
+    // The lowest and the highest point of a run of points.
+    struct Extremes {
+        QPointF lo, hi;
+    };
     struct Series {
         QString key;
         bool right = false;
@@ -110,7 +128,10 @@ class TimeChart : public QChartView {
         bool hidden = false;
         std::vector<QLineSeries *> parts; // one per unbroken piece on screen
         std::vector<QPointF> points;      // every point, in time order
+        // levels[k][b]: extremes of points [b * 64^(k+1), (b + 1) * 64^(k+1)), whole blocks only
+        std::vector<std::vector<Extremes>> levels;
         int drawn = 0, pieces = 0;
+        void push(const QPointF &p);
     };
     struct Marker {
         double t;
@@ -121,12 +142,13 @@ class TimeChart : public QChartView {
     };
     void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
              bool right);
-    QList<QPointF> decimate(const std::vector<QPointF> &pts, double from, double to,
-                            int columns) const;
+    static QList<QPointF> decimate(const Series &s, double from, double to, int columns);
     void draw(Series &s, const QList<QPointF> &pts);
     QLineSeries *newPart(const Series &s);
-    QAbstractAxis *makeY();
     void setYRange(double ymin, double ymax);
+    // The axis's range and labelled ticks at once (nothing when they are as they were).
+    void setTicks(QCategoryAxis *axis, double lo, double hi,
+                  const std::vector<std::pair<double, QString>> &ticks);
     void applyTopMargin();
     void updateTimeTicks();
     void placeMarkers();
@@ -136,8 +158,8 @@ class TimeChart : public QChartView {
     QString title_, unit_;
     bool log_;
     QValueAxis *x_;
-    QAbstractAxis *y_;
-    QValueAxis *yRight_ = nullptr;
+    QCategoryAxis *y_;
+    QCategoryAxis *yRight_ = nullptr;
     QHash<QString, Series> series_;
     QStringList order_;
     QHash<QString, bool> keyChosen_;

@@ -8,5 +8,11 @@
 namespace ringlab::ui {
 
 QString valueText(double v);
+// An axis tick: SI prefixes as valueText, with the decimals that `step` between ticks needs
+// and no trailing zeros ("0", "200 k", "1.2 M"); never "-0".
+QString tickText(double v, double step);
+// A signed change in percent, one decimal: "+3.2 %", "-0.4 %", and "0.0 %" for what rounds
+// to zero (never "-0.0 %").
+QString percentChangeText(double pct);
 
 } // namespace ringlab::ui

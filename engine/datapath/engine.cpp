@@ -194,7 +194,7 @@ void Engine::samplerThread(std::stop_token st)
 {
     setTimerSlackNs(1000);
     Sampler sampler(
-        threads_, [this] { return read(); }, startNs_);
+        threads_, [this] { return read(); }, startNs_, opts_.intervalNs);
     std::int64_t next = startNs_ + opts_.intervalNs;
     for (;;) {
         const bool stopping = st.stop_requested();

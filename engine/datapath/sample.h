@@ -8,6 +8,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/datapath/counters.h"
@@ -40,10 +41,36 @@ struct LatencySummary {
     std::array<std::uint64_t, kLatencyBucketCount> buckets{};
 };
 
+// Why a sample does not continue the line before it, as the engine saw it. Sampler: the
+// sampler ran more than a whole period late (the process was not run), so this sample covers
+// over two periods and the samples between were never taken; a chart breaks its lines before
+// it. Charts never infer a stall from intervals: a late sample followed by a short catch-up
+// one is ordinary on a busy machine.
+enum class Stall : std::uint8_t { None, Sampler };
+// The names sample lines, the database and the exports use ("" for none).
+inline constexpr const char *kStallNames[] = {"", "sampler"};
+inline const char *stallName(Stall s)
+{
+    return kStallNames[static_cast<std::size_t>(s)];
+}
+// The stall a name stands for; false for a name that is not one.
+inline bool stallFromName(std::string_view name, Stall &out)
+{
+    for (std::size_t k = 0; k < std::size(kStallNames); ++k)
+        if (name == kStallNames[k]) {
+            out = static_cast<Stall>(k);
+            return true;
+        }
+    return false;
+}
+// The sampler's judgement: an interval over this many periods is a stall.
+inline constexpr double kStallPeriods = 2.0;
+
 struct Sample {
     std::uint64_t seq = 0;
     double t = 0;        // seconds since the session started (end of the interval)
     double interval = 0; // seconds covered
+    Stall stall = Stall::None;
     std::array<double, kCounterCount> rate{};         // per second over the interval
     std::array<std::uint64_t, kCounterCount> total{}; // since the session started
     double rxMbps = 0, txMbps = 0;

@@ -40,8 +40,9 @@ LatencySummary summarizeLatency(const Histogram::Snapshot &h)
     return s;
 }
 
-Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs)
-    : reg_(reg), reader_(std::move(reader)), startNs_(startNs), prevNs_(startNs)
+Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs, std::int64_t periodNs)
+    : reg_(reg), reader_(std::move(reader)), startNs_(startNs), periodNs_(periodNs),
+      prevNs_(startNs)
 {
     prevProcessCpu_ = processCpuNs();
     machineTicks(prevBusy_, prevTicks_);
@@ -75,6 +76,9 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     s->seq = seq_++;
     s->t = static_cast<double>(nowNs - startNs_) / 1e9;
     s->interval = dt;
+    if (periodNs_ > 0 &&
+        static_cast<double>(nowNs - prevNs_) > kStallPeriods * static_cast<double>(periodNs_))
+        s->stall = Stall::Sampler;
 
     // The device first: its arrivals are counted up to dp.device.arrivalsUntilNs, and the
     // counter blocks read after it hold at least those.

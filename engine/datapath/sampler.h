@@ -28,7 +28,8 @@ LatencySummary summarizeLatency(const Histogram::Snapshot &h);
 class Sampler {
   public:
     using Reader = std::function<DatapathReading()>;
-    Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs);
+    // periodNs: the sampler's period, to judge a stall (kStallPeriods); 0: never judged.
+    Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs, std::int64_t periodNs = 0);
     // Measures everything since the previous call (or since startNs).
     std::shared_ptr<Sample> take(std::int64_t nowNs);
 
@@ -42,6 +43,7 @@ class Sampler {
     ThreadRegistry &reg_;
     Reader reader_;
     std::int64_t startNs_;
+    std::int64_t periodNs_;
     std::int64_t prevNs_;
     std::int64_t prevArrivalsNs_ = -1; // DeviceReading::arrivalsUntilNs at the last sample
     std::uint64_t seq_ = 0;

@@ -42,6 +42,7 @@ json toJson(const Sample &s)
     j["seq"] = s.seq;
     j["t"] = s.t;
     j["interval"] = s.interval;
+    if (s.stall != Stall::None) j["stall"] = stallName(s.stall);
     j["throughput"] = {{"offered_pps", s.rateOf(C::Offered)},
                        {"rx_pps", s.rateOf(C::RxPackets)},
                        {"rx_mbps", s.rxMbps},
@@ -157,6 +158,11 @@ void readSample(const json &j, Sample &s)
     s.seq = count<std::uint64_t>(j.at("seq"));
     s.t = real(j.at("t"));
     s.interval = real(j.at("interval"));
+    if (j.contains("stall")) {
+        const json &stall = j.at("stall");
+        if (!stall.is_string() || !stallFromName(stall.get<std::string>(), s.stall))
+            throw std::range_error("stall: \"sampler\" was expected");
+    }
     const json &tp = j.at("throughput");
     setRate(s, C::Offered, real(tp.at("offered_pps")));
     setRate(s, C::RxPackets, real(tp.at("rx_pps")));

@@ -58,6 +58,7 @@ void SampleTableBuilder::add(const Sample &s)
     tab_.seq.push_back(static_cast<std::int64_t>(s.seq));
     tab_.t.push_back(s.t);
     tab_.interval.push_back(s.interval);
+    tab_.stall.push_back(s.stall);
     for (auto &col : tab_.values)
         col.push_back(std::nan(""));
     for (const auto &m : flattenSample(s)) {
@@ -95,6 +96,7 @@ std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &t
         s->seq = static_cast<std::uint64_t>(tab.seq[r]);
         s->t = tab.t[r];
         s->interval = tab.interval[r];
+        if (r < tab.stall.size()) s->stall = tab.stall[r];
         for (std::size_t c = 0; c < tab.metrics.size(); ++c)
             if (std::isfinite(tab.values[c][r]))
                 setSampleMetric(*s, tab.metrics[c].name, tab.metrics[c].thread, tab.values[c][r]);
@@ -143,13 +145,14 @@ void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out)
     for (const Segment &seg : segmentsOf(tab, store.changes(session), 0))
         for (std::size_t r : seg.rows)
             segmentOfRow[r] = seg.index;
-    out << "seq,t,interval,segment";
+    out << "seq,t,interval,segment,stall";
     for (const auto &m : tab.metrics)
         out << ',' << csvCell(m.label());
     out << '\n';
     for (std::size_t r = 0; r < tab.seq.size(); ++r) {
         out << tab.seq[r] << ',' << csvNumber(tab.t[r]) << ',' << csvNumber(tab.interval[r]) << ',';
         if (segmentOfRow[r]) out << segmentOfRow[r];
+        out << ',' << (r < tab.stall.size() ? stallName(tab.stall[r]) : "");
         for (std::size_t c = 0; c < tab.metrics.size(); ++c)
             out << ',' << csvNumber(tab.values[c][r]);
         out << '\n';
@@ -216,6 +219,7 @@ void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
         samples.push_back({{"seq", tab.seq[r]},
                            {"t", tab.t[r]},
                            {"interval", tab.interval[r]},
+                           {"stall", r < tab.stall.size() ? stallName(tab.stall[r]) : ""},
                            {"values", values}});
     }
     j["samples"] = samples;

@@ -131,7 +131,16 @@ const char *const kMigrations[] = {
     DROP TABLE sessions;
     ALTER TABLE sessions_v3 RENAME TO sessions;
     )sql",
+    // 3 -> 4: a sample says when the engine saw a stall (Stall, kStallNames). Samples recorded
+    // before are judged as the sampler judges (kStallPeriods) against the session's interval.
+    R"sql(
+    ALTER TABLE sample_times ADD COLUMN stall TEXT NOT NULL DEFAULT '' CHECK (stall IN ('', 'sampler'));
+    UPDATE sample_times SET stall = 'sampler' WHERE interval > 2.0 *
+        (SELECT s.interval_s FROM sessions s WHERE s.id = sample_times.session_id);
+    )sql",
 };
+static_assert(kStallPeriods == 2.0 && std::size(kStallNames) == 2,
+              "the 3 -> 4 migration and copyFrom spell the stall rule and names out");
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 std::string newUuid()
@@ -386,13 +395,18 @@ void SessionStore::appendInTransaction(std::int64_t session,
 {
     if (samples.empty() && events.empty()) return;
     Transaction tx(db_);
-    auto times = db_.prepare("INSERT OR REPLACE INTO sample_times (session_id, seq, t, interval) "
-                             "VALUES (?1, ?2, ?3, ?4)");
+    auto times = db_.prepare("INSERT OR REPLACE INTO sample_times (session_id, seq, t, interval, "
+                             "stall) VALUES (?1, ?2, ?3, ?4, ?5)");
     auto vals = db_.prepare("INSERT OR REPLACE INTO samples (session_id, seq, metric_id, value) "
                             "VALUES (?1, ?2, ?3, ?4)");
     for (const auto &s : samples) {
         const auto seq = static_cast<std::int64_t>(s->seq);
-        times.bind(1, session).bind(2, seq).bind(3, s->t).bind(4, s->interval).run();
+        times.bind(1, session)
+            .bind(2, seq)
+            .bind(3, s->t)
+            .bind(4, s->interval)
+            .bind(5, stallName(s->stall))
+            .run();
         times.reset();
         for (const auto &m : flattenSample(*s)) {
             if (!std::isfinite(m.value)) continue;
@@ -548,6 +562,11 @@ SessionStore::ImportResult SessionStore::copyFrom(const fs::path &other, int oth
         db_.exec("INSERT OR IGNORE INTO metrics (name, unit, thread) SELECT name, unit, thread "
                  "FROM other.metrics");
         const std::string group = otherVersion >= 2 ? "run_group, repeat_index" : "'', 0";
+        // Before version 4 the stall is judged as the 3 -> 4 migration judges it.
+        const std::string stall =
+            otherVersion >= 4 ? "stall"
+                              : "CASE WHEN interval > 2.0 * (SELECT interval_s FROM other.sessions "
+                                "os WHERE os.id = session_id) THEN 'sampler' ELSE '' END";
         std::vector<std::int64_t> ids;
         {
             auto q = db_.prepare("SELECT id FROM other.sessions WHERE uuid NOT IN (SELECT uuid "
@@ -589,8 +608,9 @@ SessionStore::ImportResult SessionStore::copyFrom(const fs::path &other, int oth
                      o);
             db_.exec("INSERT INTO main.events (session_id, t, kind, message, source) SELECT " + n +
                      ", t, kind, message, source FROM other.events WHERE session_id = " + o);
-            db_.exec("INSERT INTO main.sample_times SELECT " + n +
-                     ", seq, t, interval FROM other.sample_times WHERE session_id = " + o);
+            db_.exec("INSERT INTO main.sample_times (session_id, seq, t, interval, stall) SELECT " +
+                     n + ", seq, t, interval, " + stall + " FROM other.sample_times WHERE " +
+                     "session_id = " + o);
             db_.exec("INSERT INTO main.samples SELECT " + n +
                      ", s.seq, m.id, s.value FROM other.samples s "
                      "JOIN other.metrics om ON om.id = s.metric_id "
@@ -667,12 +687,15 @@ SampleTable SessionStore::samples(std::int64_t session)
     SampleTable tab;
     {
         auto q = db_.prepare(
-            "SELECT seq, t, interval FROM sample_times WHERE session_id = ?1 ORDER BY seq");
+            "SELECT seq, t, interval, stall FROM sample_times WHERE session_id = ?1 ORDER BY seq");
         q.bind(1, session);
         while (q.step()) {
             tab.seq.push_back(q.i64(0));
             tab.t.push_back(q.real(1));
             tab.interval.push_back(q.real(2));
+            Stall stall = Stall::None;
+            stallFromName(q.text(3), stall); // the schema allows only its names
+            tab.stall.push_back(stall);
         }
     }
     std::vector<std::int64_t> ids;

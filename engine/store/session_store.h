@@ -16,7 +16,7 @@
 
 namespace ringlab {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct SessionInfo {
     std::int64_t id = 0;
@@ -59,6 +59,7 @@ struct MetricKey {
 struct SampleTable {
     std::vector<std::int64_t> seq;
     std::vector<double> t, interval;
+    std::vector<Stall> stall; // what the engine saw before each sample (Stall)
     std::vector<MetricKey> metrics;
     std::vector<std::vector<double>> values; // [metric][row]
     int column(const std::string &name, const std::string &thread = {}) const;
