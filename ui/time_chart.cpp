@@ -140,11 +140,6 @@ void TimeChart::setTicks(QCategoryAxis *axis, double lo, double hi,
     axis->setRange(lo, hi);
     for (const auto &[value, label] : ticks)
         axis->append(label, value);
-    // New labels may be wider: Qt Charts 6.4 keeps a category axis's size hint from before
-    // its categories changed (and elides the labels to "…"); showing the labels again makes
-    // it measure them anew.
-    axis->setLabelsVisible(false);
-    axis->setLabelsVisible(true);
 }
 
 double TimeChart::valueMin() const
@@ -474,9 +469,37 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts)
         if (s.parts[k]->count()) s.parts[k]->clear();
 }
 
+int TimeChart::tickRoom() const
+{
+    // Qt Charts truncates a vertical axis's labels to the axis's height over its number of
+    // ticks (the start value counts) less twice the label padding: a label to "…" when
+    // there are more ticks than text lines fit. Leave each a line and its padding.
+    const int perTick = QFontMetrics(y_->labelsFont()).height() + 12;
+    return std::clamp(static_cast<int>(plotArea().height() / perTick) - 1, 2, 6);
+}
+
+std::vector<std::pair<double, QString>> TimeChart::linearTicks(double lo, double ymax, int room,
+                                                               double &hi)
+{
+    // The finest round step whose ticks fit the room.
+    double step = niceStep((std::max(ymax, lo + 1e-9) - lo) / room);
+    for (;;) {
+        hi = std::max(std::ceil(ymax * 1.02 / step) * step, lo + step);
+        const double first = std::ceil(lo / step - 1e-9) * step;
+        if (static_cast<int>(std::floor((hi - first) / step + 1e-6)) + 1 <= room ||
+            !std::isfinite(step)) {
+            std::vector<std::pair<double, QString>> marks;
+            for (double v = first; v <= hi + step * 1e-6; v += step)
+                marks.emplace_back(v, tickText(v, step));
+            return marks;
+        }
+        step = niceStep(step * 1.01);
+    }
+}
+
 void TimeChart::setYRange(double ymin, double ymax)
 {
-    const int ticks = std::clamp(static_cast<int>(plotArea().height() / 28), 2, 6);
+    const int ticks = tickRoom();
     if (ymin > ymax || (!log_ && ymin >= 0 && ymax <= 0)) {
         // Nothing drawn, or only zeros: one plain step, no 0.3/0.5/0.8.
         if (log_)
@@ -492,7 +515,7 @@ void TimeChart::setYRange(double ymin, double ymax)
         int lo = static_cast<int>(std::floor(std::log10(ymin)));
         int hi = static_cast<int>(std::ceil(std::log10(ymax * 1.01)));
         if (hi <= lo) hi = lo + 1;
-        const int every = std::max(1, (hi - lo + ticks - 1) / ticks);
+        const int every = std::max(1, (hi - lo + ticks) / ticks); // at most `ticks` labels
         for (int d = lo; d <= hi; ++d)
             if (d % every == 0)
                 marks.emplace_back(d, tickText(std::pow(10, d), std::pow(10, std::min(d, 0))));
@@ -500,11 +523,8 @@ void TimeChart::setYRange(double ymin, double ymax)
         return;
     }
     const double lo = std::min(0.0, ymin);
-    const double step = niceStep((std::max(ymax, lo + 1e-9) - lo) / ticks);
-    const double hi = std::max(std::ceil(ymax * 1.02 / step) * step, lo + step);
-    const double first = std::ceil(lo / step - 1e-9) * step;
-    for (double v = first; v <= hi + step * 1e-6; v += step)
-        marks.emplace_back(v, tickText(v, step));
+    double hi = 0;
+    marks = linearTicks(lo, ymax, ticks, hi);
     setTicks(y_, lo, hi, marks);
 }
 
@@ -536,11 +556,8 @@ void TimeChart::replot(double from, double to)
     if (yRight_ && rmax <= 0) {
         setTicks(yRight_, 0, 1, {{0, QStringLiteral("0")}, {1, QStringLiteral("1")}});
     } else if (yRight_) {
-        const double step = niceStep(rmax / 4);
-        const double hi = std::max(step, std::ceil(rmax * 1.02 / step) * step);
-        std::vector<std::pair<double, QString>> marks;
-        for (double v = 0; v <= hi + step * 1e-6; v += step)
-            marks.emplace_back(v, tickText(v, step));
+        double hi = 0;
+        const auto marks = linearTicks(0, rmax, tickRoom(), hi);
         setTicks(yRight_, 0, hi, marks);
     }
     updateTimeTicks();

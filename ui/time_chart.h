@@ -146,6 +146,11 @@ class TimeChart : public QChartView {
     void draw(Series &s, const QList<QPointF> &pts);
     QLineSeries *newPart(const Series &s);
     void setYRange(double ymin, double ymax);
+    // How many labelled ticks a value axis has room for at the chart's height.
+    int tickRoom() const;
+    // Round ticks from lo to at least ymax, no more than `room`; `hi` is the axis's top.
+    static std::vector<std::pair<double, QString>> linearTicks(double lo, double ymax, int room,
+                                                               double &hi);
     // The axis's range and labelled ticks at once (nothing when they are as they were).
     void setTicks(QCategoryAxis *axis, double lo, double hi,
                   const std::vector<std::pair<double, QString>> &ticks);
