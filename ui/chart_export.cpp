@@ -47,10 +47,11 @@ bool saveWidgetImage(QWidget *widget, const QString &file, QString *error)
 bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
                          const QString &title, QString *error)
 {
-    return renderSessionCharts(readSession(store, id), file, size, title, error);
+    SessionData session = readSession(store, id);
+    return renderSessionCharts(session, file, size, title, error);
 }
 
-bool renderSessionCharts(const SessionData &session, const QString &file, QSize size,
+bool renderSessionCharts(SessionData &session, const QString &file, QSize size,
                          const QString &title, QString *error)
 {
     if (!session.error.isEmpty()) {

@@ -17,7 +17,7 @@ bool saveWidgetImage(QWidget *widget, const QString &file, QString *error);
 bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
                          const QString &title, QString *error);
 // The same for a session already read (session_reader.h): drawing only, on the GUI thread.
-bool renderSessionCharts(const SessionData &session, const QString &file, QSize size,
+bool renderSessionCharts(SessionData &session, const QString &file, QSize size,
                          const QString &title, QString *error);
 // By the file's suffix: .csv, .json, .png or .svg.
 bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error);

@@ -220,64 +220,95 @@ void ChartsView::notePeriod(double interval)
     period_ = v[n / 2];
 }
 
-void ChartsView::add(const std::vector<std::shared_ptr<const Sample>> &samples,
-                     const QString &suffix, bool dashed)
+PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sample>> &samples,
+                                   const QString &suffix)
 {
-    if (samples.empty()) return;
-    // Each series' points of the whole batch, handed to its chart at once: names and
-    // lookups once per batch, not once per sample.
-    struct Target {
-        TimeChart *chart;
-        QString name, key;
-        bool right;
-        std::vector<QPointF> points;
-    };
-    std::vector<Target> fixed;
+    PreparedCharts out;
+    if (samples.empty()) return out;
+    // Each series' points of the whole batch, with their pyramid: names and lookups once per
+    // batch, not once per sample.
     for (const SeriesDef &def : seriesDefs())
-        fixed.push_back({charts_[static_cast<std::size_t>(def.chart)],
-                         tr(def.label) + suffix,
-                         QLatin1String(def.key),
-                         def.right,
-                         {}});
-    std::vector<Target> threads;
-    QHash<QString, std::size_t> threadIndex; // "thread\tdef" -> threads[]
+        out.series.push_back({static_cast<int>(def.chart),
+                              tr(def.label) + suffix,
+                              QLatin1String(def.key),
+                              def.right,
+                              {}});
+    const std::size_t fixed = out.series.size();
+    std::vector<std::string> threads; // charted threads seen, in order; their series follow
     for (const auto &sp : samples) {
         const Sample &s = *sp;
         const double t = s.t;
-        end_ = std::max(end_, t);
-        notePeriod(s.interval);
+        out.end = std::max(out.end, t);
+        if (s.interval > 0) out.intervals.push_back(s.interval);
         // A stall the engine recorded: the lines break before this sample. Never inferred
         // from intervals (a late sample and its short catch-up are ordinary).
-        if (s.stall != Stall::None)
-            for (auto *c : charts_)
-                c->addGap(t);
+        if (s.stall != Stall::None) out.gaps.push_back(t);
         std::size_t k = 0;
         for (const SeriesDef &def : seriesDefs()) {
-            if (const auto v = def.read(s)) fixed[k].points.emplace_back(t, *v);
+            if (const auto v = def.read(s)) out.series[k].points.push(QPointF(t, *v));
             ++k;
         }
         for (const auto &th : s.threads) {
             if (!isChartedThread(th.name)) continue;
-            const QString thread = QString::fromStdString(th.name);
-            std::size_t d = 0;
-            for (const ThreadSeriesDef &def : threadSeriesDefs()) {
-                const QString id = thread + QLatin1Char('\t') + QString::number(d++);
-                auto it = threadIndex.find(id);
-                if (it == threadIndex.end()) {
-                    it = threadIndex.insert(id, threads.size());
-                    threads.push_back({charts_[static_cast<std::size_t>(def.chart)],
-                                       thread + tr(def.suffix) + suffix,
-                                       QLatin1String(def.keyPrefix) + thread,
-                                       false,
-                                       {}});
-                }
-                threads[*it].points.emplace_back(t, th.*def.field);
+            std::size_t which =
+                std::find(threads.begin(), threads.end(), th.name) - threads.begin();
+            if (which == threads.size()) {
+                threads.push_back(th.name);
+                const QString thread = QString::fromStdString(th.name);
+                for (const ThreadSeriesDef &def : threadSeriesDefs())
+                    out.series.push_back({static_cast<int>(def.chart),
+                                          thread + tr(def.suffix) + suffix,
+                                          QLatin1String(def.keyPrefix) + thread,
+                                          false,
+                                          {}});
             }
+            std::size_t d = fixed + which * threadSeriesDefs().size();
+            for (const ThreadSeriesDef &def : threadSeriesDefs())
+                out.series[d++].points.push(QPointF(t, th.*def.field));
         }
     }
-    for (auto *targets : {&fixed, &threads})
-        for (Target &g : *targets)
-            g.chart->appendPoints(g.name, g.points, dashed, g.key, g.right);
+    if (out.intervals.size() > kRecentIntervals)
+        out.intervals.erase(out.intervals.begin(),
+                            out.intervals.end() - static_cast<long>(kRecentIntervals));
+    return out;
+}
+
+void PreparedCharts::append(PreparedCharts &&next)
+{
+    for (auto &s : next.series) {
+        auto same = std::find_if(series.begin(), series.end(),
+                                 [&](const Series &mine) { return mine.name == s.name; });
+        if (same == series.end()) {
+            series.push_back(std::move(s));
+            continue;
+        }
+        for (const QPointF &p : s.points.points)
+            same->points.push(p);
+    }
+    gaps.insert(gaps.end(), next.gaps.begin(), next.gaps.end());
+    intervals.insert(intervals.end(), next.intervals.begin(), next.intervals.end());
+    if (intervals.size() > kRecentIntervals)
+        intervals.erase(intervals.begin(), intervals.end() - static_cast<long>(kRecentIntervals));
+    end = std::max(end, next.end);
+}
+
+void ChartsView::adopt(PreparedCharts &&prepared, bool dashed)
+{
+    end_ = std::max(end_, prepared.end);
+    for (double interval : prepared.intervals)
+        notePeriod(interval);
+    for (double t : prepared.gaps)
+        for (auto *c : charts_)
+            c->addGap(t);
+    for (auto &s : prepared.series)
+        charts_[static_cast<std::size_t>(s.chart)]->adopt(s.name, std::move(s.points), dashed,
+                                                          s.key, s.right);
+}
+
+void ChartsView::add(const std::vector<std::shared_ptr<const Sample>> &samples,
+                     const QString &suffix, bool dashed)
+{
+    adopt(prepare(samples, suffix), dashed);
 }
 
 void ChartsView::addGuiThreadCpu(double t, double msPerS)

@@ -22,6 +22,26 @@ namespace ringlab::ui {
 
 class ChartLegend;
 
+// The sampler's period is the median of this many last intervals (for how long a value stands).
+inline constexpr std::size_t kRecentIntervals = 15;
+
+// Samples turned into the charts' series (points and pyramids), gaps and times: built on any
+// thread (a session read on a worker), then adopted by a ChartsView on the GUI thread.
+struct PreparedCharts {
+    struct Series {
+        int chart; // index into ChartsView::charts()
+        QString name, key;
+        bool right;
+        TimeChart::Points points;
+    };
+    std::vector<Series> series;
+    std::vector<double> gaps;      // times of samples after a stall the engine recorded
+    std::vector<double> intervals; // the last intervals, for the sampler's period
+    double end = 0;
+    // Adds the next samples' data (prepared with the same suffix) after this one's.
+    void append(PreparedCharts &&next);
+};
+
 class ChartsView : public QWidget {
     Q_OBJECT
   public:
@@ -35,6 +55,11 @@ class ChartsView : public QWidget {
     void setSettingsGroup(const QString &group);
     void clear();
     void appendSamples(const std::vector<std::shared_ptr<const Sample>> &samples);
+    // Any thread: the charts' data for these samples (names suffixed, for an overlay).
+    static PreparedCharts prepare(const std::vector<std::shared_ptr<const Sample>> &samples,
+                                  const QString &suffix = {});
+    // GUI thread: takes prepared data whole, at a cost of its series, not its points.
+    void adopt(PreparedCharts &&prepared, bool dashed = false);
     // An overlay (compare): the same figures of another run, dashed, names suffixed.
     void appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
                        const QString &suffix, bool dashed);
@@ -95,7 +120,6 @@ class ChartsView : public QWidget {
     double window_ = 120;
     double end_ = 0;
     // The sampler's period, as the median of the last intervals (for how long a value stands).
-    static constexpr std::size_t kRecentIntervals = 15;
     std::array<double, kRecentIntervals> recent_{};
     std::size_t recentNext_ = 0;
     double period_ = 0;

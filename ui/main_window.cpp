@@ -122,7 +122,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     });
     connect(ctl_, &EngineController::runStopped, this, [this] {
         segmentTimer_->stop(); // also when another client stopped it
-        refreshSegments();
+        if (!shownSession_) segments_->setSession(live_.table(), liveChanges_); // all exact
         updateStatus();
     });
     restoreSettings();
@@ -556,7 +556,7 @@ void MainWindow::onEvent(const ringlab::Event &e)
 void MainWindow::refreshSegments()
 {
     if (shownSession_) return;
-    segments_->setSession(live_.table(), liveChanges_);
+    segments_->followLive(live_.table(), liveChanges_);
 }
 
 void MainWindow::openSession(qint64 id)
@@ -580,7 +580,8 @@ void MainWindow::openSession(qint64 id)
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
         watcher->deleteLater();
         if (ticket != openTicket_ || ctl_->isRunning()) return;
-        showSession(watcher->result());
+        SessionData session = watcher->future().takeResult();
+        showSession(session);
     });
     QTimer::singleShot(200, watcher, [this, id, ticket] {
         if (ticket == openTicket_) statusBar()->showMessage(tr("Opening session %1…").arg(id));
@@ -588,7 +589,7 @@ void MainWindow::openSession(qint64 id)
     watcher->setFuture(readSessionAsync(*store, id));
 }
 
-void MainWindow::showSession(const SessionData &session)
+void MainWindow::showSession(SessionData &session)
 {
     if (!session.error.isEmpty()) {
         statusBar()->showMessage(session.error, 10000);
@@ -636,7 +637,7 @@ void MainWindow::chooseExport(qint64 id)
         connect(watcher, &QFutureWatcherBase::finished, this,
                 [this, watcher, file, size = ask.imageSize(), title = ask.title()] {
                     watcher->deleteLater();
-                    const SessionData session = watcher->result();
+                    SessionData session = watcher->future().takeResult();
                     QString why;
                     if (!renderSessionCharts(session, file, size, title, &why)) {
                         statusBar()->clearMessage();

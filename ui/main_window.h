@@ -89,7 +89,7 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent *e) override;
 
   private:
-    void showSession(const SessionData &session);
+    void showSession(SessionData &session);
     void fillDeviceBox();
     void chooseDevice(int index);
     void buildToolbar();

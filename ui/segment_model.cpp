@@ -68,13 +68,44 @@ void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamCha
     // Nothing measured yet (an engine attached to with no run, a run before its first
     // sample): no segment, rather than a "start" row from 0 to 0 s.
     const auto segs = tab.t.empty() ? std::vector<Segment>{} : segmentsOf(tab, changes, warmupS);
-    for (const auto &seg : segs) {
-        Row r;
-        r.seg = seg;
-        for (const auto &m : segmentMetrics())
-            r.est.push_back(estimateOf(tab, seg.rows, m.name, m.thread));
-        rows_.push_back(std::move(r));
+    for (const auto &seg : segs)
+        rows_.push_back(rowFor(tab, seg));
+    endResetModel();
+}
+
+SegmentModel::Row SegmentModel::rowFor(const SampleTable &tab, const Segment &seg)
+{
+    Row r;
+    r.seg = seg;
+    r.estimatedRows = seg.rows.size();
+    for (const auto &m : segmentMetrics())
+        r.est.push_back(estimateOf(tab, seg.rows, m.name, m.thread));
+    return r;
+}
+
+void SegmentModel::followLive(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
+                              double warmupS)
+{
+    const auto segs = tab.t.empty() ? std::vector<Segment>{} : segmentsOf(tab, changes, warmupS);
+    std::vector<Row> next;
+    next.reserve(segs.size());
+    for (std::size_t k = 0; k < segs.size(); ++k) {
+        const Segment &seg = segs[k];
+        const bool known = k < rows_.size() && rows_[k].seg.start == seg.start &&
+                           rows_[k].seg.opened == seg.opened &&
+                           rows_[k].estimatedRows <= seg.rows.size();
+        const std::size_t grown = known ? seg.rows.size() - rows_[k].estimatedRows : 0;
+        if (known && (grown == 0 || (k + 1 == segs.size() &&
+                                     grown < std::max<std::size_t>(1, seg.rows.size() / 300)))) {
+            Row r = rows_[k];
+            r.seg = seg; // its times and rows now; its statistics a little older
+            next.push_back(std::move(r));
+            continue;
+        }
+        next.push_back(rowFor(tab, seg));
     }
+    beginResetModel();
+    rows_ = std::move(next);
     endResetModel();
 }
 

@@ -35,6 +35,11 @@ class SegmentModel : public QAbstractTableModel {
     explicit SegmentModel(QObject *parent = nullptr);
     void setSession(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
                     double warmupS = kWarmupS);
+    // The same for a run still recording, called each second: a closed segment's statistics
+    // are computed once, the open one's again when it has grown by a 300th (every 12 s after
+    // an hour), so that following a run of hours costs what following one of minutes does.
+    void followLive(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
+                    double warmupS = kWarmupS);
     // Indices into segmentMetrics(), in column order.
     void setColumns(const std::vector<int> &metrics);
     const std::vector<int> &columns() const { return columns_; }
@@ -61,8 +66,10 @@ class SegmentModel : public QAbstractTableModel {
   private:
     struct Row {
         Segment seg;
-        std::vector<Estimate> est; // per segmentMetrics() entry
+        std::vector<Estimate> est;     // per segmentMetrics() entry
+        std::size_t estimatedRows = 0; // the rows `est` was computed over
     };
+    static Row rowFor(const SampleTable &tab, const Segment &seg);
     // The baseline estimate for row r's metric m, or null (none, or the row itself).
     const Estimate *baselineFor(int row, int metric) const;
     std::vector<Row> rows_;

@@ -28,10 +28,10 @@ void addEventMarker(ChartsView &view, const Event &e)
                        MarkerKind::Restart);
 }
 
-void showSessionCharts(ChartsView &view, const SessionData &session)
+void showSessionCharts(ChartsView &view, SessionData &session)
 {
     view.clear();
-    view.appendSamples(session.samples);
+    view.adopt(std::move(session.charts));
     for (const auto &c : session.changes)
         addEventMarker(view, Event{c.t, "param", c.tunable, c.oldValue, c.newValue, c.source, {}});
     for (const auto &e : session.events)
@@ -42,7 +42,7 @@ void showSessionCharts(ChartsView &view, const SessionData &session)
 
 bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id)
 {
-    const SessionData session = readSession(store, id);
+    SessionData session = readSession(store, id);
     if (!session.error.isEmpty()) return false;
     showSessionCharts(view, session);
     return true;

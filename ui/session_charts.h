@@ -18,8 +18,9 @@ QString changeLabel(const std::string &tunable, const std::string &before,
                     const std::string &after);
 // A "param", "mark" or "restart" event as a marker; other kinds draw nothing.
 void addEventMarker(ChartsView &view, const Event &e);
-// A session read whole (session_reader.h) into the charts, seen whole.
-void showSessionCharts(ChartsView &view, const SessionData &session);
+// A session read whole (session_reader.h) into the charts, seen whole. Its prepared charts
+// are taken (moved out of `session`).
+void showSessionCharts(ChartsView &view, SessionData &session);
 // The same, read on this thread. False if there is no such session.
 bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id);
 // "Session 12 · name · kni-tick · sim0 · 2026-12-01 08:10": a title for exported charts.

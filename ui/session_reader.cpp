@@ -26,7 +26,10 @@ SessionData readSession(SessionStore &store, std::int64_t id)
             return d;
         }
         d.table = store.samples(id);
-        d.samples = samplesFromTable(d.table);
+        // A slice at a time: an hour's Sample rows whole would be 40 MB more at the peak.
+        constexpr std::size_t kSlice = 2000;
+        for (std::size_t from = 0; from < d.table.seq.size(); from += kSlice)
+            d.charts.append(ChartsView::prepare(samplesFromTable(d.table, from, from + kSlice)));
         d.changes = store.changes(id);
         d.events = store.events(id);
     } catch (const DbError &e) {

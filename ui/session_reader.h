@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A recorded session read whole, off the GUI thread: its samples (as a table and as Sample
-// rows for the charts), changes and events. Reading an hour of samples takes the database
-// longer than a frame, so the desktop reads on a worker thread with a connection of its own
-// and only puts the result into its widgets on the GUI thread.
+// A recorded session read whole, off the GUI thread: its samples (as a table, and as the
+// charts' series with their pyramids), changes and events. Reading an hour of samples takes
+// the database longer than a frame, so the desktop reads and prepares on a worker thread
+// with a connection of its own and only hands the result to its widgets on the GUI thread.
 #pragma once
 
 #include <QFuture>
@@ -12,6 +12,7 @@
 
 #include "engine/datapath/sample.h"
 #include "engine/store/session_store.h"
+#include "ui/charts_view.h"
 
 namespace ringlab::ui {
 
@@ -19,7 +20,7 @@ struct SessionData {
     std::int64_t id = 0;
     SessionInfo info;
     SampleTable table;
-    std::vector<std::shared_ptr<const Sample>> samples;
+    PreparedCharts charts; // ChartsView::prepare of the samples
     std::vector<ParamChangeRow> changes;
     std::vector<EventRow> events;
     QString error; // not empty: nothing else is valid

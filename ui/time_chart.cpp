@@ -182,8 +182,12 @@ QLineSeries *TimeChart::newPart(const Series &s)
     return line;
 }
 
-void TimeChart::Series::push(const QPointF &p)
+void TimeChart::Points::push(const QPointF &p)
 {
+    if (!std::isfinite(p.y())) return;
+    // Grow geometrically (a live run adds a point ten times a second to an hour's).
+    if (points.size() == points.capacity())
+        points.reserve(std::max<std::size_t>(64, 2 * points.size()));
     points.push_back(p);
     // Each level closes a block when its last point (or last lower block) arrives.
     std::size_t size = kBlock, n = points.size();
@@ -202,10 +206,9 @@ void TimeChart::Series::push(const QPointF &p)
     }
 }
 
-void TimeChart::appendPoints(const QString &name, const std::vector<QPointF> &points, bool dashed,
-                             const QString &colorKey, bool right)
+TimeChart::Series &TimeChart::seriesFor(const QString &name, bool dashed, const QString &colorKey,
+                                        bool right)
 {
-    if (points.empty()) return;
     auto it = series_.find(name);
     if (it == series_.end()) {
         Series s;
@@ -216,26 +219,36 @@ void TimeChart::appendPoints(const QString &name, const std::vector<QPointF> &po
         order_ << name;
         emit seriesChanged();
     }
-    it->points.reserve(it->points.size() + points.size());
+    return *it;
+}
+
+void TimeChart::appendPoints(const QString &name, const std::vector<QPointF> &points, bool dashed,
+                             const QString &colorKey, bool right)
+{
+    if (points.empty()) return;
+    Points &into = seriesFor(name, dashed, colorKey, right).data;
     for (const QPointF &p : points)
-        if (std::isfinite(p.y())) it->push(p);
+        into.push(p);
+}
+
+void TimeChart::adopt(const QString &name, Points &&points, bool dashed, const QString &colorKey,
+                      bool right)
+{
+    if (points.points.empty()) return;
+    Points &into = seriesFor(name, dashed, colorKey, right).data;
+    if (into.points.empty()) {
+        into = std::move(points);
+        return;
+    }
+    for (const QPointF &p : points.points)
+        into.push(p);
 }
 
 void TimeChart::add(const QString &name, double t, double value, bool dashed,
                     const QString &colorKey, bool right)
 {
     if (!std::isfinite(value)) return;
-    auto it = series_.find(name);
-    if (it == series_.end()) {
-        Series s;
-        s.key = colorKey.isEmpty() ? name : colorKey;
-        s.right = right;
-        s.dashed = dashed;
-        it = series_.insert(name, s);
-        order_ << name;
-        emit seriesChanged();
-    }
-    it->push(QPointF(t, value));
+    seriesFor(name, dashed, colorKey, right).data.push(QPointF(t, value));
 }
 
 void TimeChart::addMarker(double t, const QString &label, MarkerKind kind)
@@ -355,8 +368,8 @@ bool TimeChart::isDashed(const QString &name) const
 std::optional<double> TimeChart::valueAt(const QString &name, double t, double maxAge) const
 {
     auto it = series_.find(name);
-    if (it == series_.end() || it->points.empty()) return std::nullopt;
-    const auto &pts = it->points;
+    if (it == series_.end() || it->data.points.empty()) return std::nullopt;
+    const auto &pts = it->data.points;
     auto hi = std::upper_bound(pts.begin(), pts.end(), t,
                                [](double v, const QPointF &p) { return v < p.x(); });
     if (hi == pts.begin()) return std::nullopt;
@@ -371,13 +384,13 @@ std::optional<double> TimeChart::valueAt(const QString &name, double t, double m
 std::optional<double> TimeChart::lastValue(const QString &name) const
 {
     auto it = series_.find(name);
-    if (it == series_.end() || it->points.empty()) return std::nullopt;
-    return it->points.back().y();
+    if (it == series_.end() || it->data.points.empty()) return std::nullopt;
+    return it->data.points.back().y();
 }
 
 QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int columns)
 {
-    const std::vector<QPointF> &pts = s.points;
+    const std::vector<QPointF> &pts = s.data.points;
     auto lo = std::lower_bound(pts.begin(), pts.end(), from,
                                [](const QPointF &p, double t) { return p.x() < t; });
     auto hi = std::upper_bound(pts.begin(), pts.end(), to,
@@ -406,7 +419,7 @@ QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int 
         while (i < end && column(pts[i].x()) == col) {
             std::size_t step = 1;
             std::size_t size = kBlock;
-            for (std::size_t k = 0; k < s.levels.size(); ++k, size *= kBlock) {
+            for (std::size_t k = 0; k < s.data.levels.size(); ++k, size *= kBlock) {
                 if (i % size != 0 || i + size > end || column(pts[i + size - 1].x()) != col) break;
                 step = size;
             }
@@ -416,7 +429,7 @@ QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int 
                 std::size_t k = 0;
                 for (std::size_t sz = kBlock; sz < step; sz *= kBlock)
                     ++k;
-                const Extremes &e = s.levels[k][i / step];
+                const Extremes &e = s.data.levels[k][i / step];
                 widen(mn, mx, e.lo, e.hi);
             }
             i += step;

@@ -116,23 +116,34 @@ class TimeChart : public QChartView {
     void wheelEvent(QWheelEvent *e) override;
     void leaveEvent(QEvent *e) override;
 
-  private:
+  public:
     // The lowest and the highest point of a run of points.
     struct Extremes {
         QPointF lo, hi;
     };
+    // A series' points in time order with their pyramid: levels[k][b] holds the extremes of
+    // points [b * 64^(k+1), (b + 1) * 64^(k+1)), whole blocks only. Built on any thread (a
+    // session read on a worker), then adopted by a chart.
+    struct Points {
+        std::vector<QPointF> points;
+        std::vector<std::vector<Extremes>> levels;
+        void push(const QPointF &p); // non-finite values are left out
+    };
+    // Takes a series' points whole (its first points, or more after those it has).
+    void adopt(const QString &series, Points &&points, bool dashed, const QString &colorKey,
+               bool right);
+
+  private:
     struct Series {
         QString key;
         bool right = false;
         bool dashed = false;
         bool hidden = false;
         std::vector<QLineSeries *> parts; // one per unbroken piece on screen
-        std::vector<QPointF> points;      // every point, in time order
-        // levels[k][b]: extremes of points [b * 64^(k+1), (b + 1) * 64^(k+1)), whole blocks only
-        std::vector<std::vector<Extremes>> levels;
+        Points data;
         int drawn = 0, pieces = 0;
-        void push(const QPointF &p);
     };
+    Series &seriesFor(const QString &name, bool dashed, const QString &colorKey, bool right);
     struct Marker {
         double t;
         QString label;

@@ -89,9 +89,16 @@ SampleTable tableFromSamples(const std::vector<std::shared_ptr<const Sample>> &s
 
 std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab)
 {
+    return samplesFromTable(tab, 0, tab.seq.size());
+}
+
+std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab,
+                                                            std::size_t from, std::size_t to)
+{
     std::vector<std::shared_ptr<const Sample>> out;
-    out.reserve(tab.seq.size());
-    for (std::size_t r = 0; r < tab.seq.size(); ++r) {
+    to = std::min(to, tab.seq.size());
+    out.reserve(to > from ? to - from : 0);
+    for (std::size_t r = from; r < to; ++r) {
         auto s = std::make_shared<Sample>();
         s->seq = static_cast<std::uint64_t>(tab.seq[r]);
         s->t = tab.t[r];

@@ -54,6 +54,9 @@ class SampleTableBuilder {
 std::vector<ParamChangeRow> changesFromEvents(const std::vector<Event> &events);
 // Samples rebuilt from a recorded table (for charts of a recorded session).
 std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab);
+// Rows [from, to) only (a long session converted a slice at a time).
+std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &tab,
+                                                            std::size_t from, std::size_t to);
 
 void exportCsv(SessionStore &store, std::int64_t session, std::ostream &out);
 void exportJson(SessionStore &store, std::int64_t session, std::ostream &out);
