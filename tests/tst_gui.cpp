@@ -67,6 +67,7 @@ class TstGui : public QObject {
     void databaseSurvivesExportDialogAndSqlite3();
     void reproduceFromTheToolsMenu();
     void sweepTabRunsShowsAndOpens();
+    void aSweepHoldsTheMeasurement();
     void marksAndRestartsSurviveReopening();
     void pairedEditAppliedAsOneChange();
     void segmentsCompareWithAChosenBaseline();
@@ -510,6 +511,56 @@ void TstGui::reproduceFromTheToolsMenu()
     QVERIFY2(dlg->status()->text().contains("interrupted"), qPrintable(dlg->status()->text()));
     QCOMPARE(dlg->runButton()->text(), QString("Run"));
     dlg->close();
+}
+
+void TstGui::aSweepHoldsTheMeasurement()
+{
+    // One measurement at a time, and the window says which one holds it: a run refuses the
+    // sweep; a sweep disables Start with its reason and shows in the status bar.
+    SweepTab *tab = w_->sweepTab();
+    w_->tabs()->setCurrentWidget(tab);
+    tab->profileBox()->setCurrentText("default");
+    tab->varyEdit()->setText("poll.sleep_min_us=50,500");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    tab->repeatBox()->setValue(1);
+    tab->secondsBox()->setValue(1);
+
+    QVERIFY(w_->startRun());
+    QVERIFY(!w_->startAction()->isEnabled());
+    QVERIFY2(w_->startAction()->toolTip().startsWith("A run is measuring (since "),
+             qPrintable(w_->startAction()->toolTip()));
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(!tab->running());
+    QVERIFY2(tab->status()->text().startsWith("A run is measuring"),
+             qPrintable(tab->status()->text()));
+    w_->stopRun();
+    QVERIFY(w_->startAction()->isEnabled());
+
+    SessionStore *store = w_->controller()->store();
+    QVERIFY(store);
+    const std::size_t before = store->list().size();
+    QSignalSpy done(tab, &SweepTab::finished);
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(tab->running());
+    QCOMPARE(w_->measurementHold().kind, MeasurementHold::Kind::Sweep);
+    QVERIFY(!w_->startAction()->isEnabled());
+    const QString tip = w_->startAction()->toolTip();
+    QVERIFY2(tip.startsWith("A sweep is measuring (since ") &&
+                 tip.endsWith(": one measurement at a time"),
+             qPrintable(tip));
+    QTRY_VERIFY2_WITH_TIMEOUT(w_->stateLabel()->text().startsWith("sweeping 1/2"),
+                              qPrintable(w_->stateLabel()->text()), 10000);
+    QVERIFY(!w_->startRun()); // Start's shortcut or a script: refused alike
+    QVERIFY2(w_->statusBar()->currentMessage().startsWith("A sweep is measuring"),
+             qPrintable(w_->statusBar()->currentMessage()));
+    QTRY_VERIFY2_WITH_TIMEOUT(w_->stateLabel()->text().startsWith("sweeping 2/2"),
+                              qPrintable(w_->stateLabel()->text()), 10000);
+    QVERIFY(done.wait(30000));
+    QVERIFY(!w_->measurementHold().held());
+    QVERIFY(w_->startAction()->isEnabled());
+    QCOMPARE(w_->startAction()->toolTip(), QString("Start a run (Ctrl+R, F5)"));
+    QVERIFY2(w_->stateLabel()->text().contains("stopped"), qPrintable(w_->stateLabel()->text()));
+    QCOMPARE(store->list().size(), before + 2); // the sweep's two runs, nothing in between
 }
 
 void TstGui::sweepTabRunsShowsAndOpens()

@@ -7,6 +7,7 @@
 // window: its stream's lines queue in a bounded watcher.
 #pragma once
 
+#include <QDateTime>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -63,6 +64,11 @@ class EngineController : public QObject {
     void stop();
     bool isRunning() const;
     std::int64_t sessionId() const { return sessionId_; }
+    // When the engine started the run going (or the last one); invalid when not known.
+    QDateTime runStartedAt() const
+    {
+        return QDateTime::fromString(QString::fromStdString(runStartedAt_), Qt::ISODate);
+    }
     void mark(const QString &label);
     // The device the next start uses (a registry spec: sim, lab, dpdk:...).
     void setDevice(const DeviceOptions &dev) { device_ = dev; }

@@ -69,10 +69,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     split->setStretchFactor(1, 1);
     sweep_ =
         new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });
-    sweep_->blockedReason = [this] {
-        return ctl_->isRunning() ? tr("Stop the running session first: both would share the CPU")
-                                 : QString();
-    };
+    sweep_->blockedReason = [this] { return measurementHold().blockedReason(); };
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
     tabs_->addTab(split, tr("Run"));
@@ -86,6 +83,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
         tabs_->setCurrentIndex(0);
     });
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
+    connect(sweep_, &SweepTab::holdChanged, this, &MainWindow::updateStatus);
 
     buildToolbar();
     buildDocks();
@@ -167,7 +165,6 @@ void MainWindow::buildToolbar()
     start_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("Start"),
                            this, &MainWindow::startRun);
     start_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
-    start_->setToolTip(tr("Start a run (Ctrl+R, F5)"));
     stop_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-stop")), tr("Stop"), this,
                           &MainWindow::stopRun);
     stop_->setShortcuts(
@@ -264,9 +261,13 @@ void MainWindow::buildMenus()
 
     auto *tools = menuBar()->addMenu(tr("&Tools"));
     reproduce_ = tools->addAction(tr("&Reproduce a reference case…"), this, [this] {
-        if (ctl_->isRunning()) {
-            statusBar()->showMessage(tr("Stop the running session first: both would share the CPU"),
-                                     8000);
+        if (reproduceDialog_) { // one at a time: the open one
+            reproduceDialog_->raise();
+            reproduceDialog_->activateWindow();
+            return;
+        }
+        if (const MeasurementHold hold = measurementHold(); hold.held()) {
+            statusBar()->showMessage(hold.blockedReason(), 8000);
             return;
         }
         QString error;
@@ -280,6 +281,10 @@ void MainWindow::buildMenus()
         reproduceDialog_ = dlg;
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
+        dlg->blockedReason = [this] { return measurementHold().blockedReason(); };
+        connect(dlg, &ReproduceDialog::holdChanged, this, &MainWindow::updateStatus);
+        // Queued: the pointer to it is null by then, and the window may be closing.
+        connect(dlg, &QObject::destroyed, this, &MainWindow::updateStatus, Qt::QueuedConnection);
         dlg->show();
     });
 
@@ -458,6 +463,11 @@ void MainWindow::clearForNewRun()
 
 bool MainWindow::startRun()
 {
+    if (const MeasurementHold hold = measurementHold(); hold.held()) {
+        if (hold.kind == MeasurementHold::Kind::Run) return true; // already going
+        statusBar()->showMessage(hold.blockedReason(), 8000);
+        return false;
+    }
     clearForNewRun();
     QString error;
     if (!ctl_->start(&error)) {
@@ -632,11 +642,27 @@ QString MainWindow::localToolsNotice() const
         .arg(ctl_->databasePath(), ctl_->engineText());
 }
 
+MeasurementHold MainWindow::measurementHold() const
+{
+    if (ctl_->isRunning()) {
+        MeasurementHold run;
+        run.kind = MeasurementHold::Kind::Run;
+        run.since = ctl_->runStartedAt();
+        if (ctl_->remote()) run.where = tr("on %1").arg(ctl_->engineText());
+        return run;
+    }
+    if (sweep_->hold().held()) return sweep_->hold();
+    if (reproduceDialog_ && reproduceDialog_->hold().held()) return reproduceDialog_->hold();
+    return {};
+}
+
 void MainWindow::updateStatus()
 {
     const bool running = ctl_->isRunning();
     const bool driving = ctl_->controlling() && (!ctl_->remote() || ctl_->connected());
-    start_->setEnabled(!running && driving);
+    const MeasurementHold hold = measurementHold();
+    start_->setEnabled(!hold.held() && driving);
+    start_->setToolTip(hold.held() ? hold.blockedReason() : tr("Start a run (Ctrl+R, F5)"));
     stop_->setEnabled(running && driving);
     takeControl_->setVisible(ctl_->remote());
     takeControl_->setEnabled(running && !ctl_->controlling() && ctl_->connected());
@@ -661,6 +687,8 @@ void MainWindow::updateStatus()
                     .arg(ctl_->sessionId() ? tr(" · recording session %1").arg(ctl_->sessionId())
                                            : tr(" · not recording"))
                     .arg(ctl_->deviceName());
+    else if (hold.held())
+        state = hold.stateLine();
     else if (shownSession_)
         state = tr("%2 · stopped · showing recorded session %1")
                     .arg(shownSession_)

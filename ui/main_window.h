@@ -12,6 +12,7 @@
 #include <QUrl>
 
 #include "engine/store/session_report.h"
+#include "ui/measurement_hold.h"
 
 class QAction;
 class QComboBox;
@@ -57,6 +58,10 @@ class MainWindow : public QMainWindow {
     SweepTab *sweepTab() const { return sweep_; }
     qint64 shownSession() const { return shownSession_; } // 0: the live run
     QTabWidget *tabs() const { return tabs_; }
+    QLabel *stateLabel() const { return stateLabel_; }
+    // What holds the measurement now: the run (here or on the attached engine), a sweep or
+    // tune of the Sweep tab, or a reproduction; none when nothing measures.
+    MeasurementHold measurementHold() const;
 
     bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
     void openSession(qint64 id);
