@@ -89,6 +89,9 @@ class EngineController : public QObject {
     void detach(); // back to the engine in this process (a run there goes on)
     bool remote() const { return remote_; }
     bool connected() const { return remote_ && linkUp_; }
+    // Attached and the engine not reached: tries again now. When its stream is back, its first
+    // line is the engine's state, read back as after any break (the run, its session, values).
+    void reconnect();
     // "this process", or "ringlab-engine 0.1.0 on HOST (URL)".
     QString engineText() const;
     // Whether this window may drive: always locally; remotely when no run is going (it may

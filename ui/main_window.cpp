@@ -23,6 +23,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 #include <cstdio>
 
 #include "engine/datapath/clock.h"
@@ -31,6 +32,7 @@
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/connect_dialog.h"
+#include "ui/connection_notice.h"
 #include "ui/engine_controller.h"
 #include "ui/image_export_dialog.h"
 #include "ui/name_only_icon_provider.h"
@@ -74,7 +76,22 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     tabs_->setDocumentMode(true);
     tabs_->addTab(split, tr("Run"));
     tabs_->addTab(sweep_, tr("Sweep"));
-    setCentralWidget(tabs_);
+    reconnect_ =
+        new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("&Reconnect"), this);
+    reconnect_->setToolTip(tr("Reach the engine again now, and read back its state: the run "
+                              "going there, its session and its values"));
+    connect(reconnect_, &QAction::triggered, this, [this] {
+        statusBar()->showMessage(tr("Reconnecting to %1…").arg(ctl_->engineText()), 5000);
+        ctl_->reconnect();
+    });
+    connectionNotice_ = new ConnectionNotice(reconnect_);
+    auto *central = new QWidget;
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(connectionNotice_);
+    column->addWidget(tabs_, 1);
+    setCentralWidget(central);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int k) {
         if (tabs_->widget(k) == sweep_ && !sweep_->running()) sweep_->reload();
     });
@@ -169,7 +186,6 @@ void MainWindow::buildToolbar()
                           &MainWindow::stopRun);
     stop_->setShortcuts(
         {QKeySequence(Qt::CTRL | Qt::Key_Period), QKeySequence(Qt::SHIFT | Qt::Key_F5)});
-    stop_->setToolTip(tr("Stop the run; its session ends as completed (Ctrl+., Shift+F5)"));
     record_ = tb->addAction(tr("Record"));
     record_->setCheckable(true);
     record_->setChecked(true);
@@ -210,6 +226,7 @@ void MainWindow::buildToolbar()
                           "(Ctrl+Space). Wheel: zoom; drag: pan; double click: follow again"));
     connect(pause_, &QAction::toggled, charts_, &ChartsView::setPaused);
     connect(charts_, &ChartsView::pausedChanged, pause_, &QAction::setChecked);
+    tb->addAction(reconnect_); // shown while attached
 }
 
 void MainWindow::buildMenus()
@@ -223,6 +240,7 @@ void MainWindow::buildMenus()
         updateStatus();
         sessions_->reload(); // this process's sessions again
     });
+    file->addAction(reconnect_);
     file->addSeparator();
     file->addAction(export_);
     file->addSeparator();
@@ -656,32 +674,67 @@ MeasurementHold MainWindow::measurementHold() const
     return {};
 }
 
+QString MainWindow::contactLostText() const
+{
+    if (!ctl_->remote() || ctl_->connected()) return {};
+    QString text =
+        tr("Contact lost with %1: %2.")
+            .arg(ctl_->engineText(),
+                 connectionProblem_.isEmpty() ? tr("its stream ended") : connectionProblem_);
+    if (ctl_->isRunning())
+        text += tr(" The run that was going there (%1) may go on or may have ended: "
+                   "the window cannot tell until it reaches the engine again.")
+                    .arg(ctl_->sessionId() ? tr("session %1").arg(ctl_->sessionId())
+                                           : tr("not recorded"));
+    return text + tr(" Trying again every %1 s; Reconnect tries now and reads back the "
+                     "engine's state.")
+                      .arg(RemoteLink::kRetryMs / 1000);
+}
+
 void MainWindow::updateStatus()
 {
     const bool running = ctl_->isRunning();
+    const QString lost = contactLostText();
     const bool driving = ctl_->controlling() && (!ctl_->remote() || ctl_->connected());
     const MeasurementHold hold = measurementHold();
+    const QString noContact = tr("No contact with the engine: Reconnect first");
     start_->setEnabled(!hold.held() && driving);
-    start_->setToolTip(hold.held() ? hold.blockedReason() : tr("Start a run (Ctrl+R, F5)"));
+    start_->setToolTip(!lost.isEmpty() ? noContact
+                       : hold.held()   ? hold.blockedReason()
+                                       : tr("Start a run (Ctrl+R, F5)"));
     stop_->setEnabled(running && driving);
+    stop_->setToolTip(!lost.isEmpty()
+                          ? noContact
+                          : tr("Stop the run; its session ends as completed (Ctrl+., Shift+F5)"));
     takeControl_->setVisible(ctl_->remote());
     takeControl_->setEnabled(running && !ctl_->controlling() && ctl_->connected());
+    reconnect_->setVisible(ctl_->remote());
+    reconnect_->setEnabled(!lost.isEmpty());
+    connectionNotice_->setNotice(lost);
     if (!ctl_->remote())
         engineLabel_->setText(tr("engine: this process"));
-    else if (!connectionProblem_.isEmpty())
-        engineLabel_->setText(tr("<b style='color:#b00020'>disconnected</b> from %1: %2; retrying")
-                                  .arg(ctl_->engineText(), connectionProblem_.toHtmlEscaped()));
+    else if (!lost.isEmpty())
+        engineLabel_->setText(tr("<b style='color:#b00020'>contact lost</b> with the engine"));
     else
         engineLabel_->setText(tr("engine: %1%2")
                                   .arg(ctl_->engineText(), running && !ctl_->controlling()
                                                                ? tr(" · watching")
                                                                : QString()));
+    // The whole of it, also where the status bar has no room.
+    engineLabel_->setToolTip(!lost.isEmpty() ? lost : ctl_->engineText());
     record_->setEnabled(!running);
     mark_->setEnabled(running && driving);
     profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
                                     : tr("Load a profile: its values and its device"));
     QString state;
-    if (running)
+    if (running && !lost.isEmpty())
+        state =
+            tr("%1 · contact lost · was running %2%3")
+                .arg(ctl_->deviceName(), ctl_->profileName(),
+                     ctl_->sessionId() ? tr(" · session %1").arg(ctl_->sessionId()) : QString());
+    else if (!lost.isEmpty())
+        state = tr("contact lost with the engine");
+    else if (running)
         state = tr("%3 · running %1%2")
                     .arg(ctl_->profileName())
                     .arg(ctl_->sessionId() ? tr(" · recording session %1").arg(ctl_->sessionId())

@@ -25,6 +25,7 @@ class QUndoStack;
 namespace ringlab::ui {
 
 class ChartsView;
+class ConnectionNotice;
 class ReproduceDialog;
 class SweepTab;
 class EngineController;
@@ -84,6 +85,9 @@ class MainWindow : public QMainWindow {
     // The Connect dialog (its address filled in with `address` when valid); connects on OK.
     void chooseEngine(const QUrl &address = {});
     QLabel *engineLabel() const { return engineLabel_; }
+    // Attached and the engine not reached: tries again now (File > Reconnect, the notice).
+    QAction *reconnectAction() const { return reconnect_; }
+    ConnectionNotice *connectionNotice() const { return connectionNotice_; }
 
   protected:
     void closeEvent(QCloseEvent *e) override;
@@ -102,6 +106,8 @@ class MainWindow : public QMainWindow {
     void updateStatus();
     // Empty on the engine in this process; attached, where the Sweep tab and Reproduce run.
     QString localToolsNotice() const;
+    // Attached and the engine not reached: what happened, whole; empty otherwise.
+    QString contactLostText() const;
     void restoreSettings();
     void saveSettings();
 
@@ -123,6 +129,8 @@ class MainWindow : public QMainWindow {
             *export_ = nullptr, *reproduce_ = nullptr, *pause_ = nullptr;
     QLabel *stateLabel_, *dropsLabel_, *dbLabel_, *engineLabel_;
     QAction *takeControl_ = nullptr;
+    QAction *reconnect_ = nullptr;
+    ConnectionNotice *connectionNotice_ = nullptr;
     QString connectionProblem_; // the remote engine's stream is broken: why
     SampleTableBuilder live_;
     std::vector<ParamChangeRow> liveChanges_;
