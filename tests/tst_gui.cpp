@@ -30,6 +30,7 @@
 #include <QtTest>
 #include <set>
 
+#include "drivers/registry.h"
 #include "engine/store/session_store.h"
 #include "require.h"
 #include "ui/chart_legend.h"
@@ -64,6 +65,7 @@ class TstGui : public QObject {
     void compareTwoSessions();
     void closingDuringARunCompletesTheSession();
     void deviceBoxListsDpdkPortsAndPanelFollows();
+    void labTrafficGoesWithTheLabOnly();
     void databaseSurvivesExportDialogAndSqlite3();
     void reproduceFromTheToolsMenu();
     void sweepTabRunsShowsAndOpens();
@@ -363,6 +365,52 @@ void TstGui::closingDuringARunCompletesTheSession()
     SessionInfo info;
     QVERIFY(store.get(id, info));
     QCOMPARE(info.status, std::string("completed"));
+}
+
+void TstGui::labTrafficGoesWithTheLabOnly()
+{
+    // The lab's traffic client, beside the device: checked as ringlab --traffic checks it,
+    // the refusal beside the field, and sent with the lab only.
+    QComboBox *traffic = w_->trafficBox();
+    QLabel *error = w_->trafficError();
+    w_->selectDevice("sim");
+    QVERIFY(!traffic->isEnabled());
+    QVERIFY2(traffic->toolTip().startsWith("Only the lab device runs a traffic client"),
+             qPrintable(traffic->toolTip()));
+    w_->selectDevice("lab");
+    QVERIFY(traffic->isEnabled());
+    QVERIFY(traffic->count() >= 3);
+    for (int k = 0; k < traffic->count(); ++k) { // every preset is one the lab takes
+        traffic->setCurrentIndex(k);
+        QVERIFY2(error->text().isEmpty(), qPrintable(traffic->itemText(k) + ": " + error->text()));
+        QCOMPARE(w_->controller()->device().traffic, traffic->itemText(k).toStdString());
+    }
+    // A spec the lab refuses, typed: the command line's own message, beside the field.
+    traffic->lineEdit()->selectAll();
+    QTest::keyClicks(traffic->lineEdit(), "ping 10.0.0.1");
+    QCOMPARE(error->text(), QString::fromStdString(checkTraffic("ping 10.0.0.1").error));
+    QVERIFY2(error->text().contains("\"10.0.0.1\" is not allowed: the lab chooses the destination"),
+             qPrintable(error->text()));
+    QVERIFY(error->isVisible());
+    traffic->lineEdit()->clear(); // none
+    QVERIFY(error->text().isEmpty());
+    QCOMPARE(w_->controller()->device().traffic, std::string());
+
+    // A traffic given on the command line (ringlab --traffic) stays with the lab: another
+    // device is chosen, and starts, without it.
+    w_->setLabTraffic("ping -i 0.02 -c 500");
+    QCOMPARE(w_->controller()->device().traffic, std::string("ping -i 0.02 -c 500"));
+    w_->setHeadless(true); // a refusal goes to stderr, never to a dialog
+    QVERIFY(w_->selectDevice("dpdk:net_null0+net_null1"));
+    QCOMPARE(w_->controller()->device().traffic, std::string());
+    QVERIFY(!traffic->isEnabled());
+    QVERIFY(w_->startRun());
+    QVERIFY(w_->controller()->isRunning());
+    w_->stopRun();
+    w_->selectDevice("lab"); // and the lab has it again
+    QCOMPARE(w_->controller()->device().traffic, std::string("ping -i 0.02 -c 500"));
+    QCOMPARE(traffic->currentText(), QString("ping -i 0.02 -c 500"));
+    w_->selectDevice("sim");
 }
 
 void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()

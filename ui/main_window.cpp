@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -49,7 +50,7 @@
 namespace ringlab::ui {
 
 namespace {
-constexpr int kStateVersion = 2; // bumped when the dock layout changes
+constexpr int kStateVersion = 3; // bumped when the dock or toolbar layout changes
 }
 
 MainWindow::MainWindow(const QString &database, QWidget *parent)
@@ -158,12 +159,7 @@ void MainWindow::buildToolbar()
 {
     auto *tb = addToolBar(tr("Run"));
     tb->setObjectName(QStringLiteral("runToolbar"));
-    tb->addWidget(new QLabel(tr(" Device ")));
-    deviceBox_ = new QComboBox;
-    fillDeviceBox();
-    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { chooseDevice(i); });
-    tb->addWidget(deviceBox_);
-    tb->addWidget(new QLabel(tr("  Profile ")));
+    tb->addWidget(new QLabel(tr(" Profile ")));
     profileBox_ = new QComboBox;
     for (const auto &p : listProfiles()) {
         profileBox_->addItem(QString::fromStdString(p.name),
@@ -227,6 +223,82 @@ void MainWindow::buildToolbar()
     connect(pause_, &QAction::toggled, charts_, &ChartsView::setPaused);
     connect(charts_, &ChartsView::pausedChanged, pause_, &QAction::setChecked);
     tb->addAction(reconnect_); // shown while attached
+    buildDeviceToolbar();
+}
+
+void MainWindow::buildDeviceToolbar()
+{
+    // A row of its own: the device, its options, and what is wrong with them, whole.
+    addToolBarBreak();
+    auto *tb = addToolBar(tr("Device"));
+    tb->setObjectName(QStringLiteral("deviceToolbar"));
+    tb->addWidget(new QLabel(tr(" Device ")));
+    deviceBox_ = new QComboBox;
+    fillDeviceBox();
+    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { chooseDevice(i); });
+    tb->addWidget(deviceBox_);
+    tb->addWidget(new QLabel(tr("  Lab traffic ")));
+    trafficBox_ = new QComboBox;
+    trafficBox_->setObjectName(QStringLiteral("trafficBox"));
+    trafficBox_->setEditable(true);
+    trafficBox_->setInsertPolicy(QComboBox::NoInsert);
+    for (const char *preset : {"ping -i 0.02 -c 500", "ping -i 0.2 -c 100",
+                               "iperf3 -u -b 100M -t 10", "iperf3 -t 10", "iperf3 -R -t 10"})
+        trafficBox_->addItem(QString::fromLatin1(preset));
+    trafficBox_->setMinimumContentsLength(22);
+    trafficBox_->lineEdit()->setPlaceholderText(tr("none: no client"));
+    trafficBox_->setCurrentIndex(-1);
+    trafficBox_->lineEdit()->clear();
+    connect(trafficBox_, &QComboBox::editTextChanged, this, &MainWindow::onTrafficEdited);
+    tb->addWidget(trafficBox_);
+    trafficError_ = new QLabel;
+    trafficError_->setObjectName(QStringLiteral("trafficError"));
+    trafficError_->setWordWrap(true);
+    trafficError_->setTextFormat(Qt::PlainText);
+    trafficError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    trafficError_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; margin-left: 6px; }"));
+    trafficError_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    tb->addWidget(trafficError_);
+}
+
+void MainWindow::setLabTraffic(const QString &spec)
+{
+    trafficBox_->setEditText(spec); // checked and applied by onTrafficEdited
+    onTrafficEdited(spec);          // also when the text was already there
+}
+
+void MainWindow::onTrafficEdited(const QString &text)
+{
+    labTraffic_ = text.trimmed();
+    const Status st =
+        labTraffic_.isEmpty() ? Status::success() : checkTraffic(labTraffic_.toStdString());
+    trafficError_->setText(QString::fromStdString(st.error));
+    trafficError_->setToolTip(QString::fromStdString(st.error));
+    if (takesTraffic(ctl_->device().spec) && !ctl_->isRunning()) {
+        DeviceOptions dev = ctl_->device();
+        dev.traffic = labTraffic_.toStdString(); // a refused one is refused again by Start
+        ctl_->setDevice(dev);
+    }
+}
+
+void MainWindow::updateTrafficField()
+{
+    QString why;
+    if (ctl_->remote())
+        why = tr("The lab's traffic goes with runs of the engine in this process; an attached "
+                 "engine's lab runs what it was served with");
+    else if (ctl_->isRunning())
+        why = tr("Stop the run to change the lab's traffic");
+    else if (!takesTraffic(ctl_->device().spec))
+        why = tr("Only the lab device runs a traffic client (across its two namespaces); %1 "
+                 "carries the engine's own load")
+                  .arg(ctl_->deviceName());
+    trafficBox_->setEnabled(why.isEmpty());
+    trafficBox_->setToolTip(why.isEmpty()
+                                ? tr("The lab's traffic client, checked as ringlab --traffic "
+                                     "checks it: ping or iperf3 with their options (the lab "
+                                     "chooses the destination); empty: none")
+                                : why);
 }
 
 void MainWindow::buildMenus()
@@ -445,6 +517,8 @@ void MainWindow::chooseDevice(int index)
     }
     DeviceOptions dev = ctl_->device();
     dev.spec = d.spec;
+    // The lab's traffic goes with the lab only: another device would refuse it.
+    dev.traffic = takesTraffic(d.spec) ? labTraffic_.toStdString() : std::string();
     ctl_->setDevice(dev);
     if (params_) params_->setDeviceSupport(QString::fromStdString(d.spec), d.support);
     updateStatus();
@@ -724,6 +798,7 @@ void MainWindow::updateStatus()
     engineLabel_->setToolTip(!lost.isEmpty() ? lost : ctl_->engineText());
     record_->setEnabled(!running);
     mark_->setEnabled(running && driving);
+    updateTrafficField();
     profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
                                     : tr("Load a profile: its values and its device"));
     QString state;

@@ -78,6 +78,12 @@ class MainWindow : public QMainWindow {
     // Chooses the device by registry spec (adding it to the list if it is not there).
     bool selectDevice(const std::string &spec);
     QComboBox *deviceBox() const { return deviceBox_; }
+    // The lab's traffic client ("ping -i 0.02 -c 500"; empty: none), checked as --traffic is,
+    // the refusal shown beside the field. Sent with the lab only, never with another device.
+    void setLabTraffic(const QString &spec);
+    QString labTraffic() const { return labTraffic_; }
+    QComboBox *trafficBox() const { return trafficBox_; }
+    QLabel *trafficError() const { return trafficError_; }
     // Headless (--screenshot): errors go to stderr, never to a dialog.
     void setHeadless(bool on) { headless_ = on; }
     // Drives an engine that `ringlab-engine serve` offers (File > Connect to engine...).
@@ -94,6 +100,10 @@ class MainWindow : public QMainWindow {
 
   private:
     void fillDeviceBox();
+    void buildDeviceToolbar();
+    void onTrafficEdited(const QString &text);
+    // The traffic field: enabled for the lab on the engine in this process, else why not.
+    void updateTrafficField();
     void chooseDevice(int index);
     void buildToolbar();
     void buildMenus();
@@ -121,6 +131,9 @@ class MainWindow : public QMainWindow {
     QComboBox *profileBox_ = nullptr;
     QComboBox *deviceBox_ = nullptr;
     std::vector<DeviceListing> devices_;
+    QComboBox *trafficBox_ = nullptr;
+    QLabel *trafficError_ = nullptr;
+    QString labTraffic_;
     bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
     double guiCpuT_ = -1; // run time of the last batch the GUI thread's CPU was read at
