@@ -258,6 +258,9 @@ void MainWindow::buildDeviceToolbar()
     trafficError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     trafficError_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; margin-left: 6px; }"));
     trafficError_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    // Two lines hold the lab's longest refusal at 1280 px; a wrapped label's own height hint
+    // is for a narrower width, and would make the row (and the window) much taller.
+    trafficError_->setMaximumHeight(2 * trafficError_->fontMetrics().lineSpacing() + 2);
     tb->addWidget(trafficError_);
 }
 
