@@ -128,6 +128,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     connect(ctl_, &EngineController::runStarted, this, &MainWindow::updateStatus);
     connect(ctl_, &EngineController::connectionChanged, this, [this](bool up, const QString &why) {
         connectionProblem_ = up ? QString() : why;
+        if (up) statusBar()->clearMessage(); // "Reconnecting…" hid the state it now shows
         updateStatus();
     });
     connect(ctl_, &EngineController::watchStarted, this, [this] {
