@@ -277,6 +277,7 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
                 say(std::string(c.name) + ": " + s->profileName + ", run " + std::to_string(r) +
                     " of " + std::to_string(o.repeat) + " (" + std::to_string(++done) + "/" +
                     std::to_string(runs) + ")");
+                if (o.onStep) o.onStep(done, runs);
                 RecordedRun run;
                 run.setup.params = s->params;
                 run.setup.profile = s->profileName;

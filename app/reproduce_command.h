@@ -27,6 +27,8 @@ struct ReproduceOptions {
     // Where progress goes ("stmmac: stmmac-rearm-1ms, run 1 of 3 (1/6)") and each case's
     // result as soon as it is complete; `cancelled` is asked while a run waits.
     std::function<void(const std::string &)> progress;
+    // Before each run: its number (1-based) and how many the cases take.
+    std::function<void(int run, int runs)> onStep;
     std::function<void(const struct ReproduceCase &)> onCase;
     std::function<bool()> cancelled;
 };

@@ -136,7 +136,8 @@ void describe(QCommandLineParser &p)
     p.addOption({QStringLiteral("eal"), QStringLiteral("extra DPDK EAL arguments"),
                  QStringLiteral("ARGS")});
     p.addOption({QStringLiteral("traffic"),
-                 QStringLiteral("with --device lab: \"ping -i 0.01\" or \"iperf3 -u -b 0 ...\""),
+                 QStringLiteral("the lab device's traffic client, \"ping -i 0.01\" or \"iperf3 "
+                                "-u -b 0 ...\" (sent with the lab only)"),
                  QStringLiteral("CLIENT")});
     p.addOption({QStringLiteral("connect"),
                  QStringLiteral("drive the engine `ringlab-engine serve` offers: unix:PATH on "
@@ -207,7 +208,15 @@ int main(int argc, char **argv)
         DeviceOptions dev = w.controller()->device();
         if (p.isSet("device")) dev.spec = p.value("device").toStdString();
         dev.eal = splitEalArgs(p.value("eal").toStdString());
-        dev.traffic = p.value("traffic").toStdString();
+        if (p.isSet("traffic")) {
+            // The lab's, whichever device starts: another device is never sent it.
+            if (auto st = checkTraffic(p.value("traffic").toStdString()); !st.ok()) {
+                std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
+                return 2;
+            }
+            w.setLabTraffic(p.value("traffic"));
+        }
+        dev.traffic = takesTraffic(dev.spec) ? w.labTraffic().toStdString() : std::string();
         if (auto st = checkDeviceOptions(dev); !st.ok()) {
             std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
             return 2;

@@ -113,6 +113,7 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
                 std::to_string(n) + " (" + pt.text() + "), run " + std::to_string(r) + " of " +
                 std::to_string(sweep.spec.repeat) + " (" + std::to_string(planned - left + 1) +
                 "/" + std::to_string(planned) + "), about " + minutes(perRun * left) + " left");
+            if (o.onStep) o.onStep(planned - left + 1, planned);
             RecordedRun run;
             run.setup.params = base;
             (void)run.setup.params.set(pt.values); // checked above

@@ -24,6 +24,8 @@ struct SweepOptions {
     // every run `onRun` gets the sweep as recorded so far; `cancelled` is asked while a run
     // waits.
     std::function<void(const std::string &)> progress;
+    // Before each run: its place among the sweep's planned runs (1-based), and how many.
+    std::function<void(int run, int runs)> onStep;
     std::function<void(const SweepRecord &)> onRun;
     std::function<bool()> cancelled;
 };

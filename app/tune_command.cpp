@@ -167,6 +167,7 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     SessionStore store(path);
     const std::string id = newSweepId(store);
     std::map<int, std::vector<std::int64_t>> sessions;
+    int runs = 0; // measured, or being measured
     const auto say = [&](const std::string &m) {
         if (o.progress) o.progress(m);
     };
@@ -179,6 +180,7 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
             return m;
         }
         auto &mine = sessions[candidate];
+        if (o.onStep) o.onStep(++runs, o.budget);
         run.setup.profile = p.profile.name;
         run.setup.sessionName =
             "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();

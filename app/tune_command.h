@@ -25,6 +25,8 @@ struct TuneOptions {
     std::string device, traffic, db;
     std::string saveProfile; // a path: the answer as a profile
     std::function<void(const std::string &)> progress;
+    // Before each run: its number (1-based) and the budget.
+    std::function<void(int run, int runs)> onStep;
     std::function<bool()> cancelled;
 };
 

@@ -126,16 +126,25 @@ Status checkDeviceOptions(const DeviceOptions &opts)
                           "interfaces (sudo ringlab-engine run --device lab ...)"};
         if (!onPath("ip"))
             return Status{"--device lab needs iproute2's ip (apt-get install iproute2)"};
-        if (!opts.traffic.empty()) {
-            lab::TrafficSpec t;
-            if (auto st = lab::parseTraffic(opts.traffic, t); !st.ok()) return st;
-            const char *program = t.tool == lab::TrafficSpec::Tool::Ping ? "ping" : "iperf3";
-            if (!onPath(program))
-                return Status{std::string("--traffic needs ") + program + " (apt-get install " +
-                              (t.tool == lab::TrafficSpec::Tool::Ping ? "iputils-ping" : "iperf3") +
-                              ")"};
-        }
+        if (!opts.traffic.empty()) return checkTraffic(opts.traffic);
     }
+    return Status::success();
+}
+
+bool takesTraffic(const std::string &spec)
+{
+    DeviceSpec s;
+    return parseDeviceSpec(spec, s).ok() && s.kind == DeviceSpec::Kind::Lab;
+}
+
+Status checkTraffic(const std::string &text)
+{
+    lab::TrafficSpec t;
+    if (auto st = lab::parseTraffic(text, t); !st.ok()) return st;
+    const char *program = t.tool == lab::TrafficSpec::Tool::Ping ? "ping" : "iperf3";
+    if (!onPath(program))
+        return Status{std::string("--traffic needs ") + program + " (apt-get install " +
+                      (t.tool == lab::TrafficSpec::Tool::Ping ? "iputils-ping" : "iperf3") + ")"};
     return Status::success();
 }
 

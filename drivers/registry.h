@@ -38,6 +38,11 @@ std::vector<std::string> splitEalArgs(const std::string &s);
 // client, privilege, the programs the lab runs. The message names the device, what is wrong
 // and what to do.
 Status checkDeviceOptions(const DeviceOptions &opts);
+// The lab's traffic client (--traffic): what it may run, and that the program is here. The
+// message names the spec, what is wrong and what is allowed.
+Status checkTraffic(const std::string &text);
+// Whether the device a spec names runs a traffic client (--traffic): the lab does.
+bool takesTraffic(const std::string &spec);
 
 // A factory for the Engine. The device it makes throws std::runtime_error with a message
 // naming the device and what failed.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // ringlab-engine as a user runs it: JSON lines with every field, live changes on standard
 // input, clear errors for bad input.
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -35,6 +36,7 @@ class TstEndToEnd : public QObject {
     void readOnlyDatabaseCanBeRead();
     void workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog();
     void workbenchEndsItsSessionOnSigterm();
+    void workbenchKeepsCommandLineTrafficForTheLab();
     void reproducePrintsEveryCaseWithVerdicts();
     void engineCpuAgreesHeadlessAndInTheWorkbench();
 
@@ -672,6 +674,9 @@ void TstEndToEnd::workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog()
         {{"--screenshot", dir.filePath("b.png"), "--db", junk.fileName(), "--duration", "1s"},
          1,
          "not a SQLite database"},
+        {{"--screenshot", dir.filePath("c.png"), "--traffic", "ping 10.0.0.1"},
+         2,
+         "\"10.0.0.1\" is not allowed: the lab chooses the destination"},
     };
     for (const auto &c : cases) {
         QProcess p;
@@ -684,6 +689,27 @@ void TstEndToEnd::workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog()
         QCOMPARE(p.exitCode(), c.exitCode);
         QVERIFY2(QString::fromUtf8(p.readAllStandardError()).contains(c.message), c.message);
     }
+}
+
+void TstEndToEnd::workbenchKeepsCommandLineTrafficForTheLab()
+{
+    // `ringlab --traffic` is the lab's: a run on another device starts without it (it used
+    // to fail with "--traffic ... needs --device lab") and is recorded.
+    QTemporaryDir dir;
+    const QString db = dir.filePath("traffic.db");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    p.start(RINGLAB_GUI_BIN,
+            {"--db", db, "--screenshot", dir.filePath("t.png"), "--duration", "1s", "--device",
+             "dpdk:net_null0+net_null1", "--traffic", "ping -i 0.02 -c 500"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QVERIFY(QFileInfo(dir.filePath("t.png")).size() > 0);
+    ringlab::SessionStore s(db.toStdString(), ringlab::Db::Mode::ReadOnly);
+    QCOMPARE(s.list().size(), std::size_t(1));
 }
 
 #include "tst_end_to_end.moc"

@@ -30,6 +30,7 @@
 #include <QtTest>
 #include <set>
 
+#include "drivers/registry.h"
 #include "engine/store/session_store.h"
 #include "require.h"
 #include "ui/chart_legend.h"
@@ -64,9 +65,11 @@ class TstGui : public QObject {
     void compareTwoSessions();
     void closingDuringARunCompletesTheSession();
     void deviceBoxListsDpdkPortsAndPanelFollows();
+    void labTrafficGoesWithTheLabOnly();
     void databaseSurvivesExportDialogAndSqlite3();
     void reproduceFromTheToolsMenu();
     void sweepTabRunsShowsAndOpens();
+    void aSweepHoldsTheMeasurement();
     void marksAndRestartsSurviveReopening();
     void pairedEditAppliedAsOneChange();
     void segmentsCompareWithAChosenBaseline();
@@ -365,6 +368,52 @@ void TstGui::closingDuringARunCompletesTheSession()
     QCOMPARE(info.status, std::string("completed"));
 }
 
+void TstGui::labTrafficGoesWithTheLabOnly()
+{
+    // The lab's traffic client, beside the device: checked as ringlab --traffic checks it,
+    // the refusal beside the field, and sent with the lab only.
+    QComboBox *traffic = w_->trafficBox();
+    QLabel *error = w_->trafficError();
+    w_->selectDevice("sim");
+    QVERIFY(!traffic->isEnabled());
+    QVERIFY2(traffic->toolTip().startsWith("Only the lab device runs a traffic client"),
+             qPrintable(traffic->toolTip()));
+    w_->selectDevice("lab");
+    QVERIFY(traffic->isEnabled());
+    QVERIFY(traffic->count() >= 3);
+    for (int k = 0; k < traffic->count(); ++k) { // every preset is one the lab takes
+        traffic->setCurrentIndex(k);
+        QVERIFY2(error->text().isEmpty(), qPrintable(traffic->itemText(k) + ": " + error->text()));
+        QCOMPARE(w_->controller()->device().traffic, traffic->itemText(k).toStdString());
+    }
+    // A spec the lab refuses, typed: the command line's own message, beside the field.
+    traffic->lineEdit()->selectAll();
+    QTest::keyClicks(traffic->lineEdit(), "ping 10.0.0.1");
+    QCOMPARE(error->text(), QString::fromStdString(checkTraffic("ping 10.0.0.1").error));
+    QVERIFY2(error->text().contains("\"10.0.0.1\" is not allowed: the lab chooses the destination"),
+             qPrintable(error->text()));
+    QVERIFY(error->isVisible());
+    traffic->lineEdit()->clear(); // none
+    QVERIFY(error->text().isEmpty());
+    QCOMPARE(w_->controller()->device().traffic, std::string());
+
+    // A traffic given on the command line (ringlab --traffic) stays with the lab: another
+    // device is chosen, and starts, without it.
+    w_->setLabTraffic("ping -i 0.02 -c 500");
+    QCOMPARE(w_->controller()->device().traffic, std::string("ping -i 0.02 -c 500"));
+    w_->setHeadless(true); // a refusal goes to stderr, never to a dialog
+    QVERIFY(w_->selectDevice("dpdk:net_null0+net_null1"));
+    QCOMPARE(w_->controller()->device().traffic, std::string());
+    QVERIFY(!traffic->isEnabled());
+    QVERIFY(w_->startRun());
+    QVERIFY(w_->controller()->isRunning());
+    w_->stopRun();
+    w_->selectDevice("lab"); // and the lab has it again
+    QCOMPARE(w_->controller()->device().traffic, std::string("ping -i 0.02 -c 500"));
+    QCOMPARE(traffic->currentText(), QString("ping -i 0.02 -c 500"));
+    w_->selectDevice("sim");
+}
+
 void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
 {
     QComboBox *box = w_->deviceBox();
@@ -511,6 +560,56 @@ void TstGui::reproduceFromTheToolsMenu()
     QVERIFY2(dlg->status()->text().contains("interrupted"), qPrintable(dlg->status()->text()));
     QCOMPARE(dlg->runButton()->text(), QString("Run"));
     dlg->close();
+}
+
+void TstGui::aSweepHoldsTheMeasurement()
+{
+    // One measurement at a time, and the window says which one holds it: a run refuses the
+    // sweep; a sweep disables Start with its reason and shows in the status bar.
+    SweepTab *tab = w_->sweepTab();
+    w_->tabs()->setCurrentWidget(tab);
+    tab->profileBox()->setCurrentText("default");
+    tab->varyEdit()->setText("poll.sleep_min_us=50,500");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    tab->repeatBox()->setValue(1);
+    tab->secondsBox()->setValue(1);
+
+    QVERIFY(w_->startRun());
+    QVERIFY(!w_->startAction()->isEnabled());
+    QVERIFY2(w_->startAction()->toolTip().startsWith("A run is measuring (since "),
+             qPrintable(w_->startAction()->toolTip()));
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(!tab->running());
+    QVERIFY2(tab->status()->text().startsWith("A run is measuring"),
+             qPrintable(tab->status()->text()));
+    w_->stopRun();
+    QVERIFY(w_->startAction()->isEnabled());
+
+    SessionStore *store = w_->controller()->store();
+    QVERIFY(store);
+    const std::size_t before = store->list().size();
+    QSignalSpy done(tab, &SweepTab::finished);
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(tab->running());
+    QCOMPARE(w_->measurementHold().kind, MeasurementHold::Kind::Sweep);
+    QVERIFY(!w_->startAction()->isEnabled());
+    const QString tip = w_->startAction()->toolTip();
+    QVERIFY2(tip.startsWith("A sweep is measuring (since ") &&
+                 tip.endsWith(": one measurement at a time"),
+             qPrintable(tip));
+    QTRY_VERIFY2_WITH_TIMEOUT(w_->stateLabel()->text().startsWith("sweeping 1/2"),
+                              qPrintable(w_->stateLabel()->text()), 10000);
+    QVERIFY(!w_->startRun()); // Start's shortcut or a script: refused alike
+    QVERIFY2(w_->statusBar()->currentMessage().startsWith("A sweep is measuring"),
+             qPrintable(w_->statusBar()->currentMessage()));
+    QTRY_VERIFY2_WITH_TIMEOUT(w_->stateLabel()->text().startsWith("sweeping 2/2"),
+                              qPrintable(w_->stateLabel()->text()), 10000);
+    QVERIFY(done.wait(30000));
+    QVERIFY(!w_->measurementHold().held());
+    QVERIFY(w_->startAction()->isEnabled());
+    QCOMPARE(w_->startAction()->toolTip(), QString("Start a run (Ctrl+R, F5)"));
+    QVERIFY2(w_->stateLabel()->text().contains("stopped"), qPrintable(w_->stateLabel()->text()));
+    QCOMPARE(store->list().size(), before + 2); // the sweep's two runs, nothing in between
 }
 
 void TstGui::sweepTabRunsShowsAndOpens()

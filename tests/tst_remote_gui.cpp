@@ -2,8 +2,9 @@
 // The desktop attached to a real `ringlab-engine serve` over loopback TCP: Start, a live
 // change, a marker and Stop as in the local GUI tests, the session complete on the engine;
 // a run started by another client is watched, refused changes say why, control is taken;
-// kill -9 of the engine shows "disconnected" at once, and a new engine on the same address
-// is found again, with the lost run's session interrupted.
+// kill -9 of the engine shows "contact lost" at once, whole, with Reconnect, and a new engine
+// on the same address is found again, with the lost run's session interrupted and the new
+// engine's run read back.
 #include <httplib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -17,6 +18,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -24,6 +26,7 @@
 #include "engine/store/session_store.h"
 #include "serve_process.h"
 #include "ui/connect_dialog.h"
+#include "ui/connection_notice.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
 #include "ui/segment_model.h"
@@ -97,6 +100,7 @@ class TstRemoteGui : public QObject {
     void engineSessionsAreListedOpenedComparedAndExported();
     void attachesToAnEngineOnThisMachineThroughItsSocket();
     void killedEngineIsShownAndFoundAgain();
+    void lostEngineOffersReconnectAndReadsItsStateBack();
     void wrongTokenOrAddressIsRefused();
 
   private:
@@ -418,7 +422,7 @@ void TstRemoteGui::killedEngineIsShownAndFoundAgain()
 
     e->serve.p.kill(); // SIGKILL mid-run
     QVERIFY(e->serve.p.waitForFinished(10'000));
-    QTRY_VERIFY_WITH_TIMEOUT(w.engineLabel()->text().contains("disconnected"), 10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineLabel()->text().contains("contact lost"), 10'000);
     QVERIFY(!ctl->connected());
     QVERIFY(!action(w, QStringLiteral("Stop"))->isEnabled());
 
@@ -432,12 +436,85 @@ void TstRemoteGui::killedEngineIsShownAndFoundAgain()
              qPrintable(why));
     QTRY_VERIFY_WITH_TIMEOUT(ctl->connected(), 20'000);
     QTRY_VERIFY_WITH_TIMEOUT(!ctl->isRunning(), 10'000);
-    QVERIFY(!w.engineLabel()->text().contains("disconnected"));
+    QVERIFY(!w.engineLabel()->text().contains("contact lost"));
     httplib::Client c("127.0.0.1", port);
     c.set_bearer_token_auth(kToken);
     const auto r = c.Get(("/v1/sessions/" + std::to_string(session)).c_str());
     QVERIFY(r && r->status == 200);
     QCOMPARE(json::parse(r->body)["status"].get<std::string>(), "interrupted");
+}
+
+void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
+{
+    QTemporaryDir dir;
+    const QString socket = dir.filePath("engine.sock");
+    const QStringList args{"--listen", "unix:" + socket, "--db", dir.filePath("s.db")};
+    auto serve = std::make_unique<Serve>();
+    QString error;
+    QVERIFY2(serve->start(args, &error), qPrintable(error));
+    MainWindow w(home_.filePath("local6.db"));
+    w.setHeadless(true);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY2(w.connectToEngine(QUrl("unix:" + socket), {}, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QVERIFY(!w.reconnectAction()->isEnabled()); // nothing to reconnect
+    QVERIFY(w.startRun());
+    const qint64 lostSession = ctl->sessionId();
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 4, 20'000);
+
+    serve->p.kill(); // SIGKILL mid-run
+    QVERIFY(serve->p.waitForFinished(10'000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.stateLabel()->text().contains("contact lost"), 10'000);
+    QVERIFY2(w.stateLabel()->text().contains(QString("session %1").arg(lostSession)),
+             qPrintable(w.stateLabel()->text()));
+    // Start and Stop both wait for the engine, and say so; Reconnect is offered.
+    QVERIFY(!w.startAction()->isEnabled());
+    QVERIFY(!w.stopAction()->isEnabled());
+    QCOMPARE(w.startAction()->toolTip(), QString("No contact with the engine: Reconnect first"));
+    QCOMPARE(w.stopAction()->toolTip(), w.startAction()->toolTip());
+    QVERIFY(w.reconnectAction()->isEnabled());
+    // The message, whole: in the notice (wrapped, every line of it shown) and the status
+    // bar's tooltip; the notice's button is Reconnect.
+    ConnectionNotice *notice = w.connectionNotice();
+    QVERIFY(notice->isVisible());
+    const QString message = notice->text();
+    QVERIFY2(message.startsWith("Contact lost with " + ctl->engineText() + ": ") &&
+                 message.contains(QString("session %1").arg(lostSession)) &&
+                 message.endsWith("reads back the engine's state."),
+             qPrintable(message));
+    QCOMPARE(w.engineLabel()->toolTip(), message);
+    QTRY_VERIFY(notice->label()->height() >=
+                notice->label()->heightForWidth(notice->label()->width()));
+    QVERIFY(notice->label()->width() <= w.width());
+    QCOMPARE(notice->button()->defaultAction(), w.reconnectAction());
+
+    // A new engine on the same socket, with a run another client started: Reconnect reads
+    // it back, its session and its values.
+    serve = std::make_unique<Serve>();
+    QVERIFY2(serve->start(args, &error), qPrintable(error));
+    const auto started = UnixHttp(socket.toStdString())
+                             .request("POST", "/v1/run/start", {},
+                                      json{{"profile", "default"},
+                                           {"set", {{"poll.budget", "48"}}},
+                                           {"client", "another client"}}
+                                          .dump(),
+                                      10'000);
+    QVERIFY2(started.status == 201, started.body.c_str());
+    const qint64 session = json::parse(started.body).at("session").get<qint64>();
+    QVERIFY(session > 0);
+    w.reconnectAction()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->connected(), 10'000);
+    QTRY_COMPARE_WITH_TIMEOUT(ctl->sessionId(), session, 10'000);
+    QVERIFY(ctl->isRunning());
+    QVERIFY(!ctl->controlling()); // another client's run: watched
+    QCOMPARE(ctl->params().text(findTunable("poll.budget")->id), std::string("48"));
+    QVERIFY2(w.stateLabel()->text().contains(
+                 QString("running default · recording session %1").arg(session)),
+             qPrintable(w.stateLabel()->text()));
+    QVERIFY(!notice->isVisible());
+    QVERIFY(!w.reconnectAction()->isEnabled());
+    QVERIFY(w.engineLabel()->text().contains("watching"));
 }
 
 void TstRemoteGui::wrongTokenOrAddressIsRefused()

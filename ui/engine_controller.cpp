@@ -363,6 +363,11 @@ void EngineController::detach()
     sessionId_ = 0; // the engine's numbering; this process has its own
 }
 
+void EngineController::reconnect()
+{
+    if (remote_ && !linkUp_) remoteLink()->reconnect();
+}
+
 QString EngineController::engineText() const
 {
     return remote_ ? engineInfo_ : tr("the engine in this process (%1)").arg(RINGLAB_VERSION);

@@ -7,6 +7,7 @@
 // window: its stream's lines queue in a bounded watcher.
 #pragma once
 
+#include <QDateTime>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -63,6 +64,11 @@ class EngineController : public QObject {
     void stop();
     bool isRunning() const;
     std::int64_t sessionId() const { return sessionId_; }
+    // When the engine started the run going (or the last one); invalid when not known.
+    QDateTime runStartedAt() const
+    {
+        return QDateTime::fromString(QString::fromStdString(runStartedAt_), Qt::ISODate);
+    }
     void mark(const QString &label);
     // The device the next start uses (a registry spec: sim, lab, dpdk:...).
     void setDevice(const DeviceOptions &dev) { device_ = dev; }
@@ -83,6 +89,9 @@ class EngineController : public QObject {
     void detach(); // back to the engine in this process (a run there goes on)
     bool remote() const { return remote_; }
     bool connected() const { return remote_ && linkUp_; }
+    // Attached and the engine not reached: tries again now. When its stream is back, its first
+    // line is the engine's state, read back as after any break (the run, its session, values).
+    void reconnect();
     // "this process", or "ringlab-engine 0.1.0 on HOST (URL)".
     QString engineText() const;
     // Whether this window may drive: always locally; remotely when no run is going (it may

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -24,6 +25,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 #include <cstdio>
 
 #include "engine/datapath/clock.h"
@@ -32,6 +34,7 @@
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/connect_dialog.h"
+#include "ui/connection_notice.h"
 #include "ui/engine_controller.h"
 #include "ui/image_export_dialog.h"
 #include "ui/name_only_icon_provider.h"
@@ -48,7 +51,7 @@
 namespace ringlab::ui {
 
 namespace {
-constexpr int kStateVersion = 2; // bumped when the dock layout changes
+constexpr int kStateVersion = 3; // bumped when the dock or toolbar layout changes
 }
 
 MainWindow::MainWindow(const QString &database, QWidget *parent)
@@ -70,15 +73,27 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     split->setStretchFactor(1, 1);
     sweep_ =
         new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });
-    sweep_->blockedReason = [this] {
-        return ctl_->isRunning() ? tr("Stop the running session first: both would share the CPU")
-                                 : QString();
-    };
+    sweep_->blockedReason = [this] { return measurementHold().blockedReason(); };
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
     tabs_->addTab(split, tr("Run"));
     tabs_->addTab(sweep_, tr("Sweep"));
-    setCentralWidget(tabs_);
+    reconnect_ =
+        new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("&Reconnect"), this);
+    reconnect_->setToolTip(tr("Reach the engine again now, and read back its state: the run "
+                              "going there, its session and its values"));
+    connect(reconnect_, &QAction::triggered, this, [this] {
+        statusBar()->showMessage(tr("Reconnecting to %1…").arg(ctl_->engineText()), 5000);
+        ctl_->reconnect();
+    });
+    connectionNotice_ = new ConnectionNotice(reconnect_);
+    auto *central = new QWidget;
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(connectionNotice_);
+    column->addWidget(tabs_, 1);
+    setCentralWidget(central);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int k) {
         if (tabs_->widget(k) == sweep_ && !sweep_->running()) sweep_->reload();
     });
@@ -87,6 +102,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
         tabs_->setCurrentIndex(0);
     });
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
+    connect(sweep_, &SweepTab::holdChanged, this, &MainWindow::updateStatus);
 
     buildToolbar();
     buildDocks();
@@ -113,6 +129,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     connect(ctl_, &EngineController::runStarted, this, &MainWindow::updateStatus);
     connect(ctl_, &EngineController::connectionChanged, this, [this](bool up, const QString &why) {
         connectionProblem_ = up ? QString() : why;
+        if (up) statusBar()->clearMessage(); // "Reconnecting…" hid the state it now shows
         updateStatus();
     });
     connect(ctl_, &EngineController::watchStarted, this, [this] {
@@ -144,12 +161,7 @@ void MainWindow::buildToolbar()
 {
     auto *tb = addToolBar(tr("Run"));
     tb->setObjectName(QStringLiteral("runToolbar"));
-    tb->addWidget(new QLabel(tr(" Device ")));
-    deviceBox_ = new QComboBox;
-    fillDeviceBox();
-    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { chooseDevice(i); });
-    tb->addWidget(deviceBox_);
-    tb->addWidget(new QLabel(tr("  Profile ")));
+    tb->addWidget(new QLabel(tr(" Profile ")));
     profileBox_ = new QComboBox;
     for (const auto &p : listProfiles()) {
         profileBox_->addItem(QString::fromStdString(p.name),
@@ -168,12 +180,10 @@ void MainWindow::buildToolbar()
     start_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("Start"),
                            this, &MainWindow::startRun);
     start_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
-    start_->setToolTip(tr("Start a run (Ctrl+R, F5)"));
     stop_ = tb->addAction(QIcon::fromTheme(QStringLiteral("media-playback-stop")), tr("Stop"), this,
                           &MainWindow::stopRun);
     stop_->setShortcuts(
         {QKeySequence(Qt::CTRL | Qt::Key_Period), QKeySequence(Qt::SHIFT | Qt::Key_F5)});
-    stop_->setToolTip(tr("Stop the run; its session ends as completed (Ctrl+., Shift+F5)"));
     record_ = tb->addAction(tr("Record"));
     record_->setCheckable(true);
     record_->setChecked(true);
@@ -214,6 +224,86 @@ void MainWindow::buildToolbar()
                           "(Ctrl+Space). Wheel: zoom; drag: pan; double click: follow again"));
     connect(pause_, &QAction::toggled, charts_, &ChartsView::setPaused);
     connect(charts_, &ChartsView::pausedChanged, pause_, &QAction::setChecked);
+    tb->addAction(reconnect_); // shown while attached
+    buildDeviceToolbar();
+}
+
+void MainWindow::buildDeviceToolbar()
+{
+    // A row of its own: the device, its options, and what is wrong with them, whole.
+    addToolBarBreak();
+    auto *tb = addToolBar(tr("Device"));
+    tb->setObjectName(QStringLiteral("deviceToolbar"));
+    tb->addWidget(new QLabel(tr(" Device ")));
+    deviceBox_ = new QComboBox;
+    fillDeviceBox();
+    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { chooseDevice(i); });
+    tb->addWidget(deviceBox_);
+    tb->addWidget(new QLabel(tr("  Lab traffic ")));
+    trafficBox_ = new QComboBox;
+    trafficBox_->setObjectName(QStringLiteral("trafficBox"));
+    trafficBox_->setEditable(true);
+    trafficBox_->setInsertPolicy(QComboBox::NoInsert);
+    for (const char *preset : {"ping -i 0.02 -c 500", "ping -i 0.2 -c 100",
+                               "iperf3 -u -b 100M -t 10", "iperf3 -t 10", "iperf3 -R -t 10"})
+        trafficBox_->addItem(QString::fromLatin1(preset));
+    trafficBox_->setMinimumContentsLength(22);
+    trafficBox_->lineEdit()->setPlaceholderText(tr("none: no client"));
+    trafficBox_->setCurrentIndex(-1);
+    trafficBox_->lineEdit()->clear();
+    connect(trafficBox_, &QComboBox::editTextChanged, this, &MainWindow::onTrafficEdited);
+    tb->addWidget(trafficBox_);
+    trafficError_ = new QLabel;
+    trafficError_->setObjectName(QStringLiteral("trafficError"));
+    trafficError_->setWordWrap(true);
+    trafficError_->setTextFormat(Qt::PlainText);
+    trafficError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    trafficError_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; margin-left: 6px; }"));
+    trafficError_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    // Two lines hold the lab's longest refusal at 1280 px; a wrapped label's own height hint
+    // is for a narrower width, and would make the row (and the window) much taller.
+    trafficError_->setMaximumHeight(2 * trafficError_->fontMetrics().lineSpacing() + 2);
+    tb->addWidget(trafficError_);
+}
+
+void MainWindow::setLabTraffic(const QString &spec)
+{
+    trafficBox_->setEditText(spec); // checked and applied by onTrafficEdited
+    onTrafficEdited(spec);          // also when the text was already there
+}
+
+void MainWindow::onTrafficEdited(const QString &text)
+{
+    labTraffic_ = text.trimmed();
+    const Status st =
+        labTraffic_.isEmpty() ? Status::success() : checkTraffic(labTraffic_.toStdString());
+    trafficError_->setText(QString::fromStdString(st.error));
+    trafficError_->setToolTip(QString::fromStdString(st.error));
+    if (takesTraffic(ctl_->device().spec) && !ctl_->isRunning()) {
+        DeviceOptions dev = ctl_->device();
+        dev.traffic = labTraffic_.toStdString(); // a refused one is refused again by Start
+        ctl_->setDevice(dev);
+    }
+}
+
+void MainWindow::updateTrafficField()
+{
+    QString why;
+    if (ctl_->remote())
+        why = tr("The lab's traffic goes with runs of the engine in this process; an attached "
+                 "engine's lab runs what it was served with");
+    else if (ctl_->isRunning())
+        why = tr("Stop the run to change the lab's traffic");
+    else if (!takesTraffic(ctl_->device().spec))
+        why = tr("Only the lab device runs a traffic client (across its two namespaces); %1 "
+                 "carries the engine's own load")
+                  .arg(ctl_->deviceName());
+    trafficBox_->setEnabled(why.isEmpty());
+    trafficBox_->setToolTip(why.isEmpty()
+                                ? tr("The lab's traffic client, checked as ringlab --traffic "
+                                     "checks it: ping or iperf3 with their options (the lab "
+                                     "chooses the destination); empty: none")
+                                : why);
 }
 
 void MainWindow::buildMenus()
@@ -227,6 +317,7 @@ void MainWindow::buildMenus()
         updateStatus();
         sessions_->reload(); // this process's sessions again
     });
+    file->addAction(reconnect_);
     file->addSeparator();
     file->addAction(export_);
     file->addSeparator();
@@ -265,9 +356,13 @@ void MainWindow::buildMenus()
 
     auto *tools = menuBar()->addMenu(tr("&Tools"));
     reproduce_ = tools->addAction(tr("&Reproduce a reference case…"), this, [this] {
-        if (ctl_->isRunning()) {
-            statusBar()->showMessage(tr("Stop the running session first: both would share the CPU"),
-                                     8000);
+        if (reproduceDialog_) { // one at a time: the open one
+            reproduceDialog_->raise();
+            reproduceDialog_->activateWindow();
+            return;
+        }
+        if (const MeasurementHold hold = measurementHold(); hold.held()) {
+            statusBar()->showMessage(hold.blockedReason(), 8000);
             return;
         }
         QString error;
@@ -281,6 +376,10 @@ void MainWindow::buildMenus()
         reproduceDialog_ = dlg;
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
+        dlg->blockedReason = [this] { return measurementHold().blockedReason(); };
+        connect(dlg, &ReproduceDialog::holdChanged, this, &MainWindow::updateStatus);
+        // Queued: the pointer to it is null by then, and the window may be closing.
+        connect(dlg, &QObject::destroyed, this, &MainWindow::updateStatus, Qt::QueuedConnection);
         dlg->show();
     });
 
@@ -423,6 +522,8 @@ void MainWindow::chooseDevice(int index)
     }
     DeviceOptions dev = ctl_->device();
     dev.spec = d.spec;
+    // The lab's traffic goes with the lab only: another device would refuse it.
+    dev.traffic = takesTraffic(d.spec) ? labTraffic_.toStdString() : std::string();
     ctl_->setDevice(dev);
     if (params_) params_->setDeviceSupport(QString::fromStdString(d.spec), d.support);
     updateStatus();
@@ -460,6 +561,11 @@ void MainWindow::clearForNewRun()
 
 bool MainWindow::startRun()
 {
+    if (const MeasurementHold hold = measurementHold(); hold.held()) {
+        if (hold.kind == MeasurementHold::Kind::Run) return true; // already going
+        statusBar()->showMessage(hold.blockedReason(), 8000);
+        return false;
+    }
     clearForNewRun();
     QString error;
     if (!ctl_->start(&error)) {
@@ -671,35 +777,89 @@ QString MainWindow::localToolsNotice() const
         .arg(ctl_->databasePath(), ctl_->engineText());
 }
 
+MeasurementHold MainWindow::measurementHold() const
+{
+    if (ctl_->isRunning()) {
+        MeasurementHold run;
+        run.kind = MeasurementHold::Kind::Run;
+        run.since = ctl_->runStartedAt();
+        if (ctl_->remote()) run.where = tr("on %1").arg(ctl_->engineText());
+        return run;
+    }
+    if (sweep_->hold().held()) return sweep_->hold();
+    if (reproduceDialog_ && reproduceDialog_->hold().held()) return reproduceDialog_->hold();
+    return {};
+}
+
+QString MainWindow::contactLostText() const
+{
+    if (!ctl_->remote() || ctl_->connected()) return {};
+    QString text =
+        tr("Contact lost with %1: %2.")
+            .arg(ctl_->engineText(),
+                 connectionProblem_.isEmpty() ? tr("its stream ended") : connectionProblem_);
+    if (ctl_->isRunning())
+        text += tr(" The run that was going there (%1) may go on or may have ended: "
+                   "the window cannot tell until it reaches the engine again.")
+                    .arg(ctl_->sessionId() ? tr("session %1").arg(ctl_->sessionId())
+                                           : tr("not recorded"));
+    return text + tr(" Trying again every %1 s; Reconnect tries now and reads back the "
+                     "engine's state.")
+                      .arg(RemoteLink::kRetryMs / 1000);
+}
+
 void MainWindow::updateStatus()
 {
     const bool running = ctl_->isRunning();
+    const QString lost = contactLostText();
     const bool driving = ctl_->controlling() && (!ctl_->remote() || ctl_->connected());
-    start_->setEnabled(!running && driving);
+    const MeasurementHold hold = measurementHold();
+    const QString noContact = tr("No contact with the engine: Reconnect first");
+    start_->setEnabled(!hold.held() && driving);
+    start_->setToolTip(!lost.isEmpty() ? noContact
+                       : hold.held()   ? hold.blockedReason()
+                                       : tr("Start a run (Ctrl+R, F5)"));
     stop_->setEnabled(running && driving);
+    stop_->setToolTip(!lost.isEmpty()
+                          ? noContact
+                          : tr("Stop the run; its session ends as completed (Ctrl+., Shift+F5)"));
     takeControl_->setVisible(ctl_->remote());
     takeControl_->setEnabled(running && !ctl_->controlling() && ctl_->connected());
+    reconnect_->setVisible(ctl_->remote());
+    reconnect_->setEnabled(!lost.isEmpty());
+    connectionNotice_->setNotice(lost);
     if (!ctl_->remote())
         engineLabel_->setText(tr("engine: this process"));
-    else if (!connectionProblem_.isEmpty())
-        engineLabel_->setText(tr("<b style='color:#b00020'>disconnected</b> from %1: %2; retrying")
-                                  .arg(ctl_->engineText(), connectionProblem_.toHtmlEscaped()));
+    else if (!lost.isEmpty())
+        engineLabel_->setText(tr("<b style='color:#b00020'>contact lost</b> with the engine"));
     else
         engineLabel_->setText(tr("engine: %1%2")
                                   .arg(ctl_->engineText(), running && !ctl_->controlling()
                                                                ? tr(" · watching")
                                                                : QString()));
+    // The whole of it, also where the status bar has no room.
+    engineLabel_->setToolTip(!lost.isEmpty() ? lost : ctl_->engineText());
     record_->setEnabled(!running);
     mark_->setEnabled(running && driving);
+    updateTrafficField();
     profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
                                     : tr("Load a profile: its values and its device"));
     QString state;
-    if (running)
+    if (running && !lost.isEmpty())
+        state =
+            tr("%1 · contact lost · was running %2%3")
+                .arg(ctl_->deviceName(), ctl_->profileName(),
+                     ctl_->sessionId() ? tr(" · session %1").arg(ctl_->sessionId()) : QString());
+    else if (!lost.isEmpty())
+        state = tr("contact lost with the engine");
+    else if (running)
         state = tr("%3 · running %1%2")
                     .arg(ctl_->profileName())
                     .arg(ctl_->sessionId() ? tr(" · recording session %1").arg(ctl_->sessionId())
                                            : tr(" · not recording"))
                     .arg(ctl_->deviceName());
+    else if (hold.held())
+        state = hold.stateLine();
     else if (shownSession_)
         state = tr("%2 · stopped · showing recorded session %1")
                     .arg(shownSession_)

@@ -12,6 +12,7 @@
 #include <QUrl>
 
 #include "engine/store/session_report.h"
+#include "ui/measurement_hold.h"
 #include "ui/session_reader.h"
 
 class QAction;
@@ -25,6 +26,7 @@ class QUndoStack;
 namespace ringlab::ui {
 
 class ChartsView;
+class ConnectionNotice;
 class ReproduceDialog;
 class SweepTab;
 class EngineController;
@@ -58,6 +60,10 @@ class MainWindow : public QMainWindow {
     SweepTab *sweepTab() const { return sweep_; }
     qint64 shownSession() const { return shownSession_; } // 0: the live run
     QTabWidget *tabs() const { return tabs_; }
+    QLabel *stateLabel() const { return stateLabel_; }
+    // What holds the measurement now: the run (here or on the attached engine), a sweep or
+    // tune of the Sweep tab, or a reproduction; none when nothing measures.
+    MeasurementHold measurementHold() const;
 
     bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
     // Reads the session off the GUI thread, then shows it (sessionShown).
@@ -74,6 +80,12 @@ class MainWindow : public QMainWindow {
     // Chooses the device by registry spec (adding it to the list if it is not there).
     bool selectDevice(const std::string &spec);
     QComboBox *deviceBox() const { return deviceBox_; }
+    // The lab's traffic client ("ping -i 0.02 -c 500"; empty: none), checked as --traffic is,
+    // the refusal shown beside the field. Sent with the lab only, never with another device.
+    void setLabTraffic(const QString &spec);
+    QString labTraffic() const { return labTraffic_; }
+    QComboBox *trafficBox() const { return trafficBox_; }
+    QLabel *trafficError() const { return trafficError_; }
     // Headless (--screenshot): errors go to stderr, never to a dialog.
     void setHeadless(bool on) { headless_ = on; }
     // Drives an engine that `ringlab-engine serve` offers (File > Connect to engine...).
@@ -81,6 +93,9 @@ class MainWindow : public QMainWindow {
     // The Connect dialog (its address filled in with `address` when valid); connects on OK.
     void chooseEngine(const QUrl &address = {});
     QLabel *engineLabel() const { return engineLabel_; }
+    // Attached and the engine not reached: tries again now (File > Reconnect, the notice).
+    QAction *reconnectAction() const { return reconnect_; }
+    ConnectionNotice *connectionNotice() const { return connectionNotice_; }
 
   signals:
     void sessionShown(qint64 id);
@@ -91,6 +106,10 @@ class MainWindow : public QMainWindow {
   private:
     void showSession(SessionData &session);
     void fillDeviceBox();
+    void buildDeviceToolbar();
+    void onTrafficEdited(const QString &text);
+    // The traffic field: enabled for the lab on the engine in this process, else why not.
+    void updateTrafficField();
     void chooseDevice(int index);
     void buildToolbar();
     void buildMenus();
@@ -103,6 +122,8 @@ class MainWindow : public QMainWindow {
     void updateStatus();
     // Empty on the engine in this process; attached, where the Sweep tab and Reproduce run.
     QString localToolsNotice() const;
+    // Attached and the engine not reached: what happened, whole; empty otherwise.
+    QString contactLostText() const;
     void restoreSettings();
     void saveSettings();
 
@@ -116,6 +137,9 @@ class MainWindow : public QMainWindow {
     QComboBox *profileBox_ = nullptr;
     QComboBox *deviceBox_ = nullptr;
     std::vector<DeviceListing> devices_;
+    QComboBox *trafficBox_ = nullptr;
+    QLabel *trafficError_ = nullptr;
+    QString labTraffic_;
     bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
     double guiCpuT_ = -1; // run time of the last batch the GUI thread's CPU was read at
@@ -124,6 +148,8 @@ class MainWindow : public QMainWindow {
             *export_ = nullptr, *reproduce_ = nullptr, *pause_ = nullptr;
     QLabel *stateLabel_, *dropsLabel_, *dbLabel_, *engineLabel_;
     QAction *takeControl_ = nullptr;
+    QAction *reconnect_ = nullptr;
+    ConnectionNotice *connectionNotice_ = nullptr;
     QString connectionProblem_; // the remote engine's stream is broken: why
     SampleTableBuilder live_;
     std::vector<ParamChangeRow> liveChanges_;

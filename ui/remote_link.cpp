@@ -263,6 +263,13 @@ void RemoteLink::streamEnded(const Reply &reply, bool lost, const QString &lostW
     retry_.start();
 }
 
+void RemoteLink::reconnect()
+{
+    if (closed_ || up_) return;
+    retry_.stop();
+    retry();
+}
+
 void RemoteLink::retry()
 {
     if (closed_) return;

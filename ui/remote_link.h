@@ -48,6 +48,8 @@ class RemoteLink final : public EngineLink {
     // Ends the stream and its retries now (the link itself may be deleted later).
     void close() override;
     bool streaming() const { return stream_ != nullptr || unixStream_ != nullptr; }
+    // A broken stream: tries again now instead of at the next retry.
+    void reconnect();
 
     // unix:PATH: an engine on this machine, through its socket.
     static bool isLocalSocket(const QUrl &url) { return url.scheme() == QLatin1String("unix"); }

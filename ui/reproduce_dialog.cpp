@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -81,6 +80,12 @@ ReproduceDialog::~ReproduceDialog()
 void ReproduceDialog::start()
 {
     if (running()) return;
+    if (blockedReason) {
+        if (const QString why = blockedReason(); !why.isEmpty()) {
+            status_->setText(why);
+            return;
+        }
+    }
     ReproduceOptions o;
     o.which = case_->currentData().toString().toStdString();
     o.repeat = repeat_->value();
@@ -99,15 +104,19 @@ void ReproduceDialog::start()
     repeat_->setEnabled(false);
     seconds_->setEnabled(false);
 
+    hold_ = {MeasurementHold::Kind::Reproduction, QDateTime::currentDateTime(), 0, total,
+             tr("in Tools > Reproduce")};
+    emit holdChanged();
+
     // The worker reports through queued calls: the dialog outlives it (it joins it).
-    auto done = std::make_shared<std::atomic<int>>(0);
-    o.progress = [this, done, total](const std::string &msg) {
-        // "run N of M (k/total)" lines advance the bar; the others are messages.
+    o.progress = [this](const std::string &msg) {
         const QString text = QString::fromStdString(msg);
-        const bool run = text.contains(QRegularExpression(QStringLiteral("\\(\\d+/\\d+\\)$")));
-        const int k = run ? done->fetch_add(1) + 1 : done->load();
         QMetaObject::invokeMethod(
-            this, [this, text, k, total] { progress(text, k, total); }, Qt::QueuedConnection);
+            this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
+    };
+    o.onStep = [this](int run, int runs) {
+        QMetaObject::invokeMethod(
+            this, [this, run, runs] { step(run, runs); }, Qt::QueuedConnection);
     };
     o.onCase = [this](const ReproduceCase &c) {
         const QString table = QString::fromStdString(formatReproduceCase(c, true));
@@ -140,11 +149,14 @@ void ReproduceDialog::cancel()
     status_->setText(tr("Cancelling after the current run's sample…"));
 }
 
-void ReproduceDialog::progress(const QString &msg, int done, int total)
+void ReproduceDialog::step(int run, int runs)
 {
-    bar_->setRange(0, total);
-    bar_->setValue(std::max(0, done - 1));
-    status_->setText(msg);
+    if (!hold_.held()) return;
+    bar_->setRange(0, runs);
+    bar_->setValue(std::max(0, run - 1));
+    hold_.step = run;
+    hold_.steps = runs;
+    emit holdChanged();
 }
 
 void ReproduceDialog::ended(int end, const QString &error)
@@ -159,6 +171,8 @@ void ReproduceDialog::ended(int end, const QString &error)
     case_->setEnabled(true);
     repeat_->setEnabled(true);
     seconds_->setEnabled(true);
+    hold_ = {};
+    emit holdChanged();
     emit finished(completed);
 }
 

@@ -8,7 +8,10 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <thread>
+
+#include "ui/measurement_hold.h"
 
 class QComboBox;
 class QLabel;
@@ -36,6 +39,10 @@ class ReproduceDialog : public QDialog {
     void setNotice(const QString &text);
     QLabel *status() const { return status_; }
     bool running() const { return worker_.joinable(); }
+    // The reproduction measuring, with its run; none while nothing runs (holdChanged).
+    const MeasurementHold &hold() const { return hold_; }
+    // Asked before it starts: a reason not to (another measurement going), or empty.
+    std::function<QString()> blockedReason;
 
   public slots:
     void start();
@@ -43,12 +50,14 @@ class ReproduceDialog : public QDialog {
 
   signals:
     void finished(bool completed);
+    // A reproduction began, moved to its next run, or ended.
+    void holdChanged();
 
   protected:
     void closeEvent(QCloseEvent *e) override;
 
   private:
-    void progress(const QString &msg, int done, int total);
+    void step(int run, int runs);
     void ended(int end, const QString &error);
 
     std::filesystem::path database_;
@@ -61,6 +70,7 @@ class ReproduceDialog : public QDialog {
     NoticeLabel *notice_;
     QTextBrowser *report_;
     QString markdown_;
+    MeasurementHold hold_;
     std::atomic<bool> cancel_{false};
     std::thread worker_;
 };

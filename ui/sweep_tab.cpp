@@ -12,7 +12,6 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -386,6 +385,7 @@ void SweepTab::startSweep()
     o.spec.warmupS = std::min(1.0, seconds_->value() / 2.0);
     o.db = database_().string();
     // Every point is checked before the worker starts, so a mistake shows at once.
+    int runs = 0;
     {
         ParamSet base;
         std::string error;
@@ -401,27 +401,16 @@ void SweepTab::startSweep()
                 status_->setText(QString::fromStdString(st2.error));
                 return;
             }
-            bar_->setRange(0, static_cast<int>(points.size()) * o.spec.repeat);
+            runs = static_cast<int>(points.size()) * o.spec.repeat;
         }
     }
-    bar_->setValue(0);
-    cancel_ = false;
-    run_->setText(tr("Cancel"));
+    began(MeasurementHold::Kind::Sweep, runs);
     o.progress = [this](const std::string &msg) {
         const QString text = QString::fromStdString(msg);
         QMetaObject::invokeMethod(
-            this,
-            [this, text] {
-                status_->setText(text);
-                const auto m =
-                    QRegularExpression(QStringLiteral("\\((\\d+)/(\\d+)\\)")).match(text);
-                if (m.hasMatch()) {
-                    bar_->setRange(0, m.captured(2).toInt());
-                    bar_->setValue(m.captured(1).toInt() - 1);
-                }
-            },
-            Qt::QueuedConnection);
+            this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
     };
+    o.onStep = stepReporter();
     o.onRun = [this](const SweepRecord &rec) {
         const QString id = QString::fromStdString(rec.id);
         QMetaObject::invokeMethod(
@@ -461,21 +450,13 @@ void SweepTab::startTune()
     o.durationNs = static_cast<std::int64_t>(seconds_->value()) * 1'000'000'000;
     o.warmupS = std::min(1.0, seconds_->value() / 2.0);
     o.db = database_().string();
-    bar_->setRange(0, o.budget);
-    bar_->setValue(0);
-    cancel_ = false;
-    run_->setText(tr("Cancel"));
+    began(MeasurementHold::Kind::Tune, o.budget);
     o.progress = [this](const std::string &msg) {
         const QString text = QString::fromStdString(msg);
         QMetaObject::invokeMethod(
-            this,
-            [this, text] {
-                status_->setText(text);
-                const auto m = QRegularExpression(QStringLiteral("run (\\d+)/(\\d+)")).match(text);
-                if (m.hasMatch()) bar_->setValue(m.captured(1).toInt());
-            },
-            Qt::QueuedConnection);
+            this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
     };
+    o.onStep = stepReporter();
     o.cancelled = [this] { return cancel_.load(); };
     worker_ = std::thread([this, o] {
         TuneResult result;
@@ -500,6 +481,34 @@ void SweepTab::startTune()
     });
 }
 
+void SweepTab::began(MeasurementHold::Kind kind, int runs)
+{
+    bar_->setRange(0, std::max(runs, 1));
+    bar_->setValue(0);
+    cancel_ = false;
+    run_->setText(tr("Cancel"));
+    hold_ = {kind, QDateTime::currentDateTime(), 0, runs, tr("in the Sweep tab")};
+    emit holdChanged();
+}
+
+std::function<void(int, int)> SweepTab::stepReporter()
+{
+    // The worker reports through queued calls: the tab outlives it (it joins it).
+    return [this](int run, int runs) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, run, runs] {
+                if (!hold_.held()) return;
+                bar_->setRange(0, runs);
+                bar_->setValue(run - 1);
+                hold_.step = run;
+                hold_.steps = runs;
+                emit holdChanged();
+            },
+            Qt::QueuedConnection);
+    };
+}
+
 void SweepTab::cancel()
 {
     cancel_ = true;
@@ -513,6 +522,8 @@ void SweepTab::ended(bool completed, const QString &error, const QString &sweepI
     if (completed) bar_->setValue(bar_->maximum());
     status_->setText(completed ? tr("Done.") : error);
     if (!sweepId.isEmpty()) reload(sweepId);
+    hold_ = {};
+    emit holdChanged();
     emit message(completed ? tr("Sweep/tune finished") : error, 8000);
     emit finished(completed);
 }

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "app/sweep_report.h"
+#include "ui/measurement_hold.h"
 
 class QComboBox;
 class QLabel;
@@ -65,8 +66,10 @@ class SweepTab : public QWidget {
     void setNotice(const QString &text);
     QString notice() const;
     bool running() const { return worker_.joinable(); }
+    // The sweep or tune measuring, with its run; none while nothing runs (holdChanged).
+    const MeasurementHold &hold() const { return hold_; }
     const SweepTable &shownTable() const { return shownTable_; }
-    // Asked before a run starts: a reason not to (a live session running), or empty.
+    // Asked before a run starts: a reason not to (another measurement going), or empty.
     std::function<QString()> blockedReason;
 
   public slots:
@@ -75,6 +78,8 @@ class SweepTab : public QWidget {
 
   signals:
     void finished(bool completed);
+    // A sweep or tune began, moved to its next run, or ended.
+    void holdChanged();
     void openSessionRequested(qint64 session);
     void message(const QString &text, int timeoutMs);
 
@@ -82,6 +87,9 @@ class SweepTab : public QWidget {
     void startSweep();
     void startTune();
     void ended(bool completed, const QString &error, const QString &sweepId);
+    void began(MeasurementHold::Kind kind, int runs);
+    // Called on the worker: the run it measures now, shown on this thread.
+    std::function<void(int, int)> stepReporter();
     void redraw();
     void fillTable();
 
@@ -102,6 +110,7 @@ class SweepTab : public QWidget {
     QString shown_;
     SweepRecord shownRecord_;
     SweepTable shownTable_;
+    MeasurementHold hold_;
     std::atomic<bool> cancel_{false};
     std::thread worker_;
 };
