@@ -188,8 +188,19 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     report_->setMinimumHeight(60);
     report_->setLineWrapMode(QTextEdit::NoWrap);
 
+    // What the front and the bars mean, under the chart.
+    auto *caption = new QLabel;
+    caption->setWordWrap(true);
+    caption->setObjectName(QStringLiteral("sweepChartCaption"));
+    connect(chart_, &SweepChart::captionChanged, caption, &QLabel::setText);
+    auto *chartBox = new QWidget;
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->setSpacing(2);
+    chartLayout->addWidget(chart_, 1);
+    chartLayout->addWidget(caption);
     auto *results = new QSplitter(Qt::Vertical);
-    results->addWidget(chart_);
+    results->addWidget(chartBox);
     results->addWidget(table_);
     results->addWidget(report_);
     results->setStretchFactor(0, 4);
@@ -311,6 +322,10 @@ void SweepTab::fillTable()
     table_->clear();
     table_->setColumnCount(static_cast<int>(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
+    // The table's front is over all its metrics; the chart's over the two it shows.
+    table_->horizontalHeaderItem(static_cast<int>(headers.size()) - 2)
+        ->setToolTip(tr("On the Pareto front of the table's metrics with a better side (the "
+                        "report below names them); the chart's front is of its two metrics"));
     table_->setRowCount(static_cast<int>(t.points.size()));
     for (std::size_t r = 0; r < t.points.size(); ++r) {
         const PointResult &p = t.points[r];
