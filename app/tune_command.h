@@ -25,6 +25,7 @@ struct TuneOptions {
     std::string device, traffic, db;
     std::string saveProfile; // a path: the answer as a profile
     std::function<void(const std::string &)> progress;
+    std::function<void(std::int64_t session)> onSessionStarted; // each run's, once recorded
     std::function<bool()> cancelled;
 };
 

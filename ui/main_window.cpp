@@ -86,6 +86,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
         tabs_->setCurrentIndex(0);
     });
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
+    connect(sweep_, &SweepTab::sessionsChanged, this, [this] { sessions_->reload(); });
 
     buildToolbar();
     buildDocks();

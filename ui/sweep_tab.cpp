@@ -440,8 +440,14 @@ void SweepTab::startSweep()
     o.onRun = [this](const SweepRecord &rec) {
         const QString id = QString::fromStdString(rec.id);
         QMetaObject::invokeMethod(
-            this, [this, id] { reload(id); }, Qt::QueuedConnection);
+            this,
+            [this, id] {
+                reload(id);
+                emit sessionsChanged();
+            },
+            Qt::QueuedConnection);
     };
+    o.onSessionStarted = [this](std::int64_t) { announceSession(); };
     o.cancelled = [this] { return cancel_.load(); };
     worker_ = std::thread([this, o] {
         std::string id, error;
@@ -491,6 +497,7 @@ void SweepTab::startTune()
             },
             Qt::QueuedConnection);
     };
+    o.onSessionStarted = [this](std::int64_t) { announceSession(); };
     o.cancelled = [this] { return cancel_.load(); };
     worker_ = std::thread([this, o] {
         TuneResult result;
@@ -515,6 +522,11 @@ void SweepTab::startTune()
     });
 }
 
+void SweepTab::announceSession()
+{
+    QMetaObject::invokeMethod(this, &SweepTab::sessionsChanged, Qt::QueuedConnection);
+}
+
 void SweepTab::cancel()
 {
     cancel_ = true;
@@ -528,6 +540,7 @@ void SweepTab::ended(bool completed, const QString &error, const QString &sweepI
     if (completed) bar_->setValue(bar_->maximum());
     status_->setText(completed ? tr("Done.") : error);
     if (!sweepId.isEmpty()) reload(sweepId);
+    emit sessionsChanged();
     emit message(completed ? tr("Sweep/tune finished") : error, 8000);
     emit finished(completed);
 }

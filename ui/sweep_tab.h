@@ -76,12 +76,18 @@ class SweepTab : public QWidget {
   signals:
     void finished(bool completed);
     void openSessionRequested(qint64 session);
+    // A run of the sweep or tune made a session or ended one (and when the worker ends):
+    // the window's session list follows. Its runs go through a database handle of their own,
+    // which nothing else watches.
+    void sessionsChanged();
     void message(const QString &text, int timeoutMs);
 
   private:
     void startSweep();
     void startTune();
     void ended(bool completed, const QString &error, const QString &sweepId);
+    // From the worker: sessionsChanged, on the GUI thread.
+    void announceSession();
     void redraw();
     void fillTable();
 
