@@ -598,16 +598,20 @@ void TstGui::sweepSessionsAreListedDuringAndAfter()
     tab->repeatBox()->setValue(2);
     tab->secondsBox()->setValue(1);
     SessionListModel *model = w_->sessions()->model();
-    auto sweepRows = [model](const QString &status) {
+    const int before = model->rowCount(); // earlier tests' sessions
+    std::int64_t lastBefore = 0;
+    for (int r = 0; r < before; ++r)
+        lastBefore = std::max(lastBefore, model->session(r)->id);
+    // This sweep's sessions listed (with that status).
+    auto sweepRows = [model, lastBefore](const QString &status) {
         int n = 0;
         for (int r = 0; r < model->rowCount(); ++r) {
             const SessionInfo *s = model->session(r);
-            n += s->runGroup.starts_with("sweep ") &&
+            n += s->id > lastBefore && s->runGroup.starts_with("sweep ") &&
                  (status.isEmpty() || QString::fromStdString(s->status) == status);
         }
         return n;
     };
-    const int before = model->rowCount();
     QSignalSpy done(tab, &SweepTab::finished);
     QTest::mouseClick(tab->runButton(), Qt::LeftButton);
     QVERIFY(tab->running());

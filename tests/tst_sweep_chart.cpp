@@ -118,7 +118,7 @@ void TstSweepChart::errorBarsHaveThePointsHalfWidths()
     }
     // The caption says what the bars and the front are, and that one point has no x bar.
     QVERIFY(c.caption().contains("95 % intervals"));
-    QVERIFY(c.caption().contains("engine_cpu_ms_per_s and latency_p99_us"));
+    QVERIFY(c.caption().contains("Both: lower is better"));
     QVERIFY2(c.caption().contains("1 of 7 points"), qPrintable(c.caption()));
 }
 
@@ -134,6 +134,7 @@ void TstSweepChart::frontIsTheUnbeatenStaircase()
         QCOMPARE(place(on), FrontPlace::On);
     QCOMPARE(c.frontCount(), 5);
     QVERIFY(c.chart()->title().contains("5 on the Pareto front"));
+    QVERIFY(c.chart()->title().contains("1 within its noise"));
 
     // The line: through the front's points in x order, each step horizontal then vertical
     // (both lower is better: right at the same latency, then down), x never back, y never up.

@@ -112,8 +112,8 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     auto *ay = new QValueAxis;
     ax->setLabelFormat(QStringLiteral("%g"));
     ay->setLabelFormat(QStringLiteral("%g"));
-    ax->setTitleText(tr("%1 (%2)").arg(xName_, directionText(dirs[0])));
-    ay->setTitleText(tr("%1 (%2)").arg(yName_, directionText(dirs[1])));
+    ax->setTitleText(xName_);
+    ay->setTitleText(yName_);
     if (drawn_.empty()) {
         ax->setRange(0, 1);
         ay->setRange(0, 1);
@@ -207,12 +207,10 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     if (!anyDirection) noise->setName(tr("point"));
     for (QXYSeries *s : std::initializer_list<QXYSeries *>{frontLine, beaten, noise, front})
         add(s);
-    // The error bars are not legend entries, nor is an empty kind of point.
+    // The legend names the kinds of point there are; the bars and the line are the caption's.
     for (QLegendMarker *m : c->legend()->markers()) {
         auto *s = qobject_cast<QXYSeries *>(m->series());
-        m->setVisible(s && (s == frontLine                            ? frontLine->count() > 1
-                            : s == front || s == noise || s == beaten ? s->count() > 0
-                                                                      : false));
+        m->setVisible((s == front || s == noise || s == beaten) && s->count() > 0);
     }
     for (QScatterSeries *s : {front, noise, beaten}) {
         connect(s, &QScatterSeries::clicked, this, &SweepChart::clickedAt);
@@ -223,25 +221,26 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
         c->setTitle(tr("No point has measured both %1 and %2").arg(xName_, yName_));
         caption_.clear();
     } else if (!anyDirection) {
-        c->setTitle(tr("%1 points (click one to open it)").arg(drawn_.size()));
+        c->setTitle(tr("%1 points").arg(drawn_.size()));
         caption_ = tr("Neither metric has a better side: no front. Bars: 95 % intervals.");
     } else {
         const int noiseCount =
             static_cast<int>(std::count_if(drawn_.begin(), drawn_.end(), [](auto &d) {
                 return d.place == FrontPlace::WithinNoise;
             }));
-        c->setTitle(tr("%1 points, %2 on the Pareto front, %3 within its noise (click one to "
-                       "open it)")
+        c->setTitle(tr("%1 point(s): %2 on the Pareto front, %3 within its noise")
                         .arg(drawn_.size())
                         .arg(frontCount_)
                         .arg(noiseCount));
-        caption_ =
-            tr("Pareto front of %1 and %2 (filled, joined by the staircase): no other point has "
-               "means as good on both and better on one, and none is significantly better "
-               "(95 %) on one without being significantly worse on the other. Hollow: beaten "
-               "on the means, but not significantly. Bars: 95 % intervals of each mean (over "
-               "the repeats, or over 0.5 s batches of a single run).")
-                .arg(xName_, yName_);
+        const QString directions =
+            dirs[0] == dirs[1]
+                ? tr("Both: %1.").arg(directionText(dirs[0]))
+                : tr("x: %1; y: %2.").arg(directionText(dirs[0]), directionText(dirs[1]));
+        caption_ = tr("Front (filled, staircase): no other point has means as good on both "
+                      "axes and better on one, nor is significantly better (95 %) on one and "
+                      "not significantly worse on the other. Hollow: beaten on the means only, "
+                      "within the noise. Bars: 95 % intervals. %1")
+                       .arg(directions);
         if (withoutInterval > 0)
             caption_ += QLatin1Char(' ') + tr("No bar where a point has too few repeats or "
                                               "batches for an interval: %1 of %2 points.")

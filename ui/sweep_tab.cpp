@@ -192,6 +192,12 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     auto *caption = new QLabel;
     caption->setWordWrap(true);
     caption->setObjectName(QStringLiteral("sweepChartCaption"));
+    caption->setToolTip(tr("An interval is over the repeats of a point, or with one run over "
+                           "its 0.5 s batches; a point with fewer than 3 of either has none. "
+                           "Hover a point for its figures, click it to open its session."));
+    QFont small = caption->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    caption->setFont(small);
     connect(chart_, &SweepChart::captionChanged, caption, &QLabel::setText);
     auto *chartBox = new QWidget;
     auto *chartLayout = new QVBoxLayout(chartBox);
