@@ -25,6 +25,7 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
         return RunEnd::Failed;
     }
     session = service.sessionId();
+    if (run.started) run.started(session);
     const std::int64_t deadline = nowNs() + run.durationNs;
     bool interrupted = false;
     // In slices of at most 100 ms, so that a cancel from the desktop is seen soon.

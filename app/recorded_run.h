@@ -16,6 +16,8 @@ namespace ringlab {
 struct RecordedRun {
     RunSetup setup; // an empty device spec: the registry's default
     std::int64_t durationNs = 5'000'000'000;
+    // Told the new session's id as soon as it is recorded (a session list can show it).
+    std::function<void(std::int64_t session)> started;
 };
 
 enum class RunEnd { Completed, Failed, Interrupted };

@@ -25,6 +25,7 @@
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
 #include "ui/remote_link.h"
+#include "ui/wheel_guard.h"
 
 using namespace ringlab;
 
@@ -187,6 +188,8 @@ int main(int argc, char **argv)
     Q_INIT_RESOURCE(ringlab); // the icons, linked in from the static ui library
     setApplicationInfo();
     QApplication::setDesktopFileName(QStringLiteral("org.example.ringlab"));
+    // Spin boxes, combo boxes and sliders take the wheel only when they have the focus.
+    ui::WheelGuard::install();
 
     const QStringList args = QApplication::arguments();
     if (args.size() > 1 && args[1] == QLatin1String("render")) return render(app, args);

@@ -126,6 +126,7 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
             run.setup.device.traffic = sweep.spec.traffic;
             run.durationNs = sweep.spec.durationNs;
             run.setup.atStart = {sweepEvent(sweep.id, sweep.spec, sweep.points, pt.index)};
+            run.started = o.onSessionStarted;
             std::int64_t session = 0;
             const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, session);
             if (session)

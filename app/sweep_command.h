@@ -22,10 +22,11 @@ struct SweepOptions {
     SweepFormat format = SweepFormat::Table;
     // Where progress goes ("point 3 of 10 ..., run 1 of 3 (4/30), about 2 min left"); after
     // every run `onRun` gets the sweep as recorded so far; `cancelled` is asked while a run
-    // waits.
+    // waits; `onSessionStarted` gets each run's session as soon as it is recorded.
     std::function<void(const std::string &)> progress;
     // Before each run: its place among the sweep's planned runs (1-based), and how many.
     std::function<void(int run, int runs)> onStep;
+    std::function<void(std::int64_t session)> onSessionStarted;
     std::function<void(const SweepRecord &)> onRun;
     std::function<bool()> cancelled;
 };

@@ -189,6 +189,7 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
         run.setup.device.spec = o.device;
         run.setup.device.traffic = o.traffic;
         run.durationNs = o.durationNs;
+        run.started = o.onSessionStarted;
         std::int64_t session = 0;
         std::string why; // the last thing a failed run said
         const auto sayAndKeep = [&](const std::string &msg) {

@@ -27,6 +27,7 @@ struct TuneOptions {
     std::function<void(const std::string &)> progress;
     // Before each run: its number (1-based) and the budget.
     std::function<void(int run, int runs)> onStep;
+    std::function<void(std::int64_t session)> onSessionStarted; // each run's, once recorded
     std::function<bool()> cancelled;
 };
 

@@ -70,6 +70,7 @@ class TstGui : public QObject {
     void reproduceFromTheToolsMenu();
     void sweepTabRunsShowsAndOpens();
     void aSweepHoldsTheMeasurement();
+    void sweepSessionsAreListedDuringAndAfter();
     void marksAndRestartsSurviveReopening();
     void pairedEditAppliedAsOneChange();
     void segmentsCompareWithAChosenBaseline();
@@ -680,6 +681,54 @@ void TstGui::sweepTabRunsShowsAndOpens()
     QCOMPARE(done.takeFirst().at(0).toBool(), false);
     QVERIFY2(tab->report()->toPlainText().contains("no answer: no setting met the constraints"),
              qPrintable(tab->report()->toPlainText()));
+}
+
+// Issue 20: after a sweep of 7 runs the Sessions list showed 4 of them. A sweep records
+// through a database handle of its own, and the list was reloaded only when the window's own
+// engine started or stopped a run. Now every run's session is listed as soon as it is
+// recorded, running, and the list holds every session of the sweep when it ends.
+void TstGui::sweepSessionsAreListedDuringAndAfter()
+{
+    SweepTab *tab = w_->sweepTab();
+    w_->tabs()->setCurrentWidget(tab);
+    tab->modeBox()->setCurrentIndex(0);
+    tab->profileBox()->setCurrentText("default");
+    tab->varyEdit()->setText("poll.sleep_min_us=50,200,1000");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    tab->repeatBox()->setValue(2);
+    tab->secondsBox()->setValue(1);
+    SessionListModel *model = w_->sessions()->model();
+    const int before = model->rowCount(); // earlier tests' sessions
+    std::int64_t lastBefore = 0;
+    for (int r = 0; r < before; ++r)
+        lastBefore = std::max(lastBefore, model->session(r)->id);
+    // This sweep's sessions listed (with that status).
+    auto sweepRows = [model, lastBefore](const QString &status) {
+        int n = 0;
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const SessionInfo *s = model->session(r);
+            n += s->id > lastBefore && s->runGroup.starts_with("sweep ") &&
+                 (status.isEmpty() || QString::fromStdString(s->status) == status);
+        }
+        return n;
+    };
+    QSignalSpy done(tab, &SweepTab::finished);
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(tab->running());
+    // During: the first run is listed while it records, then the ones it completed.
+    QTRY_VERIFY_WITH_TIMEOUT(sweepRows("running") == 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(sweepRows("completed") >= 2 && tab->running(), 20000);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    // After: all 6 (3 points, 2 repeats), completed, and the list is what the database holds.
+    QCOMPARE(sweepRows("completed"), 6);
+    QCOMPARE(sweepRows({}), 6);
+    QCOMPARE(model->rowCount(), before + 6);
+    SessionStore store(dbPath().toStdString());
+    const auto all = store.list();
+    QCOMPARE(model->rowCount(), static_cast<int>(all.size()));
+    for (const auto &s : all)
+        QVERIFY2(model->rowOf(s.id) >= 0, qPrintable(QString("session %1 not listed").arg(s.id)));
 }
 
 // Issue 9 item 8: a Mark and a restart are markers live, and again when the session is

@@ -27,6 +27,7 @@ class TstSweep : public QObject {
     void specSurvivesItsJson();
     void frontOnKnownPoints();
     void frontTiesAndOverlaps();
+    void frontOfMeansIsAStaircase();
     void constraintsParseAndJudge();
     void tunerFindsTheConstrainedOptimum();
     void tunerRefusesAnImpossibleConstraint();
@@ -284,6 +285,39 @@ void TstSweep::frontTiesAndOverlaps()
     // Exact values without noise (drops 0 against 5 in every batch): a real difference.
     f = paretoFront({{est(0, 0)}, {est(5, 0)}}, {-1});
     QCOMPARE(f, (std::vector<bool>{true, false}));
+}
+
+void TstSweep::frontOfMeansIsAStaircase()
+{
+    // What the sweep chart draws: among the points nothing beats, the ones no other point's
+    // means dominate. Within the noise, a point with worse means on both is not on it.
+    const std::vector<int> dirs{-1, -1};
+    const std::vector<std::vector<Estimate>> pts{
+        {est(10, 1), est(100, 1)}, // 0: on
+        {est(50, 1), est(20, 1)},  // 1: on
+        {est(30, 1), est(50, 1)},  // 2: on
+        {est(60, 1), est(60, 1)},  // 3: 1's and 2's intervals better on both: beaten
+        {est(31, 5), est(52, 5)},  // 4: worse means than 2 on both, not significantly
+        {est(30, 1), est(50, 1)},  // 5: the same as 2: both on
+    };
+    std::vector<int> by;
+    const auto f = frontOfMeans(pts, dirs, &by);
+    using P = FrontPlace;
+    QCOMPARE(f, (std::vector<P>{P::On, P::On, P::On, P::Beaten, P::WithinNoise, P::On}));
+    QCOMPARE(by[3], 1); // the first that beats it
+    QCOMPARE(by[4], -1);
+    // paretoFront keeps 4 (nothing beats it significantly); the means do not.
+    QCOMPARE(paretoFront(pts, dirs)[4], true);
+    // Sorted on the first metric, the front's second never gets worse.
+    std::vector<std::pair<double, double>> on;
+    for (std::size_t k = 0; k < pts.size(); ++k)
+        if (f[k] == P::On) on.emplace_back(pts[k][0].mean, pts[k][1].mean);
+    std::sort(on.begin(), on.end());
+    for (std::size_t k = 1; k < on.size(); ++k)
+        QVERIFY(on[k].second <= on[k - 1].second);
+    // Higher is better on the first: the other way round.
+    const auto g = frontOfMeans({{est(10, 1), est(10, 1)}, {est(20, 1), est(10, 1)}}, {+1, -1});
+    QCOMPARE(g, (std::vector<P>{P::Beaten, P::On}));
 }
 
 void TstSweep::constraintsParseAndJudge()

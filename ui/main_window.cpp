@@ -103,6 +103,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     });
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
     connect(sweep_, &SweepTab::holdChanged, this, &MainWindow::updateStatus);
+    connect(sweep_, &SweepTab::sessionsChanged, this, [this] { sessions_->reload(); });
 
     buildToolbar();
     buildDocks();

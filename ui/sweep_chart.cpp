@@ -3,14 +3,40 @@
 
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+
+#include "engine/metrics/sample_metrics.h"
 
 namespace ringlab::ui {
+namespace {
+
+// The better direction of a label, as the sweep's table has it, else from the metric table.
+int directionOf(const SweepTable &table, const std::string &label)
+{
+    for (std::size_t m = 0; m < table.metrics.size() && m < table.directions.size(); ++m)
+        if (table.metrics[m] == label) return table.directions[m];
+    return betterDirection(label.substr(0, label.find('[')));
+}
+
+QString directionText(int direction)
+{
+    return direction > 0   ? QObject::tr("higher is better")
+           : direction < 0 ? QObject::tr("lower is better")
+                           : QObject::tr("follows the load, no better side");
+}
+
+QString num(double v)
+{
+    return std::fabs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
+}
+
+} // namespace
 
 SweepChart::SweepChart(QWidget *parent) : QChartView(new QChart, parent)
 {
@@ -30,77 +56,64 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     }
     drawn_.clear();
     frontCount_ = 0;
+    xName_ = QString::fromStdString(x);
+    yName_ = QString::fromStdString(y);
 
-    auto *others = new QScatterSeries;
-    others->setName(tr("point"));
-    others->setMarkerSize(9);
-    others->setColor(QColor(0x4c, 0x72, 0xb0));
-    auto *front = new QScatterSeries;
-    front->setName(tr("Pareto front"));
-    front->setMarkerSize(13);
-    front->setColor(QColor(0xdd, 0x84, 0x52));
-    front->setBorderColor(QColor(0x80, 0x30, 0x10));
-    auto *frontLine = new QLineSeries;
-    frontLine->setName(tr("front"));
-    QPen dashed(QColor(0xdd, 0x84, 0x52));
-    dashed.setStyle(Qt::DashLine);
-    dashed.setWidthF(1.2);
-    frontLine->setPen(dashed);
-
-    std::vector<QLineSeries *> bars;
-    QPen barPen(QColor(0x60, 0x60, 0x60));
-    barPen.setWidthF(1.0);
-    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    // A metric whose every mean is >= 0 (CPU, latency, rates) cannot go below 0: its error
-    // bars are cut there, and so is its axis.
-    bool xNonNegative = true, yNonNegative = true;
-    for (const auto &p : table.points) {
-        if (auto it = p.metrics.find(x); it != p.metrics.end() && it->second.mean < 0)
-            xNonNegative = false;
-        if (auto it = p.metrics.find(y); it != p.metrics.end() && it->second.mean < 0)
-            yNonNegative = false;
-    }
-    std::vector<QPointF> frontPts;
-    for (std::size_t k = 0; k < table.points.size(); ++k) {
-        const PointResult &p = table.points[k];
+    // The points that measured both metrics, and where each stands against their front.
+    const std::vector<int> dirs{directionOf(table, x), directionOf(table, y)};
+    std::vector<std::vector<Estimate>> rows;
+    for (const PointResult &p : table.points) {
         const auto ix = p.metrics.find(x), iy = p.metrics.find(y);
         if (ix == p.metrics.end() || iy == p.metrics.end()) continue;
         const Estimate &ex = ix->second, &ey = iy->second;
-        const QPointF v(ex.mean, ey.mean);
-        drawn_.push_back({v, p.point.index, p.sessions.empty() ? 0 : p.sessions.front()});
-        (table.front[k] ? front : others)->append(v);
-        if (table.front[k]) {
-            frontPts.push_back(v);
-            ++frontCount_;
-        }
-        const double hx = ex.batches >= 3 ? ex.ciHalf : 0, hy = ey.batches >= 3 ? ey.ciHalf : 0;
-        const double x0 = xNonNegative ? std::max(0.0, ex.mean - hx) : ex.mean - hx;
-        const double y0 = yNonNegative ? std::max(0.0, ey.mean - hy) : ey.mean - hy;
-        xmin = std::min(xmin, x0);
-        xmax = std::max(xmax, ex.mean + hx);
-        ymin = std::min(ymin, y0);
-        ymax = std::max(ymax, ey.mean + hy);
-        for (auto [a, b] : {std::pair{QPointF(x0, ey.mean), QPointF(ex.mean + hx, ey.mean)},
-                            std::pair{QPointF(ex.mean, y0), QPointF(ex.mean, ey.mean + hy)}}) {
-            if (a == b) continue;
-            auto *bar = new QLineSeries;
-            bar->append(a);
-            bar->append(b);
-            bar->setPen(barPen);
-            bars.push_back(bar);
-        }
+        Drawn d;
+        d.value = QPointF(ex.mean, ey.mean);
+        d.xHalf = hasInterval(ex) ? ex.ciHalf : 0;
+        d.yHalf = hasInterval(ey) ? ey.ciHalf : 0;
+        d.point = p.point.index;
+        d.session = p.sessions.empty() ? 0 : p.sessions.front();
+        d.values = QString::fromStdString(p.point.text());
+        drawn_.push_back(d);
+        rows.push_back({ex, ey});
     }
-    std::sort(frontPts.begin(), frontPts.end(),
-              [](const QPointF &a, const QPointF &b) { return a.x() < b.x(); });
-    for (const auto &p : frontPts)
-        frontLine->append(p);
+    std::vector<int> by;
+    const bool anyDirection = dirs[0] != 0 || dirs[1] != 0;
+    const std::vector<FrontPlace> places =
+        anyDirection ? frontOfMeans(rows, dirs, &by) : std::vector<FrontPlace>{};
+    int withoutInterval = 0;
+    for (std::size_t k = 0; k < drawn_.size(); ++k) {
+        Drawn &d = drawn_[k];
+        d.place = anyDirection ? places[k] : FrontPlace::WithinNoise;
+        d.beatenBy = anyDirection && by[k] >= 0 ? drawn_[std::size_t(by[k])].point : -1;
+        frontCount_ += anyDirection && d.place == FrontPlace::On;
+        withoutInterval += d.xHalf == 0 || d.yHalf == 0;
+    }
 
+    // A metric whose every mean is >= 0 (CPU, latency, rates) cannot go below 0: its error
+    // bars are cut there, and so is its axis.
+    const bool xNonNegative =
+        std::all_of(drawn_.begin(), drawn_.end(), [](const Drawn &d) { return d.value.x() >= 0; });
+    const bool yNonNegative =
+        std::all_of(drawn_.begin(), drawn_.end(), [](const Drawn &d) { return d.value.y() >= 0; });
+    auto xLow = [&](const Drawn &d) {
+        return xNonNegative ? std::max(0.0, d.value.x() - d.xHalf) : d.value.x() - d.xHalf;
+    };
+    auto yLow = [&](const Drawn &d) {
+        return yNonNegative ? std::max(0.0, d.value.y() - d.yHalf) : d.value.y() - d.yHalf;
+    };
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    for (const Drawn &d : drawn_) {
+        xmin = std::min(xmin, xLow(d));
+        xmax = std::max(xmax, d.value.x() + d.xHalf);
+        ymin = std::min(ymin, yLow(d));
+        ymax = std::max(ymax, d.value.y() + d.yHalf);
+    }
     auto *ax = new QValueAxis;
     auto *ay = new QValueAxis;
     ax->setLabelFormat(QStringLiteral("%g"));
     ay->setLabelFormat(QStringLiteral("%g"));
-    ax->setTitleText(QString::fromStdString(x));
-    ay->setTitleText(QString::fromStdString(y));
+    ax->setTitleText(xName_);
+    ay->setTitleText(yName_);
     if (drawn_.empty()) {
         ax->setRange(0, 1);
         ay->setRange(0, 1);
@@ -114,26 +127,127 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     }
     c->addAxis(ax, Qt::AlignBottom);
     c->addAxis(ay, Qt::AlignLeft);
-    for (QLineSeries *bar : bars) {
-        c->addSeries(bar);
-        bar->attachAxis(ax);
-        bar->attachAxis(ay);
-    }
-    for (QXYSeries *s : std::initializer_list<QXYSeries *>{frontLine, others, front}) {
+    auto add = [&](QXYSeries *s) {
         c->addSeries(s);
         s->attachAxis(ax);
         s->attachAxis(ay);
+    };
+
+    // Error bars with caps, one line each: the caps are 1 % of the other axis long.
+    QPen barPen(QColor(0x50, 0x50, 0x50));
+    barPen.setWidthF(1.0);
+    const double capX = (ax->max() - ax->min()) * 0.01, capY = (ay->max() - ay->min()) * 0.01;
+    for (const Drawn &d : drawn_) {
+        const double vx = d.value.x(), vy = d.value.y();
+        if (d.xHalf > 0) {
+            auto *bar = new QLineSeries;
+            bar->setObjectName(xBarName(d.point));
+            const double x0 = xLow(d), x1 = vx + d.xHalf;
+            bar->append({QPointF(x0, vy - capY), QPointF(x0, vy + capY), QPointF(x0, vy),
+                         QPointF(x1, vy), QPointF(x1, vy + capY), QPointF(x1, vy - capY)});
+            bar->setPen(barPen);
+            add(bar);
+        }
+        if (d.yHalf > 0) {
+            auto *bar = new QLineSeries;
+            bar->setObjectName(yBarName(d.point));
+            const double y0 = yLow(d), y1 = vy + d.yHalf;
+            bar->append({QPointF(vx - capX, y0), QPointF(vx + capX, y0), QPointF(vx, y0),
+                         QPointF(vx, y1), QPointF(vx + capX, y1), QPointF(vx - capX, y1)});
+            bar->setPen(barPen);
+            add(bar);
+        }
     }
-    // The error bars are not legend entries.
-    for (QLegendMarker *m : c->legend()->markers())
-        if (m->series() != others && m->series() != front) m->setVisible(false);
-    for (QScatterSeries *s : {others, front})
+
+    // The front as a staircase: from each of its points (in x order) to the next through the
+    // corner on the dominated side, so that the line bounds what the front's points beat.
+    const QColor orange(0xdd, 0x84, 0x52), darkOrange(0x80, 0x30, 0x10);
+    auto *frontLine = new QLineSeries;
+    frontLine->setObjectName(frontLineName());
+    frontLine->setName(tr("front"));
+    QPen linePen(orange);
+    linePen.setWidthF(1.6);
+    frontLine->setPen(linePen);
+    std::vector<QPointF> frontPts;
+    for (const Drawn &d : drawn_)
+        if (anyDirection && d.place == FrontPlace::On) frontPts.push_back(d.value);
+    std::sort(frontPts.begin(), frontPts.end(), [](const QPointF &a, const QPointF &b) {
+        return a.x() != b.x() ? a.x() < b.x() : a.y() < b.y();
+    });
+    frontPts.erase(std::unique(frontPts.begin(), frontPts.end()), frontPts.end());
+    if (dirs[0] != 0 && dirs[1] != 0)
+        for (std::size_t k = 0; k < frontPts.size(); ++k) {
+            if (k > 0) {
+                const QPointF &a = frontPts[k - 1], &b = frontPts[k];
+                frontLine->append(dirs[0] < 0 ? QPointF(b.x(), a.y()) : QPointF(a.x(), b.y()));
+            }
+            frontLine->append(frontPts[k]);
+        }
+
+    auto *front = new QScatterSeries;
+    front->setName(tr("on the front"));
+    front->setMarkerSize(13);
+    front->setColor(orange);
+    front->setBorderColor(darkOrange);
+    auto *noise = new QScatterSeries;
+    noise->setName(tr("within its noise"));
+    noise->setMarkerSize(13);
+    noise->setColor(Qt::white);
+    noise->setBorderColor(orange);
+    noise->setPen(QPen(orange, 2.0));
+    auto *beaten = new QScatterSeries;
+    beaten->setName(tr("beaten"));
+    beaten->setMarkerSize(9);
+    beaten->setColor(QColor(0x4c, 0x72, 0xb0));
+    for (const Drawn &d : drawn_)
+        (d.place == FrontPlace::On       ? front
+         : d.place == FrontPlace::Beaten ? beaten
+                                         : noise)
+            ->append(d.value);
+    if (!anyDirection) noise->setName(tr("point"));
+    for (QXYSeries *s : std::initializer_list<QXYSeries *>{frontLine, beaten, noise, front})
+        add(s);
+    // The legend names the kinds of point there are; the bars and the line are the caption's.
+    for (QLegendMarker *m : c->legend()->markers()) {
+        auto *s = qobject_cast<QXYSeries *>(m->series());
+        m->setVisible((s == front || s == noise || s == beaten) && s->count() > 0);
+    }
+    for (QScatterSeries *s : {front, noise, beaten}) {
         connect(s, &QScatterSeries::clicked, this, &SweepChart::clickedAt);
-    c->setTitle(drawn_.empty() ? tr("No point has measured both %1 and %2")
-                                     .arg(QString::fromStdString(x), QString::fromStdString(y))
-                               : tr("%1 points, %2 on the Pareto front (click one to open it)")
-                                     .arg(drawn_.size())
-                                     .arg(frontCount_));
+        connect(s, &QScatterSeries::hovered, this, &SweepChart::hoveredAt);
+    }
+
+    if (drawn_.empty()) {
+        c->setTitle(tr("No point has measured both %1 and %2").arg(xName_, yName_));
+        caption_.clear();
+    } else if (!anyDirection) {
+        c->setTitle(tr("%1 points").arg(drawn_.size()));
+        caption_ = tr("Neither metric has a better side: no front. Bars: 95 % intervals.");
+    } else {
+        const int noiseCount =
+            static_cast<int>(std::count_if(drawn_.begin(), drawn_.end(), [](auto &d) {
+                return d.place == FrontPlace::WithinNoise;
+            }));
+        c->setTitle(tr("%1 point(s): %2 on the Pareto front, %3 within its noise")
+                        .arg(drawn_.size())
+                        .arg(frontCount_)
+                        .arg(noiseCount));
+        const QString directions =
+            dirs[0] == dirs[1]
+                ? tr("Both: %1.").arg(directionText(dirs[0]))
+                : tr("x: %1; y: %2.").arg(directionText(dirs[0]), directionText(dirs[1]));
+        caption_ = tr("Front (filled, staircase): no other point has means as good on both "
+                      "axes and better on one, nor is significantly better (95 %) on one and "
+                      "not significantly worse on the other. Hollow: beaten on the means only, "
+                      "within the noise. Bars: 95 % intervals. %1")
+                       .arg(directions);
+        if (withoutInterval > 0)
+            caption_ += QLatin1Char(' ') + tr("No bar where a point has too few repeats or "
+                                              "batches for an interval: %1 of %2 points.")
+                                               .arg(withoutInterval)
+                                               .arg(drawn_.size());
+    }
+    emit captionChanged(caption_);
 }
 
 QPointF SweepChart::positionOf(int k) const
@@ -141,7 +255,7 @@ QPointF SweepChart::positionOf(int k) const
     return chart()->mapToPosition(drawn_.at(static_cast<std::size_t>(k)).value);
 }
 
-void SweepChart::clickedAt(const QPointF &value)
+const SweepChart::Drawn *SweepChart::nearest(const QPointF &value) const
 {
     const Drawn *best = nullptr;
     double bestD = INFINITY;
@@ -154,7 +268,35 @@ void SweepChart::clickedAt(const QPointF &value)
             best = &d;
         }
     }
-    if (best) emit pointClicked(best->point, best->session);
+    return best;
+}
+
+void SweepChart::clickedAt(const QPointF &value)
+{
+    if (const Drawn *d = nearest(value)) emit pointClicked(d->point, d->session);
+}
+
+void SweepChart::hoveredAt(const QPointF &value, bool on)
+{
+    const Drawn *d = on ? nearest(value) : nullptr;
+    if (!d) {
+        QToolTip::hideText();
+        return;
+    }
+    auto withCi = [](double mean, double half) {
+        return half > 0 ? num(mean) + QStringLiteral(" ± ") + num(half)
+                        : num(mean) + tr(" (no interval)");
+    };
+    const QString place = d->place == FrontPlace::On ? tr("on the front")
+                          : d->place == FrontPlace::WithinNoise
+                              ? tr("within the noise of the front")
+                              : tr("beaten by point %1").arg(d->beatenBy);
+    QToolTip::showText(QCursor::pos(),
+                       tr("point %1: %2\n%3: %4\n%5: %6\n%7")
+                           .arg(d->point)
+                           .arg(d->values, xName_, withCi(d->value.x(), d->xHalf), yName_,
+                                withCi(d->value.y(), d->yHalf), place),
+                       this);
 }
 
 } // namespace ringlab::ui

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A sweep's points as a scatter chart of any two metrics: every point with its 95 %
-// intervals as error bars, the Pareto front highlighted and joined; a click on a point
-// asks for its first session.
+// intervals as error bars on both axes, and the Pareto front of the two metrics shown
+// (frontOfMeans: never a point another point beats, a staircase in the better direction),
+// with a caption that says what the front and the bars mean. A click on a point asks for
+// its first session; hovering one names it.
 #pragma once
 
 #include <QChartView>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "app/sweep_report.h"
+#include "engine/tune/pareto.h"
 
 namespace ringlab::ui {
 
@@ -23,20 +26,39 @@ class SweepChart : public QChartView {
     int frontCount() const { return frontCount_; }
     // The chart position of a drawn point (tests click it).
     QPointF positionOf(int drawnIndex) const;
+    // A drawn point: its sweep point index and where it stands against the front.
+    int pointOf(int drawnIndex) const { return drawn_.at(std::size_t(drawnIndex)).point; }
+    FrontPlace placeOf(int drawnIndex) const { return drawn_.at(std::size_t(drawnIndex)).place; }
+    // What the front and the bars mean, for these two metrics (shown under the chart).
+    QString caption() const { return caption_; }
+
+    // The object names of the series a drawn point's error bars and the front's line are
+    // drawn with (tests read what is drawn).
+    static QString xBarName(int point) { return QStringLiteral("x interval of %1").arg(point); }
+    static QString yBarName(int point) { return QStringLiteral("y interval of %1").arg(point); }
+    static QString frontLineName() { return QStringLiteral("front line"); }
 
   signals:
     void pointClicked(int pointIndex, qint64 session);
+    void captionChanged(const QString &caption);
 
   private:
     struct Drawn {
         QPointF value;
+        double xHalf = 0, yHalf = 0; // 95 % half-widths; 0 where there is no interval
         int point = 0;
         qint64 session = 0;
+        FrontPlace place = FrontPlace::On;
+        int beatenBy = -1; // a point index
+        QString values;    // the knobs' values
     };
+    const Drawn *nearest(const QPointF &value) const;
     void clickedAt(const QPointF &value);
+    void hoveredAt(const QPointF &value, bool on);
 
     std::vector<Drawn> drawn_;
     int frontCount_ = 0;
+    QString caption_, xName_, yName_;
 };
 
 } // namespace ringlab::ui

@@ -187,8 +187,25 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     report_->setMinimumHeight(60);
     report_->setLineWrapMode(QTextEdit::NoWrap);
 
+    // What the front and the bars mean, under the chart.
+    auto *caption = new QLabel;
+    caption->setWordWrap(true);
+    caption->setObjectName(QStringLiteral("sweepChartCaption"));
+    caption->setToolTip(tr("An interval is over the repeats of a point, or with one run over "
+                           "its 0.5 s batches; a point with fewer than 3 of either has none. "
+                           "Hover a point for its figures, click it to open its session."));
+    QFont small = caption->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    caption->setFont(small);
+    connect(chart_, &SweepChart::captionChanged, caption, &QLabel::setText);
+    auto *chartBox = new QWidget;
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->setSpacing(2);
+    chartLayout->addWidget(chart_, 1);
+    chartLayout->addWidget(caption);
     auto *results = new QSplitter(Qt::Vertical);
-    results->addWidget(chart_);
+    results->addWidget(chartBox);
     results->addWidget(table_);
     results->addWidget(report_);
     results->setStretchFactor(0, 4);
@@ -310,6 +327,10 @@ void SweepTab::fillTable()
     table_->clear();
     table_->setColumnCount(static_cast<int>(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
+    // The table's front is over all its metrics; the chart's over the two it shows.
+    table_->horizontalHeaderItem(static_cast<int>(headers.size()) - 2)
+        ->setToolTip(tr("On the Pareto front of the table's metrics with a better side (the "
+                        "report below names them); the chart's front is of its two metrics"));
     table_->setRowCount(static_cast<int>(t.points.size()));
     for (std::size_t r = 0; r < t.points.size(); ++r) {
         const PointResult &p = t.points[r];
@@ -414,8 +435,14 @@ void SweepTab::startSweep()
     o.onRun = [this](const SweepRecord &rec) {
         const QString id = QString::fromStdString(rec.id);
         QMetaObject::invokeMethod(
-            this, [this, id] { reload(id); }, Qt::QueuedConnection);
+            this,
+            [this, id] {
+                reload(id);
+                emit sessionsChanged();
+            },
+            Qt::QueuedConnection);
     };
+    o.onSessionStarted = [this](std::int64_t) { announceSession(); };
     o.cancelled = [this] { return cancel_.load(); };
     worker_ = std::thread([this, o] {
         std::string id, error;
@@ -457,6 +484,7 @@ void SweepTab::startTune()
             this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
     };
     o.onStep = stepReporter();
+    o.onSessionStarted = [this](std::int64_t) { announceSession(); };
     o.cancelled = [this] { return cancel_.load(); };
     worker_ = std::thread([this, o] {
         TuneResult result;
@@ -509,6 +537,11 @@ std::function<void(int, int)> SweepTab::stepReporter()
     };
 }
 
+void SweepTab::announceSession()
+{
+    QMetaObject::invokeMethod(this, &SweepTab::sessionsChanged, Qt::QueuedConnection);
+}
+
 void SweepTab::cancel()
 {
     cancel_ = true;
@@ -524,6 +557,7 @@ void SweepTab::ended(bool completed, const QString &error, const QString &sweepI
     if (!sweepId.isEmpty()) reload(sweepId);
     hold_ = {};
     emit holdChanged();
+    emit sessionsChanged();
     emit message(completed ? tr("Sweep/tune finished") : error, 8000);
     emit finished(completed);
 }

@@ -81,6 +81,10 @@ class SweepTab : public QWidget {
     // A sweep or tune began, moved to its next run, or ended.
     void holdChanged();
     void openSessionRequested(qint64 session);
+    // A run of the sweep or tune made a session or ended one (and when the worker ends):
+    // the window's session list follows. Its runs go through a database handle of their own,
+    // which nothing else watches.
+    void sessionsChanged();
     void message(const QString &text, int timeoutMs);
 
   private:
@@ -90,6 +94,8 @@ class SweepTab : public QWidget {
     void began(MeasurementHold::Kind kind, int runs);
     // Called on the worker: the run it measures now, shown on this thread.
     std::function<void(int, int)> stepReporter();
+    // From the worker: sessionsChanged, on the GUI thread.
+    void announceSession();
     void redraw();
     void fillTable();
 

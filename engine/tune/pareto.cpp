@@ -46,4 +46,36 @@ std::vector<bool> paretoFront(const std::vector<std::vector<Estimate>> &points,
     return front;
 }
 
+std::vector<FrontPlace> frontOfMeans(const std::vector<std::vector<Estimate>> &points,
+                                     const std::vector<int> &directions, std::vector<int> *beatenBy)
+{
+    const std::vector<bool> kept = paretoFront(points, directions, beatenBy);
+    // j's means dominate i's: as good on every metric with a direction, better on one.
+    auto dominates = [&](std::size_t j, std::size_t i) {
+        bool better = false;
+        for (std::size_t m = 0; m < directions.size(); ++m) {
+            if (directions[m] == 0) continue;
+            if (m >= points[i].size() || m >= points[j].size()) return false;
+            const double a = points[i][m].mean * directions[m],
+                         b = points[j][m].mean * directions[m]; // larger is better
+            if (b < a) return false;
+            better |= b > a;
+        }
+        return better;
+    };
+    std::vector<FrontPlace> out(points.size(), FrontPlace::On);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        if (!kept[i]) {
+            out[i] = FrontPlace::Beaten;
+            continue;
+        }
+        for (std::size_t j = 0; j < points.size(); ++j)
+            if (j != i && dominates(j, i)) {
+                out[i] = FrontPlace::WithinNoise;
+                break;
+            }
+    }
+    return out;
+}
+
 } // namespace ringlab

@@ -22,4 +22,19 @@ std::vector<bool> paretoFront(const std::vector<std::vector<Estimate>> &points,
                               const std::vector<int> &directions,
                               std::vector<int> *beatenBy = nullptr);
 
+// Where a point stands against the front of the means, as a chart draws it.
+enum class FrontPlace {
+    On,          // nothing beats it, and no other point's means are as good on every metric
+                 // and better on one
+    WithinNoise, // another point's means are better, but not significantly (nothing beats it)
+    Beaten,      // another point beats it (as paretoFront)
+};
+
+// The front of the means among the points paretoFront keeps: its points never get worse on
+// one metric without getting better on another, so over two metrics, sorted on the first,
+// they are monotone on the second (a staircase). `beatenBy` as paretoFront's.
+std::vector<FrontPlace> frontOfMeans(const std::vector<std::vector<Estimate>> &points,
+                                     const std::vector<int> &directions,
+                                     std::vector<int> *beatenBy = nullptr);
+
 } // namespace ringlab
