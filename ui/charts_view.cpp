@@ -70,6 +70,8 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
         refreshLegend(k);
     }
     charts_.front()->setMarkerLabels(true);
+    for (std::size_t k = 0; k + 1 < charts_.size(); ++k)
+        charts_[k]->setTimeLabels(false); // one time axis: labelled under the bottom chart
     layout->addWidget(split);
 }
 

@@ -2,11 +2,13 @@
 #include "ui/segment_table.h"
 
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QTableView>
@@ -58,9 +60,12 @@ SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> 
                 columns_->menu()->popup(view_->horizontalHeader()->mapToGlobal(p));
             });
     view_->setAlternatingRowColors(true);
-    // Header and four rows: the newest settings stay in sight at 1280x800.
+    // Header and four rows: the newest settings stay in sight at 1280x800; two on a screen
+    // shorter than that, so that the window fits 1024x640.
+    const QScreen *screen = QGuiApplication::primaryScreen();
+    const int rows = screen && screen->availableGeometry().height() < 760 ? 2 : 4;
     view_->setMinimumHeight(view_->horizontalHeader()->sizeHint().height() +
-                            4 * view_->verticalHeader()->defaultSectionSize() + 4);
+                            rows * view_->verticalHeader()->defaultSectionSize() + 4);
     layout->addWidget(view_, 1);
 
     QSettings s;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/time_chart.h"
 
+#include <QGraphicsLayout>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QMouseEvent>
@@ -16,7 +17,9 @@ namespace ringlab::ui {
 
 namespace {
 constexpr int kMarkerRows = 2;
-constexpr int kTopPad = 4;
+// Half a label's height above and below the plot: the top and bottom ticks' labels sit
+// on its edges.
+constexpr int kTopPad = 8;
 // Points per block of the first level of a series' pyramid, and the factor between levels.
 constexpr std::size_t kBlock = 64;
 constexpr std::size_t kMaxLevels = 4; // 64 .. 16.7 M points a block
@@ -79,6 +82,9 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     QChart *c = chart();
     c->legend()->hide(); // the legend is a widget beside the chart (ChartLegend)
     c->setMargins(QMargins(0, kTopPad, 0, 0));
+    // No padding of the chart's own layout around the plot, its axes and margins (9 px each
+    // side by default): a stack of four then fits a 1024x640 window.
+    if (QGraphicsLayout *layout = c->layout()) layout->setContentsMargins(0, 0, 0, 0);
     c->setBackgroundRoundness(0);
     c->setAnimationOptions(QChart::NoAnimation);
     x_ = new QValueAxis;
@@ -99,12 +105,35 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     connect(c, &QChart::plotAreaChanged, this, [this] {
         updateTimeTicks();
         placeMarkers();
+        fitMinimumHeight();
     });
     // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
     setRenderHint(QPainter::Antialiasing, false);
     setMouseTracking(true);
-    setMinimumHeight(110);
+    fitMinimumHeight();
     setToolTip({});
+}
+
+void TimeChart::fitMinimumHeight()
+{
+    // Qt Charts elides a vertical axis's title to the plot's height ("Mbi…"): the chart is
+    // never shorter than its titles, the time axis's labels and the marker rows need. Four
+    // charts so sized fit a 1024x640 window.
+    int title = 0;
+    for (QCategoryAxis *axis : {y_, yRight_})
+        if (axis)
+            title = std::max(title,
+                             QFontMetrics(axis->titleFont()).horizontalAdvance(axis->titleText()));
+    // What the chart spends outside its plot (margins, the time axis, Qt's paddings): as
+    // measured once laid out, else as estimated from the fonts.
+    const int measured = static_cast<int>(std::ceil(height() - plotArea().height()));
+    const int around =
+        plotArea().height() > 0 && measured > 0
+            ? measured
+            : chart()->margins().top() + 4 +
+                  (x_->labelsVisible() ? QFontMetrics(x_->labelsFont()).height() + 8 : 0);
+    const int wanted = around + title + 8;
+    if (wanted != minimumHeight()) setMinimumHeight(wanted);
 }
 
 void TimeChart::setLogScale(bool log)
@@ -112,6 +141,7 @@ void TimeChart::setLogScale(bool log)
     if (log == log_) return;
     log_ = log;
     y_->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
+    fitMinimumHeight();
     replot(from_, to_);
     emit seriesChanged();
 }
@@ -122,6 +152,7 @@ void TimeChart::addRightAxis(const QString &unit)
     yRight_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     yRight_->setTitleText(unit);
     chart()->addAxis(yRight_, Qt::AlignRight);
+    fitMinimumHeight();
 }
 
 void TimeChart::setTicks(QCategoryAxis *axis, double lo, double hi,
@@ -267,6 +298,15 @@ void TimeChart::addMarker(double t, const QString &label, MarkerKind kind)
     }
     markers_.push_back({t, label, kind, line, text});
     placeMarkers();
+}
+
+void TimeChart::setTimeLabels(bool on)
+{
+    x_->setLabelsVisible(on);
+    QMargins m = chart()->margins();
+    m.setBottom(on ? 0 : kTopPad);
+    chart()->setMargins(m);
+    fitMinimumHeight();
 }
 
 void TimeChart::setMarkerLabels(bool on)
@@ -614,6 +654,7 @@ void TimeChart::applyTopMargin()
     QMargins m = chart()->margins();
     m.setTop(markerLabels_ ? kMarkerRows * QFontMetrics(font()).height() + 4 : kTopPad);
     chart()->setMargins(m);
+    fitMinimumHeight();
 }
 
 qreal TimeChart::xForTime(double t) const

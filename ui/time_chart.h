@@ -51,6 +51,9 @@ class TimeChart : public QChartView {
     void addMarker(double t, const QString &label, MarkerKind kind);
     // Only the top chart of a stack draws marker labels; the others draw the lines.
     void setMarkerLabels(bool on);
+    // Only the bottom chart of a stack labels the time axis it shares; the others keep its
+    // ticks and grid.
+    void setTimeLabels(bool on);
     void clearAll();
     // Visible time range; redraws the series.
     void replot(double from, double to);
@@ -166,6 +169,7 @@ class TimeChart : public QChartView {
     void setTicks(QCategoryAxis *axis, double lo, double hi,
                   const std::vector<std::pair<double, QString>> &ticks);
     void applyTopMargin();
+    void fitMinimumHeight();
     void updateTimeTicks();
     void placeMarkers();
     double timeAt(qreal x) const;
