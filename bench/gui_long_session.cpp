@@ -28,6 +28,7 @@
 #include "bench_common.h"
 #include "engine/store/session_report.h"
 #include "engine/store/session_store.h"
+#include "gui_bench.h"
 #include "ui/chart_export.h"
 #include "ui/charts_view.h"
 #include "ui/main_window.h"
@@ -41,32 +42,12 @@ namespace {
 constexpr int kSamples = 36'000; // an hour at 10 Hz
 constexpr double kPeriod = 0.1;
 
-double threadCpuS()
-{
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
 long rssMb()
 {
     std::ifstream in("/proc/self/status");
     for (std::string line; std::getline(in, line);)
         if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6)) / 1024;
     return -1;
-}
-
-void spin(const std::function<bool()> &done, int timeoutMs)
-{
-    QEventLoop loop;
-    QTimer check;
-    QElapsedTimer t;
-    t.start();
-    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
-        if (done() || t.elapsed() >= timeoutMs) loop.quit();
-    });
-    check.start(5);
-    loop.exec();
 }
 
 // Sample k of an hour as a busy machine records it: the sampler keeps fixed deadlines, so
@@ -271,27 +252,16 @@ double liveCpuPct(const Sample &tmpl, int history)
     feed.start(100);
     seg.start(1000);
     spin([] { return false; }, 2000);
-    std::vector<double> pcts;
-    for (int round = 0; round < 5; ++round) {
-        const double cpu0 = threadCpuS();
-        QElapsedTimer wall;
-        wall.start();
-        spin([&] { return wall.elapsed() >= 4000; }, 5000);
-        pcts.push_back((threadCpuS() - cpu0) / (static_cast<double>(wall.elapsed()) / 1e3) * 100);
-    }
-    return median(pcts);
+    return median(guiThreadCpuPct(5, 4000));
 }
 } // namespace
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    chooseQtPlatform();
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(ringlab);
-    QApplication::setApplicationName("ringlab-bench");
-    printMachine("gui_long_session");
-    std::printf("Qt platform: %s\n\n", qPrintable(QApplication::platformName()));
+    printGuiBench("gui_long_session");
     QTemporaryDir dir;
     // --db FILE: record there and keep it (to open it by hand, or to profile `ringlab render`).
     const int dbArg = static_cast<int>(QApplication::arguments().indexOf("--db"));

@@ -16,6 +16,7 @@
 #include <ctime>
 
 #include "bench_common.h"
+#include "gui_bench.h"
 #include "ui/charts_view.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
@@ -30,28 +31,6 @@ const Assignments kSaturation = {
     {"link.mbps", "400000"},       {"probe.rate_hz", "0"},        {"poll.mode", "busy"},
     {"proc.ns_per_packet", "0"},   {"rx.ring_size", "4096"},      {"rx.pool_buffers", "32768"},
     {"tx.ring_size", "4096"},      {"tx.coalesce_frames", "512"}, {"poll.budget", "256"}};
-
-double threadCpuS()
-{
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
-
-// Runs the event loop (sleeping between events, as an application does) until `done`
-// or the timeout; `done` is checked every 20 ms.
-void spin(const std::function<bool()> &done, int timeoutMs)
-{
-    QEventLoop loop;
-    QTimer check;
-    QElapsedTimer t;
-    t.start();
-    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
-        if (done() || t.elapsed() >= timeoutMs) loop.quit();
-    });
-    check.start(20);
-    loop.exec();
-}
 
 double withGui(const QString &db)
 {
@@ -78,13 +57,10 @@ double headless()
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    chooseQtPlatform();
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(ringlab);
-    QApplication::setApplicationName("ringlab-bench");
-    printMachine("gui_overhead");
-    std::printf("Qt platform: %s\n\n", qPrintable(QApplication::platformName()));
+    printGuiBench("gui_overhead");
     QTemporaryDir dir;
 
     std::vector<double> gui, bare;
@@ -132,15 +108,7 @@ int main(int argc, char **argv)
         });
         feed.start();
         spin([] { return false; }, 2000); // settle into the steady state first
-        std::vector<double> pcts;
-        for (int round = 0; round < 5; ++round) {
-            const double cpu0 = threadCpuS();
-            QElapsedTimer wall;
-            wall.start();
-            spin([&] { return wall.elapsed() >= 4000; }, 5000);
-            pcts.push_back((threadCpuS() - cpu0) / (static_cast<double>(wall.elapsed()) / 1e3) *
-                           100);
-        }
+        const std::vector<double> pcts = guiThreadCpuPct(5, 4000);
         feed.stop();
         int series = 0;
         for (const auto *c : view.charts())
