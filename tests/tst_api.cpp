@@ -814,6 +814,15 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     QVERIFY2(sampleFromJson(older, back, error), error.c_str());
     QCOMPARE(back.device.size(), std::size_t(2));
     QVERIFY(back.device[0].unit.empty() && !back.device[0].total);
+    // A stall the engine saw travels with the sample; none is written as no field.
+    QVERIFY(!line.contains("stall"));
+    QVERIFY(back.stall == Stall::None);
+    Sample late = s;
+    late.stall = Stall::Sampler;
+    const json stalled = toJson(late);
+    QCOMPARE(stalled.at("stall").get<std::string>(), std::string("sampler"));
+    QVERIFY2(sampleFromJson(stalled, back, error), error.c_str());
+    QVERIFY(back.stall == Stall::Sampler);
 
     const auto refused = [&](json bad, const char *what) {
         Sample out;
@@ -822,6 +831,12 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
         QVERIFY2(!why.empty(), what);
     };
     json bad = line;
+    bad["stall"] = "poll-ish";
+    refused(bad, "a stall that is not one");
+    bad = line;
+    bad["stall"] = 1;
+    refused(bad, "a stall that is not text");
+    bad = line;
     bad["gauges"]["pool_free"] = -1;
     refused(bad, "a negative count");
     bad = line;

@@ -231,14 +231,27 @@ void TstSessions::migrationFromEmptyAndFromVersion1()
             "('u-1', 'old run', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:05.000Z', "
             "'completed', 'sim0', "
             "'default', 0.1);"
+            // A busy machine's samples: one late (0.19 s), its catch-up (0.01 s), and one
+            // after the sampler missed a period (0.25 s: a stall).
+            "INSERT INTO sample_times VALUES (1, 0, 0.1, 0.1), (1, 1, 0.29, 0.19), "
+            "(1, 2, 0.3, 0.01), (1, 3, 0.55, 0.25), (1, 4, 0.65, 0.1);"
             "PRAGMA user_version = 1;");
     }
+    fs::copy_file(db("v1.db"), db("v1-copy.db"));
     SessionStore store(db("v1.db"));
     QCOMPARE(store.schemaVersion(), kSchemaVersion);
     const auto all = store.list();
     QCOMPARE(all.size(), std::size_t{1});
     QCOMPARE(all[0].name, std::string("old run"));
     QCOMPARE(all[0].runGroup, std::string()); // the new column, with its default
+    // Version 4 judges the stalls of older samples as the sampler does: over two periods.
+    const std::vector<Stall> judged = {Stall::None, Stall::None, Stall::None, Stall::Sampler,
+                                       Stall::None};
+    QVERIFY(store.samples(all[0].id).stall == judged);
+    // So does an import of an older file.
+    SessionStore other(db("imports-v1.db"));
+    QCOMPARE(other.importFrom(db("v1-copy.db")).imported, 1);
+    QVERIFY(other.samples(other.list().at(0).id).stall == judged);
     // A newer schema than this build knows is refused with a clear message.
     store.db().exec("PRAGMA user_version = 99");
     try {
