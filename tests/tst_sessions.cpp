@@ -596,6 +596,12 @@ void TstSessions::importRefusesWhatItCannotTrust_data()
         << "CREATE TABLE s2 AS SELECT * FROM sessions; DROP TABLE sessions; CREATE TABLE "
            "sessions AS SELECT * FROM s2; UPDATE sessions SET name = NULL WHERE id = 2"
         << "table sessions, column name: 1 row(s) hold something other than text (e.g. NULL)";
+    // The schema's CHECK dropped by hand: a stall that is not one of the engine's.
+    QTest::newRow("not a stall")
+        << "ALTER TABLE sample_times DROP COLUMN stall; ALTER TABLE sample_times ADD COLUMN "
+           "stall TEXT NOT NULL DEFAULT 'poll-ish'"
+        << "table sample_times, column stall: 40 row(s) hold a value that is not a stall "
+           "(allowed: \"\", \"sampler\")";
 }
 
 void TstSessions::importRefusesWhatItCannotTrust()

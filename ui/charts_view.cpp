@@ -259,7 +259,7 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
                 const QString thread = QString::fromStdString(th.name);
                 for (const ThreadSeriesDef &def : threadSeriesDefs())
                     out.series.push_back({static_cast<int>(def.chart),
-                                          thread + tr(def.suffix) + suffix,
+                                          threadSeriesName(thread, def) + suffix,
                                           QLatin1String(def.keyPrefix) + thread,
                                           false,
                                           {}});
@@ -275,11 +275,23 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
     return out;
 }
 
+QString ChartsView::threadSeriesName(const QString &thread, const ThreadSeriesDef &def)
+{
+    // "refill" + " wakeups" is also the catalogue's refill wakeups (work items or kicks of
+    // the refill thread, not its context switches): the thread's series says "thread".
+    const QString name = thread + tr(def.suffix);
+    for (const SeriesDef &s : seriesDefs())
+        if (s.chart == def.chart && tr(s.label) == name)
+            return thread + tr(" thread") + tr(def.suffix);
+    return name;
+}
+
 void PreparedCharts::append(PreparedCharts &&next)
 {
     for (auto &s : next.series) {
-        auto same = std::find_if(series.begin(), series.end(),
-                                 [&](const Series &mine) { return mine.name == s.name; });
+        auto same = std::find_if(series.begin(), series.end(), [&](const Series &mine) {
+            return mine.chart == s.chart && mine.name == s.name;
+        });
         if (same == series.end()) {
             series.push_back(std::move(s));
             continue;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/datapath/sample.h"
+#include "ui/series_catalog.h"
 #include "ui/time_chart.h"
 
 class QSplitter;
@@ -60,6 +61,8 @@ class ChartsView : public QWidget {
                                   const QString &suffix = {});
     // GUI thread: takes prepared data whole, at a cost of its series, not its points.
     void adopt(PreparedCharts &&prepared, bool dashed = false);
+    // A thread's series of a family ("poll wakeups"), never a catalogue series' name.
+    static QString threadSeriesName(const QString &thread, const ThreadSeriesDef &def);
     // An overlay (compare): the same figures of another run, dashed, names suffixed.
     void appendOverlay(const std::vector<std::shared_ptr<const Sample>> &samples,
                        const QString &suffix, bool dashed);

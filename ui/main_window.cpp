@@ -552,6 +552,8 @@ bool MainWindow::selectDevice(const std::string &spec)
 void MainWindow::clearForNewRun()
 {
     shownSession_ = 0;
+    if (opening_) statusBar()->clearMessage(); // "Opening session N…" is not going to happen
+    opening_ = false;
     ++openTicket_; // a session still being read is not shown over the run
     charts_->clear();
     live_.clear();
@@ -691,13 +693,16 @@ void MainWindow::openSession(qint64 id)
         showSession(session);
     });
     QTimer::singleShot(200, watcher, [this, id, ticket] {
-        if (ticket == openTicket_) statusBar()->showMessage(tr("Opening session %1…").arg(id));
+        if (ticket != openTicket_) return;
+        opening_ = true;
+        statusBar()->showMessage(tr("Opening session %1…").arg(id));
     });
     watcher->setFuture(readSessionAsync(*store, id));
 }
 
 void MainWindow::showSession(SessionData &session)
 {
+    opening_ = false;
     if (!session.error.isEmpty()) {
         statusBar()->showMessage(session.error, 10000);
         return;

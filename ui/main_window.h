@@ -156,6 +156,7 @@ class MainWindow : public QMainWindow {
     QTimer *segmentTimer_;
     qint64 shownSession_ = 0; // a recorded session on screen, 0 for the live run
     int openTicket_ = 0;      // the newest openSession; a read that finds another is dropped
+    bool opening_ = false;    // "Opening session N…" is in the status bar
     QTabWidget *tabs_ = nullptr;
     SweepTab *sweep_ = nullptr;
     QPointer<ReproduceDialog> reproduceDialog_; // open, or null

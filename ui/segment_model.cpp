@@ -78,6 +78,7 @@ SegmentModel::Row SegmentModel::rowFor(const SampleTable &tab, const Segment &se
     Row r;
     r.seg = seg;
     r.estimatedRows = seg.rows.size();
+    r.estimatedFirst = seg.rows.empty() ? SIZE_MAX : seg.rows.front();
     for (const auto &m : segmentMetrics())
         r.est.push_back(estimateOf(tab, seg.rows, m.name, m.thread));
     return r;
@@ -91,9 +92,11 @@ void SegmentModel::followLive(const SampleTable &tab, const std::vector<ParamCha
     next.reserve(segs.size());
     for (std::size_t k = 0; k < segs.size(); ++k) {
         const Segment &seg = segs[k];
-        const bool known = k < rows_.size() && rows_[k].seg.start == seg.start &&
-                           rows_[k].seg.opened == seg.opened &&
-                           rows_[k].estimatedRows <= seg.rows.size();
+        // The same segment, from the same first row (the warm-up moves it once it is over).
+        const bool known =
+            k < rows_.size() && rows_[k].seg.start == seg.start &&
+            rows_[k].seg.opened == seg.opened && rows_[k].estimatedRows <= seg.rows.size() &&
+            rows_[k].estimatedFirst == (seg.rows.empty() ? SIZE_MAX : seg.rows.front());
         const std::size_t grown = known ? seg.rows.size() - rows_[k].estimatedRows : 0;
         if (known && (grown == 0 || (k + 1 == segs.size() &&
                                      grown < std::max<std::size_t>(1, seg.rows.size() / 300)))) {

@@ -66,8 +66,9 @@ class SegmentModel : public QAbstractTableModel {
   private:
     struct Row {
         Segment seg;
-        std::vector<Estimate> est;     // per segmentMetrics() entry
-        std::size_t estimatedRows = 0; // the rows `est` was computed over
+        std::vector<Estimate> est;      // per segmentMetrics() entry
+        std::size_t estimatedRows = 0;  // the rows `est` was computed over
+        std::size_t estimatedFirst = 0; // and the first of them
     };
     static Row rowFor(const SampleTable &tab, const Segment &seg);
     // The baseline estimate for row r's metric m, or null (none, or the row itself).

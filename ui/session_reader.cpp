@@ -32,7 +32,7 @@ SessionData readSession(SessionStore &store, std::int64_t id)
             d.charts.append(ChartsView::prepare(samplesFromTable(d.table, from, from + kSlice)));
         d.changes = store.changes(id);
         d.events = store.events(id);
-    } catch (const DbError &e) {
+    } catch (const std::exception &e) {
         d = {};
         d.id = id;
         d.error = QString::fromStdString(e.what());
@@ -54,7 +54,7 @@ QFuture<SessionData> readSessionAsync(SessionStore &store, std::int64_t id)
         try {
             SessionStore own(file, Db::Mode::ReadOnly);
             return readSession(own, id);
-        } catch (const DbError &e) {
+        } catch (const std::exception &e) {
             SessionData d;
             d.id = id;
             d.error = QString::fromStdString(e.what());

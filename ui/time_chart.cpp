@@ -271,7 +271,20 @@ void TimeChart::adopt(const QString &name, Points &&points, bool dashed, const Q
         into = std::move(points);
         return;
     }
-    for (const QPointF &p : points.points)
+    if (points.points.front().x() >= into.points.back().x()) {
+        for (const QPointF &p : points.points)
+            into.push(p);
+        return;
+    }
+    // Points that go back in time (two sources of one name): merged in time order, as the
+    // searches over a series need, and the pyramid built again.
+    std::vector<QPointF> merged;
+    merged.reserve(into.points.size() + points.points.size());
+    std::merge(into.points.begin(), into.points.end(), points.points.begin(), points.points.end(),
+               std::back_inserter(merged),
+               [](const QPointF &a, const QPointF &b) { return a.x() < b.x(); });
+    into = {};
+    for (const QPointF &p : merged)
         into.push(p);
 }
 
@@ -534,13 +547,22 @@ int TimeChart::tickRoom() const
 std::vector<std::pair<double, QString>> TimeChart::linearTicks(double lo, double ymax, int room,
                                                                double &hi)
 {
+    // Values from outside (a database changed by hand, another engine's lines) may be near
+    // the largest double: the axis stops at 1e300, where its arithmetic is still finite.
+    constexpr double kLargest = 1e300;
+    lo = std::max(lo, -kLargest);
+    ymax = std::clamp(ymax, lo, kLargest);
     // The finest round step whose ticks fit the room.
     double step = niceStep((std::max(ymax, lo + 1e-9) - lo) / room);
     for (;;) {
         hi = std::max(std::ceil(ymax * 1.02 / step) * step, lo + step);
         const double first = std::ceil(lo / step - 1e-9) * step;
-        if (static_cast<int>(std::floor((hi - first) / step + 1e-6)) + 1 <= room ||
-            !std::isfinite(step)) {
+        const double count = std::floor((hi - first) / step + 1e-6) + 1;
+        if (!std::isfinite(step) || !std::isfinite(hi) || !std::isfinite(count)) {
+            hi = lo + 1;
+            return {{lo, tickText(lo, 1)}, {hi, tickText(hi, 1)}};
+        }
+        if (count <= room) {
             std::vector<std::pair<double, QString>> marks;
             for (double v = first; v <= hi + step * 1e-6; v += step)
                 marks.emplace_back(v, tickText(v, step));

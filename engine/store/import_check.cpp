@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/common/utf8_text.h"
+#include "engine/datapath/sample.h"
 
 namespace ringlab {
 namespace {
@@ -159,6 +160,20 @@ void checkImportable(Db &other, int schemaVersion)
                           textOf(c.kind).name + " (e.g. " + example + ")" + notOurs +
                           "; nothing was imported");
         }
+    }
+    if (schemaVersion >= 4) {
+        // A stall is one of the engine's names (kStallNames), as this schema's CHECK says.
+        std::string names, allowed;
+        for (const char *n : kStallNames) {
+            names += std::string(names.empty() ? "" : ", ") + "'" + n + "'";
+            allowed += std::string(allowed.empty() ? "" : ", ") + "\"" + n + "\"";
+        }
+        auto q =
+            other.prepare("SELECT COUNT(*) FROM sample_times WHERE stall NOT IN (" + names + ")");
+        if (q.step() && q.i64(0) > 0)
+            throw DbError(file + ": table sample_times, column stall: " + std::to_string(q.i64(0)) +
+                          " row(s) hold a value that is not a stall " + "(allowed: " + allowed +
+                          ")" + notOurs + "; nothing was imported");
     }
 }
 

@@ -137,7 +137,7 @@ const char *const kMigrations[] = {
     R"sql(
     ALTER TABLE sample_times ADD COLUMN stall TEXT NOT NULL DEFAULT '' CHECK (stall IN ('', 'sampler'));
     UPDATE sample_times SET stall = 'sampler' WHERE interval > 2.0 *
-        (SELECT s.interval_s FROM sessions s WHERE s.id = sample_times.session_id);
+        (SELECT s.interval_s FROM sessions s WHERE s.id = sample_times.session_id AND s.interval_s > 0);
     )sql",
 };
 static_assert(kStallPeriods == 2.0 && std::size(kStallNames) == 2,
@@ -567,7 +567,8 @@ SessionStore::ImportResult SessionStore::copyFrom(const fs::path &other, int oth
         const std::string stall =
             otherVersion >= 4 ? "stall"
                               : "CASE WHEN interval > 2.0 * (SELECT interval_s FROM other.sessions "
-                                "os WHERE os.id = session_id) THEN 'sampler' ELSE '' END";
+                                "os WHERE os.id = session_id AND os.interval_s > 0) THEN 'sampler' "
+                                "ELSE '' END";
         std::vector<std::int64_t> ids;
         {
             auto q = db_.prepare("SELECT id FROM other.sessions WHERE uuid NOT IN (SELECT uuid "
