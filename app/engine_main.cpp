@@ -6,13 +6,16 @@
 #include <iostream>
 
 #include "app/api_server.h"
+#include "app/cli_model.h"
 #include "app/devices_command.h"
 #include "app/duration.h"
+#include "app/manual_pages.h"
 #include "app/params_printer.h"
 #include "app/reproduce_command.h"
 #include "app/run_command.h"
 #include "app/serve_command.h"
 #include "app/session_commands.h"
+#include "app/shell_completion.h"
 #include "app/sweep_command.h"
 #include "app/tune_command.h"
 #include "drivers/registry.h"
@@ -60,7 +63,8 @@ CLI::Validator sessionIdValidator()
 
 int main(int argc, char **argv)
 {
-    CLI::App app{"Ringlab engine: drive a NIC datapath, tune it live, measure what it costs"};
+    CLI::App app{"Ringlab engine: drive a NIC datapath, tune it live, measure what it costs",
+                 "ringlab-engine"};
     app.set_version_flag("--version", std::string("ringlab-engine ") + RINGLAB_VERSION + " (" +
                                           RINGLAB_GIT_REVISION + ")");
     app.require_subcommand(1);
@@ -71,11 +75,15 @@ int main(int argc, char **argv)
     params->add_flag("--json", paramsJson, "Print as JSON");
 
     std::string paramsDevice, paramsEal;
-    params->add_option("--device", paramsDevice,
-                       "Also say what this device does with each tunable (e.g. dpdk:net_null0)");
+    params
+        ->add_option("--device", paramsDevice,
+                     "Also say what this device does with each tunable (e.g. dpdk:net_null0)")
+        ->type_name(kValueDevice);
     params->add_option("--eal", paramsEal, "EAL arguments for a DPDK device");
 
     auto *profiles = app.add_subcommand("profiles", "List the profiles found and where");
+    bool profileNames = false;
+    profiles->add_flag("--names", profileNames, "Print only the names, one per line");
 
     auto *devices = app.add_subcommand(
         "devices", "List the devices: sim, the lab, DPDK ports (driver, link, what each supports)");
@@ -87,8 +95,10 @@ int main(int argc, char **argv)
     RunOptions ro;
     std::string duration, interval = "100ms", warmup = "1s", output = "table";
     run->add_option("--profile,-p", ro.profile, "Profile name or path to a .json file")
+        ->type_name(kValueProfile)
         ->capture_default_str();
-    run->add_option("--set,-s", ro.sets, "Override a tunable: NAME=VALUE (repeatable)");
+    run->add_option("--set,-s", ro.sets, "Override a tunable: NAME=VALUE (repeatable)")
+        ->type_name(kValueAssignment);
     run->add_option(
            "--duration,-d", duration,
            "Stop after this long (e.g. 10s); default: until 'quit', end of input or Ctrl+C")
@@ -107,7 +117,8 @@ int main(int argc, char **argv)
         "Seed of the simulated traffic: the same as --set load.seed=N (default 1)");
     run->add_option("--device", ro.device,
                     "sim, lab, or dpdk:PORT[+PORT] (default: the profile's device, else sim); "
-                    "see 'ringlab-engine devices'");
+                    "see 'ringlab-engine devices'")
+        ->type_name(kValueDevice);
     run->add_option("--eal", ro.eal, "Extra DPDK EAL arguments, e.g. \"-a 0000:03:00.0\"");
     run->add_option("--traffic", ro.traffic,
                     "With --device lab: a real client across the engine, \"ping -i 0.01\" or "
@@ -117,7 +128,8 @@ int main(int argc, char **argv)
                     "Serve the run to Prometheus at http://HOST:PORT/metrics (a loopback address, "
                     "e.g. 127.0.0.1:9187; port 0 picks a free one)");
     auto *dbOpt = run->add_option("--db", ro.db,
-                                  "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+                                  "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+                      ->type_name(kValueFile);
     run->add_flag(
            "--no-record", [&ro](std::int64_t) { ro.record = false; },
            "Do not record the run as a session")
@@ -132,18 +144,25 @@ int main(int argc, char **argv)
     serve->add_option("--listen", sv.listen,
                       "unix:PATH (default: " + defaultSocketPath() +
                           ") or tcp:HOST:PORT (needs --token-file)");
-    serve->add_option("--token-file", sv.tokenFile,
-                      "A file only you can read (mode 0600) holding the bearer token TCP "
-                      "clients must send");
+    serve
+        ->add_option("--token-file", sv.tokenFile,
+                     "A file only you can read (mode 0600) holding the bearer token TCP "
+                     "clients must send")
+        ->type_name(kValueFile);
     serve->add_flag("--metrics-public", sv.metricsPublic,
                     "Serve GET /metrics without the token (for Prometheus)");
-    serve->add_option("--tls-cert", sv.tlsCert, "PEM certificate: serve HTTPS");
-    serve->add_option("--tls-key", sv.tlsKey, "PEM private key of --tls-cert");
+    serve->add_option("--tls-cert", sv.tlsCert, "PEM certificate: serve HTTPS")
+        ->type_name(kValueFile);
+    serve->add_option("--tls-key", sv.tlsKey, "PEM private key of --tls-cert")
+        ->type_name(kValueFile);
     serve->add_option("--socket-group", sv.socketGroup, "Group of the Unix socket")
         ->capture_default_str();
     serve->add_option("--eal", sv.eal, "DPDK EAL arguments for the runs' DPDK devices");
-    auto *serveDb = serve->add_option(
-        "--db", sv.db, "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    auto *serveDb =
+        serve
+            ->add_option("--db", sv.db,
+                         "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+            ->type_name(kValueFile);
     serve
         ->add_flag(
             "--no-record", [&sv](std::int64_t) { sv.record = false; },
@@ -154,8 +173,10 @@ int main(int argc, char **argv)
     std::string sessionsWarmup = "1s";
     auto *sessions = app.add_subcommand("sessions", "Work on recorded sessions");
     sessions->require_subcommand(1);
-    sessions->add_option("--db", so.db,
-                         "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    sessions
+        ->add_option("--db", so.db,
+                     "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+        ->type_name(kValueFile);
     auto *sList = sessions->add_subcommand(
         "list", "id, name, start, duration, status, profile, mean throughput");
     auto *sShow = sessions->add_subcommand("show", "Parameters, segments with summaries, events");
@@ -175,28 +196,34 @@ int main(int argc, char **argv)
     sExport->add_option("--format,-f", so.format, formatHelp)
         ->check(CLI::IsMember(formats))
         ->capture_default_str();
-    sExport->add_option("-o,--output", so.output, "File to write (default: standard output)");
+    sExport->add_option("-o,--output", so.output, "File to write (default: standard output)")
+        ->type_name(kValueFile);
     auto *sDelete =
         sessions->add_subcommand("delete", "Delete a session and everything recorded with it");
     sDelete->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
     auto *sImport = sessions->add_subcommand(
         "import", "Merge the sessions of another database (e.g. from another host)");
-    sImport->add_option("file", so.other, "The other database")->required();
+    sImport->add_option("file", so.other, "The other database")->required()->type_name(kValueFile);
     for (auto *sub : {sList, sShow, sExport, sDelete, sImport})
         sub->add_option("--db", so.db,
-                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+            ->type_name(kValueFile);
 
     auto *compare =
         app.add_subcommand("compare", "Compare two sessions or segments metric by metric");
     std::string compareWarmup = "1s";
     compare->add_option("a", so.a, "A: session ID or segment ID:SEG")->required();
     compare->add_option("b", so.b, "B: session ID or segment ID:SEG")->required();
-    compare->add_option("--metric,-m", so.metrics,
-                        "Metric to compare, e.g. rx_pps or cpu_ms_per_s[refill] (repeatable)");
+    compare
+        ->add_option("--metric,-m", so.metrics,
+                     "Metric to compare, e.g. rx_pps or cpu_ms_per_s[refill] (repeatable)")
+        ->type_name(kValueMetric);
     compare->add_option("--warmup", compareWarmup, "Left out at the start of each run or segment")
         ->check(durationValidator(0));
-    compare->add_option("--db", so.db,
-                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    compare
+        ->add_option("--db", so.db,
+                     "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+        ->type_name(kValueFile);
 
     ReproduceOptions rp;
     std::string rpDuration = "5s", rpWarmup = "1s";
@@ -204,7 +231,8 @@ int main(int argc, char **argv)
         "reproduce", "Run a reference case's before and after profiles, interleaved, and set the "
                      "seed's figures beside the measured ones");
     reproduce->add_option("case", rp.which, "Case: " + referenceCaseNames() + ", or all")
-        ->required();
+        ->required()
+        ->type_name(kValueCase);
     reproduce->add_option("--repeat,-r", rp.repeat, "Runs of each profile")
         ->check(CLI::Range(1, 100));
     reproduce->add_option("--duration,-d", rpDuration, "Length of each run")
@@ -212,10 +240,13 @@ int main(int argc, char **argv)
     reproduce->add_option("--warmup", rpWarmup, "Left out at the start of each run")
         ->check(durationValidator(0));
     reproduce->add_flag("--markdown", rp.markdown, "Print Markdown tables (docs/experiments.md)");
-    reproduce->add_option("--device", rp.device, "sim (default) or lab, as for run");
+    reproduce->add_option("--device", rp.device, "sim (default) or lab, as for run")
+        ->type_name(kValueDevice);
     reproduce->add_option("--traffic", rp.traffic, "With --device lab: a real client, as for run");
-    reproduce->add_option("--db", rp.db,
-                          "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    reproduce
+        ->add_option("--db", rp.db,
+                     "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+        ->type_name(kValueFile);
 
     SweepOptions sw;
     std::string swDuration = "5s", swWarmup = "1s", swFormat = "table", swShow;
@@ -225,33 +256,45 @@ int main(int argc, char **argv)
         "sweep", "Run one point per setting of the swept tunables (lists, ranges, grids, ties), "
                  "each repeated; print every point with 95 % intervals and the Pareto front");
     sweep->add_option("--profile,-p", sw.spec.profile, "Profile every point starts from")
+        ->type_name(kValueProfile)
         ->capture_default_str();
-    sweep->add_option("--set,-s", swSets, "Override a tunable for every point: NAME=VALUE");
-    sweep->add_option("--vary", swVary, "NAME=V1,V2,...: one axis, these values (repeatable)");
-    sweep->add_option("--grid", swGrid,
-                      "NAME=LO..HI[:lin|:log][:N] or NAME=V1,V2,...: one axis (repeatable; the "
-                      "axes are crossed)");
-    sweep->add_option("--tie", swTie,
-                      "NAME=EXPRESSION computed at every point, e.g. "
-                      "poll.sleep_max_us=2*poll.sleep_min_us (repeatable)");
+    sweep->add_option("--set,-s", swSets, "Override a tunable for every point: NAME=VALUE")
+        ->type_name(kValueAssignment);
+    sweep->add_option("--vary", swVary, "NAME=V1,V2,...: one axis, these values (repeatable)")
+        ->type_name(kValueAxis);
+    sweep
+        ->add_option("--grid", swGrid,
+                     "NAME=LO..HI[:lin|:log][:N] or NAME=V1,V2,...: one axis (repeatable; the "
+                     "axes are crossed)")
+        ->type_name(kValueAxis);
+    sweep
+        ->add_option("--tie", swTie,
+                     "NAME=EXPRESSION computed at every point, e.g. "
+                     "poll.sleep_max_us=2*poll.sleep_min_us (repeatable)")
+        ->type_name(kValueTie);
     sweep->add_option("--repeat,-r", sw.spec.repeat, "Runs per point")->check(CLI::Range(1, 100));
     sweep->add_option("--duration,-d", swDuration, "Length of each run")
         ->check(durationValidator(500'000'000));
     sweep->add_option("--warmup", swWarmup, "Left out at the start of each run")
         ->check(durationValidator(0));
-    sweep->add_option("--device", sw.spec.device, "sim (default) or lab, as for run");
+    sweep->add_option("--device", sw.spec.device, "sim (default) or lab, as for run")
+        ->type_name(kValueDevice);
     sweep->add_option("--traffic", sw.spec.traffic, "With --device lab: a real client");
-    sweep->add_option("--metric,-m", sw.metrics,
-                      "A metric of the table and the front (repeatable; default "
-                      "engine_cpu_ms_per_s, latency_p99_us, rx_pps)");
+    sweep
+        ->add_option("--metric,-m", sw.metrics,
+                     "A metric of the table and the front (repeatable; default "
+                     "engine_cpu_ms_per_s, latency_p99_us, rx_pps)")
+        ->type_name(kValueMetric);
     sweep->add_option("--format,-f", swFormat, "How the result is printed")
         ->check(CLI::IsMember({"table", "csv", "json"}))
         ->capture_default_str();
     sweep->add_option("--resume", sw.resume, "Continue an interrupted sweep by its id");
     sweep->add_flag("--list", swList, "List the sweeps in the database");
     sweep->add_option("--show", swShow, "Print a recorded sweep's table (no run)");
-    sweep->add_option("--db", sw.db,
-                      "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    sweep
+        ->add_option("--db", sw.db,
+                     "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+        ->type_name(kValueFile);
 
     TuneOptions tn;
     std::string tnDuration = "5s", tnWarmup = "1s", tnMin, tnMax;
@@ -259,10 +302,16 @@ int main(int argc, char **argv)
     auto *tuneCmd = app.add_subcommand(
         "tune", "Find the setting that minimises or maximises a metric subject to constraints, "
                 "within a budget of runs");
-    tuneCmd->add_option("--profile,-p", tn.profile, "Profile to start from")->capture_default_str();
-    tuneCmd->add_option("--set,-s", tnSets, "Override a tunable: NAME=VALUE");
-    auto *minOpt = tuneCmd->add_option("--minimize", tnMin, "The metric to minimise");
-    tuneCmd->add_option("--maximize", tnMax, "The metric to maximise")->excludes(minOpt);
+    tuneCmd->add_option("--profile,-p", tn.profile, "Profile to start from")
+        ->type_name(kValueProfile)
+        ->capture_default_str();
+    tuneCmd->add_option("--set,-s", tnSets, "Override a tunable: NAME=VALUE")
+        ->type_name(kValueAssignment);
+    auto *minOpt =
+        tuneCmd->add_option("--minimize", tnMin, "The metric to minimise")->type_name(kValueMetric);
+    tuneCmd->add_option("--maximize", tnMax, "The metric to maximise")
+        ->type_name(kValueMetric)
+        ->excludes(minOpt);
     tuneCmd->add_option("--subject-to", tn.constraints,
                         "A constraint, METRIC OP NUMBER with OP <=, <, >=, >, == (repeatable), "
                         "e.g. \"latency_p99_us<=200\"");
@@ -270,19 +319,33 @@ int main(int argc, char **argv)
         ->add_option("--over", tn.over,
                      "Tunables to search, NAME or NAME=LO..HI (comma-separated or repeated)")
         ->delimiter(',')
+        ->type_name(kValueTunables)
         ->required();
-    tuneCmd->add_option("--tie", tn.ties, "NAME=EXPRESSION, as for sweep");
+    tuneCmd->add_option("--tie", tn.ties, "NAME=EXPRESSION, as for sweep")->type_name(kValueTie);
     tuneCmd->add_option("--budget", tn.budget, "Runs in all, repeats included")
         ->check(CLI::Range(4, 1000));
     tuneCmd->add_option("--duration,-d", tnDuration, "Length of each run")
         ->check(durationValidator(500'000'000));
     tuneCmd->add_option("--warmup", tnWarmup, "Left out at the start of each run")
         ->check(durationValidator(0));
-    tuneCmd->add_option("--device", tn.device, "sim (default) or lab");
+    tuneCmd->add_option("--device", tn.device, "sim (default) or lab")->type_name(kValueDevice);
     tuneCmd->add_option("--traffic", tn.traffic, "With --device lab: a real client");
-    tuneCmd->add_option("--save-profile", tn.saveProfile, "Write the answer as a profile file");
-    tuneCmd->add_option("--db", tn.db,
-                        "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)");
+    tuneCmd->add_option("--save-profile", tn.saveProfile, "Write the answer as a profile file")
+        ->type_name(kValueFile);
+    tuneCmd
+        ->add_option("--db", tn.db,
+                     "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
+        ->type_name(kValueFile);
+
+    auto *completion = app.add_subcommand(
+        "completion", "Print a shell completion script (bash: source it, or install it as "
+                      "/usr/share/bash-completion/completions/ringlab-engine)");
+    std::string shell;
+    completion->add_option("shell", shell, "The shell")
+        ->required()
+        ->check(CLI::IsMember(completionShells()));
+    // The manual page, for the build; not a user's command.
+    auto *manual = app.add_subcommand("manual", "Print the manual page (roff)")->group("");
 
     // An unknown command gets its own message, not CLI11's "A subcommand is required".
     if (argc > 1 && argv[1][0] != '-') {
@@ -333,10 +396,24 @@ int main(int argc, char **argv)
             return 0;
         }
         if (devices->parsed()) return devicesCommand(devicesJson);
+        if (completion->parsed()) {
+            std::fputs(completionScript(describeCli(app), shell).c_str(), stdout);
+            return 0;
+        }
+        if (manual->parsed()) {
+            std::fputs(engineManual(describeCli(app)).c_str(), stdout);
+            return 0;
+        }
         if (serve->parsed()) return serveCommand(sv);
         if (profiles->parsed()) {
             std::vector<std::string> problems;
-            for (const auto &p : listProfiles(&problems))
+            const auto found = listProfiles(&problems);
+            if (profileNames) {
+                for (const auto &p : found)
+                    std::printf("%s\n", terminalText(p.name).c_str());
+                return 0;
+            }
+            for (const auto &p : found)
                 std::printf("%-22s %s\n%-22s %s\n", terminalText(p.name).c_str(),
                             terminalText(p.description).c_str(), "", p.file.c_str());
             for (const auto &e : problems) // a file the user dropped in, and why it is not listed

@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <string_view>
 
+#include "app/cli_model.h"
 #include "app/duration.h"
+#include "app/manual_pages.h"
 #include "drivers/registry.h"
 #include "engine/git_revision.h"
 #include "engine/store/session_store.h"
@@ -56,21 +58,27 @@ void closeOnSignals(QWidget *window)
         sigaction(sig, &sa, nullptr);
 }
 
+const QString kRenderHelp = QStringLiteral("Draw a recorded session's charts to a PNG or SVG file");
+
+QList<QCommandLineOption> renderOptions()
+{
+    return {{{QStringLiteral("o"), QStringLiteral("output")},
+             QStringLiteral("FILE.png or FILE.svg"),
+             QStringLiteral("FILE")},
+            {QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")},
+            {QStringLiteral("size"), QStringLiteral("image size, e.g. 1200x900"),
+             QStringLiteral("WxH"), QStringLiteral("1200x900")},
+            {QStringLiteral("title"), QStringLiteral("a title above the charts"),
+             QStringLiteral("TEXT")}};
+}
+
 void describeRender(QCommandLineParser &p)
 {
-    p.setApplicationDescription(
-        QStringLiteral("Draw a recorded session's charts to a PNG or SVG file"));
+    p.setApplicationDescription(kRenderHelp);
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("render"), QStringLiteral("the command"));
     p.addPositionalArgument(QStringLiteral("SESSION"), QStringLiteral("session id"));
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
-                 QStringLiteral("FILE.png or FILE.svg"),
-                 QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("size"), QStringLiteral("image size, e.g. 1200x900"),
-                 QStringLiteral("WxH"), QStringLiteral("1200x900")});
-    p.addOption({QStringLiteral("title"), QStringLiteral("a title above the charts"),
-                 QStringLiteral("TEXT")});
+    p.addOptions(renderOptions());
 }
 
 int render(QApplication &app, const QStringList &args)
@@ -115,45 +123,94 @@ int render(QApplication &app, const QStringList &args)
     Q_UNUSED(app);
     return 0;
 }
+const QString kDesktopHelp =
+    QStringLiteral("Ringlab: tune a NIC driver's host side live and measure what it costs");
+
+QList<QCommandLineOption> desktopOptions()
+{
+    QList<QCommandLineOption> p;
+    p.append({QStringLiteral("profile"), QStringLiteral("profile name or .json file"),
+              QStringLiteral("PROFILE")});
+    p.append({QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")});
+    p.append({QStringLiteral("screenshot"), QStringLiteral("run, save a PNG of the window, exit"),
+              QStringLiteral("FILE")});
+    p.append({QStringLiteral("duration"),
+              QStringLiteral("with --screenshot: how long to run first"),
+              QStringLiteral("DURATION"), QStringLiteral("5s")});
+    p.append({QStringLiteral("size"), QStringLiteral("window size, e.g. 1280x800"),
+              QStringLiteral("WxH")});
+    p.append({QStringLiteral("device"),
+              QStringLiteral("sim, lab or dpdk:PORT[+PORT] (default: the profile's)"),
+              QStringLiteral("SPEC")});
+    p.append({QStringLiteral("eal"), QStringLiteral("extra DPDK EAL arguments"),
+              QStringLiteral("ARGS")});
+    p.append({QStringLiteral("traffic"),
+              QStringLiteral("the lab device's traffic client, \"ping -i 0.01\" or \"iperf3 "
+                             "-u -b 0 ...\" (sent with the lab only)"),
+              QStringLiteral("CLIENT")});
+    p.append({QStringLiteral("connect"),
+              QStringLiteral("drive the engine `ringlab-engine serve` offers: unix:PATH on "
+                             "this machine, or HOST:PORT or http(s)://HOST:PORT (with "
+                             "--token-file)"),
+              QStringLiteral("ADDRESS")});
+    p.append({QStringLiteral("token-file"), QStringLiteral("the engine's token, for --connect"),
+              QStringLiteral("FILE")});
+    return p;
+}
+
+// The manual page's source: what QCommandLineParser prints for --help, as plain data.
+CliOption cliOption(const QCommandLineOption &o)
+{
+    CliOption c;
+    for (const QString &n : o.names())
+        c.names.push_back((n.size() == 1 ? "-" : "--") + n.toStdString());
+    std::sort(c.names.begin(), c.names.end(), [](const auto &a, const auto &b) {
+        return a.size() > b.size(); // the long name first, as the engine's page has it
+    });
+    c.value = o.valueName().toStdString();
+    c.help = o.description().toStdString();
+    c.defaultText = o.defaultValues().join(',').toStdString();
+    return c;
+}
+
+CliCommand desktopCli()
+{
+    CliCommand cli{"ringlab", kDesktopHelp.toStdString(), {}, {}};
+    cli.options.push_back({{"--help", "-h"}, "", "Print the options and exit", "", {}});
+    cli.options.push_back({{"--version", "-v"}, "", "Print the version and exit", "", {}});
+    for (const auto &o : desktopOptions())
+        cli.options.push_back(cliOption(o));
+    CliCommand render{"render", kRenderHelp.toStdString(), {}, {}};
+    for (const auto &o : renderOptions())
+        render.options.push_back(cliOption(o));
+    render.options.push_back({{"session"}, "", "Session id", "", {}, true, true});
+    cli.commands.push_back(std::move(render));
+    return cli;
+}
+
+QCommandLineOption manualOption()
+{
+    QCommandLineOption o(QStringLiteral("manual"), QStringLiteral("print the manual page (roff)"));
+    o.setFlags(QCommandLineOption::HiddenFromHelp);
+    return o;
+}
+
 void describe(QCommandLineParser &p)
 {
-    p.setApplicationDescription(
-        QStringLiteral("Ringlab: tune a NIC driver's host side live and measure what it costs"));
+    p.setApplicationDescription(kDesktopHelp);
     p.addHelpOption();
     p.addVersionOption();
-    p.addOption({QStringLiteral("profile"), QStringLiteral("profile name or .json file"),
-                 QStringLiteral("PROFILE")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("session database"), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("screenshot"),
-                 QStringLiteral("run, save a PNG of the window, exit"), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("duration"),
-                 QStringLiteral("with --screenshot: how long to run first"),
-                 QStringLiteral("DURATION"), QStringLiteral("5s")});
-    p.addOption({QStringLiteral("size"), QStringLiteral("window size, e.g. 1280x800"),
-                 QStringLiteral("WxH")});
-    p.addOption({QStringLiteral("device"),
-                 QStringLiteral("sim, lab or dpdk:PORT[+PORT] (default: the profile's)"),
-                 QStringLiteral("SPEC")});
-    p.addOption({QStringLiteral("eal"), QStringLiteral("extra DPDK EAL arguments"),
-                 QStringLiteral("ARGS")});
-    p.addOption({QStringLiteral("traffic"),
-                 QStringLiteral("the lab device's traffic client, \"ping -i 0.01\" or \"iperf3 "
-                                "-u -b 0 ...\" (sent with the lab only)"),
-                 QStringLiteral("CLIENT")});
-    p.addOption({QStringLiteral("connect"),
-                 QStringLiteral("drive the engine `ringlab-engine serve` offers: unix:PATH on "
-                                "this machine, or HOST:PORT or http(s)://HOST:PORT (with "
-                                "--token-file)"),
-                 QStringLiteral("ADDRESS")});
-    p.addOption({QStringLiteral("token-file"), QStringLiteral("the engine's token, for --connect"),
-                 QStringLiteral("FILE")});
+    p.addOptions(desktopOptions());
+    p.addOption(manualOption());
 }
 
 void setApplicationInfo()
 {
     QCoreApplication::setApplicationName(QStringLiteral("ringlab"));
     QCoreApplication::setOrganizationName(QStringLiteral("ringlab"));
-    QCoreApplication::setOrganizationDomain(QStringLiteral("ringlab.example.org"));
+    // The reverse of RINGLAB_APP_ID's domain part (io.github.ringlab). The organisation's name
+    // stays "ringlab": on Linux it names the settings' directory, ~/.config/ringlab.
+    QCoreApplication::setOrganizationDomain(QStringLiteral("ringlab.github.io"));
     QCoreApplication::setApplicationVersion(
         QStringLiteral(RINGLAB_VERSION " (" RINGLAB_GIT_REVISION ")"));
 }
@@ -165,6 +222,10 @@ bool answeredWithoutDisplay(int argc, char **argv)
     bool asked = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
+        if (a == "--manual") {
+            std::fputs(desktopManual(desktopCli()).c_str(), stdout);
+            return true;
+        }
         asked = asked || a == "--help" || a == "-h" || a == "-?" || a == "--help-all" ||
                 a == "--version" || a == "-v";
     }
@@ -187,7 +248,7 @@ int main(int argc, char **argv)
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(ringlab); // the icons, linked in from the static ui library
     setApplicationInfo();
-    QApplication::setDesktopFileName(QStringLiteral("org.example.ringlab"));
+    QApplication::setDesktopFileName(QStringLiteral(RINGLAB_APP_ID));
     // Spin boxes, combo boxes and sliders take the wheel only when they have the focus.
     ui::WheelGuard::install();
 

@@ -60,6 +60,16 @@ std::vector<std::string> splitEalArgs(const std::string &s)
     return splitWords(s);
 }
 
+std::vector<std::string> deviceSpecExamples()
+{
+    return {"sim",
+            "lab",
+            "dpdk:net_null0",
+            "dpdk:net_null0+net_null1",
+            "dpdk:net_ring0",
+            "dpdk:net_tap0,iface=rl0"};
+}
+
 Status parseDeviceSpec(const std::string &text, DeviceSpec &out)
 {
     DeviceSpec spec;

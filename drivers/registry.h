@@ -24,6 +24,9 @@ struct DeviceSpec {
     std::string text;               // as given
 };
 Status parseDeviceSpec(const std::string &text, DeviceSpec &out);
+// Specs a user can type as they are, for completion and help: the simulator, the lab, and
+// DPDK's virtual ports alone and paired.
+std::vector<std::string> deviceSpecExamples();
 
 struct DeviceOptions {
     std::string spec = "sim";

@@ -23,6 +23,7 @@ packages=(
     libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
     python3-jsonschema openssl # tst_api: replies against docs/api.md's schema; a certificate for HTTPS
     prometheus # tst_prometheus: promtool lints the exposition; a real Prometheus scrapes a run
+    lintian appstream desktop-file-utils man-db # tst_package, tst_cli_docs: Debian's own checks
 )
 
 install_packages() {

@@ -76,15 +76,18 @@ void TstSweepRuns::idleSweepFallsMonotonically()
     SweepRecord rec;
     QVERIFY2(loadSweep(store, id, rec, error), error.c_str());
     QCOMPARE(rec.points.size(), std::size_t{4});
-    const SweepTable t = sweepTable(store, rec, {"engine_cpu_ms_per_s", "wakeups_per_s[poll]"});
+    // The poll thread's own CPU, not the engine's: the other threads' fixed cost (sampler,
+    // clean thread) is ~9 ms/s on this machine, and the last step saves the poll thread
+    // ~0.1 ms/s of it, inside the noise of the whole (seen: 8.82 -> 8.84 ms/s in CI).
+    const SweepTable t = sweepTable(store, rec, {"cpu_ms_per_s[poll]", "wakeups_per_s[poll]"});
     for (std::size_t k = 0; k < t.points.size(); ++k) {
         QCOMPARE(t.points[k].sessions.size(), std::size_t{1});
-        QVERIFY(t.points[k].metrics.count("engine_cpu_ms_per_s"));
-        QVERIFY(t.points[k].metrics.at("engine_cpu_ms_per_s").n >= 5); // samples behind it
+        QVERIFY(t.points[k].metrics.count("cpu_ms_per_s[poll]"));
+        QVERIFY(t.points[k].metrics.at("cpu_ms_per_s[poll]").n >= 5); // samples behind it
     }
-    // Longer sleeps: fewer wakeups and less CPU, at every step.
+    // Longer sleeps: fewer wakeups and less poll-thread CPU, at every step.
     for (std::size_t k = 1; k < t.points.size(); ++k)
-        for (const char *m : {"engine_cpu_ms_per_s", "wakeups_per_s[poll]"}) {
+        for (const char *m : {"cpu_ms_per_s[poll]", "wakeups_per_s[poll]"}) {
             const double before = t.points[k - 1].metrics.at(m).mean,
                          after = t.points[k].metrics.at(m).mean;
             QVERIFY2(after < before, qPrintable(QString("%1: point %2 %3 -> point %4 %5")
@@ -94,6 +97,11 @@ void TstSweepRuns::idleSweepFallsMonotonically()
                                                     .arg(k + 1)
                                                     .arg(after)));
         }
+    // The whole engine's CPU follows where the poll thread's saving is large: the
+    // shortest sleep costs more than the longest.
+    const SweepTable engineCpu = sweepTable(store, rec, {"engine_cpu_ms_per_s"});
+    QVERIFY(engineCpu.points.front().metrics.at("engine_cpu_ms_per_s").mean >
+            engineCpu.points.back().metrics.at("engine_cpu_ms_per_s").mean);
     // With both lower-is-better, the longest sleep beats every other point.
     QCOMPARE(t.front, (std::vector<bool>{false, false, false, true}));
     for (int k = 0; k < 3; ++k) // each by a point with a longer sleep
@@ -103,8 +111,9 @@ void TstSweepRuns::idleSweepFallsMonotonically()
     QVERIFY2(QString::fromStdString(table).contains("*     4"), table.c_str());
     const std::string csv = formatSweep(rec, t, SweepFormat::Csv);
     QCOMPARE(QString::fromStdString(csv).count('\n'), 5);
-    QVERIFY(csv.starts_with("point,poll.sleep_min_us,poll.sleep_max_us,engine_cpu_ms_per_s,"
-                            "engine_cpu_ms_per_s ci95,"));
+    QVERIFY2(csv.starts_with("point,poll.sleep_min_us,poll.sleep_max_us,cpu_ms_per_s[poll],"
+                             "cpu_ms_per_s[poll] ci95,"),
+             csv.c_str());
     const auto j = nlohmann::json::parse(formatSweep(rec, t, SweepFormat::Json));
     QCOMPARE(j["points"].size(), std::size_t{4});
     QCOMPARE(j["points"][3]["front"].get<bool>(), true);
