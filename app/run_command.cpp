@@ -108,7 +108,9 @@ Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, int outFd, Samp
         }
     }
     if (flags >= 0) fcntl(STDIN_FILENO, F_SETFL, flags);
-    engine->stop();
+    // Not stop(): that would wait for standard output's reader before the session is
+    // finished (RunService::stop finishes it first).
+    engine->halt();
     return ended;
 }
 
