@@ -113,6 +113,9 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         if (store && session_) discardSession(*store, why);
         return {why, false};
     }
+    // The start event has reached every subscriber before the caller's own lines (the API's
+    // state line) follow it.
+    engine_->flush();
     return {};
 }
 
