@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -49,10 +50,11 @@ class LineReader {
     LineSplitter splitter_;
 };
 
-enum class Ended { Duration, Quit, Signal, Failed };
+enum class Ended { Duration, Quit, Signal, OutputClosed, Failed };
 
-// One run of a started engine, until the duration, 'quit', end of input or a signal.
-Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, SamplePrinter &printer,
+// One run of a started engine, until the duration, 'quit', end of input, a signal or the
+// end of standard output (outFd: the printer found it closed).
+Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, int outFd, SamplePrinter &printer,
               bool &stdinOpen)
 {
     Engine *engine = &engineRef;
@@ -64,14 +66,24 @@ Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, SamplePrinter &
     const std::int64_t deadline = o.durationNs >= 0 ? nowNs() + o.durationNs : -1;
     Ended ended = Ended::Duration;
     for (bool done = false; !done;) {
-        pollfd fds[2] = {{sigFd, POLLIN, 0}, {stdinOpen ? STDIN_FILENO : -1, POLLIN, 0}};
+        pollfd fds[3] = {
+            {sigFd, POLLIN, 0}, {stdinOpen ? STDIN_FILENO : -1, POLLIN, 0}, {outFd, POLLIN, 0}};
         int timeoutMs = -1;
         if (deadline >= 0) {
             const std::int64_t left = deadline - nowNs();
             if (left <= 0) break;
             timeoutMs = static_cast<int>((left + 999'999) / 1'000'000);
         }
-        if (::poll(fds, 2, timeoutMs) < 0 && errno != EINTR) break;
+        if (::poll(fds, 3, timeoutMs) < 0 && errno != EINTR) break;
+        if (fds[2].revents & POLLIN) {
+            // The reader of standard output went away: a stop, recorded as such.
+            const std::string why = "output closed: standard output cannot be written (" +
+                                    printer.closedReason() + "); the run stopped";
+            engine->warn("stdout", why);
+            std::fprintf(stderr, "ringlab-engine: %s\n", why.c_str());
+            ended = Ended::OutputClosed;
+            break;
+        }
         if (fds[0].revents & POLLIN) {
             signalfd_siginfo si;
             [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
@@ -96,7 +108,9 @@ Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, SamplePrinter &
         }
     }
     if (flags >= 0) fcntl(STDIN_FILENO, F_SETFL, flags);
-    engine->stop();
+    // Not stop(): that would wait for standard output's reader before the session is
+    // finished (RunService::stop finishes it first).
+    engine->halt();
     return ended;
 }
 
@@ -178,8 +192,12 @@ int runCommand(const RunOptions &o)
                          store->interruptedOnOpen());
     }
 
-    // Signals are taken through a descriptor; engine threads inherit the blocked mask.
+    // Signals are taken through a descriptor; engine threads inherit the blocked mask. A
+    // reader of standard output that goes away is an EPIPE from write(), not a signal that
+    // kills the process before its session is finished.
+    ::signal(SIGPIPE, SIG_IGN);
     const int sigFd = takeStopSignals();
+    const int outFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     // After the signals are blocked: the server's threads inherit the mask. Prometheus's
     // scrapes read the current run's exporter (a new one for each repeat).
     std::mutex exporterMutex;
@@ -193,6 +211,7 @@ int runCommand(const RunOptions &o)
         if (!st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
             close(sigFd);
+            close(outFd);
             return 2;
         }
         std::fprintf(stderr, "ringlab-engine: Prometheus metrics at http://%s%s%s:%d/metrics\n",
@@ -213,6 +232,10 @@ int runCommand(const RunOptions &o)
             setup.sessionName = baseName + " #" + std::to_string(k);
         }
         SamplePrinter printer(o.output, stdout, o.warmupS);
+        printer.setOnClosed([outFd] {
+            const std::uint64_t one = 1;
+            [[maybe_unused]] auto r = ::write(outFd, &one, sizeof one);
+        });
         const std::shared_ptr<Subscriber> printing(&printer, [](Subscriber *) {});
         std::vector<std::shared_ptr<Subscriber>> subscribers{printing};
         if (!o.metricsListen.empty()) {
@@ -246,9 +269,20 @@ int runCommand(const RunOptions &o)
             std::fprintf(stderr, "ringlab-engine: run %d of %d, about %.*f s left\n", k, o.repeat,
                          left < 10 ? 1 : 0, left);
         }
-        const Ended ended = runOnce(o, service.engine(), sigFd, printer, stdinOpen);
+        const Ended ended = runOnce(o, service.engine(), sigFd, outFd, printer, stdinOpen);
         const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(printer.summary());
+        if (printer.closed() && ended != Ended::OutputClosed)
+            std::fprintf(stderr,
+                         "ringlab-engine: standard output closed after the run (%s): its last "
+                         "lines and the summary were not written\n",
+                         printer.closedReason().c_str());
+        if (printer.droppedLines() > 0)
+            std::fprintf(stderr,
+                         "ringlab-engine: standard output fell behind: %llu lines were dropped "
+                         "while its reader did not read%s\n",
+                         static_cast<unsigned long long>(printer.droppedLines()),
+                         store && out.samplesLost == 0 ? " (the session has every sample)" : "");
         if (out.samplesLost > 0) {
             // Say what the database is missing, and fail: a script must not take it as whole.
             std::fprintf(
@@ -269,9 +303,11 @@ int runCommand(const RunOptions &o)
             exitCode = 1;
             break;
         }
-        if (ended != Ended::Duration) break; // quit or a signal ends the repeats too
+        // quit, a signal or a closed output ends the repeats too
+        if (ended != Ended::Duration) break;
     }
     close(sigFd);
+    close(outFd);
     return exitCode;
 }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/sample_printer.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include "engine/metrics/sample_json.h"
 
 namespace ringlab {
@@ -20,6 +23,31 @@ std::string stageBreakdown(const Sample &s)
     return out + buf;
 }
 
+void SamplePrinter::finishWrite()
+{
+    errno = 0;
+    if (std::fflush(out_) == 0 && !std::ferror(out_)) return;
+    const int err = errno ? errno : EIO;
+    {
+        std::lock_guard lock(mutex_);
+        if (closed_.load()) return;
+        closedReason_ = std::strerror(err);
+        closed_.store(true);
+    }
+    if (onClosed_) onClosed_();
+}
+
+std::string SamplePrinter::closedReason() const
+{
+    std::lock_guard lock(mutex_);
+    return closedReason_;
+}
+
+void SamplePrinter::onDropped(std::uint64_t samples, std::uint64_t events)
+{
+    droppedLines_.fetch_add(samples + events);
+}
+
 void SamplePrinter::header()
 {
     std::fprintf(out_, "%7s %9s %8s %9s %9s %9s %9s %9s %8s %8s %8s %8s  %s\n", "t(s)", "rx pps",
@@ -35,11 +63,12 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
         summarizer_.add(*s);
         latest_ = s;
     }
+    if (closed_.load()) return;
     if (fmt_ == OutputFormat::Jsonl) {
         std::fprintf(
             out_, "%s\n",
             toJson(*s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-        std::fflush(out_);
+        finishWrite();
         return;
     }
     if (rowsSinceHeader_ >= 25) header();
@@ -51,11 +80,12 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
                  poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->engineCpuMsPerS,
                  s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
                  stageBreakdown(*s).c_str());
-    std::fflush(out_);
+    finishWrite();
 }
 
 void SamplePrinter::onEvent(const Event &e)
 {
+    if (closed_.load()) return;
     if (fmt_ == OutputFormat::Jsonl) {
         std::fprintf(
             out_, "%s\n",
@@ -67,7 +97,7 @@ void SamplePrinter::onEvent(const Event &e)
         std::fprintf(out_, "# %.2fs %s%s%s\n", e.t, e.kind.c_str(), e.message.empty() ? "" : ": ",
                      e.message.c_str());
     }
-    std::fflush(out_);
+    finishWrite();
 }
 
 std::size_t SamplePrinter::sampleCount() const
@@ -106,7 +136,7 @@ void SamplePrinter::printThreads(std::FILE *out) const
 
 void SamplePrinter::printParams(const std::string &profile, const ParamSet &ps)
 {
-    if (fmt_ != OutputFormat::Jsonl) return;
+    if (fmt_ != OutputFormat::Jsonl || closed_.load()) return;
     nlohmann::json values = nlohmann::json::object();
     for (const auto &t : tunables())
         values[std::string(t.name)] = ps.text(t.id);
@@ -114,11 +144,12 @@ void SamplePrinter::printParams(const std::string &profile, const ParamSet &ps)
                  nlohmann::json{{"type", "params"}, {"profile", profile}, {"values", values}}
                      .dump()
                      .c_str());
-    std::fflush(out_);
+    finishWrite();
 }
 
 void SamplePrinter::printSummary(const RunSummary &r)
 {
+    if (closed_.load()) return;
     if (r.samples == 0) {
         // Stopped before the first sample: nothing was measured, and the summary says so.
         if (fmt_ == OutputFormat::Jsonl)
@@ -126,7 +157,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
         else
             std::fprintf(
                 out_, "\n== summary: stopped before the first sample; nothing was measured ==\n");
-        std::fflush(out_);
+        finishWrite();
         return;
     }
     if (fmt_ == OutputFormat::Jsonl) {
@@ -141,7 +172,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
         j["metrics"] = m;
         j["totals"] = r.totals;
         std::fprintf(out_, "%s\n", j.dump().c_str());
-        std::fflush(out_);
+        finishWrite();
         return;
     }
     auto get = [&](const std::string &k) {
@@ -191,7 +222,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
     for (const auto &[name, v] : r.totals)
         if (name.rfind("port_", 0) == 0) totals += ", " + name + " " + std::to_string(v);
     std::fprintf(out_, "%s\n", totals.c_str());
-    std::fflush(out_);
+    finishWrite();
 }
 
 } // namespace ringlab

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Prints samples and events as they arrive (a table for people, JSON lines for scripts) and
-// gathers the closing summary as they go (flat memory, however long the run).
+// gathers the closing summary as they go (flat memory, however long the run). It runs on its
+// queue's drain thread (see Subscriber): a reader that stops reading fills the pipe and this
+// thread waits in write(), never the engine; lines the queue could not hold meanwhile are
+// counted. A write that fails (EPIPE: the reader went away) ends the output: nothing more is
+// written, and `onClosed` is called once, so that the run can stop.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
+#include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "engine/datapath/sample.h"
@@ -23,6 +30,17 @@ class SamplePrinter final : public Subscriber {
     }
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override;
+    // Samples and events the queue dropped while the reader was slow: lines not printed.
+    void onDropped(std::uint64_t samples, std::uint64_t events) override;
+    std::string queueName() const override { return "stdout"; }
+
+    // Called once, from the thread that wrote, when the output cannot be written any more.
+    // Set before the run starts; it must not block.
+    void setOnClosed(std::function<void()> onClosed) { onClosed_ = std::move(onClosed); }
+    bool closed() const { return closed_.load(); }
+    // Why the output closed ("Broken pipe"); empty while it is open.
+    std::string closedReason() const;
+    std::uint64_t droppedLines() const { return droppedLines_.load(); }
 
     std::size_t sampleCount() const;
     RunSummary summary() const;
@@ -34,12 +52,18 @@ class SamplePrinter final : public Subscriber {
 
   private:
     void header();
+    // After writing: flushes, and ends the output when the write failed.
+    void finishWrite();
     OutputFormat fmt_;
     std::FILE *out_;
     mutable std::mutex mutex_;
     RunSummarizer summarizer_;
     std::shared_ptr<const Sample> latest_;
     int rowsSinceHeader_ = 1000;
+    std::function<void()> onClosed_;
+    std::atomic<bool> closed_{false};
+    std::string closedReason_; // mutex_
+    std::atomic<std::uint64_t> droppedLines_{0};
 };
 
 // "[0->21->16->37->12=86 us]", the Zephyr net stats style.

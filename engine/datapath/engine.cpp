@@ -28,6 +28,8 @@ Status Engine::create(ParamSet initial, const DeviceFactory &factory, EngineOpti
 Engine::~Engine()
 {
     stop();
+    for (auto &q : detachSubscribers())
+        q->close();
 }
 
 bool Engine::running() const
@@ -73,22 +75,90 @@ double Engine::sinceStart() const
 
 void Engine::subscribe(std::shared_ptr<Subscriber> s)
 {
+    const std::string name = s->queueName();
+    const std::size_t capacity = s->queueCapacity();
+    auto q = std::make_shared<QueuedSubscriber>(std::move(s), name, capacity);
     std::lock_guard lock(subscribersMutex_);
-    subscribers_.push_back(std::move(s));
+    subscribers_.push_back({std::move(q)});
 }
 
 void Engine::unsubscribe(const std::shared_ptr<Subscriber> &s)
 {
+    std::shared_ptr<QueuedSubscriber> gone;
+    {
+        std::lock_guard lock(subscribersMutex_);
+        const auto it = std::find_if(subscribers_.begin(), subscribers_.end(),
+                                     [&](const Subscription &x) { return x.queue->inner() == s; });
+        if (it == subscribers_.end()) return;
+        gone = std::move(it->queue);
+        subscribers_.erase(it);
+    }
+    gone->close(); // outside the lock: its consumer may take its time
+}
+
+std::vector<std::shared_ptr<QueuedSubscriber>> Engine::detachSubscribers()
+{
+    std::vector<std::shared_ptr<QueuedSubscriber>> out;
     std::lock_guard lock(subscribersMutex_);
-    subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s),
-                       subscribers_.end());
+    for (auto &x : subscribers_)
+        out.push_back(std::move(x.queue));
+    subscribers_.clear();
+    return out;
+}
+
+void Engine::flush()
+{
+    std::vector<std::shared_ptr<QueuedSubscriber>> queues;
+    {
+        std::lock_guard lock(subscribersMutex_);
+        for (const auto &x : subscribers_)
+            queues.push_back(x.queue);
+    }
+    for (const auto &q : queues)
+        q->flush();
 }
 
 void Engine::publishEvent(const Event &e)
 {
     std::lock_guard lock(subscribersMutex_);
-    for (auto &s : subscribers_)
-        s->onEvent(e);
+    for (auto &x : subscribers_)
+        x.queue->onEvent(e);
+}
+
+void Engine::publishSample(const std::shared_ptr<const Sample> &s)
+{
+    std::lock_guard lock(subscribersMutex_);
+    for (auto &x : subscribers_)
+        x.queue->onSample(s);
+}
+
+// Says which subscribers lost samples or events to a full queue: once each has caught up
+// (its queue half empty, so that the warning reaches it too), or everything at the end.
+void Engine::reportDrops(bool all)
+{
+    std::vector<std::string> warnings;
+    {
+        std::lock_guard lock(subscribersMutex_);
+        for (auto &x : subscribers_) {
+            const std::uint64_t samples = x.queue->droppedSamples() - x.reportedSamples;
+            const std::uint64_t events = x.queue->droppedEvents() - x.reportedEvents;
+            if (samples + events == 0 || (!all && x.queue->queued() > x.queue->capacity() / 2))
+                continue;
+            x.reportedSamples += samples;
+            x.reportedEvents += events;
+            warnings.push_back(x.queue->name() + " fell behind: " + std::to_string(samples) +
+                               " samples and " + std::to_string(events) +
+                               " events were not delivered to it (its queue holds " +
+                               std::to_string(x.queue->capacity()) + ")");
+        }
+    }
+    for (const auto &w : warnings)
+        warn("engine", w);
+}
+
+void Engine::warn(const std::string &source, const std::string &message)
+{
+    publishEvent({sinceStart(), "warning", {}, {}, {}, source, message});
 }
 
 Status Engine::start()
@@ -129,6 +199,12 @@ Status Engine::start()
 
 void Engine::stop()
 {
+    halt();
+    flush();
+}
+
+void Engine::halt()
+{
     std::lock_guard lock(controlMutex_);
     stopLocked();
 }
@@ -147,6 +223,7 @@ void Engine::stopLocked()
     samplerWaiter_.wake();
     sampler_.stop();
     running_.store(false, std::memory_order_release);
+    reportDrops(true);
     publishEvent({sinceStart(), "stop", {}, {}, {}, {}, {}});
     std::lock_guard dpLock(datapathMutex_);
     datapath_.reset();
@@ -204,22 +281,15 @@ void Engine::samplerThread(std::stop_token st)
             // Final partial interval, if it is long enough to mean anything (or when asked
             // for: its totals are exact, taken after the datapath has stopped).
             if (opts_.finalSample || now - (next - opts_.intervalNs) >= opts_.intervalNs / 10) {
-                auto s = sampler.take(now);
-                std::lock_guard lock(subscribersMutex_);
-                for (auto &sub : subscribers_)
-                    sub->onSample(s);
+                publishSample(sampler.take(now));
             }
             publishDeviceEvents();
             return;
         }
         if (now < next) continue;
-        auto s = sampler.take(now);
-        {
-            std::lock_guard lock(subscribersMutex_);
-            for (auto &sub : subscribers_)
-                sub->onSample(s);
-        }
+        publishSample(sampler.take(now));
         publishDeviceEvents();
+        reportDrops(false);
         next += opts_.intervalNs;
         if (next <= now) next = now + opts_.intervalNs; // fell behind: skip, never burst
     }
@@ -300,6 +370,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
                                     "; the run stopped";
             publishEvent({sinceStart(), "warning", {}, {}, {}, source, why});
             stopLocked();
+            flush(); // what the run published reaches its subscribers before the caller reads
             return Status{why};
         }
         if (!failure.empty()) {

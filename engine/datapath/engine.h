@@ -12,6 +12,7 @@
 #include "engine/datapath/datapath.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
+#include "engine/datapath/queued_subscriber.h"
 #include "engine/datapath/sample.h"
 #include "engine/datapath/sampler.h"
 #include "engine/datapath/stress.h"
@@ -46,7 +47,14 @@ class Engine {
     // engine stopped, when the device refuses the parameters or the datapath's memory,
     // timers or threads cannot be had (the buffer pool's refusal names its size).
     [[nodiscard]] Status start();
+    // Stops the run (a last sample, then the stop event) and waits until every subscriber has
+    // been handed what was published, however long a slow consumer takes.
     void stop();
+    // Stops the run as stop() does, without waiting for the subscribers: RunService finishes
+    // the recording first, then waits for the others (a stdout its reader left full).
+    void halt();
+    // Waits until every subscriber has been handed what was published so far.
+    void flush();
     bool running() const;
 
     // Validates through the registry, then applies. A rejected change leaves every value as
@@ -61,13 +69,23 @@ class Engine {
     Status checkDevice() const;
     std::vector<TunableSupport> deviceSupport() const;
     void mark(const std::string &label);
+    // A warning event in the run, from `source` (the output closed, a consumer's trouble).
+    void warn(const std::string &source, const std::string &message);
 
+    // `s` behind a bounded queue of s->queueCapacity() with its own drain thread (the
+    // threading contract is in sample.h's Subscriber and docs/architecture.md).
     void subscribe(std::shared_ptr<Subscriber> s);
+    // Hands `s` what is queued for it, ends its drain thread and publishes no more to it.
     void unsubscribe(const std::shared_ptr<Subscriber> &s);
+    // Every subscriber's queue, taken from the engine (which publishes no more to them) and
+    // still draining: the caller closes them when it is ready to wait.
+    std::vector<std::shared_ptr<QueuedSubscriber>> detachSubscribers();
 
   private:
     void samplerThread(std::stop_token st);
     void publishEvent(const Event &e);
+    void publishSample(const std::shared_ptr<const Sample> &s);
+    void reportDrops(bool all);
     void publishDeviceEvents();
     DatapathReading read();
     // Builds and starts the datapath for `ps` (datapathMutex_ held); the error, or empty.
@@ -89,8 +107,15 @@ class Engine {
     LatencyStats::Snapshot retiredLatency_;
     std::vector<std::string> deviceEvents_; // from the device's readings, to publish
 
+    // Held only to push to the queues (never while a consumer runs) and to change the list.
+    // Lock order: controlMutex_ before datapathMutex_ or subscribersMutex_; those two never
+    // nest.
+    struct Subscription {
+        std::shared_ptr<QueuedSubscriber> queue;
+        std::uint64_t reportedSamples = 0, reportedEvents = 0; // drops told in warnings
+    };
     std::mutex subscribersMutex_;
-    std::vector<std::shared_ptr<Subscriber>> subscribers_;
+    std::vector<Subscription> subscribers_;
 
     std::int64_t startNs_ = 0;
     std::atomic<bool> running_{false};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -121,14 +122,29 @@ struct Event {
     std::string message;
 };
 
-// Receives samples and events from the engine's sampler thread (samples) and from the
-// thread that caused an event. Calls are serialised. Keep them short: they never block the
-// datapath, but they do delay the next sample.
+// Samples and events a subscriber's queue holds unless it says otherwise: a minute at 10 Hz.
+inline constexpr std::size_t kSubscriberQueue = 600;
+
+// Receives a run's samples and events. The engine never calls a subscriber from the threads
+// that measure: Engine::subscribe puts it behind a bounded queue (QueuedSubscriber) with a
+// drain thread of its own, and every call below comes from that thread, one at a time, in
+// the order the engine published them. A subscriber may take as long as it likes (write a
+// pipe, a file, a database); while it does, its queue fills, and once full, what the engine
+// publishes is dropped for this subscriber alone and counted (onDropped, and a warning event
+// in the run). It must not call the engine's control methods (start, stop, apply) from these
+// calls. docs/architecture.md gives the whole threading contract.
 class Subscriber {
   public:
     virtual ~Subscriber() = default;
     virtual void onSample(const std::shared_ptr<const Sample> &s) = 0;
     virtual void onEvent(const Event &e) = 0;
+    // Before the next call after a gap: this many samples and events were dropped because the
+    // queue was full.
+    virtual void onDropped(std::uint64_t /*samples*/, std::uint64_t /*events*/) {}
+    // The name warnings and the drain thread use ("stdout", "recorder").
+    virtual std::string queueName() const { return "subscriber"; }
+    // Samples and events its queue holds before it drops.
+    virtual std::size_t queueCapacity() const { return kSubscriberQueue; }
 };
 
 } // namespace ringlab

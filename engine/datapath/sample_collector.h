@@ -29,6 +29,7 @@ class SampleCollector final : public Subscriber {
         events_.push_back(e);
         cv_.notify_all();
     }
+    std::string queueName() const override { return "collector"; }
     // Waits until at least n samples have arrived; false if the timeout passed first.
     bool waitSamples(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(60))
     {

@@ -36,6 +36,7 @@ class PrometheusExporter final : public Subscriber {
 
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override; // parameter changes update the tunables' labels
+    std::string queueName() const override { return "prometheus"; }
 
     // The exposition text, "text/plain; version=0.0.4".
     std::string text() const;

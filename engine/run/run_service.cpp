@@ -113,6 +113,9 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         if (store && session_) discardSession(*store, why);
         return {why, false};
     }
+    // The start event has reached every subscriber before the caller's own lines (the API's
+    // state line) follow it.
+    engine_->flush();
     return {};
 }
 
@@ -136,7 +139,11 @@ RunOutcome RunService::stop(const std::string &status)
     RunOutcome out;
     out.session = session_;
     if (!running()) return out;
-    engine_->stop();
+    engine_->halt();
+    // The recorder is handed everything first; the other subscribers (a stdout whose reader
+    // has stopped reading) are waited for only once the session is finished.
+    if (recorder_) engine_->unsubscribe(recorder_);
+    auto others = engine_->detachSubscribers();
     engine_.reset(); // the device goes before the session is finished
     if (recorder_) {
         recorder_->finish(status);
@@ -145,6 +152,8 @@ RunOutcome RunService::stop(const std::string &status)
         out.recordError = recorder_->lastError();
         recorder_.reset();
     }
+    for (auto &q : others)
+        q->close();
     return out;
 }
 

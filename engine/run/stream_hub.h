@@ -60,6 +60,7 @@ class StreamHub : public Subscriber {
     void publish(const std::string &jsonLine);
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override;
+    std::string queueName() const override { return "stream"; }
 
   private:
     void fanOut(const Watcher::Line &line);

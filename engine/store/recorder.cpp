@@ -44,6 +44,17 @@ void Recorder::onEvent(const Event &e)
     events_.push_back(e);
 }
 
+void Recorder::onDropped(std::uint64_t samples, std::uint64_t events)
+{
+    std::lock_guard lock(mutex_);
+    droppedSamples_ += samples;
+    droppedEvents_ += events;
+    failed_ = true;
+    lastError_ = "the recorder fell behind the engine: " + std::to_string(droppedSamples_) +
+                 " samples and " + std::to_string(droppedEvents_) +
+                 " events did not fit its queue of " + std::to_string(kRecorderQueue);
+}
+
 std::uint64_t Recorder::timesBehind() const
 {
     std::lock_guard lock(mutex_);
@@ -114,7 +125,7 @@ void Recorder::run(std::stop_token st)
 std::uint64_t Recorder::samplesLost() const
 {
     std::lock_guard lock(mutex_);
-    return samples_.size();
+    return samples_.size() + droppedSamples_;
 }
 
 std::string Recorder::lastError() const
@@ -136,7 +147,8 @@ void Recorder::finish(const std::string &status)
     }
     flush(samples, events);
     try {
-        store_->finishSession(session_, failed_ && !samples_.empty() ? "failed" : status);
+        const bool lost = !samples_.empty() || droppedSamples_ > 0 || droppedEvents_ > 0;
+        store_->finishSession(session_, failed_ && lost ? "failed" : status);
     } catch (const DbError &e) {
         if (onError_) onError_(e.what());
     }

@@ -16,6 +16,8 @@
 
 namespace ringlab {
 
+inline constexpr std::size_t kRecorderQueue = 6000;
+
 class Recorder final : public Subscriber {
   public:
     using ErrorFn = std::function<void(const std::string &)>;
@@ -28,13 +30,20 @@ class Recorder final : public Subscriber {
 
     void onSample(const std::shared_ptr<const Sample> &s) override;
     void onEvent(const Event &e) override;
+    // Its queue in the engine was full: what was dropped is lost to the session, counted in
+    // samplesLost(), and the session ends failed.
+    void onDropped(std::uint64_t samples, std::uint64_t events) override;
+    std::string queueName() const override { return "recorder"; }
+    // It is the record: ten minutes at 10 Hz may wait for a disk that stalls.
+    std::size_t queueCapacity() const override { return kRecorderQueue; }
 
     // Writes what is queued, stops the thread and sets the session's final status.
     void finish(const std::string &status);
     // Batches that found more than a second's worth of samples waiting.
     std::uint64_t timesBehind() const;
     std::uint64_t samplesWritten() const;
-    // After finish(): samples that could not be written (a full disk, a lost file), and why.
+    // After finish(): samples that could not be written (a full disk, a lost file, a queue
+    // that was full), and why.
     std::uint64_t samplesLost() const;
     std::string lastError() const;
 
@@ -51,6 +60,8 @@ class Recorder final : public Subscriber {
     std::vector<std::shared_ptr<const Sample>> samples_;
     std::vector<Event> events_;
     std::uint64_t behind_ = 0, written_ = 0;
+    std::uint64_t droppedSamples_ = 0,
+                  droppedEvents_ = 0; // never queued: the engine's queue was full
     bool failed_ = false;
     std::string lastError_;
     std::jthread thread_;
