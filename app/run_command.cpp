@@ -114,6 +114,34 @@ std::unique_ptr<SessionStore> openStore(const RunOptions &o)
     }
 }
 
+// A database file replaced (or moved away) while its session was recorded holds none of it:
+// what was recorded went to the file as it was opened. Says so, saves that to a file beside
+// it, and keeps SQLite's log from being applied to the new file. False when nothing happened.
+bool reportReplacedDatabase(SessionStore &store, std::int64_t session)
+{
+    const std::string change = store.fileChange();
+    if (change.empty()) return false;
+    const std::string db = store.file().string();
+    std::fprintf(stderr,
+                 "ringlab-engine: database %s %s while session %lld was recorded; the file "
+                 "there now does not hold it\n",
+                 db.c_str(), change.c_str(), static_cast<long long>(session));
+    const std::string rescue =
+        db + ".session-" + std::to_string(session) + "-" + std::to_string(getpid()) + ".db";
+    try {
+        store.rescueTo(rescue);
+        std::fprintf(stderr,
+                     "ringlab-engine: the database as this run wrote it was saved to %s; add "
+                     "session %lld to %s with 'ringlab-engine sessions --db %s import %s'\n",
+                     rescue.c_str(), static_cast<long long>(session), db.c_str(), db.c_str(),
+                     rescue.c_str());
+    } catch (const DbError &e) {
+        std::fprintf(stderr, "ringlab-engine: the session could not be saved elsewhere: %s\n",
+                     e.what());
+    }
+    return true;
+}
+
 } // namespace
 
 int runCommand(const RunOptions &o)
@@ -249,6 +277,10 @@ int runCommand(const RunOptions &o)
         const Ended ended = runOnce(o, service.engine(), sigFd, printer, stdinOpen);
         const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(printer.summary());
+        if (store && reportReplacedDatabase(*store, out.session)) {
+            exitCode = 1;
+            break;
+        }
         if (out.samplesLost > 0) {
             // Say what the database is missing, and fail: a script must not take it as whole.
             std::fprintf(

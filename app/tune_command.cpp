@@ -80,6 +80,7 @@ bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
                 return (error = t.tunable + " is both searched and tied"), false;
         p.spec.ties.push_back(t);
     }
+    if (auto st = orderTies(p.spec.ties); !st.ok()) return (error = st.error), false;
     p.spec.budget = o.budget;
     if (o.budget < 4) {
         error = "--budget " + std::to_string(o.budget) + " is too small (at least 4 runs)";
