@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/session_commands.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 
+#include "app/fd_stream.h"
 #include "engine/common/utf8_text.h"
 #include "engine/store/file_identity.h"
 #include "engine/store/session_compare.h"
@@ -189,10 +189,6 @@ bool outputAllowed(const SessionsOptions &o, const SessionStore &store)
     return true;
 }
 
-std::string reason(int err)
-{
-    return err ? std::string(": ") + std::strerror(err) : std::string();
-}
 } // namespace
 
 int sessionsExport(const SessionsOptions &o)
@@ -213,36 +209,32 @@ int sessionsExport(const SessionsOptions &o)
     std::error_code ec;
     const bool inPlace = !o.output.empty() && std::filesystem::exists(o.output, ec) &&
                          !std::filesystem::is_regular_file(o.output, ec);
-    const std::string target =
-        o.output.empty() || inPlace ? o.output : o.output + ".part-" + std::to_string(getpid());
-    std::ofstream file;
+    const bool partial = !o.output.empty() && !inPlace;
+    const std::string target = partial ? o.output + ".part-" + std::to_string(getpid()) : o.output;
+    const std::string shownName = o.output.empty() ? "standard output" : o.output;
+    int fd = STDOUT_FILENO;
     if (!o.output.empty()) {
-        file.open(target, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            std::fprintf(stderr, "ringlab-engine: cannot write %s%s\n", o.output.c_str(),
-                         reason(errno).c_str());
+        fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd < 0) {
+            std::fprintf(stderr, "ringlab-engine: cannot write %s: %s\n", o.output.c_str(),
+                         std::strerror(errno));
             return 1;
         }
     }
-    const bool partial = !o.output.empty() && !inPlace;
-    std::ostream &out = o.output.empty() ? std::cout : file;
-    if (auto st = writeExport(*store, o.id, o.format, out); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+    FdOStream out(fd);
+    const Status written = writeExport(*store, o.id, o.format, out);
+    out.flush();
+    int err = out.error();
+    if (fd != STDOUT_FILENO && ::close(fd) != 0 && !err) err = errno;
+    if (!written.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", written.error.c_str());
         if (partial) std::remove(target.c_str());
         return 2;
     }
-    errno = 0;
-    out.flush();
-    if (o.output.empty()) {
-        if (std::fflush(stdout) != 0 || std::ferror(stdout)) out.setstate(std::ios::badbit);
-    } else {
-        file.close();
-    }
-    const int err = errno;
-    if (!out || (partial && std::rename(target.c_str(), o.output.c_str()) != 0)) {
-        std::fprintf(stderr, "ringlab-engine: writing %s failed%s\n",
-                     o.output.empty() ? "standard output" : o.output.c_str(),
-                     reason(out ? errno : err).c_str());
+    if (!err && partial && std::rename(target.c_str(), o.output.c_str()) != 0) err = errno;
+    if (err) {
+        std::fprintf(stderr, "ringlab-engine: writing %s failed: %s\n", shownName.c_str(),
+                     std::strerror(err));
         if (partial) std::remove(target.c_str());
         return 1;
     }
