@@ -198,6 +198,9 @@ int main(int argc, char **argv)
         ->capture_default_str();
     sExport->add_option("-o,--output", so.output, "File to write (default: standard output)")
         ->type_name(kValueFile);
+    sExport->add_flag("--force", so.force,
+                      "Replace an existing SQLite database given as --output (never the one "
+                      "being read)");
     auto *sDelete =
         sessions->add_subcommand("delete", "Delete a session and everything recorded with it");
     sDelete->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
@@ -495,6 +498,10 @@ int main(int argc, char **argv)
                     return 2;
                 }
                 sw.spec.ties.push_back(tie);
+            }
+            if (auto st = orderTies(sw.spec.ties); !st.ok()) {
+                std::fprintf(stderr, "ringlab-engine: sweep: %s\n", st.error.c_str());
+                return 2;
             }
             if (sw.resume.empty() && sw.spec.axes.empty()) {
                 std::fprintf(stderr, "ringlab-engine: sweep: nothing to sweep: give --vary or "

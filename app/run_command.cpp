@@ -128,6 +128,34 @@ std::unique_ptr<SessionStore> openStore(const RunOptions &o)
     }
 }
 
+// A database file replaced (or moved away) while its session was recorded holds none of it:
+// what was recorded went to the file as it was opened. Says so, saves that to a file beside
+// it, and keeps SQLite's log from being applied to the new file. False when nothing happened.
+bool reportReplacedDatabase(SessionStore &store, std::int64_t session)
+{
+    const std::string change = store.fileChange();
+    if (change.empty()) return false;
+    const std::string db = store.file().string();
+    std::fprintf(stderr,
+                 "ringlab-engine: database %s %s while session %lld was recorded; the file "
+                 "there now does not hold it\n",
+                 db.c_str(), change.c_str(), static_cast<long long>(session));
+    const std::string rescue =
+        db + ".session-" + std::to_string(session) + "-" + std::to_string(getpid()) + ".db";
+    try {
+        store.rescueTo(rescue);
+        std::fprintf(stderr,
+                     "ringlab-engine: the database as this run wrote it was saved to %s; add "
+                     "session %lld to %s with 'ringlab-engine sessions --db %s import %s'\n",
+                     rescue.c_str(), static_cast<long long>(session), db.c_str(), db.c_str(),
+                     rescue.c_str());
+    } catch (const DbError &e) {
+        std::fprintf(stderr, "ringlab-engine: the session could not be saved elsewhere: %s\n",
+                     e.what());
+    }
+    return true;
+}
+
 } // namespace
 
 int runCommand(const RunOptions &o)
@@ -138,7 +166,7 @@ int runCommand(const RunOptions &o)
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
-    if (auto st = resolveProfile(o.profile, overrides, resolved); !st.ok()) {
+    if (auto st = resolveProfile(o.profile, overrides, resolved, o.device); !st.ok()) {
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
@@ -283,6 +311,10 @@ int runCommand(const RunOptions &o)
                          "while its reader did not read%s\n",
                          static_cast<unsigned long long>(printer.droppedLines()),
                          store && out.samplesLost == 0 ? " (the session has every sample)" : "");
+        if (store && reportReplacedDatabase(*store, out.session)) {
+            exitCode = 1;
+            break;
+        }
         if (out.samplesLost > 0) {
             // Say what the database is missing, and fail: a script must not take it as whole.
             std::fprintf(

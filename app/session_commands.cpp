@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/session_commands.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
+#include <cstring>
 
+#include "app/fd_stream.h"
 #include "engine/common/utf8_text.h"
+#include "engine/store/file_identity.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_report.h"
 #include "engine/store/session_store.h"
@@ -162,6 +165,32 @@ int sessionsShow(const SessionsOptions &o)
     return 0;
 }
 
+namespace {
+// Refuses an output that would destroy a database: the one being read (whatever --force
+// says: the export would replace every other session in it) or another SQLite file (unless
+// --force).
+bool outputAllowed(const SessionsOptions &o, const SessionStore &store)
+{
+    if (store.isFile(o.output)) {
+        std::fprintf(stderr,
+                     "ringlab-engine: export: --output %s is the database being read (%s); "
+                     "writing the export there would replace every session in it: give "
+                     "another file\n",
+                     o.output.c_str(), store.file().c_str());
+        return false;
+    }
+    if (!o.force && isSqliteFile(o.output)) {
+        std::fprintf(stderr,
+                     "ringlab-engine: export: --output %s is an existing SQLite database; "
+                     "give another file, or --force to replace it\n",
+                     o.output.c_str());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
 int sessionsExport(const SessionsOptions &o)
 {
     auto store = openExisting(o);
@@ -173,29 +202,40 @@ int sessionsExport(const SessionsOptions &o)
                              "--output FILE or redirect standard output\n");
         return 2;
     }
+    if (!o.output.empty() && !outputAllowed(o, *store)) return 2;
     // A file is written beside its name and renamed when whole: a kill or a full disk never
-    // leaves half an export where a complete one (or none) was.
-    const std::string partial = o.output + ".part-" + std::to_string(getpid());
-    std::ofstream file;
+    // leaves half an export where a complete one (or none) was. A device or a FIFO
+    // (/dev/stdout, a pipe) is written as it is: renaming over it would replace it.
+    std::error_code ec;
+    const bool inPlace = !o.output.empty() && std::filesystem::exists(o.output, ec) &&
+                         !std::filesystem::is_regular_file(o.output, ec);
+    const bool partial = !o.output.empty() && !inPlace;
+    const std::string target = partial ? o.output + ".part-" + std::to_string(getpid()) : o.output;
+    const std::string shownName = o.output.empty() ? "standard output" : o.output;
+    int fd = STDOUT_FILENO;
     if (!o.output.empty()) {
-        file.open(partial, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            std::fprintf(stderr, "ringlab-engine: cannot write %s\n", o.output.c_str());
+        fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd < 0) {
+            std::fprintf(stderr, "ringlab-engine: cannot write %s: %s\n", o.output.c_str(),
+                         std::strerror(errno));
             return 1;
         }
     }
-    std::ostream &out = o.output.empty() ? std::cout : file;
-    if (auto st = writeExport(*store, o.id, o.format, out); !st.ok()) {
-        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-        if (!o.output.empty()) std::remove(partial.c_str());
+    FdOStream out(fd);
+    const Status written = writeExport(*store, o.id, o.format, out);
+    out.flush();
+    int err = out.error();
+    if (fd != STDOUT_FILENO && ::close(fd) != 0 && !err) err = errno;
+    if (!written.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", written.error.c_str());
+        if (partial) std::remove(target.c_str());
         return 2;
     }
-    out.flush();
-    if (!o.output.empty()) file.close();
-    if (!out || (!o.output.empty() && std::rename(partial.c_str(), o.output.c_str()) != 0)) {
-        std::fprintf(stderr, "ringlab-engine: writing %s failed\n",
-                     o.output.empty() ? "standard output" : o.output.c_str());
-        if (!o.output.empty()) std::remove(partial.c_str());
+    if (!err && partial && std::rename(target.c_str(), o.output.c_str()) != 0) err = errno;
+    if (err) {
+        std::fprintf(stderr, "ringlab-engine: writing %s failed: %s\n", shownName.c_str(),
+                     std::strerror(err));
+        if (partial) std::remove(target.c_str());
         return 1;
     }
     if (!o.output.empty())

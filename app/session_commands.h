@@ -15,6 +15,7 @@ struct SessionsOptions {
     std::int64_t id = 0;
     std::string format = "csv";
     std::string output; // empty: standard output
+    bool force = false; // export: replace an existing SQLite file
     double warmupS = kWarmupS;
     std::string other;                // import
     std::string a, b;                 // compare: ID or ID:SEG

@@ -9,6 +9,7 @@
 
 #include "app/recorded_run.h"
 #include "app/stop_signals.h"
+#include "drivers/registry.h"
 #include "engine/datapath/clock.h"
 #include "engine/profile/profile.h"
 #include "engine/store/session_store.h"
@@ -40,6 +41,8 @@ bool baseParams(const SweepSpec &spec, ParamSet &base, std::string &profileName,
     Profile p;
     const auto file = findProfile(spec.profile, error);
     if (file.empty() || !loadProfile(file, p, error)) return false;
+    // The runs' device's defaults first (the runs use spec.device as given).
+    if (auto st = base.set(deviceDefaults(spec.device)); !st.ok()) return (error = st.error), false;
     if (auto st = base.set(p.values); !st.ok()) {
         error = "profile " + file.string() + ": " + st.error;
         return false;

@@ -39,6 +39,38 @@ std::string baseName(const std::string &label)
     return label.substr(0, label.find('['));
 }
 
+// What the intervals in the printed table are over, from the cells themselves: a point
+// with one run has intervals over 0.5 s batches within it, one with several runs over its
+// repeats, and a cell with fewer than 3 of either has none (its mean decides).
+std::string intervalNote(const SweepTable &t)
+{
+    int overRepeats = 0, overBatches = 0, without = 0;
+    for (const auto &p : t.points)
+        for (const auto &m : t.metrics) {
+            const auto it = p.metrics.find(m);
+            if (it == p.metrics.end()) continue;
+            if (it->second.batches < 3)
+                ++without;
+            else if (p.sessions.size() > 1)
+                ++overRepeats;
+            else
+                ++overBatches;
+        }
+    if (!overRepeats && !overBatches)
+        return without ? "; no cell has an interval (fewer than 3 repeats or 0.5 s batches "
+                         "each), so the means decide. Use --repeat 3 or more."
+                       : ".";
+    std::string note = " (95 % intervals, over ";
+    note += overRepeats && overBatches ? "the repeats, or 0.5 s batches for points run once"
+            : overRepeats              ? "the repeats"
+                                       : "0.5 s batches within one run";
+    note += ")";
+    if (without)
+        note += "; a cell marked (no CI) had fewer than 3 repeats or batches, and there the "
+                "means decide";
+    return note + ".";
+}
+
 } // namespace
 
 std::vector<std::string> defaultSweepMetrics()
@@ -214,11 +246,8 @@ std::string formatSweep(const SweepRecord &sweep, const SweepTable &t, SweepForm
         if (t.directions[m] != 0)
             out += " " + t.metrics[m] + (t.directions[m] > 0 ? " (higher is better)" : " (lower)");
     out += ": no other point is significantly better on one of them and significantly worse "
-           "on none (95 % intervals";
-    out += sweep.spec.repeat >= 3 ? " over the repeats)" : " over 0.5 s batches within one run)";
-    out += ".\n";
-    if (sweep.spec.repeat == 2)
-        out += "With 2 repeats there is no interval; the means decide. Use --repeat 3 or more.\n";
+           "on none";
+    out += intervalNote(t) + "\n";
     return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "app/recorded_run.h"
 #include "app/stop_signals.h"
+#include "drivers/registry.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/profile.h"
 #include "engine/store/session_compare.h"
@@ -80,6 +81,7 @@ bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
                 return (error = t.tunable + " is both searched and tied"), false;
         p.spec.ties.push_back(t);
     }
+    if (auto st = orderTies(p.spec.ties); !st.ok()) return (error = st.error), false;
     p.spec.budget = o.budget;
     if (o.budget < 4) {
         error = "--budget " + std::to_string(o.budget) + " is too small (at least 4 runs)";
@@ -87,6 +89,8 @@ bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
     }
     const auto file = findProfile(o.profile, error);
     if (file.empty() || !loadProfile(file, p.profile, error)) return false;
+    // The runs' device's defaults first (the runs use --device as given).
+    if (auto st = p.base.set(deviceDefaults(o.device)); !st.ok()) return (error = st.error), false;
     if (auto st = p.base.set(p.profile.values); !st.ok())
         return (error = "profile " + file.string() + ": " + st.error), false;
     if (auto st = p.base.set(o.sets); !st.ok()) return (error = "--set: " + st.error), false;

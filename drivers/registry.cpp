@@ -141,6 +141,13 @@ Status checkDeviceOptions(const DeviceOptions &opts)
     return Status::success();
 }
 
+Assignments deviceDefaults(const std::string &spec)
+{
+    DeviceSpec s;
+    if (!parseDeviceSpec(spec, s).ok() || s.kind == DeviceSpec::Kind::Sim) return {};
+    return {{"tx.coalesce_usecs", "100"}, {"tx.coalesce_frames", "32"}};
+}
+
 bool takesTraffic(const std::string &spec)
 {
     DeviceSpec s;

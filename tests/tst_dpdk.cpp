@@ -179,7 +179,7 @@ void TstDpdk::restartTunablesReconfigureThePort()
     QVERIFY(c->waitSamples(at + 3));
     QCOMPARE(c->samples().back()->poolFree, 2048u); // a new mempool of the new size
     // More mbufs than DPDK's memory holds: refused, rolled back, the port still runs.
-    const Status st = engine.apply({{"rx.pool_buffers", "1048576"}}, "test");
+    const Status st = engine.apply({{"rx.pool_buffers", "262144"}}, "test");
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("mbuf pool") != std::string::npos, st.error.c_str());
     QCOMPARE(engine.params().i(P::RxPoolBuffers), std::int64_t{2048});

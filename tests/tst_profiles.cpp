@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <sys/stat.h>
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <fstream>
@@ -16,6 +20,7 @@ class TstProfiles : public QObject {
     void badProfiles();
     void findsByNameAndExplainsMisses();
     void badFilesInTheDirectoryAreSkippedWithTheirReason();
+    void fifosDevicesAndBigFilesAreNeverRead();
 };
 
 void TstProfiles::shippedProfilesAreValid()
@@ -112,6 +117,53 @@ void TstProfiles::badFilesInTheDirectoryAreSkippedWithTheirReason()
     QVERIFY(findProfile("nosuch", error).empty());
     QVERIFY2(error.find("(available: default;") != std::string::npos, error.c_str());
     QVERIFY(!findProfile("default", error).empty());
+    qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);
+}
+
+void TstProfiles::fifosDevicesAndBigFilesAreNeverRead()
+{
+    // A FIFO once hung the listing (and a server thread with it); a link to /dev/zero was
+    // read to 2.1 GB. Each is named with what it is, at once.
+    QTemporaryDir dir;
+    const fs::path d = dir.path().toStdString();
+    fs::copy_file(fs::path(RINGLAB_PROFILE_SOURCE_DIR) / "default.json", d / "default.json");
+    QCOMPARE(mkfifo((d / "fifo.json").c_str(), 0600), 0);
+    fs::create_symlink("/dev/zero", d / "zero.json");
+    // Valid JSON just over the cap: refused for its size, not its content.
+    std::ofstream(d / "big.json") << "{\"description\": \"" << std::string(kMaxProfileBytes, 'x')
+                                  << "\"}";
+    qputenv("RINGLAB_PROFILE_DIR", dir.path().toLocal8Bit());
+    QElapsedTimer took;
+    took.start();
+    std::vector<std::string> problems;
+    const auto all = listProfiles(&problems);
+    QVERIFY2(took.elapsed() < 2000, qPrintable(QString("%1 ms").arg(took.elapsed())));
+    QCOMPARE(all.size(), std::size_t{1});
+    QCOMPARE(all[0].name, std::string("default"));
+    QCOMPARE(problems.size(), std::size_t{3});
+    QCOMPARE(problems[0], "profile " + (d / "big.json").string() + ": is " +
+                              std::to_string(kMaxProfileBytes + 19) +
+                              " bytes, more than the 1 MiB allowed");
+    QCOMPARE(problems[1],
+             "profile " + (d / "fifo.json").string() + ": is a FIFO, not a regular file");
+    QCOMPARE(problems[2], "profile " + (d / "zero.json").string() +
+                              ": is a character device, not a regular file");
+
+    // Named: refused with the reason, by name and by path.
+    std::string error;
+    QVERIFY(findProfile("fifo", error).empty());
+    QCOMPARE(error, "profile " + (d / "fifo.json").string() + ": is a FIFO, not a regular file");
+    QVERIFY(findProfile((d / "zero.json").string(), error).empty());
+    QVERIFY2(error.find("is a character device") != std::string::npos, error.c_str());
+    Profile p;
+    QVERIFY(!loadProfile(d / "fifo.json", p, error));
+    QVERIFY2(error.find("is a FIFO") != std::string::npos, error.c_str());
+    QVERIFY(!loadProfile(d / "big.json", p, error));
+    QVERIFY2(error.find("more than the 1 MiB allowed") != std::string::npos, error.c_str());
+    // A miss still lists what there is, without touching the FIFO.
+    QVERIFY(findProfile("nosuch", error).empty());
+    QVERIFY2(error.find("(available: default;") != std::string::npos, error.c_str());
+    QVERIFY(took.elapsed() < 4000);
     qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);
 }
 

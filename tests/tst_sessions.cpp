@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -46,8 +48,31 @@ class TstSessions : public QObject {
     void importRefusesWhatItCannotTrust();
     void deleteRemovesEverything();
     void idsAreNotReusedAndReusedPidsAreNotAlive();
+    void exportNeverDestroysADatabase();
+    void exportWriteErrorsFail();
+    void importRefusesTheDatabaseItself();
+    void aDatabaseReplacedDuringARunIsReported();
 
   private:
+    struct Ran {
+        int code = -1;
+        QString err;
+    };
+    // The real ringlab-engine, to its end; standard output to `out` (a file) when given.
+    static Ran engine(const QStringList &args, const QString &out = {})
+    {
+        QProcess p;
+        if (!out.isEmpty()) p.setStandardOutputFile(out);
+        p.start(RINGLAB_ENGINE_BIN, args);
+        if (!p.waitForFinished(60000)) p.kill();
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                QString::fromUtf8(p.readAllStandardError())};
+    }
+    static std::size_t sessionsIn(const fs::path &file)
+    {
+        SessionStore s(file, Db::Mode::ReadOnly);
+        return s.list().size();
+    }
     fs::path db(const char *name) const { return fs::path(dir_.path().toStdString()) / name; }
     // A synthetic sample: value `rx` for rx_pps, `cpu` for the poll thread's CPU.
     static std::shared_ptr<Sample> sample(std::uint64_t seq, double rx, double cpu)
@@ -673,6 +698,179 @@ void TstSessions::idsAreNotReusedAndReusedPidsAreNotAlive()
     QVERIFY(store.get(alive, a) && store.get(reused, b));
     QCOMPARE(a.status, std::string("running"));
     QCOMPARE(b.status, std::string("interrupted"));
+}
+
+void TstSessions::exportNeverDestroysADatabase()
+{
+    // Once: "session 2 written to self.db", exit 0, and the database was JSON.
+    const fs::path self = db("self.db"), other = db("other-export.db"), link = db("link.db");
+    {
+        SessionStore store(self);
+        for (int k = 0; k < 3; ++k)
+            synthetic(store, "s" + std::to_string(k), 10, 1, 20, 40 + k);
+        SessionStore o(other);
+        synthetic(o, "kept", 10, 1, 20, 50);
+    }
+    fs::create_symlink(self, link);
+    const QString dbArg = QString::fromStdString(self.string());
+    for (const char *format : {"json", "csv", "sqlite"})
+        for (const fs::path &target : {self, link}) {
+            for (const bool force : {false, true}) {
+                QStringList args{"sessions", "--db", dbArg,
+                                 "export",   "2",    "--format",
+                                 format,     "-o",   QString::fromStdString(target.string())};
+                if (force) args << "--force";
+                const Ran r = engine(args);
+                QCOMPARE(r.code, 2);
+                QVERIFY2(r.err.contains("is the database being read"), qPrintable(r.err));
+                QVERIFY2(r.err.contains(QString::fromStdString(target.string())),
+                         qPrintable(r.err));
+                QCOMPARE(sessionsIn(self), std::size_t{3});
+            }
+        }
+    QVERIFY(fs::is_symlink(link));
+    // Another database: only with --force.
+    const QString otherArg = QString::fromStdString(other.string());
+    Ran r =
+        engine({"sessions", "--db", dbArg, "export", "2", "--format", "sqlite", "-o", otherArg});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("is an existing SQLite database; give another file, or --force"),
+             qPrintable(r.err));
+    {
+        SessionStore o(other, Db::Mode::ReadOnly);
+        QCOMPARE(o.list().size(), std::size_t{1});
+        QCOMPARE(o.list()[0].name, std::string("kept"));
+    }
+    r = engine({"sessions", "--db", dbArg, "export", "2", "--format", "sqlite", "-o", otherArg,
+                "--force"});
+    QCOMPARE(r.code, 0);
+    {
+        SessionStore o(other, Db::Mode::ReadOnly);
+        QCOMPARE(o.list().size(), std::size_t{1});
+        QCOMPARE(o.list()[0].name, std::string("s1"));
+    }
+    // Anything else is written as before.
+    const fs::path csv = db("plain.csv");
+    std::ofstream(csv) << "old\n";
+    r = engine(
+        {"sessions", "--db", dbArg, "export", "2", "-o", QString::fromStdString(csv.string())});
+    QCOMPARE(r.code, 0);
+    QVERIFY(fs::file_size(csv) > 100);
+    QCOMPARE(sessionsIn(self), std::size_t{3});
+}
+
+void TstSessions::exportWriteErrorsFail()
+{
+    // /dev/full was "written": the export went to a file beside it that was renamed over the
+    // device. A device is written in place, and a full one fails with the reason.
+    const fs::path self = db("full.db");
+    {
+        SessionStore store(self);
+        synthetic(store, "one", 10, 1, 200, 60);
+    }
+    const QString dbArg = QString::fromStdString(self.string());
+    for (const char *format : {"csv", "json", "sqlite"}) {
+        Ran r = engine(
+            {"sessions", "--db", dbArg, "export", "1", "--format", format, "-o", "/dev/full"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("writing /dev/full failed: No space left on device"),
+                 qPrintable(r.err));
+        QVERIFY(!r.err.contains("written to"));
+        QVERIFY(fs::is_character_file("/dev/full"));
+        r = engine({"sessions", "--db", dbArg, "export", "1", "--format", format}, "/dev/full");
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("writing standard output failed: No space left on device"),
+                 qPrintable(r.err));
+    }
+    // Nothing left beside it.
+    for (const auto &e : fs::directory_iterator("/dev"))
+        QVERIFY2(e.path().filename().string().rfind("full.part-", 0) != 0, e.path().c_str());
+}
+
+void TstSessions::importRefusesTheDatabaseItself()
+{
+    const fs::path self = db("into-itself.db"), link = db("into-itself-link.db");
+    SessionStore store(self);
+    synthetic(store, "one", 10, 1, 20, 70);
+    fs::create_symlink(self, link);
+    for (const fs::path &other : {self, link}) {
+        try {
+            store.importFrom(other);
+            QFAIL("importing a database into itself succeeded");
+        } catch (const DbError &e) {
+            QCOMPARE(std::string(e.what()), "database " + other.string() + " is " + self.string() +
+                                                " itself: import another database into it");
+        }
+        const Ran r = engine({"sessions", "--db", QString::fromStdString(self.string()), "import",
+                              QString::fromStdString(other.string())});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("itself"), qPrintable(r.err));
+    }
+    QCOMPARE(store.list().size(), std::size_t{1});
+}
+
+void TstSessions::aDatabaseReplacedDuringARunIsReported()
+{
+    // Once: a copy moved over the database mid-run, "recorded as session 1", exit 0, and the
+    // run's leftover write-ahead log wiped the copy's two sessions.
+    const fs::path file = db("replaced.db"), copy = db("replacement.db");
+    {
+        SessionStore c(copy);
+        synthetic(c, "copy 1", 10, 1, 20, 80);
+        synthetic(c, "copy 2", 10, 1, 20, 81);
+    }
+    QProcess run;
+    run.start(RINGLAB_ENGINE_BIN, {"run", "--db", QString::fromStdString(file.string()),
+                                   "--duration", "4s", "--interval", "100ms"});
+    QVERIFY(run.waitForStarted());
+    // The run has written its first samples.
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                 try {
+                                     SessionStore peek(file, Db::Mode::ReadOnly);
+                                     const auto l = peek.list();
+                                     return !l.empty() && l[0].sampleCount > 0;
+                                 } catch (const DbError &) {
+                                     return false;
+                                 }
+                             }()),
+                             20000);
+    const fs::path moving = file.string() + ".new";
+    fs::copy_file(copy, moving);
+    fs::rename(moving, file);
+    QVERIFY(run.waitForFinished(30000));
+    const QString err = QString::fromUtf8(run.readAllStandardError());
+    QCOMPARE(run.exitCode(), 1);
+    QVERIFY2(err.contains(QString("database %1 was replaced by another file while session 1 "
+                                  "was recorded")
+                              .arg(QString::fromStdString(file.string()))),
+             qPrintable(err));
+    QVERIFY2(!err.contains("recorded as session"), qPrintable(err));
+    // The replacement is whole, however often it is opened.
+    for (int k = 0; k < 2; ++k) {
+        SessionStore now(file);
+        const auto l = now.list();
+        QCOMPARE(l.size(), std::size_t{2});
+        QCOMPARE(l[0].name, std::string("copy 1"));
+        auto q = now.db().prepare("PRAGMA integrity_check");
+        QVERIFY(q.step());
+        QCOMPARE(q.text(0), std::string("ok"));
+    }
+    // And the run is not lost: saved beside it, ready to import.
+    const QRegularExpression saved("saved to (\\S+);");
+    const auto m = saved.match(err);
+    QVERIFY2(m.hasMatch(), qPrintable(err));
+    const fs::path rescue = m.captured(1).toStdString();
+    QVERIFY(fs::exists(rescue));
+    {
+        SessionStore r(rescue, Db::Mode::ReadOnly);
+        const auto l = r.list();
+        QCOMPARE(l.size(), std::size_t{1});
+        QCOMPARE(l[0].status, std::string("completed"));
+        QVERIFY(l[0].sampleCount >= 30);
+    }
+    SessionStore now(file);
+    QCOMPARE(now.importFrom(rescue).imported, 1);
+    QCOMPARE(now.list().size(), std::size_t{3});
 }
 
 void TstSessions::foreignSchemaVersionsAreRefused()

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -24,6 +25,8 @@ class TstSweep : public QObject {
     void badInputIsRefusedBeforeAnythingRuns_data();
     void badInputIsRefusedBeforeAnythingRuns();
     void aTieThatBreaksACrossRuleNamesThePoint();
+    void tieCyclesAndSelfReferencesAreRefused();
+    void tiesGiveTheSameValuesInAnyOrder();
     void specSurvivesItsJson();
     void frontOnKnownPoints();
     void frontTiesAndOverlaps();
@@ -210,6 +213,72 @@ void TstSweep::aTieThatBreaksACrossRuleNamesThePoint()
                                    "poll.sleep_max_us=1000000): the tie") ||
                  st2.error.starts_with("point 3"),
              st2.error.c_str());
+}
+
+void TstSweep::tieCyclesAndSelfReferencesAreRefused()
+{
+    SweepTie self;
+    Status st = parseTie("poll.sleep_max_us=poll.sleep_max_us+1", self);
+    QVERIFY2(st.error.find("reads poll.sleep_max_us itself") != std::string::npos,
+             st.error.c_str());
+
+    const auto tie = [](const char *text) {
+        SweepTie t;
+        const Status parsed = parseTie(text, t);
+        if (!parsed.ok()) qFatal("%s", parsed.error.c_str());
+        return t;
+    };
+    std::vector<SweepTie> two{tie("poll.sleep_max_us=2*refill.batch"),
+                              tie("refill.batch=poll.sleep_max_us/2")};
+    st = orderTies(two);
+    QCOMPARE(
+        st.error,
+        std::string("ties form a cycle: poll.sleep_max_us -> refill.batch -> poll.sleep_max_us"));
+    std::vector<SweepTie> three{tie("poll.budget=refill.batch+1"),
+                                tie("refill.batch=poll.sleep_max_us/2"),
+                                tie("poll.sleep_max_us=poll.budget*3")};
+    st = orderTies(three);
+    QCOMPARE(st.error, std::string("ties form a cycle: poll.budget -> refill.batch -> "
+                                   "poll.sleep_max_us -> poll.budget"));
+    std::vector<SweepTie> twice{tie("refill.batch=poll.budget"), tie("refill.batch=2")};
+    QCOMPARE(orderTies(twice).error, std::string("refill.batch is tied twice"));
+
+    // The sweep's expansion checks too, whoever built the spec (the desktop, a stored sweep).
+    SweepSpec spec;
+    QVERIFY(parseVaryAxis("poll.sleep_min_us=5,10", spec.axes.emplace_back()).ok());
+    spec.ties = {tie("poll.sleep_max_us=2*refill.batch"), tie("refill.batch=poll.sleep_max_us/2")};
+    std::vector<SweepPoint> points;
+    st = expandPoints(spec, ParamSet{}, points);
+    QVERIFY2(st.error.find("ties form a cycle") != std::string::npos, st.error.c_str());
+    QVERIFY(points.empty());
+    spec.ties = {SweepTie{"poll.sleep_max_us", "poll.sleep_max_us+1"}};
+    st = expandPoints(spec, ParamSet{}, points);
+    QVERIFY2(st.error.find("itself") != std::string::npos, st.error.c_str());
+}
+
+void TstSweep::tiesGiveTheSameValuesInAnyOrder()
+{
+    // refill.batch reads poll.sleep_max_us, which is tied too: it is computed first,
+    // whichever order the ties were given in.
+    SweepSpec spec;
+    QVERIFY(parseVaryAxis("poll.sleep_min_us=10,20", spec.axes.emplace_back()).ok());
+    SweepTie batch, maxUs;
+    QVERIFY(parseTie("refill.batch=poll.sleep_max_us/10", batch).ok());
+    QVERIFY(parseTie("poll.sleep_max_us=8*poll.sleep_min_us", maxUs).ok());
+    std::vector<std::map<std::string, std::string>> seen;
+    for (const auto &ties :
+         {std::vector<SweepTie>{batch, maxUs}, std::vector<SweepTie>{maxUs, batch}}) {
+        spec.ties = ties;
+        std::vector<SweepPoint> points;
+        const Status st = expandPoints(spec, ParamSet{}, points);
+        QVERIFY2(st.ok(), st.error.c_str());
+        QCOMPARE(points.size(), std::size_t{2});
+        std::map<std::string, std::string> values(points[1].values.begin(), points[1].values.end());
+        QCOMPARE(values.at("poll.sleep_max_us"), std::string("160"));
+        QCOMPARE(values.at("refill.batch"), std::string("16"));
+        seen.push_back(values);
+    }
+    QCOMPARE(seen[0], seen[1]);
 }
 
 void TstSweep::specSurvivesItsJson()

@@ -24,6 +24,7 @@ class TstSweepRuns : public QObject {
     void tunerRefusesAnImpossibleConstraint();
     void commandLineRefusesBeforeRunning_data();
     void commandLineRefusesBeforeRunning();
+    void footnoteSaysWhatTheIntervalsAreOver();
 
   private:
     QString db(const char *name) const { return dir_.filePath(name); }
@@ -245,6 +246,30 @@ void TstSweepRuns::commandLineRefusesBeforeRunning_data()
                        "poll.sleep_max_us=3000-poll.sleep_min_us"}
         << "point 3 (poll.sleep_min_us=2000 poll.sleep_max_us=1000): poll.sleep_min_us: 2000 "
            "is not allowed";
+    QTest::newRow("ties in a cycle")
+        << QStringList{"sweep",
+                       "--vary",
+                       "poll.sleep_min_us=5,10",
+                       "--tie",
+                       "poll.sleep_max_us=2*refill.batch",
+                       "--tie",
+                       "refill.batch=poll.sleep_max_us/2"}
+        << "ties form a cycle: poll.sleep_max_us -> refill.batch -> poll.sleep_max_us";
+    QTest::newRow("tie reads itself")
+        << QStringList{"sweep", "--vary", "poll.sleep_min_us=5,10", "--tie",
+                       "poll.sleep_max_us=poll.sleep_max_us+1"}
+        << "reads poll.sleep_max_us itself";
+    QTest::newRow("tune: ties in a cycle")
+        << QStringList{"tune",
+                       "--minimize",
+                       "engine_cpu_ms_per_s",
+                       "--over",
+                       "poll.sleep_min_us",
+                       "--tie",
+                       "poll.sleep_max_us=2*refill.batch",
+                       "--tie",
+                       "refill.batch=poll.sleep_max_us/2"}
+        << "ties form a cycle: poll.sleep_max_us -> refill.batch -> poll.sleep_max_us";
     QTest::newRow("nothing to sweep") << QStringList{"sweep"} << "nothing to sweep";
     QTest::newRow("unknown sweep")
         << QStringList{"sweep", "--resume", "nosuch"} << "no sweep \"nosuch\"";
@@ -276,6 +301,47 @@ void TstSweepRuns::commandLineRefusesBeforeRunning()
         SessionStore store(file.toStdString(), Db::Mode::ReadOnly);
         QCOMPARE(store.list().size(), std::size_t{0}); // nothing ran
     }
+}
+
+void TstSweepRuns::footnoteSaysWhatTheIntervalsAreOver()
+{
+    // With 2 repeats the footnote once promised 95 % intervals "over 0.5 s batches" beside
+    // "with 2 repeats there is no interval". It now reads the cells it sits under.
+    const auto table = [](int repeat, std::size_t sessions, int batches) {
+        SweepRecord rec;
+        rec.id = "s";
+        rec.spec.repeat = repeat;
+        SweepTable t;
+        t.metrics = {"rx_pps"};
+        t.directions = {1};
+        for (int k = 1; k <= 2; ++k) {
+            PointResult p;
+            p.point.index = k;
+            p.point.values = {{"poll.sleep_min_us", std::to_string(10 * k)}};
+            rec.points.push_back(p.point);
+            for (std::size_t s = 0; s < sessions; ++s)
+                p.sessions.push_back(static_cast<std::int64_t>(10 * k + s));
+            Estimate e;
+            e.n = static_cast<std::size_t>(batches);
+            e.batches = batches;
+            e.mean = 1000.0 * k;
+            e.ciHalf = batches >= 3 ? 10 : 0;
+            p.metrics["rx_pps"] = e;
+            t.points.push_back(p);
+        }
+        t.front = {false, true};
+        t.beatenBy = {2, -1};
+        return QString::fromStdString(formatSweep(rec, t, SweepFormat::Table));
+    };
+    QString out = table(2, 2, 2);
+    QVERIFY2(out.contains("(no CI)"), qPrintable(out));
+    QVERIFY2(!out.contains("95 % intervals"), qPrintable(out));
+    QVERIFY2(out.contains("no cell has an interval"), qPrintable(out));
+    out = table(3, 3, 3);
+    QVERIFY2(out.contains("(95 % intervals, over the repeats)."), qPrintable(out));
+    QVERIFY2(!out.contains("no cell"), qPrintable(out));
+    out = table(1, 1, 10);
+    QVERIFY2(out.contains("(95 % intervals, over 0.5 s batches within one run)."), qPrintable(out));
 }
 
 QTEST_GUILESS_MAIN(TstSweepRuns)

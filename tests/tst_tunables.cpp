@@ -19,6 +19,7 @@ class TstTunables : public QObject {
     void batchIsAllOrNothing();
     void changesAreReported();
     void liveParamsMirrorValues();
+    void poolIsCappedAtTwiceWhatCanBeInFlight();
 };
 
 void TstTunables::everyTunable_data()
@@ -164,6 +165,24 @@ void TstTunables::rejectionKeepsOldValue()
     QCOMPARE(ps.i(P::PollBudget), 128);
     QVERIFY(!ps.set("poll.mode", "spin").ok());
     QCOMPARE(ps.choice<PollMode>(P::PollMode), PollMode::Sleep);
+}
+
+void TstTunables::poolIsCappedAtTwiceWhatCanBeInFlight()
+{
+    // 1048576 buffers once took 16-30 s of page faults and 4.3 GB before a 1 s run. The
+    // rings and the hand-off queue at their largest hold 131072; the cap is twice that.
+    const TunableInfo &rx = *findTunable("rx.ring_size");
+    const TunableInfo &tx = *findTunable("tx.ring_size");
+    const TunableInfo &q = *findTunable("handoff.queue_len");
+    const TunableInfo &pool = *findTunable("rx.pool_buffers");
+    QCOMPARE(pool.max, 2 * (rx.max + tx.max + q.max));
+    ParamSet ps;
+    QVERIFY(ps.set("rx.pool_buffers", "262144").ok());
+    const Status st = ps.set("rx.pool_buffers", "1048576");
+    QCOMPARE(st.error,
+             std::string("rx.pool_buffers: \"1048576\" is out of range (allowed: 64..262144 "
+                         "buffers)"));
+    QCOMPARE(ps.i(P::RxPoolBuffers), 262144);
 }
 
 void TstTunables::batchIsAllOrNothing()

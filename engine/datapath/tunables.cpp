@@ -83,10 +83,16 @@ const TunableInfo kTable[] = {
     {P::RxRingSize, "rx.ring_size", "RX refill", T::Integer, "descriptors", 64, 32768, 1024, R, none,
      "Number of RX descriptors. A power of two. Changing it quiesces the datapath, rebuilds the "
      "rings and resumes.", true},
-    {P::RxPoolBuffers, "rx.pool_buffers", "RX refill", T::Integer, "buffers", 64, 1048576, 4096, R, none,
+    // At most 262144: the RX ring, the hand-off queue and the TX ring at their largest hold
+    // 131072 buffers, so a larger pool never has more in use; its free list is a FIFO, so
+    // every buffer is still cycled through and keeps a page resident, faulted in at start
+    // (1048576 buffers: 4.3 GB and 16-30 s of page faults before a 1 s run).
+    {P::RxPoolBuffers, "rx.pool_buffers", "RX refill", T::Integer, "buffers", 64, 262144, 4096, R, none,
      "Buffers preallocated in the pool that RX refill draws from. Buffers are held by the RX "
      "ring, the hand-off, and the TX ring until TX completion is cleaned; a pool smaller than "
-     "what is in flight makes allocations fail (counted as alloc_fail)."},
+     "what is in flight makes allocations fail (counted as alloc_fail). At most 262144, twice "
+     "what the largest rings and hand-off queue can hold: each buffer keeps a 4 KiB page "
+     "resident, prepared before the run starts."},
     {P::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {P::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,

@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "engine/common/regular_file.h"
 #include "engine/common/utf8_text.h"
 #include "engine/version.h"
 
@@ -122,14 +121,12 @@ bool parseProfile(const std::string &text, const fs::path &file, Profile &out, s
 
 bool loadProfile(const fs::path &file, Profile &out, std::string &error)
 {
-    std::ifstream in(file);
-    if (!in) {
-        error = "profile " + file.string() + ": cannot be read";
+    std::string text;
+    if (auto st = readRegularFile(file, kMaxProfileBytes, text); !st.ok()) {
+        error = "profile " + file.string() + ": " + st.error;
         return false;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseProfile(ss.str(), file, out, error);
+    return parseProfile(text, file, out, error);
 }
 
 std::vector<fs::path> profileDirs()
@@ -150,14 +147,22 @@ std::vector<fs::path> profileDirs()
 fs::path findProfile(const std::string &nameOrPath, std::string &error)
 {
     std::error_code ec;
+    // A FIFO or a device under a profile's name is refused at once, with what it is.
+    const auto special = [&](const fs::path &f) {
+        const std::string kind = specialFileKind(f);
+        if (!kind.empty())
+            error = "profile " + f.string() + ": is " + kind + ", not a regular file";
+        return !kind.empty();
+    };
     if (nameOrPath.find('/') != std::string::npos || nameOrPath.ends_with(".json")) {
         if (fs::is_regular_file(nameOrPath, ec)) return nameOrPath;
-        error = "profile " + nameOrPath + ": no such file";
+        if (!special(nameOrPath)) error = "profile " + nameOrPath + ": no such file";
         return {};
     }
     for (const auto &dir : profileDirs()) {
         const fs::path f = dir / (nameOrPath + ".json");
         if (fs::is_regular_file(f, ec)) return fs::weakly_canonical(f, ec);
+        if (special(f)) return {};
     }
     std::string names;
     for (const auto &p : listProfiles())

@@ -2,6 +2,7 @@
 // Profiles: JSON files naming a device and values for tunables. Data, not code.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,8 +19,11 @@ struct Profile {
     std::vector<std::pair<std::string, std::string>> values; // in file order
 };
 
-// Parses a profile file. On error returns false with a message naming the file, the tunable
-// and the reason; every value is checked against the registry.
+// A profile is a few hundred bytes; a larger file is refused unread.
+inline constexpr std::size_t kMaxProfileBytes = 1024 * 1024;
+
+// Parses a profile file (a regular file of at most kMaxProfileBytes). On error returns false with a
+// message naming the file, the tunable and the reason; every value is checked against the registry.
 bool loadProfile(const std::filesystem::path &file, Profile &out, std::string &error);
 bool parseProfile(const std::string &text, const std::filesystem::path &file, Profile &out,
                   std::string &error);

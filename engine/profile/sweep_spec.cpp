@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -174,9 +175,76 @@ Status parseTie(std::string_view text, SweepTie &out)
             return Status{"--tie " + name + buf};
         }
     }
-    out = SweepTie{name, std::string(rest)};
+    SweepTie tie{name, std::string(rest)};
     double v = 0;
-    return evaluateTie(out, numericValues(ParamSet{}), v);
+    if (auto st = evaluateTie(tie, numericValues(ParamSet{}), v); !st.ok()) return st;
+    const auto inputs = tieInputs(tie);
+    if (std::find(inputs.begin(), inputs.end(), name) != inputs.end())
+        return Status{"--tie " + name + "=" + tie.expression + " reads " + name +
+                      " itself: a tie computes a tunable from other tunables"};
+    out = std::move(tie);
+    return Status::success();
+}
+
+std::vector<std::string> tieInputs(const SweepTie &tie)
+{
+    std::vector<double> vars;
+    std::vector<std::string> out;
+    try {
+        auto p = tieParser(vars);
+        p->SetExpr(tie.expression);
+        for (const auto &[name, where] : p->GetUsedVar())
+            out.push_back(name);
+    } catch (const mu::Parser::exception_type &) {
+        // A malformed expression reads nothing; evaluateTie says what is wrong with it.
+    }
+    return out;
+}
+
+Status orderTies(std::vector<SweepTie> &ties)
+{
+    const auto tiedAt = [&](const std::string &name) {
+        for (std::size_t k = 0; k < ties.size(); ++k)
+            if (ties[k].tunable == name) return k;
+        return ties.size();
+    };
+    for (std::size_t k = 0; k < ties.size(); ++k) {
+        if (tiedAt(ties[k].tunable) != k) return Status{ties[k].tunable + " is tied twice"};
+        const auto inputs = tieInputs(ties[k]);
+        if (std::find(inputs.begin(), inputs.end(), ties[k].tunable) != inputs.end())
+            return Status{"--tie " + ties[k].tunable + "=" + ties[k].expression + " reads " +
+                          ties[k].tunable +
+                          " itself: a tie computes a tunable from other tunables"};
+    }
+    // Depth first: each tie after the ties it reads; a tie met again while its own inputs
+    // are being placed closes a cycle.
+    enum class Mark { None, Open, Done };
+    std::vector<Mark> mark(ties.size(), Mark::None);
+    std::vector<std::size_t> path;
+    std::vector<SweepTie> ordered;
+    std::string cycle;
+    std::function<bool(std::size_t)> place = [&](std::size_t k) {
+        if (mark[k] == Mark::Done) return true;
+        if (mark[k] == Mark::Open) {
+            auto from = std::find(path.begin(), path.end(), k);
+            for (auto it = from; it != path.end(); ++it)
+                cycle += ties[*it].tunable + " -> ";
+            cycle += ties[k].tunable;
+            return false;
+        }
+        mark[k] = Mark::Open;
+        path.push_back(k);
+        for (const auto &input : tieInputs(ties[k]))
+            if (const auto j = tiedAt(input); j < ties.size() && !place(j)) return false;
+        path.pop_back();
+        mark[k] = Mark::Done;
+        ordered.push_back(ties[k]);
+        return true;
+    };
+    for (std::size_t k = 0; k < ties.size(); ++k)
+        if (!place(k)) return Status{"ties form a cycle: " + cycle};
+    ties = std::move(ordered);
+    return Status::success();
 }
 
 std::vector<double> numericValues(const ParamSet &values)
@@ -226,6 +294,8 @@ Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<Swe
     for (const auto &tie : spec.ties)
         for (const auto &axis : spec.axes)
             if (tie.tunable == axis.tunable) return Status{tie.tunable + " is both swept and tied"};
+    std::vector<SweepTie> ties = spec.ties;
+    if (auto st = orderTies(ties); !st.ok()) return st;
 
     std::vector<std::size_t> at(spec.axes.size(), 0);
     for (std::size_t k = 0; k < total; ++k) {
@@ -245,7 +315,7 @@ Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<Swe
             if (auto st = ParamSet::parse(*findTunable(name), value, v); !st.ok()) return st;
             put(*findTunable(name), v);
         }
-        for (const auto &tie : spec.ties) {
+        for (const auto &tie : ties) {
             double x = 0;
             if (auto st = evaluateTie(tie, partial, x); !st.ok()) return st;
             const TunableInfo &t = *findTunable(tie.tunable);

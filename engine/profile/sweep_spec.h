@@ -50,11 +50,19 @@ Status parseVaryAxis(std::string_view text, SweepAxis &out);
 // "NAME=A..B[:lin|:log][:N]" (N points, default 5; log needs A > 0) or a list as for
 // parseVaryAxis. Integers are rounded, and repeated values kept once.
 Status parseGridAxis(std::string_view text, SweepAxis &out);
-// "NAME=EXPRESSION"; the expression is checked for syntax and unknown names here.
+// "NAME=EXPRESSION"; the expression is checked for syntax and unknown names here, and one
+// that reads NAME itself is refused.
 Status parseTie(std::string_view text, SweepTie &out);
+// The tunables a tie's expression reads.
+std::vector<std::string> tieInputs(const SweepTie &tie);
+// Puts ties in the order they are computed in, each after the ties it reads, so that the
+// order they were given in never changes a value. Refuses a tunable tied twice, a tie that
+// reads itself and ties that form a cycle, naming it ("ties form a cycle:
+// poll.sleep_max_us -> refill.batch -> poll.sleep_max_us").
+Status orderTies(std::vector<SweepTie> &ties);
 
-// Every point of the grid with its ties, each checked on top of `base`; the first point
-// the registry refuses is named with the refusal, and nothing is returned.
+// Every point of the grid with its ties (computed in orderTies' order), each checked on top of
+// `base`; the first point the registry refuses is named with the refusal, and nothing is returned.
 Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<SweepPoint> &out);
 // Every tunable's value as a number, indexed by P (choices and flags as their index).
 std::vector<double> numericValues(const ParamSet &values);

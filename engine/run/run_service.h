@@ -22,14 +22,15 @@
 
 namespace ringlab {
 
-// A profile (by name or path) with overrides applied after it, validated together. The
+// A profile (by name or path) with overrides applied after it, validated together, over the
+// defaults of the device that runs it (`device`, else the profile's: deviceDefaults). The
 // error names the profile's file or the override, the tunable, the value and what is allowed.
 struct ResolvedProfile {
     Profile profile;
     ParamSet params;
 };
 [[nodiscard]] Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
-                                    ResolvedProfile &out);
+                                    ResolvedProfile &out, const std::string &device = {});
 // "NAME=VALUE" words (--set) as assignments; the error quotes the word that is not one.
 [[nodiscard]] Status parseAssignments(const std::vector<std::string> &words, Assignments &out);
 

@@ -237,6 +237,7 @@ const fs::path &withFolder(const fs::path &file, Db::Mode mode)
 
 SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(withFolder(file, mode), mode)
 {
+    identity_ = FileIdentity::of(file);
     // A file that is not a database fails here, on the first read of it.
     const int version = schemaVersion();
     if (version < 0)
@@ -259,6 +260,25 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(withFolder
     db_.exec("PRAGMA synchronous = NORMAL");
     migrate();
     interruptedOnOpen_ = markInterrupted();
+}
+
+bool SessionStore::isFile(const fs::path &path) const
+{
+    return identity_ && FileIdentity::of(path) == identity_;
+}
+
+std::string SessionStore::fileChange() const
+{
+    return identity_ ? ringlab::fileChange(file(), *identity_) : std::string();
+}
+
+void SessionStore::rescueTo(const fs::path &to)
+{
+    auto q = db_.prepare("VACUUM INTO ?1");
+    q.bind(1, to.string()).run();
+    // The log's frames are in the copy (and in the old file); left in the log, they would be
+    // taken as the new file's next time it is opened.
+    db_.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 int SessionStore::schemaVersion()
@@ -513,6 +533,9 @@ SessionStore::ImportResult SessionStore::importChecked(const fs::path &other, bo
     std::error_code ec;
     if (!fs::is_regular_file(other, ec))
         throw DbError("database " + other.string() + ": no such file");
+    if (isFile(other))
+        throw DbError("database " + other.string() + " is " + file().string() +
+                      " itself: import another database into it");
     int otherVersion = 0;
     {
         // Check it on its own first, for a message that names it rather than this one.

@@ -6,12 +6,14 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/common/host_info.h"
 #include "engine/datapath/sample.h"
 #include "engine/datapath/tunables.h"
+#include "engine/store/file_identity.h"
 #include "engine/store/sqlite_db.h"
 
 namespace ringlab {
@@ -78,6 +80,15 @@ class SessionStore {
     int schemaVersion();
     int interruptedOnOpen() const { return interruptedOnOpen_; }
     bool readOnly() const { return readOnly_; }
+    // Whether `path` names this database's file (symbolic links followed).
+    bool isFile(const std::filesystem::path &path) const;
+    // What became of the file since it was opened: empty while file() still names it, else
+    // e.g. "was replaced by another file" (a copy moved over it while a run was recorded).
+    std::string fileChange() const;
+    // After fileChange(): copies the database as this connection sees it (the file it opened,
+    // with everything written to it since) to `to`, and empties the write-ahead log, which
+    // SQLite would otherwise apply to the file now at file(). Throws DbError.
+    void rescueTo(const std::filesystem::path &to);
 
     std::int64_t createSession(SessionInfo &info, const ParamSet &params);
     // One transaction: the samples (flattened to metrics), parameter changes and events.
@@ -126,6 +137,7 @@ class SessionStore {
     void fill(Stmt &q, SessionInfo &s);
 
     Db db_;
+    std::optional<FileIdentity> identity_; // of the file when opened
     int interruptedOnOpen_ = 0;
     bool readOnly_ = false;
     std::vector<std::pair<std::string, std::int64_t>> metricCache_; // "name\tthread" -> id
