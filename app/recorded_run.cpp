@@ -39,6 +39,10 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
         }
     }
     const RunOutcome out = service.stop(interrupted ? "interrupted" : "completed");
+    if (const std::string what = store.rescueIfReplaced(out.session); !what.empty()) {
+        say(what);
+        return RunEnd::Failed;
+    }
     if (out.samplesLost > 0) {
         say("session " + std::to_string(out.session) + " lost " + std::to_string(out.samplesLost) +
             " samples (" + out.recordError + ")");

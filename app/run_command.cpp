@@ -129,31 +129,12 @@ std::unique_ptr<SessionStore> openStore(const RunOptions &o)
 }
 
 // A database file replaced (or moved away) while its session was recorded holds none of it:
-// what was recorded went to the file as it was opened. Says so, saves that to a file beside
-// it, and keeps SQLite's log from being applied to the new file. False when nothing happened.
+// says so and where the run was saved. False when nothing happened.
 bool reportReplacedDatabase(SessionStore &store, std::int64_t session)
 {
-    const std::string change = store.fileChange();
-    if (change.empty()) return false;
-    const std::string db = store.file().string();
-    std::fprintf(stderr,
-                 "ringlab-engine: database %s %s while session %lld was recorded; the file "
-                 "there now does not hold it\n",
-                 db.c_str(), change.c_str(), static_cast<long long>(session));
-    const std::string rescue =
-        db + ".session-" + std::to_string(session) + "-" + std::to_string(getpid()) + ".db";
-    try {
-        store.rescueTo(rescue);
-        std::fprintf(stderr,
-                     "ringlab-engine: the database as this run wrote it was saved to %s; add "
-                     "session %lld to %s with 'ringlab-engine sessions --db %s import %s'\n",
-                     rescue.c_str(), static_cast<long long>(session), db.c_str(), db.c_str(),
-                     rescue.c_str());
-    } catch (const DbError &e) {
-        std::fprintf(stderr, "ringlab-engine: the session could not be saved elsewhere: %s\n",
-                     e.what());
-    }
-    return true;
+    const std::string what = store.rescueIfReplaced(session);
+    if (!what.empty()) std::fprintf(stderr, "ringlab-engine: %s\n", what.c_str());
+    return !what.empty();
 }
 
 } // namespace

@@ -281,6 +281,25 @@ void SessionStore::rescueTo(const fs::path &to)
     db_.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
+std::string SessionStore::rescueIfReplaced(std::int64_t session)
+{
+    const std::string change = fileChange();
+    if (change.empty()) return {};
+    const std::string db = file().string(), id = std::to_string(session);
+    std::string out = "database " + db + " " + change + " while session " + id +
+                      " was recorded; the file there now does not hold it. ";
+    const std::string rescue = db + ".session-" + id + "-" + std::to_string(getpid()) + ".db";
+    try {
+        rescueTo(rescue);
+        out += "The database as this run wrote it was saved to " + rescue + "; add session " + id +
+               " to " + db + " with 'ringlab-engine sessions --db " + db + " import " + rescue +
+               "'";
+    } catch (const DbError &e) {
+        out += std::string("The session could not be saved elsewhere: ") + e.what();
+    }
+    return out;
+}
+
 int SessionStore::schemaVersion()
 {
     auto q = db_.prepare("PRAGMA user_version");

@@ -89,6 +89,10 @@ class SessionStore {
     // with everything written to it since) to `to`, and empties the write-ahead log, which
     // SQLite would otherwise apply to the file now at file(). Throws DbError.
     void rescueTo(const std::filesystem::path &to);
+    // After a run recorded as `session`: empty while the file is the one opened; else saves
+    // the database (rescueTo) beside its name, FILE.session-N-PID.db, and says what happened
+    // to the file and where the run is, in sentences for the user.
+    std::string rescueIfReplaced(std::int64_t session);
 
     std::int64_t createSession(SessionInfo &info, const ParamSet &params);
     // One transaction: the samples (flattened to metrics), parameter changes and events.
