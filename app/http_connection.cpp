@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace ringlab {
@@ -109,24 +110,48 @@ class ConnectionStream final : public httplib::Stream {
 };
 
 // httplib's keep-alive loop (at most `maxCount` requests, each awaited for `keepAliveS`), on
-// one stream. `one(last, closed, closeAfter)` serves a request.
+// one stream. `one(last, closed, closeAfter)` serves a request. `refused` tells whether the
+// last request was refused with its body unread.
 template <class One>
 bool serveConnection(ConnectionStream &strm, const std::atomic<socket_t> &listening,
-                     std::size_t maxCount, time_t keepAliveS, One one)
+                     std::size_t maxCount, time_t keepAliveS, bool &refused, One one)
 {
     bool ret = false;
+    refused = false;
     for (std::size_t left = maxCount;
          left > 0 && listening != INVALID_SOCKET && strm.awaitRequest(toMs(keepAliveS, 0));
          --left) {
-        bool closed = false, closeAfter = false;
-        ret = one(left == 1, closed, closeAfter);
-        if (!ret || closed || closeAfter) break;
+        bool closed = false;
+        ret = one(left == 1, closed, refused);
+        if (!ret || closed || refused) break;
     }
     return ret;
 }
 
-void closeSocket(int sock)
+// Closes a connection. After a refusal whose body was not read, the client may still be
+// sending it: closing with unread bytes would reset the connection and could destroy the reply
+// before the client reads it (RFC 9112 section 9.6). So the sending side is shut first and what
+// still comes is read and thrown away, for at most kLingerMs and kLingerBytes.
+void closeSocket(int sock, bool linger)
 {
+    constexpr int kLingerMs = 2000;
+    constexpr std::size_t kLingerBytes = 4 << 20;
+    if (linger && ::shutdown(sock, SHUT_WR) == 0) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
+        std::array<char, 16384> scratch;
+        std::size_t drained = 0;
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  until - std::chrono::steady_clock::now())
+                                  .count();
+            pollfd p{sock, POLLIN, 0};
+            if (left <= 0 || drained > kLingerBytes || ::poll(&p, 1, static_cast<int>(left)) <= 0)
+                break;
+            const ssize_t n = ::recv(sock, scratch.data(), scratch.size(), 0);
+            if (n <= 0) break;
+            drained += static_cast<std::size_t>(n);
+        }
+    }
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
 }
@@ -143,14 +168,15 @@ bool PipelinedServer::process_and_close_socket(socket_t sock)
 {
     ConnectionStream strm(sock, nullptr, toMs(read_timeout_sec_, read_timeout_usec_),
                           toMs(write_timeout_sec_, write_timeout_usec_));
+    bool refused = false;
     const bool ret =
-        serveConnection(strm, svr_sock_, keep_alive_max_count_, keep_alive_timeout_sec_,
+        serveConnection(strm, svr_sock_, keep_alive_max_count_, keep_alive_timeout_sec_, refused,
                         [&](bool last, bool &closed, bool &closeAfter) {
                             return process_request(strm, last, closed, [&](httplib::Request &req) {
                                 closeAfter = gate_ && gate_(req);
                             });
                         });
-    closeSocket(sock);
+    closeSocket(sock, refused);
     return ret;
 }
 
@@ -162,22 +188,22 @@ bool PipelinedTlsServer::process_and_close_socket(socket_t sock)
     setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof rt);
     setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &wt, sizeof wt);
     SSL *ssl = SSL_new(ssl_context());
-    bool ret = false;
+    bool ret = false, refused = false;
     if (ssl && SSL_set_fd(ssl, sock) == 1 && SSL_accept(ssl) == 1) {
         ConnectionStream strm(sock, ssl, toMs(read_timeout_sec_, read_timeout_usec_),
                               toMs(write_timeout_sec_, write_timeout_usec_));
         ret = serveConnection(strm, svr_sock_, keep_alive_max_count_, keep_alive_timeout_sec_,
-                              [&](bool last, bool &closed, bool &closeAfter) {
+                              refused, [&](bool last, bool &closed, bool &closeAfter) {
                                   return process_request(strm, last, closed,
                                                          [&](httplib::Request &req) {
                                                              req.ssl = ssl;
                                                              closeAfter = gate_ && gate_(req);
                                                          });
                               });
-        if (ret) SSL_shutdown(ssl);
+        if (ret || refused) SSL_shutdown(ssl);
     }
     if (ssl) SSL_free(ssl);
-    closeSocket(sock);
+    closeSocket(sock, refused);
     return ret;
 }
 

@@ -8,7 +8,9 @@
 // time ran out. Here the read-ahead lives as long as the connection, plain or TLS.
 //
 // A gate sees each request's head before it is routed and may end the connection after the
-// reply (a request refused before its body was read); the reply then says Connection: close.
+// reply (a request refused before its body was read); the reply then says Connection: close,
+// and what the client still sends is read and dropped for a while before the socket closes, so
+// that the client reads the reply instead of a reset (RFC 9112 section 9.6).
 #pragma once
 
 #include <httplib.h>
