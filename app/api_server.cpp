@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/api_server.h"
 
+#include "app/api_request.h"
+#include "app/http_connection.h"
+
 #include <arpa/inet.h>
 #include <grp.h>
 #include <httplib.h>
@@ -22,8 +25,9 @@ namespace {
 
 // httplib's server on a Unix socket: httplib 0.11 binds only TCP, but accepts on whatever
 // listening socket it holds.
-class UnixSocketServer : public httplib::Server {
+class UnixSocketServer : public PipelinedServer {
   public:
+    using PipelinedServer::PipelinedServer;
     Status bindUnix(const std::string &path, const std::string &groupName, std::string &notes)
     {
         sockaddr_un addr{};
@@ -78,26 +82,6 @@ class UnixSocketServer : public httplib::Server {
         return {};
     }
 };
-
-bool constantTimeEqual(const std::string &a, const std::string &b)
-{
-    if (a.size() != b.size() || b.empty()) return false;
-    unsigned char diff = 0;
-    for (std::size_t k = 0; k < a.size(); ++k)
-        diff |= static_cast<unsigned char>(a[k] ^ b[k]);
-    return diff == 0;
-}
-
-void sendReply(const ApiReply &reply, httplib::Response &res)
-{
-    res.status = reply.status;
-    if (!reply.contentType.empty())
-        res.set_content(reply.text, reply.contentType.c_str());
-    else
-        res.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                            "\n",
-                        "application/json");
-}
 
 } // namespace
 
@@ -230,40 +214,10 @@ void ApiServer::routes()
     });
     s.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
 
-    const bool needToken = !options_.listen.unixSocket;
-    s.set_pre_routing_handler([this, needToken](const httplib::Request &req,
-                                                httplib::Response &res) {
-        using R = httplib::Server::HandlerResponse;
-        const bool read = req.method == "GET" || req.method == "HEAD";
-        if (needToken && !(options_.metricsPublic && read && req.path == "/metrics")) {
-            const std::string auth = req.get_header_value("Authorization");
-            bool ok =
-                auth.rfind("Bearer ", 0) == 0 && constantTimeEqual(auth.substr(7), options_.token);
-            // A token in the URL ends up in logs and histories: refused even when right.
-            for (const auto &[k, v] : req.params)
-                ok = ok && k != "token" && k != "access_token" && v != options_.token;
-            if (!ok) {
-                res.status = 401;
-                res.set_header("WWW-Authenticate", "Bearer");
-                return R::Handled;
-            }
-        }
-        // httplib bounds only a body with a length: anything else is refused before it is
-        // read, as are ranges (a multi-range reply copies the body once per range).
-        const char *refusal = nullptr;
-        int status = 0;
-        if (req.has_header("Transfer-Encoding"))
-            status = 411, refusal = "send the body with Content-Length, not chunked";
-        else if (req.has_header("Content-Encoding"))
-            status = 415, refusal = "send the body uncompressed";
-        else if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
-                 !req.has_header("Content-Length"))
-            status = 411, refusal = "send Content-Length (and {} when there is nothing to say)";
-        else if (req.has_header("Range"))
-            status = 416, refusal = "ranges are not served: ask for the whole reply";
-        if (!refusal) return R::Unhandled;
-        sendReply(ApiReply::error(status, refusal), res);
-        return R::Handled;
+    // Who may ask and how the body is framed, decided from the request's head before any of
+    // the body is read (app/http_request_check.h).
+    s.set_pre_routing_handler([this](const httplib::Request &req, httplib::Response &res) {
+        return refuseBeforeRouting(policy_, req, res);
     });
 
     s.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
@@ -302,31 +256,8 @@ void ApiServer::routes()
             },
             [this](bool) { streams_.fetch_sub(1); });
     });
-    const auto handler = [this](const httplib::Request &req, httplib::Response &res) {
-        ApiRequest r;
-        r.method = req.method;
-        r.path = req.path;
-        r.body = req.body;
-        r.control = req.get_header_value("X-Ringlab-Control");
-        for (const auto &[k, v] : req.params)
-            r.query.emplace(k, v);
-        sendReply(api_.handle(r), res);
-    };
-    s.Get(".*", handler);
-    s.Post(".*", handler);
-    s.Put(".*", handler);
-    s.Delete(".*", handler);
-    s.Patch(".*", handler);
-    s.set_exception_handler(
-        [](const httplib::Request &, httplib::Response &res, std::exception_ptr) {
-            sendReply(ApiReply::error(500, "the request failed in the engine"), res);
-        });
-    s.set_error_handler([](const httplib::Request &, httplib::Response &res) {
-        if (res.status == 413)
-            sendReply(ApiReply::error(413, "the request body is larger than " +
-                                               std::to_string(kMaxBodyBytes) + " bytes"),
-                      res);
-    });
+    routeToApi(s, api_);
+    setErrorReplies(s);
     s.set_logger([](const httplib::Request &req, const httplib::Response &res) {
         if (req.method != "GET" || res.status >= 400)
             std::fprintf(stderr, "ringlab-engine: %s %s %d\n", req.method.c_str(), req.path.c_str(),
@@ -344,18 +275,24 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
         return Status{"TLS needs both --tls-cert and --tls-key"};
     if (l.unixSocket && !o.tlsCert.empty())
         return Status{"--tls-cert is for tcp: listening, not for a Unix socket"};
+    policy_ = RequestPolicy{!l.unixSocket, o.token, o.metricsPublic, kMaxBodyBytes};
+    // A request refused before its body was read ends its connection: the body is not taken
+    // for the next request.
+    const RequestGate gate = [this](httplib::Request &req) {
+        return closesConnection(policy_, req);
+    };
     if (!o.tlsCert.empty()) {
-        auto tls = std::make_unique<httplib::SSLServer>(o.tlsCert.c_str(), o.tlsKey.c_str());
+        auto tls = std::make_unique<PipelinedTlsServer>(o.tlsCert.c_str(), o.tlsKey.c_str(), gate);
         if (!tls->is_valid())
             return Status{"--tls-cert " + o.tlsCert + " / --tls-key " + o.tlsKey +
                           ": cannot be loaded as a PEM certificate and its key"};
         server_ = std::move(tls);
     } else if (l.unixSocket) {
-        auto unixServer = std::make_unique<UnixSocketServer>();
+        auto unixServer = std::make_unique<UnixSocketServer>(gate);
         if (auto st = unixServer->bindUnix(l.path, o.socketGroup, notes); !st.ok()) return st;
         server_ = std::move(unixServer);
     } else {
-        server_ = std::make_unique<httplib::Server>();
+        server_ = std::make_unique<PipelinedServer>(gate);
     }
     routes();
     if (!l.unixSocket) {

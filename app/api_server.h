@@ -4,6 +4,9 @@
 // file, with TLS when given a certificate and key. Requests go to RunApi; the live stream is
 // newline-delimited JSON; GET /metrics is Prometheus's text format.
 //
+// Requests are checked from their head before their body is read (app/http_request_check.h),
+// and pipelined requests are answered in order (app/http_connection.h).
+//
 // Bounds: request bodies (kMaxBodyBytes), watchers of the stream (kMaxWatchers), the
 // server's threads (kServerThreads), the time a client may take to send a request or read a
 // reply (kClientTimeoutS). A client past a bound is refused or cut off; the run goes on.
@@ -14,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "app/http_request_check.h"
 #include "engine/run/run_api.h"
 
 namespace httplib {
@@ -80,6 +84,7 @@ class ApiServer {
     void routes();
     RunApi &api_;
     ApiServerOptions options_;
+    RequestPolicy policy_; // what checkRequest allows, from options_
     std::unique_ptr<httplib::Server> server_;
     std::thread thread_;
     int port_ = 0;

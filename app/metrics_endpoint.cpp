@@ -2,6 +2,7 @@
 #include "app/metrics_endpoint.h"
 
 #include "app/api_server.h"
+#include "app/http_connection.h"
 
 #include <httplib.h>
 
@@ -34,7 +35,8 @@ MetricsEndpoint::~MetricsEndpoint()
 
 Status MetricsEndpoint::start(const std::string &host, int port, Text text)
 {
-    server_ = std::make_unique<httplib::Server>();
+    // Pipelined scrapes are answered in order (app/http_connection.h).
+    server_ = std::make_unique<PipelinedServer>(nullptr);
     server_->set_payload_max_length(4096); // a scrape has no body
     server_->set_read_timeout(5, 0);
     server_->set_write_timeout(5, 0);

@@ -215,7 +215,10 @@ int runCommand(const RunOptions &o)
     if (!o.metricsListen.empty()) {
         const Status st = endpoint.start(metricsHost, metricsPort, [&] {
             std::lock_guard lock(exporterMutex);
-            return exporter ? exporter->text() : std::string();
+            // `run` serves its endpoint only while it runs: the run is active from its first
+            // exporter on.
+            return promEngineInfo(exporter != nullptr) +
+                   (exporter ? exporter->text() : std::string());
         });
         if (!st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());

@@ -81,6 +81,7 @@ class TstPrometheus : public QObject {
     void deviceFiguresPassPromtool();
     void prometheusScrapesARun();
     void prometheusScrapesAServedEngineWithItsToken();
+    void servedEngineExposesItsBuildWithOrWithoutARun();
 };
 
 void TstPrometheus::namesAndLabelsAreEscaped()
@@ -389,6 +390,53 @@ void TstPrometheus::prometheusScrapesAServedEngineWithItsToken()
     nlohmann::json stranger = nlohmann::json::array();
     QTRY_VERIFY_WITH_TIMEOUT(!(stranger = query(client, "up{job=\"stranger\"}")).empty(), 30'000);
     QCOMPARE(firstValue(stranger), 0.0); // refused with 401: the token guards the metrics too
+}
+
+void TstPrometheus::servedEngineExposesItsBuildWithOrWithoutARun()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString tokenFile = dir.filePath("token");
+    QFile t(tokenFile);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("build-info-token-0123456789\n");
+    t.close();
+    t.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+    QProcess engine;
+    const auto cleanup = killAtEnd({&engine});
+    engine.start(RINGLAB_ENGINE_BIN, {"serve", "--listen", "tcp:127.0.0.1:0", "--token-file",
+                                      tokenFile, "--no-record"});
+    const int port = announcedPort(
+        engine, QRegularExpression("serving API v1 at http://127\\.0\\.0\\.1:(\\d+)"));
+    QVERIFY(port > 0);
+    httplib::Client api("127.0.0.1", port);
+    api.set_bearer_token_auth("build-info-token-0123456789");
+    const QRegularExpression build(
+        "^ringlab_build_info\\{version=\"[0-9][^\"]*\",revision=\"[^\"]+\"\\} 1$",
+        QRegularExpression::MultilineOption);
+    const auto scrape = [&](int active) {
+        const auto r = api.Get("/metrics");
+        if (!r || r->status != 200) return QString("no 200 reply to GET /metrics");
+        const QString text = QString::fromStdString(r->body);
+        if (!build.match(text).hasMatch()) return "no ringlab_build_info line in:\n" + text;
+        if (!text.contains(QString("\nringlab_run_active %1\n").arg(active)))
+            return QString("no ringlab_run_active %1 in:\n").arg(active) + text;
+        return promtoolProblems(r->body);
+    };
+    // Before any run: the build and run_active 0, never an empty body.
+    QString problems = scrape(0);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    const auto started =
+        api.Post("/v1/run/start", R"({"set":{"load.rate_pps":1000}})", "application/json");
+    QVERIFY(started && started->status == 201);
+    problems = scrape(1);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    const std::string control =
+        nlohmann::json::parse(started->body).at("control").get<std::string>();
+    const auto stopped = api.Post("/v1/run/stop", {{"X-Ringlab-Control", control}}, "", "");
+    QVERIFY(stopped && stopped->status == 200);
+    problems = scrape(0); // the last run's series stay, marked as not active
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
 }
 
 void TstPrometheus::coarseBucketsAreConservative()

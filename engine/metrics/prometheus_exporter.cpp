@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/git_revision.h"
 #include "engine/version.h"
 
 namespace ringlab {
@@ -148,6 +149,18 @@ void PrometheusExporter::onEvent(const Event &e)
     if (e.kind != "param" || e.tunable.empty()) return;
     std::lock_guard lock(mutex_);
     tunables_[e.tunable] = e.after;
+}
+
+std::string promEngineInfo(bool runActive)
+{
+    Writer w;
+    w.family("ringlab_build_info", "gauge",
+             "The engine's build: always 1, its version and git revision as labels");
+    w.value("ringlab_build_info",
+            label("version", RINGLAB_VERSION) + "," + label("revision", RINGLAB_GIT_REVISION), 1);
+    w.family("ringlab_run_active", "gauge", "Whether a run is being measured (1) or not (0)");
+    w.value("ringlab_run_active", {}, runActive ? 1 : 0);
+    return w.take();
 }
 
 std::string PrometheusExporter::text() const

@@ -10,6 +10,7 @@
 //   ringlab_<gauge>                          ring, pool and hand-off occupancy; moderation
 //   ringlab_device_value{name,unit}, ringlab_device_total{name,unit}   the device's own figures
 //   ringlab_run_info{session,device,profile,version}, ringlab_tunables_info{<tunable>...}
+// promEngineInfo adds the engine's build and whether a run is active, with or without a run.
 //
 // Totals start at zero when the exporter is created (one per run): Prometheus sees a new
 // run as a counter reset, which rate() handles.
@@ -60,6 +61,10 @@ class PrometheusExporter final : public Subscriber {
     std::map<std::string, ThreadTotals> threads_;
     Hist latency_, rtt_;
 };
+
+// The engine's own series, exposed whether or not a run is going (before a run's):
+//   ringlab_build_info{version,revision} 1   ringlab_run_active 0|1
+std::string promEngineInfo(bool runActive);
 
 // A label value escaped for the exposition format: backslash, double quote and line feed.
 std::string promLabelValue(std::string_view v);

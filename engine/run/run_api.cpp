@@ -232,6 +232,7 @@ void RunApi::shutdown(const std::string &status)
         std::lock_guard lock(mutex_);
         shutDown_ = true;
         if (service_.running()) service_.stop(status);
+        runActive_ = false;
     }
     hub_->close();
 }
@@ -394,7 +395,9 @@ std::string RunApi::metricsText() const
         std::lock_guard lock(exporterMutex_);
         exporter = exporter_;
     }
-    return exporter ? exporter->text() : std::string();
+    // The engine's build and whether a run is going come first, with or without a run; the
+    // current (or last) run's series follow.
+    return promEngineInfo(runActive_) + (exporter ? exporter->text() : std::string());
 }
 
 std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const char *what) const
@@ -487,6 +490,7 @@ ApiReply RunApi::start(const json &body)
         std::lock_guard exporterLock(exporterMutex_);
         exporter_ = exporter;
     }
+    runActive_ = true;
     profile_ = setup.profile;
     controller_ = client;
     controlKey_ = randomKey();
@@ -538,6 +542,7 @@ ApiReply RunApi::stop(const ApiRequest &r)
     std::lock_guard lock(mutex_);
     if (auto refused = refuseWithoutControl(r, "stop")) return *refused;
     const RunOutcome out = service_.stop("completed");
+    runActive_ = false;
     controller_.clear();
     controlKey_.clear();
     hub_->publish(safeDump(stateLocked()));

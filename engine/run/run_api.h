@@ -8,6 +8,7 @@
 // and the stream. A controller that went away is replaced with POST /v1/run/control.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -67,7 +68,8 @@ class RunApi {
     // A new watcher of the live stream (samples, events, the run's state changes), its first
     // line the state; null when kMaxWatchers are watching.
     std::shared_ptr<Watcher> watch();
-    // The Prometheus exposition of the current (or last) run; empty before any run.
+    // The Prometheus exposition: the engine's build and whether a run is active, then the
+    // current (or last) run's series.
     std::string metricsText() const;
 
     // Engine::lastPollPassNs() of the run going (0 without one), for bench/control_latency.
@@ -109,6 +111,7 @@ class RunApi {
     // start or stop (a large buffer pool, a DPDK port or the lab take seconds to set up).
     mutable std::mutex exporterMutex_;
     std::shared_ptr<PrometheusExporter> exporter_;
+    std::atomic<bool> runActive_{false}; // for /metrics, which takes no lock a start holds
     std::string profile_, controller_, controlKey_, startedAt_;
     std::string controlId_; // names the key in force without giving it away (stream lines)
     std::int64_t lastSession_ = 0;

@@ -24,11 +24,13 @@ int console(const std::uint8_t *data, std::size_t size);
 int deviceSpec(const std::uint8_t *data, std::size_t size);
 int database(const std::uint8_t *data, std::size_t size);
 int sweepSpec(const std::uint8_t *data, std::size_t size);
+int httpRequest(const std::uint8_t *data, std::size_t size);
 
 inline constexpr TargetInfo kTargets[] = {
     {"profile", profile},   {"tunable_values", tunableValues},
     {"console", console},   {"device_spec", deviceSpec},
     {"database", database}, {"sweep_spec", sweepSpec},
+    {"http_request", httpRequest},
 };
 
 inline std::string_view text(const std::uint8_t *data, std::size_t size)
