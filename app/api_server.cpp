@@ -16,25 +16,29 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/connection_gate.h"
+#include "app/socket_dir.h"
+
 namespace ringlab {
 
 namespace {
 
 // httplib's server on a Unix socket: httplib 0.11 binds only TCP, but accepts on whatever
 // listening socket it holds.
-class UnixSocketServer : public httplib::Server {
+class UnixSocketServer : public GatedServer {
   public:
-    Status bindUnix(const std::string &path, const std::string &groupName, std::string &notes)
+    UnixSocketServer() : GatedServer(kServerThreads) {}
+    Status bindUnix(const std::string &path, const SocketDirOptions &dirOptions, std::string &notes)
     {
+        const std::string &groupName = dirOptions.group;
         sockaddr_un addr{};
         if (path.size() >= sizeof addr.sun_path)
             return Status{"unix:" + path + ": the path is longer than " +
                           std::to_string(sizeof addr.sun_path - 1) + " bytes"};
-        // A directory made here is the owner's and the group's only.
+        // Whoever may write in the directory may replace the socket: it must be ours alone.
         const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-        if (!parent.empty() && mkdir(parent.c_str(), 0750) != 0 && errno != EEXIST)
-            return Status{"unix:" + path + ": cannot make " + parent.string() + " (" +
-                          std::strerror(errno) + ")"};
+        if (auto st = prepareSocketDir(parent.string(), dirOptions, notes); !st.ok())
+            return Status{"unix:" + path + ": " + st.error};
         struct stat st {};
         if (lstat(path.c_str(), &st) == 0) {
             if (!S_ISSOCK(st.st_mode))
@@ -66,9 +70,16 @@ class UnixSocketServer : public httplib::Server {
             return Status{"unix:" + path + ": cannot listen (" + std::strerror(err) + ")"};
         }
         if (const struct group *g = getgrnam(groupName.c_str())) {
-            if (lchown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
-                notes += "the socket's group could not be set to " + groupName + " (" +
-                         std::strerror(errno) + "); ";
+            if (lchown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
+                const std::string why = "the socket's group could not be set to " + groupName +
+                                        " (" + std::strerror(errno) + ")";
+                if (dirOptions.groupRequired) {
+                    close(fd);
+                    unlink(path.c_str());
+                    return Status{"--socket-group " + groupName + ": " + why};
+                }
+                notes += why + "; ";
+            }
         } else {
             notes += "group " + groupName +
                      " does not exist: the socket is open to your own group only (the .deb "
@@ -228,7 +239,6 @@ void ApiServer::routes()
         int yes = 1;
         setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
-    s.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
 
     const bool needToken = !options_.listen.unixSocket;
     s.set_pre_routing_handler([this, needToken](const httplib::Request &req,
@@ -349,13 +359,17 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
         if (!tls->is_valid())
             return Status{"--tls-cert " + o.tlsCert + " / --tls-key " + o.tlsKey +
                           ": cannot be loaded as a PEM certificate and its key"};
+        // TLS connections are httplib's own: each holds a thread until it closes.
+        tls->new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
         server_ = std::move(tls);
     } else if (l.unixSocket) {
         auto unixServer = std::make_unique<UnixSocketServer>();
-        if (auto st = unixServer->bindUnix(l.path, o.socketGroup, notes); !st.ok()) return st;
+        if (auto st = unixServer->bindUnix(l.path, {o.socketGroup, o.socketGroupRequired}, notes);
+            !st.ok())
+            return st;
         server_ = std::move(unixServer);
     } else {
-        server_ = std::make_unique<httplib::Server>();
+        server_ = std::make_unique<GatedServer>(kServerThreads);
     }
     routes();
     if (!l.unixSocket) {

@@ -41,6 +41,14 @@ std::vector<std::string> splitEalArgs(const std::string &s);
 // client, privilege, the programs the lab runs. The message names the device, what is wrong
 // and what to do.
 Status checkDeviceOptions(const DeviceOptions &opts);
+// The grant a client of `ringlab-engine serve` needs to start the device `spec` names
+// (`serve --allow GRANT`): "lab" for the lab (it creates network namespaces and TAP
+// interfaces), "dpdk" for ports that need root or network capabilities (net_tap,
+// net_af_packet, net_pcap, PCI NICs); empty for a device any client may start. `why`, when
+// given, hears what the device does with the privilege.
+std::string deviceGrant(const std::string &spec, std::string *why = nullptr);
+// Every grant deviceGrant names, for `serve --allow`'s check and help.
+std::vector<std::string> deviceGrantNames();
 // The lab's traffic client (--traffic): what it may run, and that the program is here. The
 // message names the spec, what is wrong and what is allowed.
 Status checkTraffic(const std::string &text);
