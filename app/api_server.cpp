@@ -380,6 +380,7 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
             server_.reset();
             return Status{"--listen " + l.text() + ": cannot listen (" + std::strerror(err) + ")"};
         }
+        if (auto *gated = dynamic_cast<GatedServer *>(server_.get())) gated->widenBacklog();
         if (!isLoopbackAddress(l.host))
             notes +=
                 "listening beyond this machine (" + l.host + "): only the token guards it" +

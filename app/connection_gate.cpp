@@ -152,6 +152,11 @@ GatedServer::~GatedServer()
     close(wake_);
 }
 
+void GatedServer::widenBacklog()
+{
+    if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
+}
+
 bool GatedServer::process_and_close_socket(socket_t sock)
 {
     Connection c;

@@ -38,6 +38,10 @@ class GatedServer : public httplib::Server {
     GatedServer(const GatedServer &) = delete;
     GatedServer &operator=(const GatedServer &) = delete;
 
+    // httplib 0.11 listens with a backlog of 5: connections beyond it wait for the client's
+    // SYN retry (1 s, 3 s...). Called once bound, this makes it the system's largest.
+    void widenBacklog();
+
     // Open connections at most (kMaxConnections, or fewer when the process may open fewer files).
     int maxConnections() const { return maxConnections_; }
 
