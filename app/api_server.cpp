@@ -19,26 +19,29 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/connection_gate.h"
+#include "app/socket_dir.h"
+
 namespace ringlab {
 
 namespace {
 
 // httplib's server on a Unix socket: httplib 0.11 binds only TCP, but accepts on whatever
 // listening socket it holds.
-class UnixSocketServer : public PipelinedServer {
+class UnixSocketServer : public GatedServer {
   public:
-    using PipelinedServer::PipelinedServer;
-    Status bindUnix(const std::string &path, const std::string &groupName, std::string &notes)
+    explicit UnixSocketServer(RequestGate gate) : GatedServer(kServerThreads, std::move(gate)) {}
+    Status bindUnix(const std::string &path, const SocketDirOptions &dirOptions, std::string &notes)
     {
+        const std::string &groupName = dirOptions.group;
         sockaddr_un addr{};
         if (path.size() >= sizeof addr.sun_path)
             return Status{"unix:" + path + ": the path is longer than " +
                           std::to_string(sizeof addr.sun_path - 1) + " bytes"};
-        // A directory made here is the owner's and the group's only.
+        // Whoever may write in the directory may replace the socket: it must be ours alone.
         const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-        if (!parent.empty() && mkdir(parent.c_str(), 0750) != 0 && errno != EEXIST)
-            return Status{"unix:" + path + ": cannot make " + parent.string() + " (" +
-                          std::strerror(errno) + ")"};
+        if (auto st = prepareSocketDir(parent.string(), dirOptions, notes); !st.ok())
+            return Status{"unix:" + path + ": " + st.error};
         struct stat st {};
         if (lstat(path.c_str(), &st) == 0) {
             if (!S_ISSOCK(st.st_mode))
@@ -70,9 +73,16 @@ class UnixSocketServer : public PipelinedServer {
             return Status{"unix:" + path + ": cannot listen (" + std::strerror(err) + ")"};
         }
         if (const struct group *g = getgrnam(groupName.c_str())) {
-            if (lchown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
-                notes += "the socket's group could not be set to " + groupName + " (" +
-                         std::strerror(errno) + "); ";
+            if (lchown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
+                const std::string why = "the socket's group could not be set to " + groupName +
+                                        " (" + std::strerror(errno) + ")";
+                if (dirOptions.groupRequired) {
+                    close(fd);
+                    unlink(path.c_str());
+                    return Status{"--socket-group " + groupName + ": " + why};
+                }
+                notes += why + "; ";
+            }
         } else {
             notes += "group " + groupName +
                      " does not exist: the socket is open to your own group only (the .deb "
@@ -212,7 +222,6 @@ void ApiServer::routes()
         int yes = 1;
         setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
-    s.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
 
     // Who may ask and how the body is framed, decided from the request's head before any of
     // the body is read (app/http_request_check.h).
@@ -286,13 +295,17 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
         if (!tls->is_valid())
             return Status{"--tls-cert " + o.tlsCert + " / --tls-key " + o.tlsKey +
                           ": cannot be loaded as a PEM certificate and its key"};
+        // TLS connections are httplib's own: each holds a thread until it closes.
+        tls->new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
         server_ = std::move(tls);
     } else if (l.unixSocket) {
         auto unixServer = std::make_unique<UnixSocketServer>(gate);
-        if (auto st = unixServer->bindUnix(l.path, o.socketGroup, notes); !st.ok()) return st;
+        if (auto st = unixServer->bindUnix(l.path, {o.socketGroup, o.socketGroupRequired}, notes);
+            !st.ok())
+            return st;
         server_ = std::move(unixServer);
     } else {
-        server_ = std::make_unique<PipelinedServer>(gate);
+        server_ = std::make_unique<GatedServer>(kServerThreads, gate);
     }
     routes();
     if (!l.unixSocket) {
@@ -303,6 +316,7 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
             server_.reset();
             return Status{"--listen " + l.text() + ": cannot listen (" + std::strerror(err) + ")"};
         }
+        if (auto *gated = dynamic_cast<GatedServer *>(server_.get())) gated->widenBacklog();
         if (!isLoopbackAddress(l.host))
             notes +=
                 "listening beyond this machine (" + l.host + "): only the token guards it" +

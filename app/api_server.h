@@ -64,6 +64,7 @@ struct ApiServerOptions {
     bool metricsPublic = false; // GET /metrics without the token
     std::string tlsCert, tlsKey;
     std::string socketGroup = "ringlab";
+    bool socketGroupRequired = false; // --socket-group given: a group that cannot be set refuses
 };
 
 class ApiServer {

@@ -155,8 +155,19 @@ int main(int argc, char **argv)
         ->type_name(kValueFile);
     serve->add_option("--tls-key", sv.tlsKey, "PEM private key of --tls-cert")
         ->type_name(kValueFile);
-    serve->add_option("--socket-group", sv.socketGroup, "Group of the Unix socket")
-        ->capture_default_str();
+    auto *socketGroup =
+        serve
+            ->add_option("--socket-group", sv.socketGroup,
+                         "Group of the Unix socket and of its directory (made 0750, that "
+                         "group's); given, a group that cannot be set is refused")
+            ->capture_default_str();
+    serve
+        ->add_option("--allow", sv.allow,
+                     "Let clients start devices that need privilege, comma-separated: lab "
+                     "(network namespaces), dpdk (TAP, af_packet, pcap and PCI ports)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(deviceGrantNames()))
+        ->type_name("GRANT");
     serve->add_option("--eal", sv.eal, "DPDK EAL arguments for the runs' DPDK devices");
     auto *serveDb =
         serve
@@ -407,7 +418,10 @@ int main(int argc, char **argv)
             std::fputs(engineManual(describeCli(app)).c_str(), stdout);
             return 0;
         }
-        if (serve->parsed()) return serveCommand(sv);
+        if (serve->parsed()) {
+            sv.socketGroupGiven = socketGroup->count() > 0;
+            return serveCommand(sv);
+        }
         if (profiles->parsed()) {
             std::vector<std::string> problems;
             const auto found = listProfiles(&problems);

@@ -128,11 +128,12 @@ bool serveConnection(ConnectionStream &strm, const std::atomic<socket_t> &listen
     return ret;
 }
 
-// Closes a connection. After a refusal whose body was not read, the client may still be
-// sending it: closing with unread bytes would reset the connection and could destroy the reply
-// before the client reads it (RFC 9112 section 9.6). So the sending side is shut first and what
-// still comes is read and thrown away, for at most kLingerMs and kLingerBytes.
-void closeSocket(int sock, bool linger)
+} // namespace
+
+// After a refusal whose body was not read, the client may still be sending it: closing with
+// unread bytes would reset the connection and could destroy the reply before the client reads
+// it. So what still comes is read and thrown away, for at most kLingerMs and kLingerBytes.
+void closeConnectionSocket(int sock, bool linger)
 {
     constexpr int kLingerMs = 2000;
     constexpr std::size_t kLingerBytes = 4 << 20;
@@ -156,8 +157,6 @@ void closeSocket(int sock, bool linger)
     ::close(sock);
 }
 
-} // namespace
-
 void closeAfterReply(httplib::Request &req)
 {
     req.headers.erase("Connection");
@@ -176,7 +175,7 @@ bool PipelinedServer::process_and_close_socket(socket_t sock)
                                 closeAfter = gate_ && gate_(req);
                             });
                         });
-    closeSocket(sock, refused);
+    closeConnectionSocket(sock, refused);
     return ret;
 }
 
@@ -203,7 +202,7 @@ bool PipelinedTlsServer::process_and_close_socket(socket_t sock)
         if (ret || refused) SSL_shutdown(ssl);
     }
     if (ssl) SSL_free(ssl);
-    closeSocket(sock, refused);
+    closeConnectionSocket(sock, refused);
     return ret;
 }
 

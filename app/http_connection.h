@@ -46,4 +46,9 @@ class PipelinedTlsServer : public httplib::SSLServer {
 // Marks `req` so that its reply says Connection: close.
 void closeAfterReply(httplib::Request &req);
 
+// Closes a connection. With `linger` (a request refused before its body was read) the sending
+// side is shut first and what the client still sends is read and dropped for a while, so that
+// it reads the reply instead of a reset (RFC 9112 section 9.6).
+void closeConnectionSocket(int sock, bool linger);
+
 } // namespace ringlab

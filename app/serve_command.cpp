@@ -2,9 +2,11 @@
 #include "app/serve_command.h"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +36,7 @@ int serveCommand(const ServeOptions &o)
     so.tlsCert = o.tlsCert;
     so.tlsKey = o.tlsKey;
     so.socketGroup = o.socketGroup;
+    so.socketGroupRequired = o.socketGroupGiven;
 
     RunApiOptions ao;
     // Recording nothing, it needs no database file (its session list is empty).
@@ -41,6 +44,7 @@ int serveCommand(const ServeOptions &o)
     ao.record = o.record;
     ao.eal = splitEalArgs(o.eal);
     ao.endpoint = so.listen.text();
+    ao.grants = o.allow;
     std::unique_ptr<RunApi> api;
     try {
         api = std::make_unique<RunApi>(ao);
@@ -54,6 +58,12 @@ int serveCommand(const ServeOptions &o)
                      "marked interrupted\n",
                      api->interruptedOnOpen());
 
+    // Each client's connection is a file: room for the server's cap on them (connection_gate.h).
+    if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 8192 &&
+                        files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = std::min<rlim_t>(files.rlim_max, 8192);
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
     // Server and engine threads inherit the blocked stop signals.
     const int sigFd = takeStopSignals();
     if (sigFd < 0) {

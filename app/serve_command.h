@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ringlab {
 
@@ -17,6 +18,8 @@ struct ServeOptions {
     bool record = true;
     std::string eal;
     std::string socketGroup = "ringlab";
+    bool socketGroupGiven = false;  // --socket-group given: a group that cannot be set refuses
+    std::vector<std::string> allow; // --allow: grants for devices that need privilege
 };
 
 int serveCommand(const ServeOptions &o);

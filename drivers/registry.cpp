@@ -113,6 +113,27 @@ std::string deviceLabel(const DeviceOptions &opts)
     return opts.spec;
 }
 
+std::string deviceGrant(const std::string &spec, std::string *why)
+{
+    DeviceSpec parsed;
+    if (!parseDeviceSpec(spec, parsed).ok()) return {}; // refused later, with its own reason
+    if (parsed.kind == DeviceSpec::Kind::Lab) {
+        if (why) *why = "it creates network namespaces and TAP interfaces";
+        return "lab";
+    }
+    if (parsed.kind == DeviceSpec::Kind::Dpdk)
+        if (const auto what = needsRootVdev(parsed.ports); !what.empty()) {
+            if (why) *why = what + " opens raw network ports with the engine's privileges";
+            return "dpdk";
+        }
+    return {};
+}
+
+std::vector<std::string> deviceGrantNames()
+{
+    return {"lab", "dpdk"};
+}
+
 Status checkDeviceOptions(const DeviceOptions &opts)
 {
     DeviceSpec spec;

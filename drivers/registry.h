@@ -48,6 +48,14 @@ Status checkDeviceOptions(const DeviceOptions &opts);
 // the registry's 1 ms timer held a ping through the lab 2.8 ms on average, against 0.49 ms
 // with every frame flushed at once. Empty for an unknown spec.
 Assignments deviceDefaults(const std::string &spec);
+// The grant a client of `ringlab-engine serve` needs to start the device `spec` names
+// (`serve --allow GRANT`): "lab" for the lab (it creates network namespaces and TAP
+// interfaces), "dpdk" for ports that need root or network capabilities (net_tap,
+// net_af_packet, net_pcap, PCI NICs); empty for a device any client may start. `why`, when
+// given, hears what the device does with the privilege.
+std::string deviceGrant(const std::string &spec, std::string *why = nullptr);
+// Every grant deviceGrant names, for `serve --allow`'s check and help.
+std::vector<std::string> deviceGrantNames();
 // The lab's traffic client (--traffic): what it may run, and that the program is here. The
 // message names the spec, what is wrong and what is allowed.
 Status checkTraffic(const std::string &text);

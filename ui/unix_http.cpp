@@ -2,8 +2,10 @@
 #include "ui/unix_http.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <httplib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -105,14 +107,40 @@ httplib::Headers headersOf(const UnixHttp::Headers &h)
     return out;
 }
 
+std::string groupName(gid_t gid)
+{
+    const struct group *g = getgrgid(gid);
+    return g ? g->gr_name : std::to_string(gid);
+}
+
+// What stops this user reaching `socket`, from the modes and groups as they are: the
+// directory the engine made (0700 unless started with --socket-group) or the socket's group.
+std::string accessAdvice(const std::string &socket)
+{
+    const std::string dir = socket.substr(0, socket.rfind('/'));
+    struct stat st {};
+    if (!dir.empty() && ::access(dir.c_str(), X_OK) != 0 && ::stat(dir.c_str(), &st) == 0) {
+        if (!(st.st_mode & S_IXGRP))
+            return dir + " is its owner's only: the engine must be started with --socket-group "
+                         "GROUP for the members of GROUP to reach the socket";
+        const std::string g = groupName(st.st_gid);
+        return dir + " is for the group " + g + ": sudo adduser $USER " + g + ", then log in again";
+    }
+    if (::stat(socket.c_str(), &st) == 0) {
+        const std::string g = groupName(st.st_gid);
+        return "the socket is for the group " + g + ": sudo adduser $USER " + g +
+               ", then log in again";
+    }
+    return "this user may not open the socket or its directory";
+}
+
 std::string why(const std::string &socket, const UnixClient &c, httplib::Error e)
 {
     if (e != httplib::Error::Connection || c.lastErrno() == 0)
         return socket + ": " + httplib::to_string(e);
     std::string text = socket + ": " + std::strerror(c.lastErrno());
     if (c.lastErrno() == EACCES)
-        text += " (the socket is for the group ringlab: sudo adduser $USER ringlab, then log in "
-                "again)";
+        text += " (" + accessAdvice(socket) + ")";
     else if (c.lastErrno() == ENOENT || c.lastErrno() == ECONNREFUSED)
         text += " (is ringlab-engine serve running?)";
     else if (c.lastErrno() == ETIMEDOUT)

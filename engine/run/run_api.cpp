@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/run/run_api.h"
 
+#include <algorithm>
 #include <charconv>
 #include <iomanip>
 #include <random>
@@ -406,10 +407,24 @@ std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const 
     if (r.control == controlKey_) return std::nullopt;
     return ApiReply::error(
         409, std::string(what) + ": the run is controlled by \"" + controller_ + "\" (since " +
-                 startedAt_ + "); " +
+                 controlSince_ + "); " +
                  (r.control.empty() ? "this request has no X-Ringlab-Control key"
                                     : "this request's X-Ringlab-Control key is not the run's") +
                  ", so it can watch but not change the run (POST /v1/run/control takes over)");
+}
+
+std::optional<ApiReply> RunApi::refuseWithoutGrant(const std::string &spec) const
+{
+    std::string why;
+    const std::string grant = deviceGrant(spec, &why);
+    if (options_.inProcess || grant.empty() ||
+        std::find(options_.grants.begin(), options_.grants.end(), grant) != options_.grants.end())
+        return std::nullopt;
+    return ApiReply::error(403, "start: device \"" + spec + "\" needs the grant \"" + grant +
+                                    "\" (" + why +
+                                    "); this engine was not given it (ringlab-engine serve "
+                                    "--allow " +
+                                    grant + ")");
 }
 
 ApiReply RunApi::start(const json &body)
@@ -478,6 +493,7 @@ ApiReply RunApi::start(const json &body)
         for (const auto &[k, v] : overrides)
             setup.sessionName += " " + k + "=" + v;
     }
+    if (auto refused = refuseWithoutGrant(setup.device.spec)) return *refused;
     if (auto st = checkDeviceOptions(setup.device); !st.ok()) return ApiReply::error(422, st.error);
     auto exporter = std::make_shared<PrometheusExporter>(
         PrometheusExporter::RunLabels{0, setup.device.spec, setup.profile}, setup.params);
@@ -496,6 +512,7 @@ ApiReply RunApi::start(const json &body)
     controlKey_ = randomKey();
     controlId_ = randomKey().substr(0, 8);
     startedAt_ = isoTimeNow();
+    controlSince_ = startedAt_;
     if (service_.sessionId()) lastSession_ = service_.sessionId(); // the last one recorded
     hub_->publish(safeDump(stateLocked()));
     json j = stateLocked();
@@ -567,6 +584,7 @@ ApiReply RunApi::takeControl(const json &body)
     controller_ = client;
     controlKey_ = randomKey();
     controlId_ = randomKey().substr(0, 8);
+    controlSince_ = isoTimeNow();
     hub_->publish(safeDump(json{{"type", "control"},
                                 {"controller", controller_},
                                 {"previous", before},

@@ -51,6 +51,10 @@ struct RunApiOptions {
     // The client is this process (the desktop's own engine): what a socket's clients may not
     // give is taken too: a profile's path, and the device's "eal" and "traffic" options.
     bool inProcess = false;
+    // What a client may start beyond what needs no privilege (deviceGrant's names: "lab",
+    // "dpdk"); a device that needs a grant not given is refused with 403 naming it. Unused
+    // in-process: the desktop's own engine has only its user's rights.
+    std::vector<std::string> grants;
 };
 
 class RunApi {
@@ -99,6 +103,8 @@ class RunApi {
     ApiReply compare(const ApiRequest &r);
     // A refusal when `r` does not hold the control key of the running run; null when it does.
     std::optional<ApiReply> refuseWithoutControl(const ApiRequest &r, const char *what) const;
+    // 403 when `spec` needs a grant (deviceGrant) this server was not given.
+    std::optional<ApiReply> refuseWithoutGrant(const std::string &spec) const;
     nlohmann::json stateLocked() const;
     std::unique_ptr<SessionStore> reader() const;
 
@@ -113,7 +119,8 @@ class RunApi {
     std::shared_ptr<PrometheusExporter> exporter_;
     std::atomic<bool> runActive_{false}; // for /metrics, which takes no lock a start holds
     std::string profile_, controller_, controlKey_, startedAt_;
-    std::string controlId_; // names the key in force without giving it away (stream lines)
+    std::string controlSince_; // when controller_ took control: the start, or the last takeover
+    std::string controlId_;    // names the key in force without giving it away (stream lines)
     std::int64_t lastSession_ = 0;
     bool shutDown_ = false;
     std::mutex devicesMutex_; // taken before mutex_

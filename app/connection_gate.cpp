@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/connection_gate.h"
+
+#include <arpa/inet.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+namespace ringlab {
+
+namespace {
+
+std::int64_t nowMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// httplib's accept loop hands each connection to the gate at once: no thread is needed.
+class InlineQueue : public httplib::TaskQueue {
+  public:
+    void enqueue(std::function<void()> fn) override { fn(); }
+    void shutdown() override {}
+};
+
+// One request's reading and its reply's writing, over a connection from the gate. Reads
+// must end by `readDeadlineMs` (the request whole within the read timeout of its first byte);
+// bytes read past the request stay in `buffered` for the next one.
+class GateStream : public httplib::Stream {
+  public:
+    GateStream(GatedServer::Connection &c, int readTimeoutMs, int writeTimeoutMs)
+        : c_(c), readDeadlineMs_(nowMs() + readTimeoutMs), writeTimeoutMs_(writeTimeoutMs)
+    {
+    }
+    bool is_readable() const override
+    {
+        return !c_.buffered.empty() || waitFor(POLLIN, readDeadlineMs_ - nowMs());
+    }
+    bool is_writable() const override
+    {
+        if (!waitFor(POLLOUT, writeTimeoutMs_)) return false;
+        // A client gone is noticed: a readable socket with nothing to read is closed.
+        pollfd p{c_.fd, POLLIN, 0};
+        if (::poll(&p, 1, 0) <= 0) return true;
+        char byte;
+        const ssize_t n = ::recv(c_.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    }
+    ssize_t read(char *ptr, size_t size) override
+    {
+        if (c_.buffered.empty()) {
+            if (!waitFor(POLLIN, readDeadlineMs_ - nowMs())) return -1;
+            char chunk[4096];
+            const ssize_t n = ::recv(c_.fd, chunk, sizeof chunk, 0);
+            if (n <= 0) return n;
+            c_.buffered.assign(chunk, static_cast<std::size_t>(n));
+        }
+        const std::size_t n = std::min(size, c_.buffered.size());
+        std::memcpy(ptr, c_.buffered.data(), n);
+        c_.buffered.erase(0, n);
+        return static_cast<ssize_t>(n);
+    }
+    ssize_t write(const char *ptr, size_t size) override
+    {
+        if (!waitFor(POLLOUT, writeTimeoutMs_)) return -1;
+        return ::send(c_.fd, ptr, size, MSG_NOSIGNAL);
+    }
+    void get_remote_ip_and_port(std::string &ip, int &port) const override
+    {
+        sockaddr_storage a{};
+        socklen_t len = sizeof a;
+        if (getpeername(c_.fd, reinterpret_cast<sockaddr *>(&a), &len) == 0) address(a, ip, port);
+    }
+    void get_local_ip_and_port(std::string &ip, int &port) const override
+    {
+        sockaddr_storage a{};
+        socklen_t len = sizeof a;
+        if (getsockname(c_.fd, reinterpret_cast<sockaddr *>(&a), &len) == 0) address(a, ip, port);
+    }
+    socket_t socket() const override { return c_.fd; }
+
+  private:
+    bool waitFor(short events, std::int64_t ms) const
+    {
+        if (ms <= 0) return false;
+        pollfd p{c_.fd, events, 0};
+        int rc;
+        while ((rc = ::poll(&p, 1, static_cast<int>(ms))) < 0 && errno == EINTR) {
+        }
+        return rc > 0;
+    }
+    static void address(const sockaddr_storage &a, std::string &ip, int &port)
+    {
+        char text[INET6_ADDRSTRLEN] = "";
+        if (a.ss_family == AF_INET) {
+            const auto &in = reinterpret_cast<const sockaddr_in &>(a);
+            inet_ntop(AF_INET, &in.sin_addr, text, sizeof text);
+            port = ntohs(in.sin_port);
+        } else if (a.ss_family == AF_INET6) {
+            const auto &in6 = reinterpret_cast<const sockaddr_in6 &>(a);
+            inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text);
+            port = ntohs(in6.sin6_port);
+        }
+        ip = text;
+    }
+    GatedServer::Connection &c_;
+    std::int64_t readDeadlineMs_;
+    int writeTimeoutMs_;
+};
+
+} // namespace
+
+GatedServer::GatedServer(int workers, RequestGate gate) : requestGate_(std::move(gate))
+{
+    // Each connection is a file: the cap stays below what the process may open.
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+        maxConnections_ = static_cast<int>(
+            std::clamp<rlim_t>(files.rlim_cur / 2, 16, static_cast<rlim_t>(kMaxConnections)));
+    new_task_queue = [] { return new InlineQueue; };
+    workers_ = std::make_unique<httplib::ThreadPool>(static_cast<std::size_t>(workers));
+    epoll_ = epoll_create1(EPOLL_CLOEXEC);
+    wake_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = 0; // the wake-up
+    epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
+    gate_ = std::thread([this] { gateLoop(); });
+}
+
+GatedServer::~GatedServer()
+{
+    stopping_ = true;
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto w = ::write(wake_, &one, sizeof one);
+    gate_.join();
+    workers_->shutdown();   // requests being served end; a watcher ends with the run's shutdown
+    for (auto &c : handed_) // given back by a worker as the gate stopped
+        closeConnection(c);
+    handed_.clear();
+    close(epoll_);
+    close(wake_);
+}
+
+void GatedServer::widenBacklog()
+{
+    if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
+}
+
+bool GatedServer::process_and_close_socket(socket_t sock)
+{
+    Connection c;
+    c.fd = sock;
+    give(std::move(c));
+    return true;
+}
+
+void GatedServer::give(Connection c)
+{
+    {
+        std::lock_guard lock(mutex_);
+        handed_.push_back(std::move(c));
+    }
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto w = ::write(wake_, &one, sizeof one);
+}
+
+void GatedServer::closeConnection(Connection &c)
+{
+    if (c.fd < 0) return;
+    ::shutdown(c.fd, SHUT_RDWR);
+    ::close(c.fd);
+    c.fd = -1;
+}
+
+// On the gate thread: a connection handed over waits in the epoll set for its next request.
+void GatedServer::admitLocked(Connection c)
+{
+    if (c.id == 0) {
+        c.id = nextId_++;
+        // Room for it: the connection idle the longest goes; with none idle, this one does.
+        while (static_cast<int>(idle_.size()) + busy_.load() >= maxConnections_) {
+            if (idle_.empty()) return closeConnection(c);
+            auto oldest = std::min_element(idle_.begin(), idle_.end(), [](auto &a, auto &b) {
+                return a.second.idleSinceMs < b.second.idleSinceMs;
+            });
+            closeConnection(oldest->second); // leaves the epoll set as it closes
+            idle_.erase(oldest);
+        }
+    }
+    c.idleSinceMs = nowMs();
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.u64 = c.id;
+    if (epoll_ctl(epoll_, EPOLL_CTL_ADD, c.fd, &ev) != 0) return closeConnection(c);
+    idle_.emplace(c.id, std::move(c));
+}
+
+void GatedServer::dispatch(Connection c)
+{
+    ++busy_;
+    workers_->enqueue([this, c = std::move(c)]() mutable { serve(std::move(c)); });
+}
+
+void GatedServer::gateLoop()
+{
+    epoll_event events[64];
+    while (!stopping_) {
+        const int n = epoll_wait(epoll_, events, 64, 250);
+        std::deque<Connection> handed;
+        std::vector<Connection> ready;
+        {
+            std::lock_guard lock(mutex_);
+            handed.swap(handed_);
+            for (int k = 0; k < n; ++k) {
+                if (events[k].data.u64 == 0) continue;
+                auto it = idle_.find(events[k].data.u64);
+                if (it == idle_.end()) continue;
+                epoll_ctl(epoll_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+                ready.push_back(std::move(it->second));
+                idle_.erase(it);
+            }
+            for (auto &c : handed) {
+                if (stopping_)
+                    closeConnection(c);
+                else if (!c.buffered.empty())
+                    ready.push_back(std::move(c));
+                else
+                    admitLocked(std::move(c));
+            }
+            // Silent for the keep-alive time: closed.
+            const std::int64_t limit =
+                nowMs() - static_cast<std::int64_t>(keep_alive_timeout_sec_) * 1000;
+            for (auto it = idle_.begin(); it != idle_.end();) {
+                if (it->second.idleSinceMs > limit) {
+                    ++it;
+                    continue;
+                }
+                closeConnection(it->second);
+                it = idle_.erase(it);
+            }
+        }
+        std::uint64_t count;
+        [[maybe_unused]] auto r = ::read(wake_, &count, sizeof count);
+        for (auto &c : ready)
+            dispatch(std::move(c));
+    }
+    std::lock_guard lock(mutex_);
+    for (auto &[id, c] : idle_)
+        closeConnection(c);
+    idle_.clear();
+}
+
+// On a worker: one request, then the connection goes back to the gate (or is closed).
+void GatedServer::serve(Connection c)
+{
+    bool keep = false, refused = false;
+    if (!stopping_) {
+        GateStream strm(c, static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000),
+                        static_cast<int>(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
+        ++c.served;
+        const bool last = c.served >= static_cast<int>(keep_alive_max_count_);
+        bool closed = false;
+        keep = process_request(strm, last, closed,
+                               [&](httplib::Request &req) {
+                                   refused = requestGate_ && requestGate_(req);
+                               }) &&
+               !closed && !last && !refused;
+    }
+    --busy_;
+    if (keep && !stopping_) {
+        give(std::move(c));
+    } else if (refused) {
+        closeConnectionSocket(c.fd, true); // on this worker: at most the linger's 2 s
+        c.fd = -1;
+    } else {
+        closeConnection(c);
+    }
+}
+
+} // namespace ringlab

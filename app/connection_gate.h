@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// An HTTP server whose connections wait for their next request without holding a thread.
+//
+// cpp-httplib 0.11 gives each accepted connection a pool thread until it closes: a thousand
+// connections that send nothing held the 48 threads in turn for their keep-alive time, and
+// an authorised request waited behind them for seconds. Here a connection between requests
+// sits in one epoll set (the gate); only one whose request has begun to arrive is handed to
+// a worker, which serves that one request (httplib parses and routes it) and gives the
+// connection back. A connection silent for the keep-alive time is closed; past
+// maxConnections(), the connection idle the longest is closed to make room, so a new client
+// always gets in. A request must arrive whole within the read timeout of its first byte.
+//
+// Threads: httplib's accept loop (hands connections over), the gate's own thread (epoll,
+// timeouts, the cap) and the workers. The gate's mutex guards the connections handed over and
+// given back; nothing is held while a request is served.
+#pragma once
+
+#include <httplib.h>
+
+#include "app/http_connection.h"
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace ringlab {
+
+inline constexpr int kMaxConnections = 2048;
+
+class GatedServer : public httplib::Server {
+  public:
+    // `workers`: the threads that serve requests (a stream's watcher holds one while it watches).
+    // `gate` sees each request's head before it is routed; when it says so, the connection is
+    // closed after the reply, lingering for the unread body (app/http_connection.h).
+    explicit GatedServer(int workers, RequestGate gate = nullptr);
+    ~GatedServer() override;
+    GatedServer(const GatedServer &) = delete;
+    GatedServer &operator=(const GatedServer &) = delete;
+
+    // httplib 0.11 listens with a backlog of 5: connections beyond it wait for the client's
+    // SYN retry (1 s, 3 s...). Called once bound, this makes it the system's largest.
+    void widenBacklog();
+
+    // Open connections at most (kMaxConnections, or fewer when the process may open fewer files).
+    int maxConnections() const { return maxConnections_; }
+
+    struct Connection {
+        int fd = -1;
+        std::uint64_t id = 0;
+        std::string buffered; // bytes read past the last request (a pipelined next one)
+        std::int64_t idleSinceMs = 0;
+        int served = 0;
+    };
+
+  private:
+    // Called by httplib's accept loop for each new connection (the task queue runs it inline).
+    bool process_and_close_socket(socket_t sock) override;
+    void give(Connection c); // to the gate: wait for the next request
+    void gateLoop();
+    void admitLocked(Connection c);
+    void dispatch(Connection c);
+    void serve(Connection c);
+    void closeConnection(Connection &c);
+
+    RequestGate requestGate_;
+    int maxConnections_ = kMaxConnections;
+    int epoll_ = -1, wake_ = -1;
+    std::unique_ptr<httplib::ThreadPool> workers_;
+    std::mutex mutex_;
+    std::deque<Connection> handed_;            // waiting for the gate thread to take them
+    std::map<std::uint64_t, Connection> idle_; // in the epoll set, by id
+    std::atomic<int> busy_{0};                 // with a worker, or queued for one
+    std::atomic<bool> stopping_{false};
+    std::uint64_t nextId_ = 1;
+    std::thread gate_;
+};
+
+} // namespace ringlab
