@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// bench/api_idle: how long an authorised request to `ringlab-engine serve`'s HTTP server
+// (loopback TCP, with its token, in this process) takes while 0 and then 1000 connections
+// that send nothing are open (issue 23: with 1000 idle connections a GET /v1/version
+// waited 11 to 15 s). Each request is a new connection, as curl makes. Goal: median under
+// 100 ms with 1000 idle connections open.
+#include <arpa/inet.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/api_server.h"
+#include "bench_common.h"
+#include "engine/run/run_api.h"
+
+using namespace ringlab;
+
+namespace {
+
+constexpr const char *kToken = "api-idle-bench-token-0123456789abcdef";
+constexpr int kRequests = 200;
+
+int connectTo(int port)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) return fd;
+    if (fd >= 0) close(fd);
+    return -1;
+}
+
+// Milliseconds per request, or an empty list when one failed.
+std::vector<double> timeRequests(int port)
+{
+    std::vector<double> ms;
+    for (int k = 0; k < kRequests; ++k) {
+        httplib::Client c("127.0.0.1", port);
+        c.set_bearer_token_auth(kToken);
+        c.set_read_timeout(60, 0);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto res = c.Get("/v1/version");
+        const auto t1 = std::chrono::steady_clock::now();
+        if (!res || res->status != 200) return {};
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return ms;
+}
+
+void print(const char *what, std::vector<double> ms)
+{
+    std::sort(ms.begin(), ms.end());
+    std::printf("%-34s median %7.2f ms  p99 %7.2f ms  max %7.2f ms  (%zu requests)\n", what,
+                bench::median(ms), ms[ms.size() * 99 / 100], ms.back(), ms.size());
+}
+
+} // namespace
+
+int main()
+{
+    bench::printMachine("api_idle");
+    rlimit files{};
+    getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 8192);
+    setrlimit(RLIMIT_NOFILE, &files);
+    if (files.rlim_cur < 2200) {
+        std::fprintf(stderr, "api_idle: this process may open %lu files; 2200 are needed\n",
+                     static_cast<unsigned long>(files.rlim_cur));
+        return 1;
+    }
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("ringlab-api-idle-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    int rc = 0;
+    {
+        RunApiOptions ao;
+        ao.db = dir / "s.db";
+        ao.record = false;
+        RunApi api(ao);
+        ApiServer server(api);
+        ApiServerOptions so;
+        so.listen.unixSocket = false;
+        so.listen.host = "127.0.0.1";
+        so.token = kToken;
+        std::string notes;
+        if (auto st = server.start(so, notes); !st.ok()) {
+            std::fprintf(stderr, "api_idle: %s\n", st.error.c_str());
+            return 1;
+        }
+        const int port = std::stoi(server.url().substr(server.url().rfind(':') + 1));
+
+        auto quiet = timeRequests(port);
+        std::vector<int> idle;
+        for (int k = 0; k < 1000; ++k)
+            if (const int fd = connectTo(port); fd >= 0) idle.push_back(fd);
+        auto busy = timeRequests(port);
+        if (quiet.empty() || busy.empty()) {
+            std::fprintf(stderr, "api_idle: a request failed\n");
+            rc = 1;
+        } else {
+            print("GET /v1/version, no idle", quiet);
+            std::printf("idle connections opened: %zu\n", idle.size());
+            print("GET /v1/version, 1000 idle open", busy);
+        }
+        for (int fd : idle)
+            close(fd);
+        api.shutdown("completed");
+    }
+    std::filesystem::remove_all(dir);
+    return rc;
+}
