@@ -271,10 +271,9 @@ void GatedServer::serve(Connection c)
         ++c.served;
         const bool last = c.served >= static_cast<int>(keep_alive_max_count_);
         bool closed = false;
-        keep = process_request(strm, last, closed,
-                               [&](httplib::Request &req) {
-                                   refused = requestGate_ && requestGate_(req);
-                               }) &&
+        keep = process_request(
+                   strm, last, closed,
+                   [&](httplib::Request &req) { refused = requestGate_ && requestGate_(req); }) &&
                !closed && !last && !refused;
     }
     --busy_;

@@ -81,7 +81,7 @@ int main()
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("ringlab-control-latency-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
-    RunApi api(RunApiOptions{dir / "s.db", false, {}, {}});
+    RunApi api(RunApiOptions{dir / "s.db", false, {}, {}, false, {}});
 
     ApiServer server(api);
     ApiServerOptions so;

@@ -909,7 +909,7 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
 void TstApi::scrapesDoNotWaitForAStart()
 {
     QTemporaryDir dir;
-    RunApi api(RunApiOptions{dir.filePath("s.db").toStdString(), false, {}, {}, false});
+    RunApi api(RunApiOptions{dir.filePath("s.db").toStdString(), false, {}, {}, false, {}});
     std::atomic<bool> started{false};
     ApiReply reply;
     std::thread starter([&] {

@@ -8,8 +8,8 @@
 // with public metrics.
 //
 // RunApi is one engine that is shut down: a start is parsed and validated in full, then refused
-// (503), so no run is ever started; GET /v1/devices is not asked of it (listing starts DPDK). Invariant: without the token in the input, TCP access
-// never gets a 2xx reply.
+// (503), so no run is ever started; GET /v1/devices is not asked of it (listing starts DPDK).
+// Invariant: without the token in the input, TCP access never gets a 2xx reply.
 #include <unistd.h>
 
 #include <cstring>
@@ -113,7 +113,8 @@ RunApi &api()
             : dir(fs::temp_directory_path() / ("ringlab-fuzz-http-" + std::to_string(getpid())))
         {
             fs::create_directories(dir);
-            api = std::make_unique<RunApi>(RunApiOptions{dir / "s.db", false, "fuzz", {}, false});
+            api =
+                std::make_unique<RunApi>(RunApiOptions{dir / "s.db", false, "fuzz", {}, false, {}});
             api->shutdown(); // starts are validated, then refused: no run is ever started
         }
         ~Engine()
