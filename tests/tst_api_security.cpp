@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_process.h"
+#include "tests/require.h"
 
 using nlohmann::json;
 
@@ -115,7 +116,7 @@ void TstApiSecurity::aDirectoryOthersMayWriteIsRefused()
     QVERIFY(!QFile::exists(run + "/engine.sock"));
 
     // Another user's directory, however tight, is refused too (as root: give it to nobody).
-    if (geteuid() != 0) QSKIP("needs root to give the directory to another user");
+    RINGLAB_REQUIRE(geteuid() == 0, "root, to give the directory to another user");
     QVERIFY(chmod(run.toLocal8Bit().constData(), 0700) == 0);
     QVERIFY(chown(run.toLocal8Bit().constData(), 65534, 65534) == 0);
     Serve t;
@@ -153,7 +154,7 @@ void TstApiSecurity::socketGroupReachesTheSocket()
     QVERIFY2(none.err.contains("--socket-group no-such-group-rl: no such group"),
              qPrintable(none.err));
 
-    if (geteuid() != 0) QSKIP("needs root to give the directory to another group");
+    RINGLAB_REQUIRE(geteuid() == 0, "root, to give the directory to another group");
     const struct group *g = getgrnam("nogroup");
     QVERIFY(g);
     const gid_t nogroup = g->gr_gid;
@@ -196,7 +197,8 @@ void TstApiSecurity::thousandIdleConnectionsDoNotDelayARequest()
         files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
         QCOMPARE(setrlimit(RLIMIT_NOFILE, &files), 0);
     }
-    if (files.rlim_cur < 1100) QSKIP("this process may not open 1000 connections");
+    RINGLAB_REQUIRE(files.rlim_cur >= 1100,
+                    "an open-file limit of at least 1100, for 1000 connections");
     QTemporaryDir dir;
     Serve s;
     QVERIFY(startTcp(s, dir));
