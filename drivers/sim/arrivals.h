@@ -36,7 +36,9 @@ class ArrivalGenerator {
     void pop()
     {
         last_ = next_;
-        next_ = following(next_);
+        // Constant traffic inline (the poll thread pops once per frame); the others call out.
+        next_ = shape_.pattern == LoadPattern::Constant && shape_.ratePps > 0 ? next_ + gapNs_
+                                                                              : following(next_);
     }
     // The arrival before the pending one (or where the source started).
     double last() const { return last_; }

@@ -92,6 +92,14 @@ void Processor::process(Buffer *const *bufs, std::uint32_t n)
     // The target's cost of packing, per field packed, on top of packField()'s own.
     const std::int64_t headerCost = live_.i(P::CostHeaderFieldNs) * headerFieldsPacked(header);
     const std::int64_t start = nowNs();
+    if (work > 0 || copy || header != HeaderMode::None || headerCost > 0)
+        processEach(bufs, n, work, copy, header, headerCost);
+    stamp(bufs, n, start);
+}
+
+void Processor::processEach(Buffer *const *bufs, std::uint32_t n, std::int64_t work, bool copy,
+                            HeaderMode header, std::int64_t headerCost)
+{
     for (std::uint32_t k = 0; k < n; ++k) {
         Buffer *b = bufs[k];
         CalibratedSpin::spinNs(work);
@@ -108,6 +116,10 @@ void Processor::process(Buffer *const *bufs, std::uint32_t n)
             buildHeaderPrecomputed(hdr, template_, b->seq);
         CalibratedSpin::spinNs(headerCost);
     }
+}
+
+void Processor::stamp(Buffer *const *bufs, std::uint32_t n, std::int64_t start)
+{
     // Two clock reads per batch, not two per packet: every packet of a batch costs the same
     // (same work, same copy size class), so packet k's start and end are interpolated.
     const std::int64_t end = nowNs();

@@ -30,6 +30,12 @@ class Processor {
     std::uint64_t checksum() const { return sink_; }
 
   private:
+    // Each packet's work, copy and header (skipped whole when there is none).
+    void processEach(Buffer *const *bufs, std::uint32_t n, std::int64_t work, bool copy,
+                     HeaderMode header, std::int64_t headerCost);
+    // HandoffDone and Processed, interpolated between the batch's start and now.
+    static void stamp(Buffer *const *bufs, std::uint32_t n, std::int64_t start);
+
     const LiveParams &live_;
     std::vector<std::uint8_t> app_;
     std::uint8_t template_[kInjectionHeaderBytes]{};

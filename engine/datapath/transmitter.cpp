@@ -3,9 +3,9 @@
 
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <system_error>
 
@@ -21,10 +21,8 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
       flushInline_(dev.txCompletesOnFlush())
 {
     coalesceUs_.store(static_cast<std::uint32_t>(coalesceUsecs()), std::memory_order_relaxed);
-    timerFd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (timerFd_ < 0 || kickFd_ < 0)
-        throw std::system_error(errno, std::generic_category(), "TX coalesce timer");
+    if (kickFd_ < 0) throw std::system_error(errno, std::generic_category(), "TX clean kick");
     clean_ = EngineThread(reg, "txclean",
                           [this](std::stop_token st, ThreadEntry &self) { cleanThread(st, self); });
 }
@@ -32,7 +30,6 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
 Transmitter::~Transmitter()
 {
     stop();
-    close(timerFd_);
     close(kickFd_);
 }
 
@@ -49,25 +46,20 @@ void Transmitter::kick()
     [[maybe_unused]] auto r = write(kickFd_, &one, sizeof one);
 }
 
-void Transmitter::armTimer(Counters &c)
+void Transmitter::armTimer(Counters &c, std::uint32_t frames)
 {
     // hrtimer_start(): on an armed timer it pushes the expiry out.
     const std::int64_t us = coalesceUsecs();
     coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
-    const std::int64_t ns = us * 1000;
-    itimerspec its{};
-    its.it_value = toTimespec(ns);
-    timerfd_settime(timerFd_, 0, &its, nullptr);
-    CalibratedSpin::spinNs(live_.i(P::CostTimerArmNs)); // the target's cost on top of ours
-    timerArmed_.store(true, std::memory_order_relaxed);
-    c.add(C::TimerArms);
+    timer_.start(nowNs() + us * 1000);
+    // The target's cost of each arm on top of ours.
+    CalibratedSpin::spinNs(live_.i(P::CostTimerArmNs) * static_cast<std::int64_t>(frames));
+    c.add(C::TimerArms, frames);
 }
 
 void Transmitter::cancelTimer(Counters &c)
 {
-    itimerspec its{};
-    timerfd_settime(timerFd_, 0, &its, nullptr);
-    timerArmed_.store(false, std::memory_order_relaxed);
+    timer_.cancel();
     c.add(C::TimerCancels);
 }
 
@@ -99,20 +91,21 @@ bool Transmitter::napiScheduled()
     return (napi_.fetch_or(0, std::memory_order_seq_cst) & kSched) != 0;
 }
 
-void Transmitter::timerArm(Counters &c)
+void Transmitter::timerArm(Counters &c, std::uint32_t frames)
 {
     if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm) {
-        armTimer(c); // before the fix: always
+        armTimer(c, frames); // before the fix: always
         return;
     }
     // The fix: arm only if the TX NAPI is not scheduled; otherwise try to cancel, the poll
     // arms it again if frames are still pending when it completes.
     if (!napiScheduled()) {
-        armTimer(c);
-    } else if (timerArmed_.load(std::memory_order_relaxed)) {
-        cancelTimer(c);
-        // The poll may have completed meanwhile, after its pending check saw our frames.
-        if (!napiScheduled()) armTimer(c);
+        armTimer(c, frames);
+    } else if (timer_.armed()) {
+        cancelTimer(c); // the first frame; the others find the timer idle
+        // The poll may have completed meanwhile, after its pending check saw our frames:
+        // then this frame and the ones after it arm.
+        if (!napiScheduled()) armTimer(c, frames);
     }
 }
 
@@ -154,11 +147,17 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
     // on completion (set_ic), then stmmac_tx_timer_arm(). The marked frame's completion
     // interrupt schedules the TX NAPI; it is taken as raised when the frame is posted (its
     // wire time, under a microsecond for small frames, is not modelled).
-    for (std::uint32_t k = 0; k < sent; ++k) {
-        const bool ic = ++framesSinceIc_ >= coalesceFrames;
-        if (ic) framesSinceIc_ = 0;
-        timerArm(c);
-        if (ic && napiSchedule()) {
+    // Taken a run of frames at a time: up to and including the next marked frame.
+    for (std::uint32_t k = 0; k < sent;) {
+        const std::uint32_t toIc =
+            coalesceFrames > framesSinceIc_ ? coalesceFrames - framesSinceIc_ : 1;
+        const std::uint32_t run = std::min(sent - k, toIc);
+        timerArm(c, run);
+        k += run;
+        framesSinceIc_ += run;
+        if (framesSinceIc_ < coalesceFrames) continue;
+        framesSinceIc_ = 0;
+        if (napiSchedule()) {
             c.add(C::TxCleanKicks);
             kick();
         }
@@ -234,15 +233,15 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
 {
     Counters &c = self.counters;
     setTimerSlackNs(1);
-    pollfd fds[2] = {{timerFd_, POLLIN, 0}, {kickFd_, POLLIN, 0}};
+    pollfd fds[2] = {{timer_.fd(), POLLIN, 0}, {kickFd_, POLLIN, 0}};
     while (!st.stop_requested()) {
         if (::poll(fds, 2, -1) < 0) continue;
         if (st.stop_requested()) break;
         std::uint64_t v = 0;
-        if (fds[0].revents & POLLIN && read(timerFd_, &v, sizeof v) == sizeof v) {
+        if (fds[0].revents & POLLIN && read(timer_.fd(), &v, sizeof v) == sizeof v &&
+            timer_.expire(nowNs())) {
             // stmmac_tx_timer(): schedules the TX NAPI (a miss if it already is).
-            c.add(C::TimerFires, v);
-            timerArmed_.store(false, std::memory_order_relaxed);
+            c.add(C::TimerFires);
             napiSchedule();
         }
         if (fds[1].revents & POLLIN) [[maybe_unused]]

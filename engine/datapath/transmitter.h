@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The TX side, modelled on stmmac: transmit onto the device's TX ring, the coalesce timer (a
-// real timerfd) armed per frame under tx.timer_policy, and the TX NAPI context (the txclean
-// thread) that reclaims completed frames.
+// The TX side, modelled on stmmac: transmit onto the device's TX ring, the coalesce timer (an
+// hrtimer over a timerfd, engine/datapath/coalesce_timer.h) armed per frame under
+// tx.timer_policy, and the TX NAPI context (the txclean thread) that reclaims completed frames.
 //
 // NAPI_STATE_SCHED is modelled as stmmac has it: set when an interrupt-marked frame (every
 // tx.coalesce_frames-th) is posted (its completion interrupt) or when the timer fires, held
@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "engine/datapath/buffer_source.h"
+#include "engine/datapath/coalesce_timer.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/dim.h"
 #include "engine/datapath/latency_stats.h"
@@ -59,9 +60,13 @@ class Transmitter {
     // napi_complete_done(): false when a schedule was missed while polling (stays scheduled).
     bool napiComplete();
     bool napiScheduled();
-    // stmmac_tx_timer_arm() under the current tx.timer_policy.
-    void timerArm(Counters &c);
-    void armTimer(Counters &c);
+    // stmmac_tx_timer_arm() under the current tx.timer_policy, for `frames` frames posted at
+    // one instant (a burst between two interrupt-marked frames: the TX NAPI state cannot
+    // change between them without a clean racing the whole burst, an interleaving the
+    // per-frame model allows too). Counts and charges every frame's arm; the timer itself
+    // takes the last, as the target's does.
+    void timerArm(Counters &c, std::uint32_t frames = 1);
+    void armTimer(Counters &c, std::uint32_t frames = 1);
     void cancelTimer(Counters &c);
     void kick();
 
@@ -74,9 +79,8 @@ class Transmitter {
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;
     std::uint32_t framesSinceIc_ = 0; // tx_count_frames (transmit context)
-    int timerFd_ = -1;
+    CoalesceTimer timer_;
     int kickFd_ = -1;
-    std::atomic<bool> timerArmed_{false};
     // kSched | kMissed. Read with read-modify-writes so ThreadSanitizer sees the ordering.
     std::atomic<unsigned> napi_{0};
     std::atomic_flag reclaiming_ =
