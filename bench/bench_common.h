@@ -31,6 +31,22 @@ inline void printMachine(const char *bench)
                 RINGLAB_GIT_REVISION, cpuModel().c_str(), std::thread::hardware_concurrency());
 }
 
+// A figure that bench/check compares with bench/baseline.json, on a line of its own:
+// "figure NAME VALUE UNIT higher|lower" (which way is better).
+inline void figure(const char *name, double value, const char *unit, bool higherIsBetter)
+{
+    std::printf("figure %s %.6g %s %s\n", name, value, unit, higherIsBetter ? "higher" : "lower");
+    std::fflush(stdout);
+}
+
+// `--quick` among the arguments: the short version bench/check runs.
+inline bool quickMode(int argc, char **argv)
+{
+    for (int k = 1; k < argc; ++k)
+        if (std::string(argv[k]) == "--quick") return true;
+    return false;
+}
+
 inline double median(std::vector<double> v)
 {
     if (v.empty()) return 0;

@@ -25,7 +25,7 @@ using namespace ringlab;
 
 namespace {
 
-constexpr int kChanges = 2000;
+int changes = 2000; // --quick: 500
 
 // Waits for the second poll pass to begin after `after`; its start time, or -1 (no pass
 // within a second: the poll loop is not running).
@@ -52,7 +52,7 @@ struct Figures {
 Figures measure(const RunApi &api, const std::function<bool(int)> &set)
 {
     std::vector<double> us, reply;
-    for (int k = 0; k < kChanges; ++k) {
+    for (int k = 0; k < changes; ++k) {
         const std::int64_t t0 = nowNs();
         if (!set(k)) {
             std::fprintf(stderr, "control_latency: a set was refused\n");
@@ -75,8 +75,9 @@ Figures measure(const RunApi &api, const std::function<bool(int)> &set)
 
 } // namespace
 
-int main()
+int main(int argc, char **argv)
 {
+    if (bench::quickMode(argc, argv)) changes = 500;
     bench::printMachine("control_latency");
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("ringlab-control-latency-" + std::to_string(getpid()));
@@ -128,7 +129,7 @@ int main()
 
     std::printf("%d live changes each (poll.budget 32 <-> 64), poll.mode busy, the default "
                 "profile otherwise\n\n",
-                kChanges);
+                changes);
     std::printf("%-34s %10s %10s %10s  %-22s %s\n", "path", "p50 us", "p99 us", "max us",
                 "goal (p99)", "until the reply: p50, p99 us");
     const auto row = [](const char *path, const Figures &f, double goal) {
@@ -137,6 +138,8 @@ int main()
     };
     row("in-process (RunApi::handle)", inProcess, 100);
     row("loopback TCP (HTTP, keep-alive)", tcp, 1000);
+    bench::figure("control_latency.in_process_p99_us", inProcess.p99, "us", false);
+    bench::figure("control_latency.loopback_p99_us", tcp.p99, "us", false);
     api.handle({"POST", "/v1/run/stop", {}, "{}", key});
     server.stop();
     std::filesystem::remove_all(dir);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // bench/dpdk_forward: the engine forwarding in io mode between two net_null ports (busy
-// polling, direct hand-off, no processing work) against a bare rte_eth_rx_burst /
-// rte_eth_tx_burst loop on the same ports, interleaved in one run. Two cases: both ports at
-// full rate, and port A idle (no-rx=1, so half the polls are empty). Prints medians of 100 ms
-// windows in Mpps and the ratio engine / bare (goal: >= 0.8).
+// polling, direct hand-off, no processing work) against dpdk-testpmd in io mode with one
+// forwarding core on the same ports, and a bare rte_eth_rx_burst / rte_eth_tx_burst loop,
+// interleaved in one run. Two cases: both ports at full rate, and port A idle (no-rx=1, so
+// half the polls are empty). Prints Mpps forwarded in all (both directions) and the ratios
+// engine / testpmd (goal: >= 0.8) and engine / bare. --quick: one round of the first case.
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -14,6 +15,7 @@
 
 #include "bench/bare_ports.h"
 #include "bench/bench_common.h"
+#include "bench/testpmd.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/registry.h"
 
@@ -21,7 +23,6 @@ using namespace ringlab;
 
 namespace {
 
-constexpr int kRounds = 3;
 constexpr std::size_t kSamples = 20; // 100 ms each, the first 5 are warm-up
 
 double engineMpps(const std::string &spec)
@@ -62,8 +63,10 @@ double bareMpps(const std::string &a, const std::string &b)
 
 } // namespace
 
-int main()
+int main(int argc, char **argv)
 {
+    const bool quick = bench::quickMode(argc, argv);
+    const int rounds = quick ? 1 : 3;
     bench::printMachine("bench/dpdk_forward");
     if (auto st = dpdk::Eal::init({}, {}); !st.ok()) {
         std::fprintf(stderr, "bench: %s\n", st.error.c_str());
@@ -73,18 +76,32 @@ int main()
         const char *label;
         const char *a;
         const char *b;
-    } cases[] = {{"both ports full rate", "net_null0", "net_null1"},
-                 {"port A idle (no-rx=1)", "net_null0,no-rx=1", "net_null1"}};
-    std::printf("%-24s %10s %10s %8s   (medians of 100 ms windows, %d interleaved rounds)\n",
-                "case", "engine", "bare", "ratio", kRounds);
+        const char *figure; // bench/check's name for the engine's rate, or none
+    } cases[] = {{"both ports full rate", "net_null0", "net_null1", "dpdk_forward.engine_mpps"},
+                 {"port A idle (no-rx=1)", "net_null0,no-rx=1", "net_null1", nullptr}};
+    std::printf("%-24s %10s %10s %10s %9s %8s   (Mpps in all; %d interleaved rounds, medians)\n",
+                "case", "engine", "testpmd", "bare", "/testpmd", "/bare", rounds);
     for (const auto &c : cases) {
-        std::vector<double> engine, bare;
-        for (int r = 0; r < kRounds; ++r) {
+        std::vector<double> engine, testpmd, bare;
+        for (int r = 0; r < rounds; ++r) {
             engine.push_back(engineMpps(std::string("dpdk:") + c.a + "+" + c.b));
+            std::string error;
+            testpmd.push_back(bench::testpmdMpps(c.a, c.b, 2, error));
+            if (testpmd.back() < 0) {
+                std::fprintf(stderr, "bench: %s\n", error.c_str());
+                return 1;
+            }
             bare.push_back(bareMpps(c.a, c.b));
         }
-        const double e = bench::median(engine), b = bench::median(bare);
-        std::printf("%-24s %7.2f Mpps %7.2f Mpps %7.2f\n", c.label, e, b, b > 0 ? e / b : 0);
+        const double e = bench::median(engine), t = bench::median(testpmd),
+                     b = bench::median(bare);
+        std::printf("%-24s %10.2f %10.2f %10.2f %9.2f %8.2f   goal >= 0.80 of testpmd: %s\n",
+                    c.label, e, t, b, e / t, e / b, e / t >= 0.8 ? "met" : "NOT met");
+        if (c.figure) {
+            bench::figure(c.figure, e, "Mpps", true);
+            bench::figure("dpdk_forward.engine_per_testpmd", e / t, "ratio", true);
+        }
+        if (quick) break;
     }
     return 0;
 }

@@ -3,8 +3,12 @@
 // NIC with busy polling, inline refill, direct hand-off and 64-byte frames.
 //  1. saturation: offered far above capacity; delivered Mpps and poll-thread ns per packet;
 //  2. maximum lossless rate: binary search for the highest offered rate with drops (any
-//     cause) below 0.01 % of offered, each step a fresh run.
-#include <cstring>
+//     cause) below 0.01 % of offered, each step a fresh run. A step that lost frames is run
+//     once more before it counts as a loss (RFC 2544's trials): on a shared 2-vCPU machine a
+//     neighbour stalls the poll thread for milliseconds now and then, which says nothing of
+//     the engine. Both figures are printed with the goal (issue 22: >= 20 Mpps lossless).
+// --quick: 3 saturation runs and 4 search steps (bench/check).
+#include <algorithm>
 
 #include "bench_common.h"
 
@@ -69,7 +73,7 @@ Result measure(std::int64_t rate, std::size_t samples)
 
 int main(int argc, char **argv)
 {
-    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    const bool quick = quickMode(argc, argv);
     printMachine("engine_throughput");
     std::printf(
         "busy polling, inline refill, direct hand-off, 64-byte frames, proc.ns_per_packet=0,\n"
@@ -77,7 +81,7 @@ int main(int argc, char **argv)
         "rx ring 32768, tx ring 32768, poll.budget 256, tx.coalesce_frames 512, link 400 "
         "Gbit/s\n\n");
 
-    const int rounds = quick ? 1 : 3;
+    const int rounds = quick ? 3 : 5;
     std::vector<double> sat, ns;
     for (int k = 0; k < rounds; ++k) {
         const Result r = measure(40'000'000, 15);
@@ -88,30 +92,34 @@ int main(int argc, char **argv)
                     k + 1, r.offered / 1e6, r.delivered / 1e6, r.nsPerPacket, r.pollCpuPct);
     }
     const double capacity = median(sat);
-    std::printf("=> saturation: %.2f Mpps per poll thread (median of %d), %.1f ns per packet\n\n",
-                capacity / 1e6, rounds, median(ns));
+    std::printf("=> saturation: %.2f Mpps per poll thread (min %.2f, median, max %.2f of %d "
+                "runs), %.1f ns per packet\n\n",
+                capacity / 1e6, *std::min_element(sat.begin(), sat.end()) / 1e6,
+                *std::max_element(sat.begin(), sat.end()) / 1e6, rounds, median(ns));
 
     std::int64_t lo = 500'000, hi = static_cast<std::int64_t>(capacity * 1.05);
     Result best;
     for (int step = 0; step < (quick ? 4 : 7) && hi - lo > 100'000; ++step) {
         const std::int64_t mid = (lo + hi) / 2;
-        const Result r = measure(mid, 12);
-        const bool lossless = r.dropFraction <= 1e-4;
-        std::printf("offered %6.2f Mpps: delivered %6.2f Mpps, drops %.4f %% (rx_missed %.0f, "
-                    "tx_full %.0f, "
-                    "alloc_fail %.0f) -> %s\n",
-                    mid / 1e6, r.delivered / 1e6, r.dropFraction * 100, r.missed, r.txFull,
-                    r.allocFail, lossless ? "lossless" : "loss");
-        if (lossless) {
-            lo = mid;
-            best = r;
-        } else {
-            hi = mid;
+        bool lossless = false;
+        for (int trial = 1; trial <= 2 && !lossless; ++trial) {
+            const Result r = measure(mid, 12);
+            lossless = r.dropFraction <= 1e-4;
+            std::printf("offered %6.2f Mpps (trial %d): delivered %6.2f Mpps, drops %.4f %% "
+                        "(rx_missed %.0f, tx_full %.0f, alloc_fail %.0f) -> %s\n",
+                        mid / 1e6, trial, r.delivered / 1e6, r.dropFraction * 100, r.missed,
+                        r.txFull, r.allocFail, lossless ? "lossless" : "loss");
+            if (lossless) best = r;
         }
+        (lossless ? lo : hi) = mid;
     }
     std::printf("=> maximum lossless rate: %.2f Mpps (drops <= 0.01 %%), poll thread %.1f "
                 "ns/packet there\n",
                 lo / 1e6, best.nsPerPacket);
-    std::printf("goal: >= 10 Mpps on one core: %s\n", lo >= 10'000'000 ? "met" : "NOT met");
+    std::printf("goal: >= 20 Mpps lossless on one poll thread: %s\n",
+                lo >= 20'000'000 ? "met" : "NOT met");
+    figure("engine_throughput.saturation_mpps", capacity / 1e6, "Mpps", true);
+    figure("engine_throughput.ns_per_packet", median(ns), "ns", false);
+    figure("engine_throughput.lossless_mpps", static_cast<double>(lo) / 1e6, "Mpps", true);
     return 0;
 }

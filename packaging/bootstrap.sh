@@ -4,8 +4,9 @@
 #   packaging/bootstrap.sh run    build, then start the Ringlab workbench on the simulated NIC
 #                                 (without a display: a 10 s headless run instead)
 #   packaging/bootstrap.sh test   build with warnings as errors and run the whole test suite; then
-#                                 the suite again under ASan+UBSan, the concurrency tests under
-#                                 TSan, and every fuzzer for 30 s (what CI runs)
+#                                 the performance guard (bench/check), the suite again under
+#                                 ASan+UBSan, the concurrency tests under TSan, and every fuzzer
+#                                 for 30 s (what CI runs)
 #   packaging/bootstrap.sh test-quick   only the first of those
 #   packaging/bootstrap.sh deps   install the packages only
 set -euo pipefail
@@ -19,6 +20,7 @@ packages=(
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
     libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
+    dpdk-dev # dpdk-testpmd: bench/dpdk_forward's reference
     clang libfuzzer-14-dev
     libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
     python3-jsonschema openssl # tst_api: replies against docs/api.md's schema; a certificate for HTTPS
@@ -97,6 +99,8 @@ test | test-quick)
     export QT_QPA_PLATFORM=offscreen
     (cd "$build" && ctest --output-on-failure --timeout 600)
     [ "$mode" = test ] || exit 0
+    # On the machine while it is quiet: each figure against bench/baseline.json.
+    python3 "$here/bench/check" "$build"
     sanitizers_and_fuzzers
     ;;
 *)
