@@ -8,10 +8,16 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
+#include <httplib.h>
+#include <mutex>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/experiments/job_queue.h"
 #include "engine/store/session_store.h"
+#include "serve_process.h"
 
 using nlohmann::json;
 using namespace ringlab;
@@ -87,6 +93,7 @@ class TstJobs : public QObject {
     void runStartDuringAJobIsRefused();
     void cancelStopsWithin200msAndKeepsTheRuns();
     void repliesAndJobLinesMatchTheSchema();
+    void servedEngineRunsJobsOverHttp();
 };
 
 void TstJobs::initTestCase()
@@ -246,6 +253,86 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
     QVERIFY(sawProgress);
     const QString problems = checkSchema(e.replies);
     QVERIFY2(problems.isEmpty(), qPrintable(problems));
+}
+
+// `ringlab-engine serve` has its jobs: over HTTP, a job refuses a run start (409 naming it),
+// Prometheus shows it, the stream carries its lines, and its sessions are the engine's.
+void TstJobs::servedEngineRunsJobsOverHttp()
+{
+    QTemporaryDir dir;
+    const QString tokenFile = dir.filePath("token");
+    {
+        QFile f(tokenFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("0123456789abcdef0123456789abcdef\n");
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+    }
+    Serve serve;
+    QString why;
+    QVERIFY2(serve.start({"--listen", "tcp:127.0.0.1:0", "--token-file", tokenFile, "--db",
+                          dir.filePath("served.db")},
+                         &why),
+             qPrintable(why));
+    httplib::Client c("127.0.0.1", serve.port);
+    c.set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+    c.set_read_timeout(30, 0);
+    // A watcher of the stream, on a thread of its own, keeps the job lines it sees.
+    std::atomic<bool> stop{false};
+    std::mutex linesMutex;
+    std::vector<json> jobLines;
+    httplib::Client w("127.0.0.1", serve.port);
+    w.set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+    std::thread watcher([&] {
+        std::string buffer;
+        w.Get("/v1/run/stream", [&](const char *data, std::size_t n) {
+            buffer.append(data, n);
+            for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+                const json j = json::parse(buffer.substr(0, nl), nullptr, false);
+                buffer.erase(0, nl + 1);
+                if (!j.is_discarded() && j.value("type", "") == "job") {
+                    std::lock_guard lock(linesMutex);
+                    jobLines.push_back(j);
+                }
+            }
+            return !stop.load();
+        });
+    });
+    const auto job = c.Post("/v1/jobs", smallSweep("0.5s").dump(), "application/json");
+    QVERIFY(job);
+    QCOMPARE(job->status, 201);
+    const int id = json::parse(job->body)["id"].get<int>();
+    const auto start = c.Post("/v1/run/start", R"({"profile":"default"})", "application/json");
+    QVERIFY(start);
+    QCOMPARE(start->status, 409);
+    QVERIFY2(QString::fromStdString(start->body)
+                 .contains("held by job " + QString::number(id) + " (sweep) since"),
+             start->body.c_str());
+    const auto metrics = c.Get("/metrics");
+    QVERIFY(metrics);
+    QVERIFY2(metrics->body.find("ringlab_job_active{kind=\"sweep\"} 1") != std::string::npos,
+             metrics->body.c_str());
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (done = json::parse(c.Get(("/v1/jobs/" + std::to_string(id)).c_str())->body))["state"] !=
+            "running",
+        30'000);
+    QCOMPARE(done["state"].get<std::string>(), std::string("completed"));
+    QCOMPARE(done["sessions"].size(), std::size_t{2});
+    const json sessions = json::parse(c.Get("/v1/sessions")->body);
+    QCOMPARE(sessions.size(), std::size_t{2});
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(linesMutex);
+            return !jobLines.empty() && jobLines.back()["state"] == "completed";
+        }(),
+        10'000);
+    stop = true;
+    serve.p.terminate();
+    watcher.join();
+    std::lock_guard lock(linesMutex);
+    QVERIFY(jobLines.size() >= 4); // the start, a run's progress, its session, the end
+    QCOMPARE(jobLines.front()["id"].get<int>(), id);
 }
 
 QTEST_GUILESS_MAIN(TstJobs)
