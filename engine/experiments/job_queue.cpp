@@ -82,25 +82,18 @@ int JobQueue::submit(const JobSpec &spec, std::string &refusal)
     job->info.kind = spec.kind;
     job->info.params = spec.params;
     job->info.state = "running";
-    int id = 0;
     {
+        // The measurement is taken under the queue's lock, so that the job's name (its id)
+        // is the one it gets (the lock's own mutex is only ever taken after this one).
         std::lock_guard lock(mutex_);
         if (shutDown_) {
             refusal = "the engine is shutting down";
             return 0;
         }
-        id = nextId_;
-    }
-    job->hold = options_.lock->acquire("job", "job " + std::to_string(id) + " (" + spec.kind + ")",
-                                       refusal);
-    if (!job->hold) return 0;
-    {
-        std::lock_guard lock(mutex_);
-        if (shutDown_) {
-            options_.lock->release(job->hold);
-            refusal = "the engine is shutting down";
-            return 0;
-        }
+        const int id = nextId_;
+        job->hold = options_.lock->acquire(
+            "job", "job " + std::to_string(id) + " (" + spec.kind + ")", refusal);
+        if (!job->hold) return 0;
         ++nextId_;
         job->info.id = id;
         job->info.startedAt = isoTimeNow();
@@ -112,7 +105,7 @@ int JobQueue::submit(const JobSpec &spec, std::string &refusal)
     std::lock_guard lock(threadMutex_);
     if (thread_.joinable()) thread_.join();
     thread_ = std::thread([this, job] { run(job); });
-    return id;
+    return job->info.id;
 }
 
 bool JobQueue::cancel(int id, std::string &error, int waitMs)
@@ -208,7 +201,9 @@ void JobQueue::run(const std::shared_ptr<Job> &job)
     {
         std::lock_guard lock(mutex_);
         if (job->info.state == "running") job->info.state = "failed";
-        if (job->info.state == "interrupted" && job->cancel) job->info.state = "cancelled";
+        // Cancelled by a client; interrupted when the engine is shutting down.
+        if (job->info.state == "interrupted" && job->cancel && !shutDown_)
+            job->info.state = "cancelled";
         job->info.endedAt = isoTimeNow();
         if (job->info.result.is_null()) job->info.result = json::object();
         copy = job->info;
