@@ -154,22 +154,6 @@ Status parseListen(const std::string &text, ListenSpec &out)
     return {};
 }
 
-std::string defaultSocketPath()
-{
-    if (geteuid() == 0) return kServiceSocketPath;
-    if (const char *xdg = std::getenv("XDG_RUNTIME_DIR"); xdg && *xdg == '/')
-        return std::string(xdg) + "/ringlab/engine.sock";
-    return "/tmp/ringlab-" + std::to_string(geteuid()) + "/engine.sock";
-}
-
-std::string localEngineSocket()
-{
-    struct stat st {};
-    for (const std::string &path : {std::string(kServiceSocketPath), defaultSocketPath()})
-        if (::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return path;
-    return {};
-}
-
 Status readTokenFile(const std::string &file, std::string &token)
 {
     struct stat st {};

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "app/http_request_check.h"
+#include "engine/run/engine_socket.h"
 #include "engine/run/run_api.h"
 
 namespace httplib {
@@ -45,15 +46,6 @@ bool isLoopbackAddress(const std::string &host);
 // "unix:PATH" or "tcp:HOST:PORT" (HOST an address; [::1] for IPv6); the error names the value
 // and the forms allowed.
 [[nodiscard]] Status parseListen(const std::string &text, ListenSpec &out);
-// The socket of the engine service (packaging/ringlab-engine.service listens there).
-inline constexpr const char *kServiceSocketPath = "/run/ringlab/engine.sock";
-// Where `serve` listens when not told: kServiceSocketPath as root, else
-// $XDG_RUNTIME_DIR/ringlab/engine.sock (or /tmp/ringlab-UID/engine.sock).
-std::string defaultSocketPath();
-// An engine on this machine, for the desktop to offer: the service's socket, else this
-// user's own `serve`'s, whichever exists; empty when neither does.
-std::string localEngineSocket();
-
 // The token in `file`: the file must be owned by this user and readable by nobody else
 // (mode 0600 or 0400), and hold at least 16 characters; the error says what to change.
 [[nodiscard]] Status readTokenFile(const std::string &file, std::string &token);

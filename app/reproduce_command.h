@@ -4,58 +4,9 @@
 // 95 % intervals and a verdict per metric.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <vector>
-
-#include "engine/metrics/statistics.h"
-#include "engine/profile/reference_cases.h"
-#include "engine/profile/run_defaults.h"
+#include "engine/experiments/reproduce_job.h"
 
 namespace ringlab {
-
-struct ReproduceOptions {
-    std::string which = "all"; // a case name or all
-    int repeat = 3;
-    std::int64_t durationNs = 5'000'000'000;
-    double warmupS = kWarmupS;
-    std::string db; // empty: the default database
-    bool markdown = false;
-    std::string device;  // --device; empty: the profiles' own
-    std::string traffic; // --traffic (lab)
-    // Where progress goes ("stmmac: stmmac-rearm-1ms, run 1 of 3 (1/6)") and each case's
-    // result as soon as it is complete; `cancelled` is asked while a run waits.
-    std::function<void(const std::string &)> progress;
-    // Before each run: its number (1-based) and how many the cases take.
-    std::function<void(int run, int runs)> onStep;
-    std::function<void(const struct ReproduceCase &)> onCase;
-    std::function<bool()> cancelled;
-};
-
-struct ReproduceRow {
-    const CaseMetric *metric = nullptr;
-    Estimate a, b;
-    Difference diff;
-    std::string verdict;
-};
-
-struct ReproduceCase {
-    const ReferenceCase *reference = nullptr;
-    std::string beforeLabel, afterLabel; // "group of 3 repeats (sessions 1 4 5)"
-    std::vector<ReproduceRow> rows;
-};
-
-enum class ReproduceEnd { Completed, BadInput, Failed, Interrupted };
-
-// Runs the cases, recording every run; a signal on `sigFd` (-1: none) or `cancelled`
-// interrupts it. `error` says why it ended early. Throws DbError if the database cannot
-// be opened.
-ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &error);
-// What `reproduce` prints first: the version, the machine and how the runs are made.
-std::string reproduceHeader(const ReproduceOptions &o, bool markdown);
-// One case's table: plain text for a terminal, or Markdown (docs/experiments.md).
-std::string formatReproduceCase(const ReproduceCase &c, bool markdown);
 
 // The command: 0; 1 when a run failed or was interrupted; 2 for bad input.
 int reproduceCommand(const ReproduceOptions &o);

@@ -16,9 +16,9 @@
 #include <string_view>
 
 #include "app/cli_model.h"
-#include "app/duration.h"
 #include "app/manual_pages.h"
 #include "drivers/registry.h"
+#include "engine/common/duration.h"
 #include "engine/git_revision.h"
 #include "engine/store/session_store.h"
 #include "engine/version.h"

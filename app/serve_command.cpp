@@ -15,6 +15,7 @@
 
 #include "app/api_server.h"
 #include "app/stop_signals.h"
+#include "engine/experiments/job_queue.h"
 
 namespace ringlab {
 
@@ -52,6 +53,11 @@ int serveCommand(const ServeOptions &o)
         std::fprintf(stderr, "ringlab-engine: cannot open the session database: %s\n", e.what());
         return 1;
     }
+    // Sweeps, tunes and reproductions as the engine's jobs (/v1/jobs): they hold the same
+    // measurement as a run started here, record to the same database, report on the stream.
+    api->attachJobs(std::make_shared<JobQueue>(
+        JobQueueOptions{api->measurementLock(), api->database(), ao.record,
+                        [a = api.get()](const std::string &line) { a->publish(line); }}));
     if (api->interruptedOnOpen())
         std::fprintf(stderr,
                      "ringlab-engine: %d session(s) left running by a process that is gone were "

@@ -1,43 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `ringlab-engine tune`: the tuner (engine/tuner.h) on recorded runs. Each setting it tries
-// is a group of sessions "tune ID candidate K"; the answer is printed with its interval, the
-// probability that its constraints hold and the trail, and can be saved as a profile.
+// `ringlab-engine tune` (its core: engine/experiments/tune_job.h): the tuner on recorded runs. Each
+// setting it tries is a group of sessions "tune ID candidate K"; the answer is printed with its
+// interval, the probability that its constraints hold and the trail, and can be saved as a profile.
 #pragma once
 
-#include <functional>
-#include <string>
-#include <vector>
-
-#include "engine/profile/run_defaults.h"
-#include "engine/tune/tuner.h"
+#include "engine/experiments/tune_job.h"
 
 namespace ringlab {
-
-struct TuneOptions {
-    std::string profile = "default";
-    Assignments sets;
-    std::string objective; // --minimize or --maximize
-    bool maximize = false;
-    std::vector<std::string> constraints, over, ties;
-    int budget = 40;
-    std::int64_t durationNs = 5'000'000'000;
-    double warmupS = kWarmupS;
-    std::string device, traffic, db;
-    std::string saveProfile; // a path: the answer as a profile
-    std::function<void(const std::string &)> progress;
-    // Before each run: its number (1-based) and the budget.
-    std::function<void(int run, int runs)> onStep;
-    std::function<void(std::int64_t session)> onSessionStarted; // each run's, once recorded
-    std::function<bool()> cancelled;
-};
-
-enum class TuneEnd { Found, NotFound, BadInput, Interrupted, Failed };
-
-// `report` receives what the command prints: the answer (or why there is none) and the trail.
-TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
-                std::string &error);
-// The answer as a profile file: the base profile's values, --set, and the tuned ones.
-bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error);
 
 // 0 found; 1 not found, interrupted, or a run failed before an answer; 2 bad input.
 int tuneCommand(const TuneOptions &o);

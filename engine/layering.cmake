@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run at every build (cmake -P, ENGINE_DIR set): each layer of the engine includes only
-# itself, the layers it is allowed, and the outside headers it is allowed. The table below
+# itself, the layers it is allowed, and the outside headers it is allowed; ui/ includes
+# nothing of app/. The table below
 # is the layering; engine/CMakeLists.txt links the same way.
 
 cmake_minimum_required(VERSION 3.25)
 
-set(layers common datapath metrics profile store tune run)
+set(layers common datapath metrics profile store tune run experiments)
 set(below_common "")
 set(below_datapath common)
 set(below_metrics common datapath)
@@ -13,6 +14,7 @@ set(below_profile common datapath)
 set(below_store common datapath metrics profile)
 set(below_tune common datapath metrics profile store)
 set(below_run common datapath metrics profile store)
+set(below_experiments common datapath metrics profile store tune run)
 # Outside headers that only some layers may use (everything else: the C and C++ libraries).
 set(outside_headers "sqlite3.h" "nlohmann/" "muParser" "nlopt" "Q[A-Za-z]+" "rte_" "httplib")
 set(outside_common "")
@@ -22,6 +24,7 @@ set(outside_profile "nlohmann/" "muParser")
 set(outside_store "sqlite3.h" "nlohmann/")
 set(outside_tune "nlohmann/" "nlopt")
 set(outside_run "nlohmann/")
+set(outside_experiments "nlohmann/")
 
 set(problems "")
 foreach(layer IN LISTS layers)
@@ -35,8 +38,9 @@ foreach(layer IN LISTS layers)
                     list(APPEND problems "${file}: ${line} (${layer} may include: ${layer} ${below_${layer}})")
                 endif()
             elseif(line MATCHES "#[ \t]*include[ \t]*\"(drivers|app|ui)/")
-                if(NOT (layer STREQUAL "run" AND CMAKE_MATCH_1 STREQUAL "drivers"))
-                    list(APPEND problems "${file}: ${line} (the engine does not include ${CMAKE_MATCH_1}/)")
+                set(to "${CMAKE_MATCH_1}")
+                if(NOT ((layer STREQUAL "run" OR layer STREQUAL "experiments") AND to STREQUAL "drivers"))
+                    list(APPEND problems "${file}: ${line} (the engine does not include ${to}/)")
                 endif()
             elseif(line MATCHES "#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"]")
                 set(header "${CMAKE_MATCH_1}")
@@ -58,7 +62,17 @@ foreach(layer IN LISTS layers)
     endforeach()
 endforeach()
 
+# Above the engine: the desktop (ui/) is a client of the engine, as the command line (app/)
+# is; it includes nothing of app/ (what both need is in the engine).
+file(GLOB ui_files "${ENGINE_DIR}/../ui/*.h" "${ENGINE_DIR}/../ui/*.cpp")
+foreach(file IN LISTS ui_files)
+    file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]app/")
+    foreach(line IN LISTS includes)
+        list(APPEND problems "${file}: ${line} (ui/ does not include app/: the engine holds what both use)")
+    endforeach()
+endforeach()
+
 if(problems)
     list(JOIN problems "\n  " text)
-    message(FATAL_ERROR "the engine's layering is broken:\n  ${text}")
+    message(FATAL_ERROR "the layering is broken:\n  ${text}")
 endif()

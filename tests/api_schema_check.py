@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Checks the API's replies against the schema in docs/api.md.
 
-usage: api_schema_check.py docs/api.md replies.json
+usage: api_schema_check.py docs/api.md replies.json [MARKER]
+MARKER: the block's comment (default api-schema; api-schema-jobs: the jobs' block)
 replies.json: [{"key": "GET /v1/version", "status": 200, "body": ...}, ...]
 Fails when a reply does not match its entry, a reply has no entry, or an entry of the
 schema was never reached by a reply.
@@ -14,16 +15,16 @@ import sys
 import jsonschema
 
 
-def schema_of(doc_path):
+def schema_of(doc_path, marker):
     text = open(doc_path, encoding="utf-8").read()
-    m = re.search(r"<!-- api-schema -->\s*```json\n(.*?)\n```", text, re.S)
+    m = re.search(r"<!-- " + re.escape(marker) + r" -->\s*```json\n(.*?)\n```", text, re.S)
     if not m:
-        sys.exit(f"{doc_path}: no ```json block after <!-- api-schema -->")
+        sys.exit(f"{doc_path}: no ```json block after <!-- {marker} -->")
     return json.loads(m.group(1))
 
 
 def main():
-    doc = schema_of(sys.argv[1])
+    doc = schema_of(sys.argv[1], sys.argv[3] if len(sys.argv) > 3 else "api-schema")
     replies = json.load(open(sys.argv[2], encoding="utf-8"))
     defs = doc["$defs"]
     problems, reached = [], set()

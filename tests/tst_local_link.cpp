@@ -17,6 +17,7 @@ class TstLocalLink : public QObject {
     Q_OBJECT
   private slots:
     void requestsAndTheirLinesComeInOrder();
+    void aJobHoldsTheMeasurementHereToo();
     void takesWhatOnlyThisProcessMayGive();
     void closingStopsTheRunAndCompletesItsSession();
 };
@@ -92,6 +93,33 @@ void TstLocalLink::requestsAndTheirLinesComeInOrder()
     QVERIFY2(r.ok(), qPrintable(r.error));
     QVERIFY(r.contentType.startsWith("text/csv"));
     QCOMPARE(r.data.count('\n'), static_cast<qsizetype>(samples.size() + 1));
+}
+
+// The desktop's own engine has the engine's jobs too: a run start during one is refused with
+// the job's name, its lines come through the link, and its end frees the measurement.
+void TstLocalLink::aJobHoldsTheMeasurementHereToo()
+{
+    QTemporaryDir dir;
+    LocalLink link(optionsIn(dir));
+    QSignalSpy lines(&link, &LocalLink::lineReceived);
+    link.openStream();
+    auto r = link.call("POST", "/v1/jobs",
+                       {{"kind", "sweep"},
+                        {"set", {"load.rate_pps=0", "probe.rate_hz=0", "poll.mode=sleep"}},
+                        {"vary", "poll.sleep_min_us=20"},
+                        {"duration", "0.5s"}});
+    QCOMPARE(r.status, 201);
+    const int id = r.body["id"].get<int>();
+    r = link.call("POST", "/v1/run/start", {{"client", "tst_local_link"}});
+    QCOMPARE(r.status, 409);
+    QVERIFY2(r.error.contains(QStringLiteral("held by job %1 (sweep)").arg(id)),
+             qPrintable(r.error));
+    QTRY_VERIFY_WITH_TIMEOUT(!ofType(lines, "job").empty() &&
+                                 ofType(lines, "job").back()["state"] == "completed",
+                             20'000);
+    QCOMPARE(ofType(lines, "job").back()["sessions"].size(), std::size_t{1});
+    r = link.call("POST", "/v1/run/start", {{"client", "tst_local_link"}});
+    QVERIFY2(r.ok(), qPrintable(r.error));
 }
 
 void TstLocalLink::takesWhatOnlyThisProcessMayGive()

@@ -99,6 +99,7 @@ class TstRemoteGui : public QObject {
     void watchesARunItDidNotStartUntilItTakesControl();
     void engineSessionsAreListedOpenedComparedAndExported();
     void attachesToAnEngineOnThisMachineThroughItsSocket();
+    void anEnginesJobHoldsStartAndItsSessionsAreListed();
     void killedEngineIsShownAndFoundAgain();
     void lostEngineOffersReconnectAndReadsItsStateBack();
     void wrongTokenOrAddressIsRefused();
@@ -402,6 +403,52 @@ void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()
     for (int fd : queued)
         ::close(fd);
     ::close(listener);
+}
+
+// A sweep the served engine runs as its job (POST /v1/jobs, from any client): attached over
+// the Unix socket, the window shows it, Start waits for it with the reason, a start is
+// refused by the engine (409 naming the job), and the job's sessions are listed.
+void TstRemoteGui::anEnginesJobHoldsStartAndItsSessionsAreListed()
+{
+    QTemporaryDir dir;
+    const QString socket = dir.filePath("engine.sock");
+    Serve serve;
+    QString error;
+    QVERIFY2(serve.start({"--listen", "unix:" + socket, "--db", dir.filePath("s.db")}, &error),
+             qPrintable(error));
+    MainWindow w(home_.filePath("local7.db"));
+    w.setHeadless(true);
+    w.show();
+    QVERIFY2(w.connectToEngine(QUrl("unix:" + socket), {}, &error), qPrintable(error));
+    EngineController *ctl = w.controller();
+    QVERIFY(w.startAction()->isEnabled());
+
+    const json sweep = {{"kind", "sweep"},
+                        {"profile", "default"},
+                        {"set", {"load.rate_pps=0", "probe.rate_hz=0", "poll.mode=sleep"}},
+                        {"vary", "poll.sleep_min_us=20,200"},
+                        {"tie", "poll.sleep_max_us=poll.sleep_min_us"},
+                        {"duration", "1s"}};
+    const UnixHttp http(socket.toStdString());
+    const auto posted = http.request("POST", "/v1/jobs", {}, sweep.dump(), 10'000);
+    QVERIFY2(posted.status == 201, posted.body.c_str());
+    const int id = json::parse(posted.body)["id"].get<int>();
+
+    QTRY_VERIFY_WITH_TIMEOUT(ctl->jobHold().held(), 10'000);
+    QCOMPARE(ctl->jobHold().kind, MeasurementHold::Kind::Sweep);
+    QVERIFY(!w.startAction()->isEnabled());
+    QVERIFY2(w.startAction()->toolTip().contains("sweep", Qt::CaseInsensitive),
+             qPrintable(w.startAction()->toolTip()));
+    // The engine refuses a start anyway (another client, or a window that has not heard yet).
+    const auto start = http.request("POST", "/v1/run/start", {}, "{}", 10'000);
+    QCOMPARE(start.status, 409);
+    QVERIFY2(QString::fromStdString(start.body).contains(QStringLiteral("held by job %1").arg(id)),
+             start.body.c_str());
+
+    // The job ends: Start is back, and its two sessions are the engine's, listed here.
+    QTRY_VERIFY_WITH_TIMEOUT(!ctl->jobHold().held(), 30'000);
+    QVERIFY(w.startAction()->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(w.sessions()->model()->rowCount(), 2, 10'000);
 }
 
 void TstRemoteGui::killedEngineIsShownAndFoundAgain()

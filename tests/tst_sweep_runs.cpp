@@ -7,8 +7,8 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
-#include "app/sweep_command.h"
-#include "app/tune_command.h"
+#include "engine/experiments/sweep_job.h"
+#include "engine/experiments/tune_job.h"
 #include "engine/store/session_store.h"
 #include "engine/store/sweep_store.h"
 

@@ -12,7 +12,7 @@
 #include <QPushButton>
 #include <QSettings>
 
-#include "app/api_server.h"
+#include "engine/run/engine_socket.h"
 #include "ui/remote_link.h"
 
 namespace ringlab::ui {

@@ -189,6 +189,10 @@ void EngineController::setLink(std::unique_ptr<EngineLink> link, bool remote)
     link_ = std::move(link);
     remote_ = remote && link_;
     linkUp_ = link_ != nullptr;
+    if (jobHold_.held()) { // the last engine's job is no longer this window's concern
+        jobHold_ = {};
+        emit jobChanged();
+    }
     if (!link_) return;
     connect(link_.get(), &EngineLink::lineReceived, this, &EngineController::onLine);
     connect(link_.get(), &EngineLink::connectionChanged, this, [this](bool up, const QString &why) {
@@ -435,6 +439,24 @@ void EngineController::handleLine(const nlohmann::json &line)
         if (!eventFromJson(line, e, error)) return;
         if (e.kind == "param") adoptValues(nlohmann::json{{e.tunable, e.after}});
         queue(e);
+    } else if (type == "job") {
+        const std::string kind = text(line, "kind");
+        if (text(line, "state") == "running") {
+            jobHold_.kind = kind == "tune"        ? MeasurementHold::Kind::Tune
+                            : kind == "reproduce" ? MeasurementHold::Kind::Reproduction
+                                                  : MeasurementHold::Kind::Sweep;
+            jobHold_.since =
+                QDateTime::fromString(QString::fromStdString(text(line, "started_at")), Qt::ISODate)
+                    .toLocalTime();
+            const nlohmann::json &p = line.at("progress");
+            jobHold_.step = p.value("run", 0);
+            jobHold_.steps = p.value("runs", 0);
+            jobHold_.where =
+                remote_ ? tr("on %1").arg(engineText()) : tr("in this window's engine");
+        } else {
+            jobHold_ = {};
+        }
+        emit jobChanged();
     } else if (type == "warning") { // the recorder could not write (a full disk)
         emit errorOccurred(QString::fromStdString(text(line, "message")));
     } else if (type == "state" && !busy_) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/run/run_service.h"
+#include "ui/measurement_hold.h"
 #include "ui/remote_link.h"
 
 namespace ringlab::ui {
@@ -98,8 +99,13 @@ class EngineController : public QObject {
     // start one) or with the running run's control key.
     bool controlling() const { return !remote_ || !running_ || !link_->control().isEmpty(); }
     bool takeControl(QString *error = nullptr);
+    // A job of the engine's (a sweep, tune or reproduction: /v1/jobs) holding the
+    // measurement, from the stream's job lines: whoever started it, Start waits for it.
+    const MeasurementHold &jobHold() const { return jobHold_; }
 
   signals:
+    // jobHold() changed: a job began, moved on a run, or ended.
+    void jobChanged();
     void runStarted();
     // An engine's run that another client started, now watched here (runStarted follows).
     void watchStarted();
@@ -154,6 +160,7 @@ class EngineController : public QObject {
     std::string controlId_;    // names this window's control key (the stream's control lines)
     std::string runStartedAt_; // with the session, what makes a run the same run
     QString engineInfo_;
+    MeasurementHold jobHold_;
 };
 
 } // namespace ringlab::ui

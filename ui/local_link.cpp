@@ -6,11 +6,17 @@
 #include <QUrl>
 #include <QUrlQuery>
 
+#include "engine/experiments/job_queue.h"
+
 namespace ringlab::ui {
 
 LocalLink::LocalLink(RunApiOptions options, QObject *parent)
     : EngineLink(parent), api_(std::make_unique<RunApi>(std::move(options)))
 {
+    // The engine's jobs, as a served engine has them (/v1/jobs): one measurement at a time.
+    api_->attachJobs(std::make_shared<JobQueue>(
+        JobQueueOptions{api_->measurementLock(), api_->database(), api_->recording(),
+                        [api = api_.get()](const std::string &line) { api->publish(line); }}));
 }
 
 LocalLink::~LocalLink()

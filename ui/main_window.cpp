@@ -128,6 +128,11 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     connect(ctl_, &EngineController::errorOccurred, this,
             [this](const QString &m) { statusBar()->showMessage(m, 10000); });
     connect(ctl_, &EngineController::runStarted, this, &MainWindow::updateStatus);
+    // The engine's job: Start waits for it, and its sessions are listed as they are recorded.
+    connect(ctl_, &EngineController::jobChanged, this, [this] {
+        updateStatus();
+        sessions_->reload();
+    });
     connect(ctl_, &EngineController::connectionChanged, this, [this](bool up, const QString &why) {
         connectionProblem_ = up ? QString() : why;
         if (up) statusBar()->clearMessage(); // "Reconnecting…" hid the state it now shows
@@ -792,6 +797,7 @@ MeasurementHold MainWindow::measurementHold() const
         if (ctl_->remote()) run.where = tr("on %1").arg(ctl_->engineText());
         return run;
     }
+    if (ctl_->jobHold().held()) return ctl_->jobHold();
     if (sweep_->hold().held()) return sweep_->hold();
     if (reproduceDialog_ && reproduceDialog_->hold().held()) return reproduceDialog_->hold();
     return {};

@@ -13,7 +13,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "app/reproduce_command.h"
+#include "engine/experiments/reproduce_job.h"
 #include "engine/profile/reference_cases.h"
 
 namespace ringlab::ui {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Tools > Reproduce a reference case: runs `reproduce` (app/reproduce_command) on a worker
-// thread into the desktop's session database, shows its progress, and each case's table as
-// soon as it is complete, as the command prints it.
+// Tools > Reproduce a reference case: runs `reproduce` (engine/experiments/reproduce_job) on
+// a worker thread into the desktop's session database, shows its progress, and each case's
+// table as soon as it is complete, as the command prints it.
 #pragma once
 
 #include <QDialog>

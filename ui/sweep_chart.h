@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "app/sweep_report.h"
+#include "engine/experiments/sweep_report.h"
 #include "engine/tune/pareto.h"
 
 namespace ringlab::ui {

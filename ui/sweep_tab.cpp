@@ -21,8 +21,8 @@
 
 #include <cmath>
 
-#include "app/sweep_command.h"
-#include "app/tune_command.h"
+#include "engine/experiments/sweep_job.h"
+#include "engine/experiments/tune_job.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/profile.h"
 #include "engine/store/session_store.h"

@@ -13,7 +13,7 @@
 #include <functional>
 #include <thread>
 
-#include "app/sweep_report.h"
+#include "engine/experiments/sweep_report.h"
 #include "ui/measurement_hold.h"
 
 class QComboBox;

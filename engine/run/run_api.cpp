@@ -225,17 +225,33 @@ RunApi::RunApi(RunApiOptions options)
 RunApi::~RunApi()
 {
     shutdown();
+    jobs_.reset();
 }
 
 void RunApi::shutdown(const std::string &status)
 {
+    if (jobs_) jobs_->shutdown(); // its runs end interrupted, kept
     {
         std::lock_guard lock(mutex_);
         shutDown_ = true;
         if (service_.running()) service_.stop(status);
         runActive_ = false;
+        releaseHold();
     }
     hub_->close();
+}
+
+void RunApi::releaseHold()
+{
+    if (holdToken_ && !service_.running()) {
+        lock_->release(holdToken_);
+        holdToken_ = 0;
+    }
+}
+
+void RunApi::publish(const std::string &line)
+{
+    hub_->publish(line);
 }
 
 std::unique_ptr<SessionStore> RunApi::reader() const
@@ -270,6 +286,10 @@ ApiReply RunApi::route(const ApiRequest &r)
     if (p == "/v1/run") return get ? runState() : wrongMethod("GET");
     if (p == "/v1/sessions") return get ? sessions() : wrongMethod("GET");
     if (p == "/v1/compare") return get ? compare(r) : wrongMethod("GET");
+    if (p == "/v1/jobs" || p.rfind("/v1/jobs/", 0) == 0) {
+        if (jobs_) return jobs_->handle(r);
+        return ApiReply::error(404, "no such endpoint: " + p + " (this engine runs no jobs)");
+    }
     if (const std::string prefix = "/v1/sessions/"; p.rfind(prefix, 0) == 0) {
         // /v1/sessions/ID or /v1/sessions/ID/export
         std::string id = p.substr(prefix.size());
@@ -373,6 +393,9 @@ ApiReply RunApi::runState()
     json j = stateLocked();
     j.erase("type");
     j["watchers"] = hub_->watchers();
+    // What holds the measurement when it is not this API's run: a job (GET /v1/jobs/ID).
+    if (const auto h = lock_->holder(); h && h->kind != "run")
+        j["held_by"] = {{"kind", h->kind}, {"what", h->what}, {"since", h->since}};
     return {200, j, {}, {}};
 }
 
@@ -398,7 +421,8 @@ std::string RunApi::metricsText() const
     }
     // The engine's build and whether a run is going come first, with or without a run; the
     // current (or last) run's series follow.
-    return promEngineInfo(runActive_) + (exporter ? exporter->text() : std::string());
+    return promEngineInfo(runActive_) + (jobs_ ? jobs_->metricsText() : std::string()) +
+           (exporter ? exporter->text() : std::string());
 }
 
 std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const char *what) const
@@ -495,12 +519,19 @@ ApiReply RunApi::start(const json &body)
     }
     if (auto refused = refuseWithoutGrant(setup.device.spec)) return *refused;
     if (auto st = checkDeviceOptions(setup.device); !st.ok()) return ApiReply::error(422, st.error);
+    std::string refusal;
+    holdToken_ = lock_->acquire(
+        "run", "a run of profile " + resolved.profile.name + " (client \"" + client + "\")",
+        refusal);
+    if (!holdToken_) return ApiReply::error(409, "start: " + refusal);
     auto exporter = std::make_shared<PrometheusExporter>(
         PrometheusExporter::RunLabels{0, setup.device.spec, setup.profile}, setup.params);
     if (const StartStatus st =
             service_.start(setup, record ? store_.get() : nullptr, {hub_, exporter});
-        !st.ok())
+        !st.ok()) {
+        releaseHold();
         return ApiReply::error(st.refused ? 422 : 500, st.error);
+    }
     exporter->setRun({service_.sessionId(), service_.deviceInfo().name, setup.profile});
     {
         std::lock_guard exporterLock(exporterMutex_);
@@ -535,7 +566,10 @@ ApiReply RunApi::set(const ApiRequest &r, const json &body)
                                         "\" is not one (1 to 16 of a-z, 0-9 and _, e.g. gui)");
     std::lock_guard lock(mutex_);
     if (auto refused = refuseWithoutControl(r, "set")) return *refused;
-    if (auto st = service_.apply(a, source); !st.ok()) return ApiReply::error(422, st.error);
+    if (auto st = service_.apply(a, source); !st.ok()) {
+        releaseHold(); // a failed restart may have ended the run
+        return ApiReply::error(422, st.error);
+    }
     return {200, {{"params", valuesJson(service_.params())}}, {}, {}};
 }
 
@@ -560,6 +594,7 @@ ApiReply RunApi::stop(const ApiRequest &r)
     if (auto refused = refuseWithoutControl(r, "stop")) return *refused;
     const RunOutcome out = service_.stop("completed");
     runActive_ = false;
+    releaseHold();
     controller_.clear();
     controlKey_.clear();
     hub_->publish(safeDump(stateLocked()));

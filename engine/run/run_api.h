@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/metrics/prometheus_exporter.h"
+#include "engine/run/measurement_lock.h"
 #include "engine/run/run_service.h"
 #include "engine/run/stream_hub.h"
 
@@ -57,6 +58,17 @@ struct RunApiOptions {
     std::vector<std::string> grants;
 };
 
+// The engine's jobs (sweeps, tunes, reproductions: engine/experiments/job_queue.h), seen from
+// the API: /v1/jobs and /v1/jobs/... go to handle(); /metrics carries metricsText().
+class JobRoutes {
+  public:
+    virtual ~JobRoutes() = default;
+    virtual ApiReply handle(const ApiRequest &r) = 0;
+    virtual std::string metricsText() const = 0;
+    // The engine is shutting down: the job going is cancelled and waited for.
+    virtual void shutdown() = 0;
+};
+
 class RunApi {
   public:
     // Opens the database (sessions left running by a process that is gone become
@@ -83,6 +95,14 @@ class RunApi {
     // How this engine is reached, once its server is bound (for /v1/version).
     void setEndpoint(const std::string &endpoint);
     std::filesystem::path database() const { return store_->file(); }
+    bool recording() const { return options_.record; }
+
+    // One holder of the measurement: a run started here, or a job. Shared with the jobs.
+    std::shared_ptr<MeasurementLock> measurementLock() const { return lock_; }
+    // Where /v1/jobs goes (before serving; without it /v1/jobs is 404).
+    void attachJobs(std::shared_ptr<JobRoutes> jobs) { jobs_ = std::move(jobs); }
+    // A line for every watcher of the stream (a job's {"type":"job",...} lines).
+    void publish(const std::string &line);
     int interruptedOnOpen() const { return store_->interruptedOnOpen(); }
 
   private:
@@ -108,8 +128,14 @@ class RunApi {
     nlohmann::json stateLocked() const;
     std::unique_ptr<SessionStore> reader() const;
 
+    // Gives the measurement back once the run has ended (under mutex_).
+    void releaseHold();
+
     RunApiOptions options_;
     std::unique_ptr<SessionStore> store_;
+    std::shared_ptr<MeasurementLock> lock_ = std::make_shared<MeasurementLock>();
+    std::uint64_t holdToken_ = 0; // the run's hold on lock_ (under mutex_)
+    std::shared_ptr<JobRoutes> jobs_;
     std::shared_ptr<StreamHub> hub_ = std::make_shared<StreamHub>();
     mutable std::mutex mutex_; // the run's state below
     RunService service_;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "app/sweep_report.h"
+#include "engine/experiments/sweep_report.h"
 
 #include <cmath>
 #include <cstdio>

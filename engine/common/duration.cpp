@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "app/duration.h"
+#include "engine/common/duration.h"
 
 #include <charconv>
 #include <cmath>

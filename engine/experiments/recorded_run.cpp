@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "app/recorded_run.h"
+#include "engine/experiments/recorded_run.h"
 
 #include <poll.h>
 
@@ -28,11 +28,11 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
     if (run.started) run.started(session);
     const std::int64_t deadline = nowNs() + run.durationNs;
     bool interrupted = false;
-    // In slices of at most 100 ms, so that a cancel from the desktop is seen soon.
+    // In slices of at most 50 ms, so that a cancel (a job's, the desktop's) is seen soon.
     for (std::int64_t left; (left = deadline - nowNs()) > 0;) {
         pollfd fd{sigFd, POLLIN, 0};
         const auto ms =
-            static_cast<int>(std::min<std::int64_t>(left + 999'999, 100'000'000) / 1'000'000);
+            static_cast<int>(std::min<std::int64_t>(left + 999'999, 50'000'000) / 1'000'000);
         if (::poll(&fd, 1, ms) > 0 || (cancelled && cancelled())) {
             interrupted = true;
             break;

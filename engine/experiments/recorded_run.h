@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One recorded run of a fixed length: the engine on a device with given values, a session
 // in a group of repeats, stopped by time, a signal or a cancel. What `reproduce`, `sweep`
-// and `tune` are made of.
+// and `tune` (engine/experiments) are made of.
 #pragma once
 
 #include <cstdint>

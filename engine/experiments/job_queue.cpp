@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/experiments/job_queue.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/common/host_info.h"
+#include "engine/store/session_store.h"
+#include "engine/store/sweep_store.h"
+
+namespace ringlab {
+
+using nlohmann::json;
+
+namespace {
+
+json estimateJson(const Estimate &e)
+{
+    return {{"n", e.n}, {"mean", e.mean}, {"ci_half", e.ciHalf}, {"batches", e.batches}};
+}
+
+json valuesJson(const Assignments &a)
+{
+    json j = json::object();
+    for (const auto &[k, v] : a)
+        j[k] = v;
+    return j;
+}
+
+} // namespace
+
+json jobJson(const JobInfo &j)
+{
+    return {{"id", j.id},
+            {"kind", j.kind},
+            {"state", j.state},
+            {"params", j.params},
+            {"started_at", j.startedAt},
+            {"ended_at", j.endedAt},
+            {"progress",
+             {{"run", j.progress.run},
+              {"runs", j.progress.runs},
+              {"done", j.progress.done},
+              {"seconds_left", j.progress.secondsLeft},
+              {"step", j.progress.step}}},
+            {"sessions", j.sessions},
+            {"result", j.result},
+            {"error", j.error}};
+}
+
+JobQueue::JobQueue(JobQueueOptions o) : options_(std::move(o))
+{
+    if (!options_.lock) options_.lock = std::make_shared<MeasurementLock>();
+}
+
+JobQueue::~JobQueue()
+{
+    shutdown();
+}
+
+void JobQueue::shutdown()
+{
+    {
+        std::lock_guard lock(mutex_);
+        shutDown_ = true;
+        for (auto &[id, job] : jobs_)
+            job->cancel = true;
+    }
+    std::lock_guard lock(threadMutex_);
+    if (thread_.joinable()) thread_.join();
+}
+
+int JobQueue::submit(const JobSpec &spec, std::string &refusal)
+{
+    if (!options_.record) {
+        refusal = "this engine records nothing (serve --no-record), and a job's runs are "
+                  "recorded: it runs no jobs";
+        return 0;
+    }
+    auto job = std::make_shared<Job>();
+    job->spec = spec;
+    job->info.kind = spec.kind;
+    job->info.params = spec.params;
+    job->info.state = "running";
+    {
+        // The measurement is taken under the queue's lock, so that the job's name (its id)
+        // is the one it gets (the lock's own mutex is only ever taken after this one).
+        std::lock_guard lock(mutex_);
+        if (shutDown_) {
+            refusal = "the engine is shutting down";
+            return 0;
+        }
+        const int id = nextId_;
+        job->hold = options_.lock->acquire(
+            "job", "job " + std::to_string(id) + " (" + spec.kind + ")", refusal);
+        if (!job->hold) return 0;
+        ++nextId_;
+        job->info.id = id;
+        job->info.startedAt = isoTimeNow();
+        jobs_[id] = job;
+    }
+    publish(job->info);
+    // The last job has ended (it gave the measurement back): its thread is done but for
+    // its return.
+    std::lock_guard lock(threadMutex_);
+    if (thread_.joinable()) thread_.join();
+    thread_ = std::thread([this, job] { run(job); });
+    return job->info.id;
+}
+
+bool JobQueue::cancel(int id, std::string &error, int waitMs)
+{
+    std::unique_lock lock(mutex_);
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) {
+        error = "no job " + std::to_string(id);
+        return false;
+    }
+    auto job = it->second;
+    if (job->info.ended()) {
+        error = "job " + std::to_string(id) + " has ended (" + job->info.state + ")";
+        return false;
+    }
+    job->cancel = true;
+    ended_.wait_for(lock, std::chrono::milliseconds(waitMs), [&] { return job->info.ended(); });
+    return true;
+}
+
+std::optional<JobInfo> JobQueue::job(int id) const
+{
+    std::lock_guard lock(mutex_);
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) return std::nullopt;
+    return it->second->info;
+}
+
+std::vector<JobInfo> JobQueue::jobs() const
+{
+    std::lock_guard lock(mutex_);
+    std::vector<JobInfo> out;
+    for (const auto &[id, job] : jobs_)
+        out.push_back(job->info);
+    return out;
+}
+
+bool JobQueue::wait(int id, int timeoutMs) const
+{
+    std::unique_lock lock(mutex_);
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) return false;
+    const auto job = it->second;
+    return ended_.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                           [&] { return job->info.ended(); });
+}
+
+void JobQueue::publish(const JobInfo &info)
+{
+    if (!options_.publish) return;
+    json j = jobJson(info);
+    j["type"] = "job";
+    options_.publish(j.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void JobQueue::progress(Job &job, const JobProgress &p)
+{
+    JobInfo copy;
+    {
+        std::lock_guard lock(mutex_);
+        job.info.progress = p;
+        copy = job.info;
+    }
+    publish(copy);
+}
+
+void JobQueue::sessionStarted(Job &job, std::int64_t session)
+{
+    JobInfo copy;
+    {
+        std::lock_guard lock(mutex_);
+        job.info.sessions.push_back(session);
+        copy = job.info;
+    }
+    publish(copy);
+}
+
+void JobQueue::run(const std::shared_ptr<Job> &job)
+{
+    try {
+        if (job->spec.kind == "sweep")
+            runSweepJob(*job);
+        else if (job->spec.kind == "tune")
+            runTuneJob(*job);
+        else
+            runReproduceJob(*job);
+    } catch (const std::exception &e) { // the database failed under the job
+        std::lock_guard lock(mutex_);
+        job->info.state = "failed";
+        job->info.error = std::string("the engine failed: ") + e.what();
+    }
+    JobInfo copy;
+    {
+        std::lock_guard lock(mutex_);
+        if (job->info.state == "running") job->info.state = "failed";
+        // Cancelled by a client; interrupted when the engine is shutting down.
+        if (job->info.state == "interrupted" && job->cancel && !shutDown_)
+            job->info.state = "cancelled";
+        job->info.endedAt = isoTimeNow();
+        if (job->info.result.is_null()) job->info.result = json::object();
+        copy = job->info;
+    }
+    // The measurement is given back before anyone hears that the job ended.
+    options_.lock->release(job->hold);
+    ended_.notify_all();
+    publish(copy);
+}
+
+void JobQueue::runSweepJob(Job &job)
+{
+    SweepOptions o = job.spec.sweep;
+    o.db = options_.db.string();
+    o.onProgress = [&](const JobProgress &p) { progress(job, p); };
+    o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
+    o.cancelled = [&] { return job.cancel.load(); };
+    int completed = 0, planned = 0;
+    o.onRun = [&](const SweepRecord &r) {
+        completed = r.completedRuns();
+        planned = r.plannedRuns();
+    };
+    std::string id, error;
+    const SweepEnd end = runSweep(o, -1, id, error);
+    std::lock_guard lock(mutex_);
+    job.info.result = {{"sweep", id}, {"completed_runs", completed}, {"planned_runs", planned}};
+    job.info.error = error;
+    job.info.state = end == SweepEnd::Completed     ? "completed"
+                     : end == SweepEnd::Interrupted ? "interrupted"
+                                                    : "failed";
+}
+
+void JobQueue::runTuneJob(Job &job)
+{
+    TuneOptions o = job.spec.tune;
+    o.db = options_.db.string();
+    o.onProgress = [&](const JobProgress &p) { progress(job, p); };
+    o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
+    o.cancelled = [&] { return job.cancel.load(); };
+    TuneResult r;
+    std::string report, error;
+    const TuneEnd end = runTune(o, -1, r, report, error);
+    std::lock_guard lock(mutex_);
+    job.info.result = {{"found", r.found},
+                       {"best", valuesJson(r.best)},
+                       {"candidate", r.candidate},
+                       {"objective", estimateJson(r.objective)},
+                       {"probability", r.probability},
+                       {"runs_used", r.runsUsed},
+                       {"why", r.why}};
+    job.info.error = error;
+    job.info.state = end == TuneEnd::Found || end == TuneEnd::NotFound ? "completed"
+                     : end == TuneEnd::Interrupted                     ? "interrupted"
+                                                                       : "failed";
+}
+
+void JobQueue::runReproduceJob(Job &job)
+{
+    ReproduceOptions o = job.spec.reproduce;
+    o.db = options_.db.string();
+    o.onProgress = [&](const JobProgress &p) { progress(job, p); };
+    o.cancelled = [&] { return job.cancel.load(); };
+    json cases = json::array();
+    o.onCase = [&](const ReproduceCase &c) {
+        json rows = json::array();
+        for (const auto &row : c.rows)
+            rows.push_back({{"metric", std::string(row.metric->name)},
+                            {"unit", std::string(row.metric->unit)},
+                            {"before", estimateJson(row.a)},
+                            {"after", estimateJson(row.b)},
+                            {"change_pct", row.diff.pct},
+                            {"verdict", row.verdict}});
+        cases.push_back({{"case", std::string(c.reference->name)}, {"rows", rows}});
+    };
+    std::string error;
+    const ReproduceEnd end = runReproduce(o, -1, error);
+    std::lock_guard lock(mutex_);
+    job.info.result = {{"cases", cases}};
+    job.info.error = error;
+    job.info.state = end == ReproduceEnd::Completed     ? "completed"
+                     : end == ReproduceEnd::Interrupted ? "interrupted"
+                                                        : "failed";
+}
+
+std::string JobQueue::metricsText() const
+{
+    std::string kind;
+    JobProgress p;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &[id, job] : jobs_)
+            if (!job->info.ended()) {
+                kind = job->info.kind;
+                p = job->info.progress;
+            }
+    }
+    std::string out = "# HELP ringlab_job_active Whether a job of this kind holds the "
+                      "measurement (1) or not (0).\n# TYPE ringlab_job_active gauge\n";
+    for (const char *k : {"sweep", "tune", "reproduce"})
+        out +=
+            std::string("ringlab_job_active{kind=\"") + k + "\"} " + (kind == k ? "1" : "0") + "\n";
+    char buf[64];
+    out += "# HELP ringlab_job_runs_done Runs the job in progress has measured.\n"
+           "# TYPE ringlab_job_runs_done gauge\nringlab_job_runs_done " +
+           std::to_string(kind.empty() ? 0 : p.done) + "\n";
+    out += "# HELP ringlab_job_runs_planned Runs the job in progress plans.\n"
+           "# TYPE ringlab_job_runs_planned gauge\nringlab_job_runs_planned " +
+           std::to_string(kind.empty() ? 0 : p.runs) + "\n";
+    std::snprintf(buf, sizeof buf, "%.1f", kind.empty() || p.secondsLeft < 0 ? 0 : p.secondsLeft);
+    out += "# HELP ringlab_job_seconds_left The time the job in progress has left, estimated.\n"
+           "# TYPE ringlab_job_seconds_left gauge\nringlab_job_seconds_left " +
+           std::string(buf) + "\n";
+    return out;
+}
+
+} // namespace ringlab

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine's jobs: sweeps, tunes and reproductions run by the engine, one at a time, each
+// on a thread of the queue. A job holds the measurement (engine/run/measurement_lock.h) from
+// its start to its end, so a run cannot start beside it, and it cannot start beside a run or
+// another job: submit() is refused with what holds the measurement and since when.
+//
+// A job reports as typed lines for the API's stream ({"type":"job",...}: its state, progress
+// as counts and the time left, its sessions, its result); a cancel stops the run going within
+// a poll slice and keeps the runs already made (their sessions end interrupted or completed).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "engine/experiments/job_params.h"
+#include "engine/run/measurement_lock.h"
+#include "engine/run/run_api.h"
+
+namespace ringlab {
+
+struct JobInfo {
+    int id = 0;
+    std::string kind;
+    std::string state; // running, completed, failed, cancelled, interrupted
+    nlohmann::json params;
+    std::string startedAt, endedAt;
+    JobProgress progress;
+    std::vector<std::int64_t> sessions;
+    nlohmann::json result; // per kind (docs/api.md); null until the job ends
+    std::string error;     // why it failed or ended early
+    bool ended() const { return state != "running"; }
+};
+
+// A job as the API shows it, and as its stream line ({"type":"job", ...}).
+nlohmann::json jobJson(const JobInfo &j);
+
+struct JobQueueOptions {
+    std::shared_ptr<MeasurementLock> lock;
+    std::filesystem::path db; // where the jobs' runs are recorded (the engine's database)
+    bool record = true;       // false: the engine records nothing, so it runs no jobs
+    std::function<void(const std::string &line)> publish; // each job line (the stream)
+};
+
+class JobQueue : public JobRoutes {
+  public:
+    explicit JobQueue(JobQueueOptions o);
+    ~JobQueue() override; // a job going is cancelled and waited for
+    JobQueue(const JobQueue &) = delete;
+    JobQueue &operator=(const JobQueue &) = delete;
+
+    // Starts the job now; 0 and `refusal` when the measurement is held (by a run or a job,
+    // named with since when) or the engine runs no jobs.
+    int submit(const JobSpec &spec, std::string &refusal);
+    // Asks the job to stop and waits (at most `waitMs`) for it to end; false when it is not
+    // running (`error` says why).
+    bool cancel(int id, std::string &error, int waitMs = 5000);
+    std::optional<JobInfo> job(int id) const;
+    std::vector<JobInfo> jobs() const;
+    // Until job `id` has ended (true), or `timeoutMs` has passed.
+    bool wait(int id, int timeoutMs) const;
+
+    // JobRoutes: /v1/jobs (engine/experiments/jobs_api.cpp), the gauges, the engine's end.
+    ApiReply handle(const ApiRequest &r) override;
+    std::string metricsText() const override;
+    void shutdown() override;
+
+  private:
+    struct Job {
+        JobInfo info;
+        JobSpec spec;
+        std::atomic<bool> cancel{false};
+        std::uint64_t hold = 0;
+    };
+    void run(const std::shared_ptr<Job> &job);
+    void runSweepJob(Job &job);
+    void runTuneJob(Job &job);
+    void runReproduceJob(Job &job);
+    void progress(Job &job, const JobProgress &p);
+    void sessionStarted(Job &job, std::int64_t session);
+    void publish(const JobInfo &info);
+
+    JobQueueOptions options_;
+    mutable std::mutex mutex_; // the jobs below
+    mutable std::condition_variable ended_;
+    std::map<int, std::shared_ptr<Job>> jobs_;
+    int nextId_ = 1;
+    bool shutDown_ = false;
+    std::mutex threadMutex_; // thread_, taken by a submit that holds the measurement, or the end
+    std::thread thread_;     // the job going, or the last one
+};
+
+} // namespace ringlab

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// /v1/jobs of the engine's API (docs/api.md, "Jobs"): JobQueue's requests and replies.
+#include <charconv>
+
+#include "engine/experiments/job_queue.h"
+
+namespace ringlab {
+namespace {
+
+using nlohmann::json;
+
+bool jobId(const std::string &text, int &out)
+{
+    const char *end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, out);
+    return ec == std::errc{} && p == end && out > 0;
+}
+
+} // namespace
+
+ApiReply JobQueue::handle(const ApiRequest &r)
+{
+    const std::string &p = r.path;
+    const bool get = r.method == "GET" || r.method == "HEAD";
+    const bool post = r.method == "POST";
+    const auto wrongMethod = [&](const char *allowed) {
+        return ApiReply::error(405, r.method + " " + p + ": use " + allowed);
+    };
+    if (p == "/v1/jobs") {
+        if (get) {
+            json arr = json::array();
+            for (const auto &j : jobs())
+                arr.push_back(jobJson(j));
+            return {200, {{"jobs", arr}}, {}, {}};
+        }
+        if (!post) return wrongMethod("GET or POST");
+        json body = json::parse(r.body.empty() ? std::string("{}") : r.body, nullptr, false);
+        if (body.is_discarded() || !body.is_object())
+            return ApiReply::error(400, "jobs: the body is not a JSON object");
+        JobSpec spec;
+        if (auto st = jobSpecFromJson(body, spec); !st.ok())
+            return ApiReply::error(400, "jobs: " + st.error);
+        std::string refusal;
+        const int id = submit(spec, refusal);
+        if (!id) return ApiReply::error(409, "jobs: " + refusal);
+        return {201, jobJson(*job(id)), {}, {}};
+    }
+    // /v1/jobs/ID or /v1/jobs/ID/cancel
+    std::string id = p.substr(std::string("/v1/jobs/").size());
+    const std::string cancelTail = "/cancel";
+    const bool cancelling =
+        id.size() > cancelTail.size() &&
+        id.compare(id.size() - cancelTail.size(), cancelTail.size(), cancelTail) == 0;
+    if (cancelling) id.resize(id.size() - cancelTail.size());
+    if (id.empty() || id.find('/') != std::string::npos)
+        return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
+    int n = 0;
+    if (!jobId(id, n))
+        return ApiReply::error(400, "job \"" + id + "\" is not a job id (a positive integer)");
+    if (cancelling && !post) return wrongMethod("POST");
+    if (!cancelling && !get) return wrongMethod("GET");
+    if (!job(n)) return ApiReply::error(404, "no job " + id);
+    if (cancelling) {
+        std::string error;
+        if (!cancel(n, error)) return ApiReply::error(409, "cancel: " + error);
+    }
+    return {200, jobJson(*job(n)), {}, {}};
+}
+
+} // namespace ringlab

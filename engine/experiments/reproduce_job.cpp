@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/experiments/reproduce_job.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "drivers/registry.h"
+#include "engine/common/host_info.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/engine.h"
+#include "engine/experiments/recorded_run.h"
+#include "engine/git_revision.h"
+#include "engine/profile/profile.h"
+#include "engine/profile/reference_cases.h"
+#include "engine/store/recorder.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_store.h"
+#include "engine/version.h"
+
+namespace ringlab {
+namespace {
+
+using Say = std::function<void(const std::string &)>;
+
+struct Side {
+    std::string profileName;
+    ParamSet params;
+    std::string group;
+    std::int64_t firstId = 0;
+    std::vector<std::int64_t> ids;
+};
+
+// Per repeat: the metric's value on this side, per `per` and scaled as the case says.
+std::vector<double> caseValues(const CompareSide &s, const CaseMetric &m, bool after)
+{
+    const std::string label(after && !m.labelAfter.empty() ? m.labelAfter : m.label);
+    std::vector<double> out;
+    const auto it = s.values.find(label);
+    if (it == s.values.end()) return out;
+    const std::vector<double> *den = nullptr;
+    if (!m.per.empty()) {
+        const auto d = s.values.find(std::string(m.per));
+        if (d == s.values.end() || d->second.size() != it->second.size()) return out;
+        den = &d->second;
+    }
+    for (std::size_t k = 0; k < it->second.size(); ++k) {
+        double v = it->second[k];
+        if (den) v = (*den)[k] > 0 ? v / (*den)[k] : NAN;
+        if (std::isfinite(v)) out.push_back(v * m.scale);
+    }
+    return out;
+}
+
+std::string verdictOf(const CaseMetric &m, const Estimate &a, const Estimate &b,
+                      const Difference &d)
+{
+    if (a.batches < 3 || b.batches < 3) return "no interval: needs 3 or more repeats";
+    if (!d.significant) return "not resolvable at this noise";
+    const int dir = d.diff > 0 ? +1 : -1;
+    if (m.seedDirection == 0) return dir > 0 ? "rises (no seed figure)" : "falls (no seed figure)";
+    return dir == m.seedDirection ? "reproduced" : "not reproduced: opposite direction";
+}
+
+std::string fmt(double v)
+{
+    char buf[32];
+    if (!std::isfinite(v)) return "-";
+    const double a = std::fabs(v);
+    std::snprintf(buf, sizeof buf,
+                  a >= 100  ? "%.0f"
+                  : a >= 10 ? "%.1f"
+                  : a >= 1  ? "%.2f"
+                            : "%.3f",
+                  v);
+    return buf;
+}
+
+// Words of `text` in lines of at most `width` characters, each after the first indented.
+std::string wrapped(std::string_view text, std::size_t width, const std::string &indent)
+{
+    std::string out, line;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find(' ', pos);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view word = text.substr(pos, end - pos);
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += line + "\n" + indent;
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + std::string(word);
+        pos = end + 1;
+    }
+    return out + line;
+}
+
+// printf into a string.
+template <class... Args> void appendf(std::string &out, const char *format, Args... args)
+{
+    const int n = std::snprintf(nullptr, 0, format, args...);
+    if (n <= 0) return;
+    std::string buf(static_cast<std::size_t>(n) + 1, '\0');
+    std::snprintf(buf.data(), buf.size(), format, args...);
+    buf.resize(static_cast<std::size_t>(n));
+    out += buf;
+}
+
+bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side, std::string &error)
+{
+    Profile p;
+    const auto file = findProfile(std::string(profile), error);
+    if (file.empty() || !loadProfile(file, p, error)) {
+        error = std::string(c.name) + ": " + error;
+        return false;
+    }
+    if (auto st = side.params.set(p.values); !st.ok()) {
+        error = std::string(c.name) + ": profile " + file.string() + ": " + st.error;
+        return false;
+    }
+    side.profileName = p.name;
+    return true;
+}
+
+// The case's verdicts, as a `comparison` event on every session of both groups, so that
+// `sessions show` of any of them says what the pair showed.
+void recordComparison(SessionStore &store, const ReproduceCase &rc, const Side &a, const Side &b)
+{
+    Event e;
+    e.kind = "comparison";
+    e.source = "reproduce";
+    e.message = "reproduce " + std::string(rc.reference->name) + ": before " + a.profileName +
+                " (" + rc.beforeLabel + "), after " + b.profileName + " (" + rc.afterLabel + ")";
+    for (const auto &r : rc.rows) {
+        e.message += "; " + std::string(r.metric->name) + " " + fmt(r.a.mean) + " -> " +
+                     fmt(r.b.mean) + " " + std::string(r.metric->unit);
+        if (r.diff.ciHalf > 0 && r.a.mean != 0)
+            appendf(e.message, " (%+.1f %% ±%.1f)", r.diff.pct,
+                    r.diff.ciHalf / std::fabs(r.a.mean) * 100);
+        e.message += ": " + r.verdict;
+    }
+    for (const Side *s : {&a, &b})
+        for (const std::int64_t id : s->ids) {
+            SessionInfo info;
+            if (store.get(id, info)) e.t = info.durationS;
+            store.append(id, {}, {e});
+        }
+}
+
+} // namespace
+
+std::string formatReproduceCase(const ReproduceCase &rc, bool markdown)
+{
+    const ReferenceCase &c = *rc.reference;
+    std::string out;
+    if (markdown) {
+        appendf(out, "### Case: %s\n\n%s\n\nBefore: `%s` (%s). After: `%s` (%s).\n\n",
+                std::string(c.name).c_str(), std::string(c.title).c_str(),
+                std::string(c.before).c_str(), rc.beforeLabel.c_str(), std::string(c.after).c_str(),
+                rc.afterLabel.c_str());
+        out += "| metric | seed | before | after | change (95 % CI) | verdict |\n";
+        out += "|---|---|---:|---:|---:|---|\n";
+    } else {
+        appendf(out, "== %s: %s\n   before: %s, %s\n   after:  %s, %s\n\n",
+                std::string(c.name).c_str(), std::string(c.title).c_str(),
+                std::string(c.before).c_str(), rc.beforeLabel.c_str(), std::string(c.after).c_str(),
+                rc.afterLabel.c_str());
+        appendf(out, "   %-30s %10s %10s %22s  %s\n", "metric", "before", "after",
+                "change (95 % CI)", "verdict");
+    }
+    for (const auto &r : rc.rows) {
+        const CaseMetric &m = *r.metric;
+        const std::string name =
+            std::string(m.name) + " (" + std::string(m.unit) + ")" + (m.mechanism ? " *" : "");
+        std::string change = "-";
+        if (r.a.n && r.b.n) {
+            change.clear();
+            const double pctCi = r.a.mean != 0 ? r.diff.ciHalf / std::fabs(r.a.mean) * 100 : 0;
+            if (r.diff.ciHalf > 0)
+                appendf(change, "%+.1f %% ±%.1f", r.diff.pct, pctCi);
+            else
+                appendf(change, "%+.1f %%", r.diff.pct);
+        }
+        std::string seed(m.seedText);
+        if (m.seedDirection != 0 && m.seedPct != 0) appendf(seed, " (%+.0f %%)", m.seedPct);
+        if (markdown)
+            appendf(out, "| %s | %s | %s | %s | %s | %s |\n", name.c_str(), seed.c_str(),
+                    fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(),
+                    r.verdict.c_str());
+        else
+            appendf(out, "   %-30s %10s %10s %22s  %s\n      seed: %s\n", name.c_str(),
+                    fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(), r.verdict.c_str(),
+                    seed.c_str());
+    }
+    if (markdown)
+        appendf(out, "\n\\* the mechanism's direct effect. %s\n\n", std::string(c.note).c_str());
+    else
+        appendf(out, "\n   * the mechanism's direct effect.\n   %s\n\n",
+                wrapped(c.note, 90, "   ").c_str());
+    return out;
+}
+
+std::vector<const ReferenceCase *> casesFor(const std::string &which, std::string &error)
+{
+    std::vector<const ReferenceCase *> cases;
+    if (which == "all") {
+        for (const auto &c : referenceCases())
+            cases.push_back(&c);
+    } else if (const ReferenceCase *c = findReferenceCase(which)) {
+        cases.push_back(c);
+    } else {
+        error = "unknown case \"" + which + "\" (allowed: " + referenceCaseNames() + ", all)";
+    }
+    return cases;
+}
+
+std::string reproduceHeader(const ReproduceOptions &o, bool markdown)
+{
+    const HostInfo host = currentHost();
+    std::string out;
+    if (markdown)
+        appendf(out,
+                "Measured by `ringlab-engine reproduce %s --repeat %d --duration %.1fs` "
+                "(ringlab %s, %s) on %s, %d cores, %s; %s.\n\n",
+                o.which.c_str(), o.repeat, static_cast<double>(o.durationNs) / 1e9, RINGLAB_VERSION,
+                RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores, host.kernel.c_str(),
+                isoTimeNow().substr(0, 10).c_str());
+    else
+        appendf(out,
+                "ringlab %s (%s) on %s, %d cores, %s\n"
+                "each case: before and after interleaved, %d repeats of %.1f s each (the "
+                "first %.1f s left out); intervals are 95 %% over the repeats\n\n",
+                RINGLAB_VERSION, RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores,
+                host.kernel.c_str(), o.repeat, static_cast<double>(o.durationNs) / 1e9, o.warmupS);
+    return out;
+}
+
+ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
+{
+    const Say say = [&](const std::string &msg) {
+        if (o.progress) o.progress(msg);
+    };
+    const auto cases = casesFor(o.which, error);
+    if (cases.empty()) return ReproduceEnd::BadInput;
+    // Every profile first: a bad one stops the command before anything runs.
+    std::vector<std::pair<Side, Side>> sides;
+    for (const auto *c : cases) {
+        Side a, b;
+        if (!loadSide(*c, c->before, a, error) || !loadSide(*c, c->after, b, error))
+            return ReproduceEnd::BadInput;
+        sides.emplace_back(std::move(a), std::move(b));
+    }
+    const std::filesystem::path path =
+        o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
+    SessionStore store(path);
+
+    const std::string stamp = isoTimeNow();
+    const std::string device = o.device.empty() ? "sim" : o.device;
+    const int runs = static_cast<int>(cases.size()) * 2 * o.repeat;
+    int done = 0;
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        const ReferenceCase &c = *cases[k];
+        auto &[a, b] = sides[k];
+        a.group = "reproduce " + std::string(c.name) + " " + stamp + " before";
+        b.group = "reproduce " + std::string(c.name) + " " + stamp + " after";
+        // ABBA order: a drift over the case's runs falls on both sides alike.
+        for (int r = 1; r <= o.repeat; ++r) {
+            Side *first = r % 2 ? &a : &b, *second = r % 2 ? &b : &a;
+            for (Side *s : {first, second}) {
+                say(std::string(c.name) + ": " + s->profileName + ", run " + std::to_string(r) +
+                    " of " + std::to_string(o.repeat) + " (" + std::to_string(++done) + "/" +
+                    std::to_string(runs) + ")");
+                if (o.onStep) o.onStep(done, runs);
+                if (o.onProgress)
+                    o.onProgress({done, runs, done - 1,
+                                  static_cast<double>(runs - done + 1) *
+                                      (static_cast<double>(o.durationNs) / 1e9 + 0.3),
+                                  std::string(c.name) + ": " + s->profileName + ", run " +
+                                      std::to_string(r)});
+                RecordedRun run;
+                run.setup.params = s->params;
+                run.setup.profile = s->profileName;
+                run.setup.sessionName = s->profileName + " #" + std::to_string(r);
+                run.setup.runGroup = s->group;
+                run.setup.repeatIndex = r;
+                run.setup.device.spec = device;
+                run.setup.device.traffic = o.traffic;
+                run.durationNs = o.durationNs;
+                std::int64_t id = 0;
+                const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, id);
+                if (id) {
+                    if (!s->firstId) s->firstId = id;
+                    s->ids.push_back(id);
+                }
+                if (end == RunEnd::Interrupted) {
+                    error = "interrupted; the runs so far are in " + store.file().string();
+                    return ReproduceEnd::Interrupted;
+                }
+                if (end == RunEnd::Failed) {
+                    error = std::string(c.name) + ": a run of " + s->profileName + " failed";
+                    return ReproduceEnd::Failed;
+                }
+            }
+        }
+        CompareSide sa, sb;
+        if (!loadCompareSide(store, std::to_string(a.firstId), o.warmupS, sa, error) ||
+            !loadCompareSide(store, std::to_string(b.firstId), o.warmupS, sb, error)) {
+            error = std::string(c.name) + ": " + error;
+            return ReproduceEnd::Failed;
+        }
+        ReproduceCase rc{&c, sa.label, sb.label, {}};
+        for (const auto &m : c.metrics) {
+            ReproduceRow row{&m, {}, {}, {}, {}};
+            const auto va = caseValues(sa, m, false), vb = caseValues(sb, m, true);
+            if (va.empty() || vb.empty()) {
+                row.verdict = "not measured on this device";
+            } else {
+                row.a = estimate(va, sa.repeats ? 1 : kSamplesPerBatch);
+                row.b = estimate(vb, sb.repeats ? 1 : kSamplesPerBatch);
+                row.diff = compareEstimates(row.a, row.b);
+                row.verdict = verdictOf(m, row.a, row.b, row.diff);
+            }
+            rc.rows.push_back(row);
+        }
+        recordComparison(store, rc, a, b);
+        if (o.onCase) o.onCase(rc);
+    }
+    return ReproduceEnd::Completed;
+}
+
+} // namespace ringlab

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/experiments/tune_job.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "drivers/registry.h"
+#include "engine/experiments/recorded_run.h"
+#include "engine/metrics/sample_metrics.h"
+#include "engine/profile/profile.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_store.h"
+#include "engine/store/sweep_store.h"
+
+namespace ringlab {
+namespace {
+
+std::string num(double v)
+{
+    char buf[32];
+    if (!std::isfinite(v)) return "-";
+    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : "%.3g", v);
+    return buf;
+}
+
+std::string withInterval(const Estimate &e)
+{
+    if (e.n == 0) return "-";
+    return e.batches >= 3 ? num(e.mean) + " ±" + num(e.ciHalf) : num(e.mean) + " (no interval)";
+}
+
+struct Prepared {
+    TuneSpec spec;
+    ParamSet base;
+    Profile profile;
+};
+
+bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
+{
+    if (o.objective.empty()) {
+        error = "give --minimize METRIC or --maximize METRIC";
+        return false;
+    }
+    p.spec.objective = metricLabel(o.objective);
+    p.spec.maximize = o.maximize;
+    const bool sim = o.device.empty() || o.device == "sim";
+    if (sim && !isEngineMetric(p.spec.objective)) {
+        error = "objective \"" + o.objective +
+                "\" is not a metric the engine records (e.g. engine_cpu_ms_per_s, "
+                "latency_p99_us, rx_pps)";
+        return false;
+    }
+    for (const auto &text : o.constraints) {
+        Constraint c;
+        if (auto st = parseConstraint(text, c); !st.ok()) return (error = st.error), false;
+        p.spec.constraints.push_back(c);
+    }
+    if (o.over.empty()) {
+        error = "give --over with the tunables to search (e.g. --over poll.sleep_min_us)";
+        return false;
+    }
+    for (const auto &text : o.over) {
+        TuneAxis a;
+        if (auto st = parseTuneAxis(text, a); !st.ok()) return (error = st.error), false;
+        for (const auto &b : p.spec.axes)
+            if (b.tunable == a.tunable) return (error = a.tunable + " is in --over twice"), false;
+        p.spec.axes.push_back(a);
+    }
+    for (const auto &text : o.ties) {
+        SweepTie t;
+        if (auto st = parseTie(text, t); !st.ok()) return (error = st.error), false;
+        for (const auto &a : p.spec.axes)
+            if (a.tunable == t.tunable)
+                return (error = t.tunable + " is both searched and tied"), false;
+        p.spec.ties.push_back(t);
+    }
+    if (auto st = orderTies(p.spec.ties); !st.ok()) return (error = st.error), false;
+    p.spec.budget = o.budget;
+    if (o.budget < 4) {
+        error = "--budget " + std::to_string(o.budget) + " is too small (at least 4 runs)";
+        return false;
+    }
+    const auto file = findProfile(o.profile, error);
+    if (file.empty() || !loadProfile(file, p.profile, error)) return false;
+    // The runs' device's defaults first (the runs use --device as given).
+    if (auto st = p.base.set(deviceDefaults(o.device)); !st.ok()) return (error = st.error), false;
+    if (auto st = p.base.set(p.profile.values); !st.ok())
+        return (error = "profile " + file.string() + ": " + st.error), false;
+    if (auto st = p.base.set(o.sets); !st.ok()) return (error = "--set: " + st.error), false;
+    return true;
+}
+
+std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResult &r,
+                         const std::string &id)
+{
+    std::string out;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "tune %s: %s %s over", id.c_str(),
+                  o.maximize ? "maximize" : "minimize", p.spec.objective.c_str());
+    out += buf;
+    for (const auto &a : p.spec.axes) {
+        std::snprintf(buf, sizeof buf, " %s (%s..%s%s)", a.tunable.c_str(), num(a.lo).c_str(),
+                      num(a.hi).c_str(), a.log ? ", log" : "");
+        out += buf;
+    }
+    out += ", profile " + p.profile.name + "\n";
+    for (const auto &c : p.spec.constraints)
+        out += "  subject to " + c.text + "\n";
+    std::snprintf(buf, sizeof buf, "  %d of %d runs used, %.1f s each\n\n", r.runsUsed,
+                  p.spec.budget, static_cast<double>(o.durationNs) / 1e9);
+    out += buf;
+    if (r.found) {
+        out += "best setting (candidate " + std::to_string(r.candidate) +
+               "): " + SweepPoint{0, r.best}.text() + "\n";
+        out += "  " + p.spec.objective + " " + withInterval(r.objective) +
+               (r.runs > 2    ? " (95 %, over " + std::to_string(r.runs) + " runs)\n"
+                : r.runs == 2 ? std::string(" (2 runs: an interval needs 3)\n")
+                              : std::string(" (95 %, within its one run: no setting run again "
+                                            "still met the constraints, so this one's "
+                                            "run-to-run noise is not known)\n"));
+        for (std::size_t k = 0; k < p.spec.constraints.size(); ++k)
+            out += "  " + p.spec.constraints[k].metric + " " + withInterval(r.constraintValues[k]) +
+                   "  (" + p.spec.constraints[k].text + ")\n";
+        bool known = true; // an interval on each, or values that never moved
+        for (const auto &e : r.constraintValues)
+            known &= e.batches >= 3 || (e.n > 0 && e.min == e.max);
+        if (known) {
+            std::snprintf(buf, sizeof buf, "  probability that every constraint holds: %.0f %%%s\n",
+                          r.probability * 100,
+                          r.probability < 0.95 ? " (below 95 %: run it longer or with repeats "
+                                                 "before trusting it)"
+                                               : "");
+            out += buf;
+        } else {
+            out += "  probability that every constraint holds: not known (its runs give no "
+                   "interval: 3 runs or more do; a larger --budget leaves room for them)\n";
+        }
+    } else {
+        out += "no answer: " + r.why + "\n";
+    }
+    out += "\ntrail:\n";
+    std::snprintf(buf, sizeof buf, "  %4s %5s %-7s %14s  %s\n", "run", "cand", "phase",
+                  p.spec.objective.substr(0, 14).c_str(), "setting");
+    out += buf;
+    for (const auto &t : r.trail) {
+        std::snprintf(buf, sizeof buf, "  %4d %5d %-7s %14s  %s%s\n", t.run, t.candidate,
+                      t.phase.c_str(), num(t.objective).c_str(),
+                      SweepPoint{0, t.values}.text().c_str(),
+                      t.meetsConstraints ? "" : "  (breaks a constraint)");
+        out += buf;
+    }
+    return out;
+}
+
+} // namespace
+
+TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
+                std::string &error)
+{
+    Prepared p;
+    if (!prepare(o, p, error)) return TuneEnd::BadInput;
+    const std::filesystem::path path =
+        o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
+    SessionStore store(path);
+    const std::string id = newSweepId(store);
+    std::map<int, std::vector<std::int64_t>> sessions;
+    int runs = 0; // measured, or being measured
+    const auto say = [&](const std::string &m) {
+        if (o.progress) o.progress(m);
+    };
+    const MeasureFn measure = [&](const Assignments &values, int candidate) {
+        Measurement m;
+        RecordedRun run;
+        run.setup.params = p.base;
+        if (auto st = run.setup.params.set(values); !st.ok()) {
+            m.failure = st.error;
+            return m;
+        }
+        auto &mine = sessions[candidate];
+        if (o.onStep) o.onStep(runs + 1, o.budget);
+        if (o.onProgress)
+            o.onProgress({runs + 1, o.budget, runs,
+                          static_cast<double>(o.budget - runs) *
+                              (static_cast<double>(o.durationNs) / 1e9 + 0.3),
+                          "candidate " + std::to_string(candidate) + " (" +
+                              SweepPoint{0, values}.text() + ")"});
+        ++runs;
+        run.setup.profile = p.profile.name;
+        run.setup.sessionName =
+            "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();
+        run.setup.runGroup = "tune " + id + " candidate " + std::to_string(candidate);
+        run.setup.repeatIndex = static_cast<int>(mine.size()) + 1;
+        run.setup.device.spec = o.device;
+        run.setup.device.traffic = o.traffic;
+        run.durationNs = o.durationNs;
+        run.started = o.onSessionStarted;
+        std::int64_t session = 0;
+        std::string why; // the last thing a failed run said
+        const auto sayAndKeep = [&](const std::string &msg) {
+            why = msg;
+            say(msg);
+        };
+        const RunEnd end = recordRun(run, store, sigFd, o.cancelled, sayAndKeep, session);
+        if (end != RunEnd::Completed) {
+            if (end == RunEnd::Failed) m.failure = why.empty() ? "no reason given" : why;
+            return m;
+        }
+        mine.push_back(session);
+        const CompareSide side = compareSideOf(store, mine, o.warmupS);
+        for (const auto &[label, v] : side.values)
+            if (!v.empty()) m.metrics[label] = estimate(v, side.repeats ? 1 : kSamplesPerBatch);
+        m.runs = static_cast<int>(mine.size());
+        m.ok = true;
+        return m;
+    };
+    result = tune(p.spec, p.base, measure, o.progress);
+    report = formatResult(o, p, result, id);
+    if (!result.failure.empty() && !result.found) {
+        error = result.failure + "; the runs so far are kept as sessions";
+        return TuneEnd::Failed;
+    }
+    if (!result.failure.empty()) // the answer stands on the runs made before it
+        error = result.failure + "; the answer is from the " + std::to_string(result.runsUsed) +
+                " runs before it";
+    if (result.interrupted && !result.found) {
+        error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
+        return TuneEnd::Interrupted;
+    }
+    return result.found ? TuneEnd::Found : TuneEnd::NotFound;
+}
+
+bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error)
+{
+    Prepared p;
+    if (!prepare(o, p, error)) return false;
+    nlohmann::ordered_json j;
+    const std::string name = std::filesystem::path(o.saveProfile).stem().string();
+    j["name"] = name;
+    std::string desc = "Tuned from " + p.profile.name + ": " +
+                       std::string(o.maximize ? "maximize " : "minimize ") + p.spec.objective;
+    for (const auto &c : p.spec.constraints)
+        desc += ", " + c.text;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " (measured %s, constraints hold with p = %.2f)",
+                  withInterval(r.objective).c_str(), r.probability);
+    j["description"] = desc + buf;
+    j["device"] = p.profile.device;
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    auto put = [&](const std::string &n, const std::string &v) {
+        const TunableInfo *t = findTunable(n);
+        Value val;
+        if (t && ParamSet::parse(*t, v, val).ok() && t->type == Type::Integer)
+            params[n] = val.i;
+        else if (t && t->type == Type::Flag && ParamSet::parse(*t, v, val).ok())
+            params[n] = val.i != 0;
+        else if (t && t->type == Type::Real && ParamSet::parse(*t, v, val).ok())
+            params[n] = val.r;
+        else
+            params[n] = v;
+    };
+    for (const auto &[n, v] : p.profile.values)
+        put(n, v);
+    for (const auto &[n, v] : o.sets)
+        put(n, v);
+    for (const auto &[n, v] : r.best)
+        put(n, v);
+    j["params"] = params;
+    std::ofstream out(o.saveProfile);
+    out << j.dump(2) << "\n";
+    out.close();
+    if (!out) {
+        error = "cannot write " + o.saveProfile;
+        return false;
+    }
+    // What was written must load as a profile.
+    Profile check;
+    return loadProfile(o.saveProfile, check, error);
+}
+
+} // namespace ringlab

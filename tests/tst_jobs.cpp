@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Experiments are the engine's jobs (engine/experiments/job_queue.h, docs/api.md "Jobs"):
+// one measurement at a time, a run start during a job and a job start during a run refused
+// with what holds it and since when; a cancel that stops within 200 ms and keeps the runs
+// made; job lines on the stream and every /v1/jobs reply checked against the schema.
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <atomic>
+#include <httplib.h>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/experiments/job_queue.h"
+#include "engine/store/session_store.h"
+#include "serve_process.h"
+
+using nlohmann::json;
+using namespace ringlab;
+
+namespace {
+
+// The engine as `serve` makes it (app/serve_command.cpp), in this process.
+struct Served {
+    explicit Served(const QTemporaryDir &dir)
+    {
+        RunApiOptions o;
+        o.db = dir.filePath("jobs.db").toStdString();
+        api = std::make_unique<RunApi>(o);
+        jobs = std::make_shared<JobQueue>(
+            JobQueueOptions{api->measurementLock(), api->database(), true,
+                            [a = api.get()](const std::string &line) { a->publish(line); }});
+        api->attachJobs(jobs);
+    }
+    // Every reply is kept with its schema key, for the schema check.
+    ApiReply call(const std::string &method, const std::string &path, const json &body = {},
+                  const std::string &key = {})
+    {
+        ApiRequest r;
+        r.method = method;
+        r.path = path;
+        r.body = body.is_null() ? std::string() : body.dump();
+        ApiReply reply = api->handle(r);
+        replies.push_back({{"key", key.empty() ? method + " " + path : key},
+                           {"status", reply.status},
+                           {"body", reply.body}});
+        return reply;
+    }
+    std::unique_ptr<RunApi> api;
+    std::shared_ptr<JobQueue> jobs;
+    json replies = json::array();
+};
+
+// Two short points on the simulated NIC: a sleeping poll thread, no load.
+json smallSweep(const char *duration = "0.4s", const char *points = "20,200")
+{
+    return {{"kind", "sweep"},
+            {"profile", "default"},
+            {"set", {"load.rate_pps=0", "probe.rate_hz=0", "poll.mode=sleep"}},
+            {"vary", std::string("poll.sleep_min_us=") + points},
+            {"tie", "poll.sleep_max_us=poll.sleep_min_us"},
+            {"duration", duration}};
+}
+
+QString checkSchema(const json &replies)
+{
+    QTemporaryDir dir;
+    QFile f(dir.filePath("replies.json"));
+    if (!f.open(QIODevice::WriteOnly)) return "cannot write replies.json";
+    f.write(QByteArray::fromStdString(replies.dump()));
+    f.close();
+    QProcess check;
+    check.setProcessChannelMode(QProcess::MergedChannels);
+    check.start("python3", {RINGLAB_SOURCE_DIR "/tests/api_schema_check.py",
+                            RINGLAB_SOURCE_DIR "/docs/api.md", f.fileName(), "api-schema-jobs"});
+    if (!check.waitForFinished(60'000)) return "the schema check did not finish";
+    const QString out = QString::fromUtf8(check.readAll());
+    qInfo("%s", qPrintable(out.trimmed()));
+    return check.exitCode() == 0 ? QString() : out;
+}
+
+} // namespace
+
+class TstJobs : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void jobStartDuringARunIsRefused();
+    void runStartDuringAJobIsRefused();
+    void cancelStopsWithin200msAndKeepsTheRuns();
+    void repliesAndJobLinesMatchTheSchema();
+    void servedEngineRunsJobsOverHttp();
+};
+
+void TstJobs::initTestCase()
+{
+    QProcess py;
+    py.start("python3", {"-c", "import jsonschema"});
+    QVERIFY2(py.waitForFinished(30'000) && py.exitCode() == 0,
+             "python3-jsonschema is missing (packaging/bootstrap.sh installs it)");
+}
+
+void TstJobs::jobStartDuringARunIsRefused()
+{
+    QTemporaryDir dir;
+    Served e(dir);
+    const ApiReply run =
+        e.call("POST", "/v1/run/start", {{"profile", "default"}, {"client", "alice"}});
+    QCOMPARE(run.status, 201);
+    const ApiReply refused = e.call("POST", "/v1/jobs", smallSweep());
+    QCOMPARE(refused.status, 409);
+    const QString why = QString::fromStdString(refused.body["error"].get<std::string>());
+    QVERIFY2(why.contains("held by a run of profile default (client \"alice\") since 20"),
+             qPrintable(why));
+    QVERIFY(e.jobs->jobs().empty());
+    // The run's stop gives the measurement back.
+    ApiRequest stop{"POST", "/v1/run/stop", {}, "{}", run.body["control"].get<std::string>()};
+    QCOMPARE(e.api->handle(stop).status, 200);
+    const ApiReply accepted = e.call("POST", "/v1/jobs", smallSweep("0.2s", "20"));
+    QCOMPARE(accepted.status, 201);
+    QVERIFY(e.jobs->wait(accepted.body["id"].get<int>(), 30'000));
+}
+
+void TstJobs::runStartDuringAJobIsRefused()
+{
+    QTemporaryDir dir;
+    Served e(dir);
+    const ApiReply job = e.call("POST", "/v1/jobs", smallSweep());
+    QCOMPARE(job.status, 201);
+    const int id = job.body["id"].get<int>();
+    QCOMPARE(job.body["state"].get<std::string>(), std::string("running"));
+
+    const ApiReply start = e.call("POST", "/v1/run/start", {{"profile", "default"}});
+    QCOMPARE(start.status, 409);
+    const QString why = QString::fromStdString(start.body["error"].get<std::string>());
+    QVERIFY2(why.startsWith("start: the measurement is held by job " + QString::number(id) +
+                            " (sweep) since 20"),
+             qPrintable(why));
+    // Nor a second job, of any kind.
+    const ApiReply second =
+        e.call("POST", "/v1/jobs", json{{"kind", "reproduce"}, {"case", "stmmac"}, {"repeat", 1}});
+    QCOMPARE(second.status, 409);
+    QVERIFY(QString::fromStdString(second.body["error"].get<std::string>())
+                .contains("held by job " + QString::number(id) + " (sweep)"));
+    // The run's state says what holds the measurement; Prometheus shows the job.
+    const ApiReply state = e.call("GET", "/v1/run");
+    QCOMPARE(state.body["held_by"]["what"].get<std::string>(),
+             "job " + std::to_string(id) + " (sweep)");
+    QVERIFY(e.api->metricsText().find("ringlab_job_active{kind=\"sweep\"} 1") != std::string::npos);
+
+    QVERIFY(e.jobs->wait(id, 30'000));
+    const JobInfo done = *e.jobs->job(id);
+    QCOMPARE(done.state, std::string("completed"));
+    QCOMPARE(done.sessions.size(), std::size_t{2});
+    QCOMPARE(done.result["completed_runs"].get<int>(), 2);
+    QCOMPARE(done.progress.runs, 2);
+    // Its runs are the engine's sessions, in its database, as a sweep's.
+    SessionStore store(e.api->database(), Db::Mode::ReadOnly);
+    for (const auto s : done.sessions) {
+        SessionInfo info;
+        QVERIFY(store.get(s, info));
+        QCOMPARE(info.status, std::string("completed"));
+        QVERIFY(info.runGroup.rfind("sweep " + done.result["sweep"].get<std::string>(), 0) == 0);
+    }
+    QVERIFY(e.api->metricsText().find("ringlab_job_active{kind=\"sweep\"} 0") != std::string::npos);
+    // The measurement is free again.
+    QCOMPARE(e.call("POST", "/v1/run/start", {{"profile", "default"}}).status, 201);
+}
+
+void TstJobs::cancelStopsWithin200msAndKeepsTheRuns()
+{
+    QTemporaryDir dir;
+    Served e(dir);
+    const ApiReply job = e.call("POST", "/v1/jobs", smallSweep("2s", "20,200,2000"));
+    QCOMPARE(job.status, 201);
+    const int id = job.body["id"].get<int>();
+    // Into its second run: one measured, one going.
+    QTRY_VERIFY_WITH_TIMEOUT(e.jobs->job(id)->sessions.size() == 2, 30'000);
+    QElapsedTimer t;
+    t.start();
+    const ApiReply cancelled = e.call("POST", "/v1/jobs/" + std::to_string(id) + "/cancel");
+    const qint64 ms = t.elapsed();
+    QCOMPARE(cancelled.status, 200);
+    QCOMPARE(cancelled.body["state"].get<std::string>(), std::string("cancelled"));
+    qInfo("the cancel took %lld ms", static_cast<long long>(ms));
+    QVERIFY2(ms < 200, qPrintable(QString("the cancel took %1 ms").arg(ms)));
+    // The measurement is free at once, and the runs made are kept.
+    QCOMPARE(e.call("POST", "/v1/run/start", {{"profile", "default"}}).status, 201);
+    const JobInfo info = *e.jobs->job(id);
+    QCOMPARE(info.sessions.size(), std::size_t{2});
+    SessionStore store(e.api->database(), Db::Mode::ReadOnly);
+    SessionInfo first, second;
+    QVERIFY(store.get(info.sessions[0], first) && store.get(info.sessions[1], second));
+    QCOMPARE(first.status, std::string("completed"));
+    QCOMPARE(second.status, std::string("interrupted"));
+    QVERIFY(second.sampleCount > 0);
+    QCOMPARE(info.result["completed_runs"].get<int>(), 1);
+}
+
+void TstJobs::repliesAndJobLinesMatchTheSchema()
+{
+    QTemporaryDir dir;
+    Served e(dir);
+    auto watcher = e.api->watch();
+    QVERIFY(watcher);
+    QCOMPARE(e.call("POST", "/v1/jobs", json{{"kind", "sweep"}, {"vary", "nonsense"}}).status, 400);
+    const ApiReply job = e.call("POST", "/v1/jobs", smallSweep("0.3s", "20"));
+    QCOMPARE(job.status, 201);
+    const std::string id = std::to_string(job.body["id"].get<int>());
+    QCOMPARE(e.call("POST", "/v1/jobs", smallSweep()).status, 409);
+    QVERIFY(e.jobs->wait(std::stoi(id), 30'000));
+    QCOMPARE(e.call("GET", "/v1/jobs").status, 200);
+    QCOMPARE(e.call("GET", "/v1/jobs/" + id, {}, "GET /v1/jobs/ID").status, 200);
+    QCOMPARE(e.call("GET", "/v1/jobs/99", {}, "GET /v1/jobs/ID").status, 404);
+    QCOMPARE(e.call("POST", "/v1/jobs/" + id + "/cancel", {}, "POST /v1/jobs/ID/cancel").status,
+             409);
+    // A tune and a reproduction are accepted as well, and cancelled.
+    for (const json &body :
+         {json{{"kind", "tune"},
+               {"profile", "default"},
+               {"set", {"load.rate_pps=0", "probe.rate_hz=0", "poll.mode=sleep"}},
+               {"minimize", "engine_cpu_ms_per_s"},
+               {"over", "poll.sleep_min_us=10..1000"},
+               {"budget", 4},
+               {"duration", "1s"}},
+          json{{"kind", "reproduce"}, {"case", "stmmac"}, {"repeat", 1}, {"duration", "1s"}}}) {
+        const ApiReply r = e.call("POST", "/v1/jobs", body);
+        QVERIFY2(r.status == 201, r.body.dump().c_str());
+        const std::string n = std::to_string(r.body["id"].get<int>());
+        QCOMPARE(e.call("POST", "/v1/jobs/" + n + "/cancel", {}, "POST /v1/jobs/ID/cancel").status,
+                 200);
+        QCOMPARE(e.jobs->job(std::stoi(n))->state, std::string("cancelled"));
+    }
+    // The stream's job lines: typed, never text to parse.
+    std::vector<Watcher::Line> lines;
+    int jobLines = 0;
+    bool sawProgress = false;
+    while (watcher->take(lines, 200) && !lines.empty()) {
+        for (const auto &l : lines) {
+            const json j = json::parse(*l);
+            if (j["type"] != "job") continue;
+            ++jobLines;
+            sawProgress |= j["progress"]["runs"].get<int>() > 0;
+            e.replies.push_back({{"key", "stream job"}, {"status", 200}, {"body", j}});
+        }
+        lines.clear();
+    }
+    QVERIFY(jobLines >= 3);
+    QVERIFY(sawProgress);
+    const QString problems = checkSchema(e.replies);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+}
+
+// `ringlab-engine serve` has its jobs: over HTTP, a job refuses a run start (409 naming it),
+// Prometheus shows it, the stream carries its lines, and its sessions are the engine's.
+void TstJobs::servedEngineRunsJobsOverHttp()
+{
+    QTemporaryDir dir;
+    const QString tokenFile = dir.filePath("token");
+    {
+        QFile f(tokenFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("0123456789abcdef0123456789abcdef\n");
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+    }
+    Serve serve;
+    QString why;
+    QVERIFY2(serve.start({"--listen", "tcp:127.0.0.1:0", "--token-file", tokenFile, "--db",
+                          dir.filePath("served.db")},
+                         &why),
+             qPrintable(why));
+    httplib::Client c("127.0.0.1", serve.port);
+    c.set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+    c.set_read_timeout(30, 0);
+    // A watcher of the stream, on a thread of its own, keeps the job lines it sees.
+    std::atomic<bool> stop{false};
+    std::mutex linesMutex;
+    std::vector<json> jobLines;
+    httplib::Client w("127.0.0.1", serve.port);
+    w.set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+    std::thread watcher([&] {
+        std::string buffer;
+        w.Get("/v1/run/stream", [&](const char *data, std::size_t n) {
+            buffer.append(data, n);
+            for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+                const json j = json::parse(buffer.substr(0, nl), nullptr, false);
+                buffer.erase(0, nl + 1);
+                if (!j.is_discarded() && j.value("type", "") == "job") {
+                    std::lock_guard lock(linesMutex);
+                    jobLines.push_back(j);
+                }
+            }
+            return !stop.load();
+        });
+    });
+    const auto job = c.Post("/v1/jobs", smallSweep("0.5s").dump(), "application/json");
+    QVERIFY(job);
+    QCOMPARE(job->status, 201);
+    const int id = json::parse(job->body)["id"].get<int>();
+    const auto start = c.Post("/v1/run/start", R"({"profile":"default"})", "application/json");
+    QVERIFY(start);
+    QCOMPARE(start->status, 409);
+    QVERIFY2(QString::fromStdString(start->body)
+                 .contains("held by job " + QString::number(id) + " (sweep) since"),
+             start->body.c_str());
+    const auto metrics = c.Get("/metrics");
+    QVERIFY(metrics);
+    QVERIFY2(metrics->body.find("ringlab_job_active{kind=\"sweep\"} 1") != std::string::npos,
+             metrics->body.c_str());
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (done = json::parse(c.Get(("/v1/jobs/" + std::to_string(id)).c_str())->body))["state"] !=
+            "running",
+        30'000);
+    QCOMPARE(done["state"].get<std::string>(), std::string("completed"));
+    QCOMPARE(done["sessions"].size(), std::size_t{2});
+    const json sessions = json::parse(c.Get("/v1/sessions")->body);
+    QCOMPARE(sessions.size(), std::size_t{2});
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(linesMutex);
+            return !jobLines.empty() && jobLines.back()["state"] == "completed";
+        }(),
+        10'000);
+    stop = true;
+    serve.p.terminate();
+    watcher.join();
+    std::lock_guard lock(linesMutex);
+    QVERIFY(jobLines.size() >= 4); // the start, a run's progress, its session, the end
+    QCOMPARE(jobLines.front()["id"].get<int>(), id);
+}
+
+QTEST_GUILESS_MAIN(TstJobs)
+#include "tst_jobs.moc"
