@@ -138,8 +138,10 @@ int main(int argc, char **argv)
     };
     row("in-process (RunApi::handle)", inProcess, 100);
     row("loopback TCP (HTTP, keep-alive)", tcp, 1000);
-    bench::figure("control_latency.in_process_p99_us", inProcess.p99, "us", false);
-    bench::figure("control_latency.loopback_p99_us", tcp.p99, "us", false);
+    // The guard reads the medians: a p99 of 500 changes (--quick) is the 5th worst, which on
+    // a shared 2-vCPU machine moves 2.6x between two quiet runs.
+    bench::figure("control_latency.in_process_p50_us", inProcess.p50, "us", false);
+    bench::figure("control_latency.loopback_p50_us", tcp.p50, "us", false);
     api.handle({"POST", "/v1/run/stop", {}, "{}", key});
     server.stop();
     std::filesystem::remove_all(dir);

@@ -93,8 +93,7 @@ int main(int argc, char **argv)
             }
             bare.push_back(bareMpps(c.a, c.b));
         }
-        const double e = bench::median(engine), t = bench::median(testpmd),
-                     b = bench::median(bare);
+        const double e = bench::median(engine), t = bench::median(testpmd), b = bench::median(bare);
         std::printf("%-24s %10.2f %10.2f %10.2f %9.2f %8.2f   goal >= 0.80 of testpmd: %s\n",
                     c.label, e, t, b, e / t, e / b, e / t >= 0.8 ? "met" : "NOT met");
         if (c.figure) {

@@ -43,8 +43,8 @@ inline double testpmdMpps(const std::string &a, const std::string &b, int second
     }
     const int rc = pclose(p);
     if (rc != 0 || last[0] < 0) {
-        error = "dpdk-testpmd (exit " + std::to_string(rc) + ") gave no port rates: " +
-                all.substr(all.size() > 600 ? all.size() - 600 : 0);
+        error = "dpdk-testpmd (exit " + std::to_string(rc) +
+                ") gave no port rates: " + all.substr(all.size() > 600 ? all.size() - 600 : 0);
         return -1;
     }
     return (last[0] + last[1]) / 1e6;
