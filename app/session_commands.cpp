@@ -19,15 +19,11 @@
 namespace ringlab {
 
 namespace {
-std::filesystem::path dbPath(const SessionsOptions &o)
-{
-    return o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
-}
 
 // Opens an existing database; says which file when there is none.
 std::unique_ptr<SessionStore> openExisting(const SessionsOptions &o)
 {
-    const auto path = dbPath(o);
+    const auto path = SessionStore::pathOr(o.db);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
         std::fprintf(stderr,
@@ -265,7 +261,7 @@ int sessionsDelete(const SessionsOptions &o)
 
 int sessionsImport(const SessionsOptions &o)
 {
-    const auto path = dbPath(o);
+    const auto path = SessionStore::pathOr(o.db);
     try {
         SessionStore store(path);
         const auto r = store.importFrom(o.other);

@@ -11,16 +11,6 @@
 #include "engine/store/session_store.h"
 
 namespace ringlab {
-namespace {
-
-std::filesystem::path dbPath(const std::string &db)
-{
-    const std::filesystem::path path =
-        db.empty() ? SessionStore::defaultPath() : std::filesystem::path(db);
-    return path;
-}
-
-} // namespace
 
 int sweepCommand(const SweepOptions &opts)
 {
@@ -38,7 +28,7 @@ int sweepCommand(const SweepOptions &opts)
     }
     if (!id.empty()) {
         // The table of what was measured, also after an interruption.
-        SessionStore store(dbPath(o.db), Db::Mode::ReadOnly);
+        SessionStore store(SessionStore::pathOr(o.db), Db::Mode::ReadOnly);
         SweepRecord sweep;
         std::vector<std::string> labels;
         std::string e2;
@@ -57,7 +47,7 @@ int sweepCommand(const SweepOptions &opts)
 
 int sweepListCommand(const std::string &db)
 {
-    SessionStore store(dbPath(db));
+    SessionStore store(SessionStore::pathOr(db));
     const auto sweeps = listSweeps(store);
     if (sweeps.empty()) {
         std::printf("no sweeps in %s\n", store.file().c_str());
@@ -90,7 +80,7 @@ int sweepShowCommand(const std::string &db, const std::string &id,
         std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
         return 2;
     }
-    SessionStore store(dbPath(db));
+    SessionStore store(SessionStore::pathOr(db));
     SweepRecord sweep;
     if (!loadSweep(store, id, sweep, error)) {
         std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());

@@ -14,13 +14,6 @@
 namespace ringlab {
 namespace {
 
-std::filesystem::path dbPath(const std::string &db)
-{
-    const std::filesystem::path path =
-        db.empty() ? SessionStore::defaultPath() : std::filesystem::path(db);
-    return path;
-}
-
 std::string minutes(double s)
 {
     char buf[48];
@@ -63,7 +56,7 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
     if (!sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true, labels,
                            error))
         return SweepEnd::BadInput;
-    SessionStore store(dbPath(o.db));
+    SessionStore store(SessionStore::pathOr(o.db));
     SweepRecord sweep;
     if (!o.resume.empty()) {
         if (!loadSweep(store, o.resume, sweep, error)) return SweepEnd::BadInput;

@@ -76,6 +76,11 @@ class SessionStore {
 
     // $XDG_DATA_HOME/ringlab/sessions.db, or ~/.local/share/ringlab/sessions.db.
     static std::filesystem::path defaultPath();
+    // `db` when given, else defaultPath(): what every --db option means.
+    static std::filesystem::path pathOr(const std::string &db)
+    {
+        return db.empty() ? defaultPath() : std::filesystem::path(db);
+    }
     const std::filesystem::path &file() const { return db_.file(); }
     int schemaVersion();
     int interruptedOnOpen() const { return interruptedOnOpen_; }
