@@ -158,6 +158,8 @@ void TstJobs::runStartDuringAJobIsRefused()
     QCOMPARE(done.sessions.size(), std::size_t{2});
     QCOMPARE(done.result["completed_runs"].get<int>(), 2);
     QCOMPARE(done.progress.runs, 2);
+    QCOMPARE(done.progress.done, 2); // an ended job's progress is final
+    QCOMPARE(done.progress.secondsLeft, 0.0);
     // Its runs are the engine's sessions, in its database, as a sweep's.
     SessionStore store(e.api->database(), Db::Mode::ReadOnly);
     for (const auto s : done.sessions) {

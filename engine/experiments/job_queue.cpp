@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/experiments/job_queue.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -206,6 +207,12 @@ void JobQueue::run(const std::shared_ptr<Job> &job)
             job->info.state = "cancelled";
         job->info.endedAt = isoTimeNow();
         if (job->info.result.is_null()) job->info.result = json::object();
+        // The last progress line was sent as the last run began: an ended job has no time
+        // left, and a completed one has measured all it planned.
+        JobProgress &p = job->info.progress;
+        p.secondsLeft = 0;
+        p.step.clear();
+        if (job->info.state == "completed") p.done = p.run = std::max(p.runs, p.done);
         copy = job->info;
     }
     // The measurement is given back before anyone hears that the job ended.
