@@ -23,6 +23,7 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "api_schema.h"
 #include "engine/metrics/sample_json.h"
 #include "engine/run/run_api.h"
 #include "engine/run/stream_hub.h"
@@ -31,6 +32,7 @@
 
 using nlohmann::json;
 using namespace ringlab;
+using ringlab::test::checkSchema;
 
 namespace {
 
@@ -189,23 +191,6 @@ std::vector<json> streamLines(int port, std::size_t n,
         return lines.size() < n;
     });
     return lines;
-}
-
-QString checkSchema(const json &replies)
-{
-    QTemporaryDir dir;
-    QFile f(dir.filePath("replies.json"));
-    if (!f.open(QIODevice::WriteOnly)) return "cannot write replies.json";
-    f.write(QByteArray::fromStdString(replies.dump()));
-    f.close();
-    QProcess check;
-    check.setProcessChannelMode(QProcess::MergedChannels);
-    check.start("python3", {RINGLAB_SOURCE_DIR "/tests/api_schema_check.py",
-                            RINGLAB_SOURCE_DIR "/docs/api.md", f.fileName()});
-    if (!check.waitForFinished(60'000)) return "the schema check did not finish";
-    const QString out = QString::fromUtf8(check.readAll());
-    qInfo("%s", qPrintable(out.trimmed()));
-    return check.exitCode() == 0 ? QString() : out;
 }
 
 } // namespace

@@ -15,12 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api_schema.h"
 #include "engine/experiments/job_queue.h"
 #include "engine/store/session_store.h"
 #include "serve_process.h"
 
 using nlohmann::json;
 using namespace ringlab;
+using ringlab::test::checkSchema;
 
 namespace {
 
@@ -64,23 +66,6 @@ json smallSweep(const char *duration = "0.4s", const char *points = "20,200")
             {"vary", std::string("poll.sleep_min_us=") + points},
             {"tie", "poll.sleep_max_us=poll.sleep_min_us"},
             {"duration", duration}};
-}
-
-QString checkSchema(const json &replies)
-{
-    QTemporaryDir dir;
-    QFile f(dir.filePath("replies.json"));
-    if (!f.open(QIODevice::WriteOnly)) return "cannot write replies.json";
-    f.write(QByteArray::fromStdString(replies.dump()));
-    f.close();
-    QProcess check;
-    check.setProcessChannelMode(QProcess::MergedChannels);
-    check.start("python3", {RINGLAB_SOURCE_DIR "/tests/api_schema_check.py",
-                            RINGLAB_SOURCE_DIR "/docs/api.md", f.fileName(), "api-schema-jobs"});
-    if (!check.waitForFinished(60'000)) return "the schema check did not finish";
-    const QString out = QString::fromUtf8(check.readAll());
-    qInfo("%s", qPrintable(out.trimmed()));
-    return check.exitCode() == 0 ? QString() : out;
 }
 
 } // namespace
@@ -253,7 +238,7 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
     }
     QVERIFY(jobLines >= 3);
     QVERIFY(sawProgress);
-    const QString problems = checkSchema(e.replies);
+    const QString problems = checkSchema(e.replies, "api-schema-jobs");
     QVERIFY2(problems.isEmpty(), qPrintable(problems));
 }
 
