@@ -886,7 +886,13 @@ void TstGui::segmentsCompareWithAChosenBaseline()
     emit box->activated(at);
     QCOMPARE(m->baselineSegment(), 1);
     QCOMPARE(m->deltaText(0, cpu), QStringLiteral("baseline"));
-    QVERIFY2(std::fabs(pct(2)) < std::fabs(againstPrevious) / 2, qPrintable(m->deltaText(2, cpu)));
+    // Closer in engine CPU itself: each percentage has its own base (segment 1's few ms/s
+    // against segment 2's core), so compare the distances from segment 3 in its own units.
+    // CI once read +70 % against segment 1 and -82.5 % against segment 2: 0.41 against 4.7.
+    auto distance = [](double pctAgainst) { return std::fabs(1 - 1 / (1 + pctAgainst / 100)); };
+    QVERIFY2(distance(pct(2)) < distance(againstPrevious) / 2,
+             qPrintable(m->deltaText(2, cpu) + " against segment 1, " +
+                        QString::number(againstPrevious) + " % against segment 2"));
     QVERIFY2(pct(1) > 50, qPrintable(m->deltaText(1, cpu))); // busy against 100-200 us
     QVERIFY(m->headerData(5 + 2, Qt::Horizontal, Qt::ToolTipRole).toString().contains("segment 1"));
     // Another session's segment as the baseline (SESSION:SEGMENT, as the CLI's compare).
