@@ -217,11 +217,13 @@ bool isPowerOfTwo(std::int64_t v)
 std::string formatNumber(double v)
 {
     char buf[64];
-    if (v == std::floor(v) && std::fabs(v) < 1e15)
+    if (v == std::floor(v) && std::fabs(v) < 1e15) {
         std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    else
-        std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
+        return buf;
+    }
+    // The shortest text that parses back to the same double: a value read back is the value set.
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
 std::size_t editDistance(std::string_view a, std::string_view b)
