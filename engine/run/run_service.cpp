@@ -34,7 +34,11 @@ Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
     return {};
 }
 
-RunService::RunService(ErrorFn onRecordError) : onRecordError_(std::move(onRecordError)) {}
+RunService::RunService(ErrorFn onRecordError, DeviceMaker devices)
+    : onRecordError_(std::move(onRecordError)), devices_(std::move(devices))
+{
+    if (!devices_) devices_ = [](const DeviceOptions &opts) { return deviceFactory(opts); };
+}
 
 RunService::~RunService()
 {
@@ -60,6 +64,8 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
 {
     if (running()) return {"a run is already going: stop it first", true};
     session_ = 0;
+    ended_ = {};
+    endStatus_.clear();
     if (store && store->readOnly())
         return {"cannot record: database " + store->file().string() +
                     " is read-only here; its sessions can be viewed, but recording needs write "
@@ -68,7 +74,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
     if (auto st = checkDeviceOptions(setup.device); !st.ok()) return {st.error, true};
 
     // The device and its check first: a device that cannot be had records nothing.
-    if (auto st = Engine::create(setup.params, deviceFactory(setup.device),
+    if (auto st = Engine::create(setup.params, devices_(setup.device),
                                  EngineOptions{setup.intervalNs}, engine_);
         !st.ok())
         return {"device " + setup.device.spec + ": " + st.error, false};
@@ -140,9 +146,9 @@ void RunService::mark(const std::string &label)
 
 RunOutcome RunService::stop(const std::string &status)
 {
+    if (!running()) return ended_;
     RunOutcome out;
     out.session = session_;
-    if (!running()) return out;
     engine_->halt();
     // The recorder is handed everything first; the other subscribers (a stdout whose reader
     // has stopped reading) are waited for only once the session is finished.
@@ -156,6 +162,8 @@ RunOutcome RunService::stop(const std::string &status)
         out.recordError = recorder_->lastError();
         recorder_.reset();
     }
+    ended_ = out;
+    endStatus_ = status;
     for (auto &q : others)
         q->close();
     return out;

@@ -65,8 +65,11 @@ struct RunOutcome {
 class RunService {
   public:
     using ErrorFn = std::function<void(const std::string &)>;
+    // What makes a setup's device: the registry's deviceFactory, unless another is given (a
+    // test's device that fails on purpose).
+    using DeviceMaker = std::function<DeviceFactory(const DeviceOptions &)>;
     // onRecordError hears of write failures while recording, from the recorder's thread.
-    explicit RunService(ErrorFn onRecordError = {});
+    explicit RunService(ErrorFn onRecordError = {}, DeviceMaker devices = {});
     // A run still going is stopped: its session completed, or failed when an exception is
     // unwinding the caller.
     ~RunService();
@@ -89,8 +92,13 @@ class RunService {
     void mark(const std::string &label);
 
     // Stops the run; its session ends `status` (completed, interrupted, failed). The device
-    // goes (ports detached, a lab removed) before the session is finished.
+    // goes (ports detached, a lab removed) before the session is finished. A run that has
+    // already ended (a failed restart in apply ended it `failed`) is not stopped again: its
+    // outcome is returned as it was.
     RunOutcome stop(const std::string &status = "completed");
+    // How the last run ended: the status its session was given ("" while running, or before
+    // the first run).
+    const std::string &endStatus() const { return endStatus_; }
 
     // While running:
     Engine &engine() { return *engine_; }
@@ -104,11 +112,14 @@ class RunService {
     void discardSession(SessionStore &store, std::string &why);
 
     ErrorFn onRecordError_;
+    DeviceMaker devices_;
     std::unique_ptr<Engine> engine_;
     std::shared_ptr<Recorder> recorder_;
     DeviceInfo deviceInfo_;
     std::vector<TunableSupport> deviceSupport_;
     std::int64_t session_ = 0;
+    RunOutcome ended_;      // the last run's, once stopped
+    std::string endStatus_; // the last run's final status, once stopped
     int uncaughtAtStart_ = std::uncaught_exceptions();
 };
 
