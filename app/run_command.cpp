@@ -147,7 +147,8 @@ int runCommand(const RunOptions &o)
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
-    if (auto st = resolveProfile(o.profile, overrides, resolved, o.device); !st.ok()) {
+    if (auto st = resolveProfile(o.profile, overrides, resolved, o.device, deviceDefaults);
+        !st.ok()) {
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }

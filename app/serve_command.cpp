@@ -15,6 +15,7 @@
 
 #include "app/api_server.h"
 #include "app/stop_signals.h"
+#include "engine/common/token_file.h"
 #include "engine/experiments/job_queue.h"
 
 namespace ringlab {
@@ -29,7 +30,8 @@ int serveCommand(const ServeOptions &o)
         return 2;
     }
     if (!o.tokenFile.empty())
-        if (auto st = readTokenFile(o.tokenFile, so.token); !st.ok()) {
+        if (auto st = readTokenFile(o.tokenFile, "--token-file " + o.tokenFile, so.token);
+            !st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
             return 2;
         }

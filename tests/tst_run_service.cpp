@@ -52,7 +52,7 @@ void TstRunService::profileAndOverridesResolve()
     QVERIFY(parseAssignments({"poll.sleep_min_us=1000", "poll.sleep_max_us=2000"}, overrides).ok());
     ResolvedProfile r;
     // The pair moves in the order given: validated together, not one by one.
-    const Status st = resolveProfile(file.string(), overrides, r);
+    const Status st = resolveProfile(file.string(), overrides, r, {}, deviceDefaults);
     QVERIFY2(st.ok(), st.error.c_str());
     QCOMPARE(r.profile.name, std::string("p"));
     QCOMPARE(r.profile.device, std::string("dpdk:net_null0")); // the profile's device is kept
@@ -68,7 +68,7 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
         "params": {"poll.mode": "sleep"}})");
     const auto tx = [&](const std::string &device, const Assignments &sets = {}) {
         ResolvedProfile r;
-        const Status st = resolveProfile(file.string(), sets, r, device);
+        const Status st = resolveProfile(file.string(), sets, r, device, deviceDefaults);
         if (!st.ok()) qFatal("%s", st.error.c_str());
         return r.params.text(P::TxCoalesceUsecs) + "/" + r.params.text(P::TxCoalesceFrames);
     };
@@ -85,7 +85,7 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
     const auto lab = writeProfile("lab.json", R"({"name": "lab", "device": "lab",
         "params": {"tx.coalesce_usecs": 1000}})");
     ResolvedProfile r;
-    QVERIFY(resolveProfile(lab.string(), {}, r).ok());
+    QVERIFY(resolveProfile(lab.string(), {}, r, {}, deviceDefaults).ok());
     QCOMPARE(r.params.text(P::TxCoalesceUsecs), std::string("1000"));
     QCOMPARE(r.params.text(P::TxCoalesceFrames), std::string("32"));
 }
@@ -100,12 +100,12 @@ void TstRunService::badProfilesAndOverridesAreNamed()
              st.error.c_str());
 
     ResolvedProfile r;
-    st = resolveProfile((dir_->path() + "/missing.json").toStdString(), {}, r);
+    st = resolveProfile((dir_->path() + "/missing.json").toStdString(), {}, r, {}, deviceDefaults);
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("missing.json") != std::string::npos, st.error.c_str());
 
     const auto file = writeProfile("q.json", R"({"name": "q", "params": {"poll.mode": "sleep"}})");
-    st = resolveProfile(file.string(), {{"poll.sleep_min_us", "-5"}}, r);
+    st = resolveProfile(file.string(), {{"poll.sleep_min_us", "-5"}}, r, {}, deviceDefaults);
     QVERIFY(!st.ok());
     QVERIFY2(st.error.rfind("--set: ", 0) == 0 &&
                  st.error.find("poll.sleep_min_us") != std::string::npos &&

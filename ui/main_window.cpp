@@ -29,7 +29,7 @@
 #include <cstdio>
 
 #include "engine/datapath/clock.h"
-#include "engine/profile/profile.h"
+#include "engine/profile/resolve_profile.h"
 #include "ui/chart_export.h"
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
@@ -449,19 +449,15 @@ void MainWindow::buildDocks()
 
 bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
 {
-    std::string err;
-    const auto file = findProfile(nameOrPath.toStdString(), err);
-    Profile p;
-    if (file.empty() || !ringlab::loadProfile(file, p, err)) {
-        if (error) *error = QString::fromStdString(err);
-        return false;
-    }
     // A profile is a set of values over the defaults, checked as one.
-    ParamSet ps;
-    if (auto st = ps.set(p.values); !st.ok()) {
+    ResolvedProfile resolved;
+    if (auto st = resolveProfile(nameOrPath.toStdString(), {}, resolved); !st.ok()) {
         if (error) *error = QString::fromStdString(st.error);
         return false;
     }
+    const Profile &p = resolved.profile;
+    const ParamSet &ps = resolved.params;
+    const std::filesystem::path &file = p.file;
     Assignments all, before;
     const ParamSet was = ctl_->params();
     for (const auto &t : tunables()) {

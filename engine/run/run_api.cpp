@@ -494,7 +494,8 @@ ApiReply RunApi::start(const json &body)
     if (!device.empty() && !options_.inProcess)
         if (auto st = clientDeviceSpec(device); !st.ok()) return ApiReply::error(400, st.error);
     ResolvedProfile resolved;
-    if (auto st = resolveProfile(profileName, overrides, resolved, device); !st.ok())
+    if (auto st = resolveProfile(profileName, overrides, resolved, device, deviceDefaults);
+        !st.ok())
         return ApiReply::error(422, st.error);
 
     std::lock_guard lock(mutex_);

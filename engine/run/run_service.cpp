@@ -5,23 +5,6 @@
 
 namespace ringlab {
 
-Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
-                      ResolvedProfile &out, const std::string &device)
-{
-    std::string error;
-    const auto file = findProfile(nameOrPath, error);
-    if (file.empty() || !loadProfile(file, out.profile, error)) return Status{error};
-    out.params = ParamSet{};
-    // The device's own defaults first: the profile's values and --set go on top.
-    if (auto st = out.params.set(deviceDefaults(device.empty() ? out.profile.device : device));
-        !st.ok())
-        return st;
-    if (auto st = out.params.set(out.profile.values); !st.ok())
-        return Status{"profile " + file.string() + ": " + st.error};
-    if (auto st = out.params.set(overrides); !st.ok()) return Status{"--set: " + st.error};
-    return {};
-}
-
 Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
 {
     out.clear();

@@ -15,22 +15,13 @@
 
 #include "drivers/registry.h"
 #include "engine/datapath/engine.h"
-#include "engine/profile/profile.h"
+#include "engine/profile/resolve_profile.h"
 #include "engine/profile/run_defaults.h"
 #include "engine/store/recorder.h"
 #include "engine/store/session_store.h"
 
 namespace ringlab {
 
-// A profile (by name or path) with overrides applied after it, validated together, over the
-// defaults of the device that runs it (`device`, else the profile's: deviceDefaults). The
-// error names the profile's file or the override, the tunable, the value and what is allowed.
-struct ResolvedProfile {
-    Profile profile;
-    ParamSet params;
-};
-[[nodiscard]] Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
-                                    ResolvedProfile &out, const std::string &device = {});
 // "NAME=VALUE" words (--set) as assignments; the error quotes the word that is not one.
 [[nodiscard]] Status parseAssignments(const std::vector<std::string> &words, Assignments &out);
 
