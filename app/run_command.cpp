@@ -16,6 +16,8 @@
 #include "app/line_splitter.h"
 #include "app/metrics_endpoint.h"
 #include "app/stop_signals.h"
+#include "drivers/registry.h"
+#include "drivers/registry_devices.h"
 #include "engine/datapath/clock.h"
 #include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
@@ -232,7 +234,7 @@ int runCommand(const RunOptions &o)
                      metricsHost.find(':') != std::string::npos ? "]" : "", endpoint.port());
     }
 
-    RunService service([](const std::string &msg) {
+    RunService service(registryDevices(), [](const std::string &msg) {
         std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
     });
     const std::string baseName = setup.sessionName;

@@ -11,24 +11,40 @@
 
 #include "app/console_commands.h"
 #include "app/line_splitter.h"
+#include "drivers/registry_devices.h"
 #include "test_support.h"
 
 using namespace ringlab;
 using namespace ringlab::test;
 
 namespace {
-// The simulated NIC, whose reconfiguration fails once `gone` is set: a device unplugged, so
-// that neither the new values nor the previous ones can be rebuilt.
-class GoneNic : public sim::SimNic {
+// The registry's devices, but every one made is a simulated NIC that cannot be
+// reconfigured once `gone` is set: unplugged, so that neither new values nor the previous
+// ones can be rebuilt.
+class GoneDevices final : public DeviceProvider {
   public:
-    GoneNic(const ParamSet &p, const LiveParams &live, const std::atomic<bool> &gone)
-        : SimNic(p, live), gone_(gone)
+    explicit GoneDevices(const std::atomic<bool> &gone) : gone_(gone) {}
+    Status check(const DeviceOptions &opts) const override { return registryDevices().check(opts); }
+    DeviceFactory factory(const DeviceOptions &) const override
     {
+        return [this](const ParamSet &p, const LiveParams &live) {
+            return std::unique_ptr<Device>(
+                std::make_unique<FailingNic>(p, live, [this](const ParamSet &) -> std::string {
+                    return gone_ ? "the device is gone" : "";
+                }));
+        };
     }
-    void reconfigure(const ParamSet &ps) override
+    Assignments defaults(const std::string &spec) const override
     {
-        if (gone_) throw std::runtime_error("the device is gone");
-        SimNic::reconfigure(ps);
+        return registryDevices().defaults(spec);
+    }
+    std::string grant(const std::string &spec, std::string *why) const override
+    {
+        return registryDevices().grant(spec, why);
+    }
+    std::vector<DeviceListing> list(const std::vector<std::string> &eal) const override
+    {
+        return registryDevices().list(eal);
     }
 
   private:
@@ -104,11 +120,8 @@ void TstConsole::aSetWhoseRestartFailsEndsTheSessionFailed()
     QVERIFY(dir.isValid());
     SessionStore store(dir.filePath("s.db").toStdString());
     std::atomic<bool> gone{false};
-    RunService service({}, [&gone](const DeviceOptions &) -> DeviceFactory {
-        return [&gone](const ParamSet &p, const LiveParams &live) {
-            return std::unique_ptr<Device>(std::make_unique<GoneNic>(p, live, gone));
-        };
-    });
+    const GoneDevices devices(gone);
+    RunService service(devices);
     RunSetup setup;
     setup.params = params({{"poll.mode", "sleep"}});
     setup.profile = "default";

@@ -6,6 +6,8 @@
 #include <QtTest>
 #include <fstream>
 
+#include "drivers/registry.h"
+#include "drivers/registry_devices.h"
 #include "engine/run/run_service.h"
 #include "test_support.h"
 
@@ -122,7 +124,7 @@ void TstRunService::recordedRunFromStartToStop()
     setup.sessionName = "service run";
     setup.atStart = {{0, "mark", "", "", "", "test", "before the start"}};
     std::vector<std::string> errors;
-    RunService service([&](const std::string &m) { errors.push_back(m); });
+    RunService service(registryDevices(), [&](const std::string &m) { errors.push_back(m); });
     auto c = std::make_shared<Collector>();
     const StartStatus st = service.start(setup, &store, {c});
     QVERIFY2(st.ok(), st.error.c_str());
@@ -169,7 +171,7 @@ void TstRunService::recordedRunFromStartToStop()
 
 void TstRunService::unrecordedRunKeepsNoSession()
 {
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     setup.profile = "default";
@@ -184,7 +186,7 @@ void TstRunService::unrecordedRunKeepsNoSession()
 void TstRunService::refusedDeviceLeavesNothing()
 {
     SessionStore store(dir_->filePath("s.db").toStdString());
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     setup.profile = "default";
@@ -210,7 +212,7 @@ void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
         SessionStore create(file);
     }
     SessionStore store(file, Db::Mode::ReadOnly);
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     const StartStatus st = service.start(setup, &store);
@@ -224,7 +226,7 @@ void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
 
 void TstRunService::secondStartWhileRunningIsRefused()
 {
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     QVERIFY(service.start(setup, nullptr).ok());
@@ -243,7 +245,7 @@ void TstRunService::goneWithAnExceptionTheSessionFailed()
     setup.params = params({});
     setup.profile = "default";
     const auto runThenLeave = [&](bool throwing) {
-        RunService service;
+        RunService service(registryDevices());
         auto c = std::make_shared<Collector>();
         if (!service.start(setup, &store, {c}).ok()) return std::int64_t{-1};
         const std::int64_t id = service.sessionId();

@@ -17,10 +17,9 @@ Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
     return {};
 }
 
-RunService::RunService(ErrorFn onRecordError, DeviceMaker devices)
-    : onRecordError_(std::move(onRecordError)), devices_(std::move(devices))
+RunService::RunService(const DeviceProvider &devices, ErrorFn onRecordError)
+    : devices_(devices), onRecordError_(std::move(onRecordError))
 {
-    if (!devices_) devices_ = [](const DeviceOptions &opts) { return deviceFactory(opts); };
 }
 
 RunService::~RunService()
@@ -54,10 +53,10 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
                     " is read-only here; its sessions can be viewed, but recording needs write "
                     "access (turn recording off, or record to another database)",
                 true};
-    if (auto st = checkDeviceOptions(setup.device); !st.ok()) return {st.error, true};
+    if (auto st = devices_.check(setup.device); !st.ok()) return {st.error, true};
 
     // The device and its check first: a device that cannot be had records nothing.
-    if (auto st = Engine::create(setup.params, devices_(setup.device),
+    if (auto st = Engine::create(setup.params, devices_.factory(setup.device),
                                  EngineOptions{setup.intervalNs}, engine_);
         !st.ok())
         return {"device " + setup.device.spec + ": " + st.error, false};

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The run service: the one place a run is set up and taken down, whichever program asks.
-// From a profile and overrides to validated values; the device through the registry; the
-// engine; the session and its recorder; live changes, marks; stop and the session's final
-// status. The command line, the sweeps and the desktop app all use it, and nothing else
-// creates an engine for a run.
+// From a profile and overrides to validated values; the device through the program's
+// DeviceProvider; the engine; the session and its recorder; live changes, marks; stop and the
+// session's final status. The command line, the sweeps and the desktop app all use it, and nothing
+// else creates an engine for a run.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "drivers/registry.h"
 #include "engine/datapath/engine.h"
 #include "engine/profile/resolve_profile.h"
 #include "engine/profile/run_defaults.h"
+#include "engine/run/device_provider.h"
 #include "engine/store/recorder.h"
 #include "engine/store/session_store.h"
 
@@ -29,7 +29,7 @@ namespace ringlab {
 struct RunSetup {
     ParamSet params;            // validated values (resolveProfile, or a panel's)
     std::string profile;        // the profile's name, recorded with the session
-    DeviceOptions device;       // a registry spec and its options
+    DeviceOptions device;       // a device spec and its options
     std::string sessionName;    // empty: the profile's name
     std::string runGroup;       // repeats of one run share it
     int repeatIndex = 0;        // 1.. within the group; 0: not a repeat
@@ -56,11 +56,10 @@ struct RunOutcome {
 class RunService {
   public:
     using ErrorFn = std::function<void(const std::string &)>;
-    // What makes a setup's device: the registry's deviceFactory, unless another is given (a
-    // test's device that fails on purpose).
-    using DeviceMaker = std::function<DeviceFactory(const DeviceOptions &)>;
-    // onRecordError hears of write failures while recording, from the recorder's thread.
-    explicit RunService(ErrorFn onRecordError = {}, DeviceMaker devices = {});
+    // `devices` checks and makes a setup's device (the program's: the registry's, or a
+    // test's); it outlives the service. onRecordError hears of write failures while
+    // recording, from the recorder's thread.
+    explicit RunService(const DeviceProvider &devices, ErrorFn onRecordError = {});
     // A run still going is stopped: its session completed, or failed when an exception is
     // unwinding the caller.
     ~RunService();
@@ -102,8 +101,8 @@ class RunService {
   private:
     void discardSession(SessionStore &store, std::string &why);
 
+    const DeviceProvider &devices_;
     ErrorFn onRecordError_;
-    DeviceMaker devices_;
     std::unique_ptr<Engine> engine_;
     std::shared_ptr<Recorder> recorder_;
     DeviceInfo deviceInfo_;

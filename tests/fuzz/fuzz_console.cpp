@@ -7,6 +7,7 @@
 
 #include "app/console_commands.h"
 #include "app/line_splitter.h"
+#include "drivers/registry_devices.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace ringlab::fuzz {
@@ -17,7 +18,7 @@ int console(const std::uint8_t *data, std::size_t size)
     // The console changes a run through the run service, so the run is going (unrecorded, on
     // the simulated NIC).
     // the simulated NIC), stopped at exit.
-    static RunService service;
+    static RunService service(registryDevices());
     static const bool started = service.start(RunSetup{}, nullptr).ok();
     if (!started) __builtin_trap();
     static SamplePrinter printer(OutputFormat::Table, devNull, 1.0);
