@@ -16,8 +16,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "app/connection_gate.h"
 #include "app/socket_dir.h"
@@ -151,35 +149,6 @@ Status parseListen(const std::string &text, ListenSpec &out)
     out.unixSocket = false;
     out.host = host;
     out.port = port;
-    return {};
-}
-
-Status readTokenFile(const std::string &file, std::string &token)
-{
-    struct stat st {};
-    if (stat(file.c_str(), &st) != 0)
-        return Status{"--token-file " + file + ": " + std::strerror(errno)};
-    if (!S_ISREG(st.st_mode)) return Status{"--token-file " + file + ": not a regular file"};
-    if (st.st_uid != geteuid())
-        return Status{"--token-file " + file + ": owned by uid " + std::to_string(st.st_uid) +
-                      ", not by this user (uid " + std::to_string(geteuid()) + ")"};
-    if (st.st_mode & 077) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        return Status{"--token-file " + file + ": mode " + mode +
-                      " lets others read it; allowed: 0600 or 0400 (chmod 600 " + file + ")"};
-    }
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    token = text.str();
-    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
-        token.pop_back();
-    if (token.size() < 16 || token.find_first_of(" \t\r\n") != std::string::npos)
-        return Status{"--token-file " + file +
-                      ": the token must be one word of at least 16 characters (e.g. "
-                      "openssl rand -hex 32 > " +
-                      file + ")"};
     return {};
 }
 

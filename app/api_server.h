@@ -46,9 +46,6 @@ bool isLoopbackAddress(const std::string &host);
 // "unix:PATH" or "tcp:HOST:PORT" (HOST an address; [::1] for IPv6); the error names the value
 // and the forms allowed.
 [[nodiscard]] Status parseListen(const std::string &text, ListenSpec &out);
-// The token in `file`: the file must be owned by this user and readable by nobody else
-// (mode 0600 or 0400), and hold at least 16 characters; the error says what to change.
-[[nodiscard]] Status readTokenFile(const std::string &file, std::string &token);
 
 struct ApiServerOptions {
     ListenSpec listen;

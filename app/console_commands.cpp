@@ -20,6 +20,7 @@ const char *kHelp =
 
 bool ConsoleCommands::execute(const std::string &line)
 {
+    if (runEnded()) return false;
     std::istringstream in(line);
     std::vector<std::string> words;
     for (std::string w; in >> w;)
@@ -37,11 +38,15 @@ bool ConsoleCommands::execute(const std::string &line)
         Assignments a;
         for (std::size_t k = 1; k + 1 < words.size(); k += 2)
             a.emplace_back(words[k], words[k + 1]);
-        const Status st = engine_.apply(a, source_);
+        const Status st = service_.apply(a, source_);
         if (!st.ok()) {
             std::fprintf(reply_, "error: %s\n", st.error.c_str());
+            if (runEnded()) {
+                std::fflush(reply_);
+                return false;
+            }
         } else {
-            const ParamSet ps = engine_.params();
+            const ParamSet ps = service_.params();
             for (const auto &[name, v] : a) {
                 const TunableInfo *t = findTunable(name);
                 std::fprintf(reply_, "ok: %s = %s%s\n", name.c_str(), ps.text(t->id).c_str(),
@@ -53,7 +58,7 @@ bool ConsoleCommands::execute(const std::string &line)
     } else if (cmd == "mark") {
         std::string label = line.substr(line.find("mark") + 4);
         label.erase(0, label.find_first_not_of(" \t"));
-        engine_.mark(label);
+        service_.mark(label);
         std::fprintf(reply_, "ok: marked\n");
     } else {
         std::fprintf(reply_, "error: unknown command \"%s\"\n%s", cmd.c_str(), kHelp);
@@ -68,7 +73,7 @@ void ConsoleCommands::show(const std::string &what)
         printer_.printThreads(reply_);
         return;
     }
-    const ParamSet ps = engine_.params();
+    const ParamSet ps = service_.params();
     int shown = 0;
     for (const auto &t : tunables()) {
         const bool match =

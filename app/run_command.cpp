@@ -16,6 +16,8 @@
 #include "app/line_splitter.h"
 #include "app/metrics_endpoint.h"
 #include "app/stop_signals.h"
+#include "drivers/registry.h"
+#include "drivers/registry_devices.h"
 #include "engine/datapath/clock.h"
 #include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
@@ -52,14 +54,14 @@ class LineReader {
 
 enum class Ended { Duration, Quit, Signal, OutputClosed, Failed };
 
-// One run of a started engine, until the duration, 'quit', end of input, a signal or the
-// end of standard output (outFd: the printer found it closed).
-Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, int outFd, SamplePrinter &printer,
-              bool &stdinOpen)
+// One run of a started service, until the duration, 'quit', end of input, a signal, the
+// end of standard output (outFd: the printer found it closed) or a change whose restart
+// failed twice (the service has ended the run, its session `failed`).
+Ended runOnce(const RunOptions &o, RunService &service, int sigFd, int outFd,
+              SamplePrinter &printer, bool &stdinOpen)
 {
-    Engine *engine = &engineRef;
     const bool interactive = isatty(STDIN_FILENO);
-    ConsoleCommands console(*engine, printer, interactive ? "user" : "script", stderr);
+    ConsoleCommands console(service, printer, interactive ? "user" : "script", stderr);
     LineReader reader(STDIN_FILENO);
     const int flags = fcntl(STDIN_FILENO, F_GETFL);
     if (flags < 0 || fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) != 0) stdinOpen = false;
@@ -79,7 +81,7 @@ Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, int outFd, Samp
             // The reader of standard output went away: a stop, recorded as such.
             const std::string why = "output closed: standard output cannot be written (" +
                                     printer.closedReason() + "); the run stopped";
-            engine->warn("stdout", why);
+            service.engine().warn("stdout", why);
             std::fprintf(stderr, "ringlab-engine: %s\n", why.c_str());
             ended = Ended::OutputClosed;
             break;
@@ -97,11 +99,11 @@ Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, int outFd, Samp
             stdinOpen = reader.read(lines);
             for (const auto &line : lines)
                 if (!console.execute(line)) {
-                    ended = Ended::Quit;
+                    ended = console.runEnded() ? Ended::Failed : Ended::Quit;
                     done = true;
                 }
             // Without a duration, end of input ends the run, as with a pipe of commands.
-            if (!stdinOpen && deadline < 0) {
+            if (!done && !stdinOpen && deadline < 0) {
                 ended = Ended::Quit;
                 done = true;
             }
@@ -110,7 +112,7 @@ Ended runOnce(const RunOptions &o, Engine &engineRef, int sigFd, int outFd, Samp
     if (flags >= 0) fcntl(STDIN_FILENO, F_SETFL, flags);
     // Not stop(): that would wait for standard output's reader before the session is
     // finished (RunService::stop finishes it first).
-    engine->halt();
+    if (service.running()) service.engine().halt();
     return ended;
 }
 
@@ -147,7 +149,8 @@ int runCommand(const RunOptions &o)
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
-    if (auto st = resolveProfile(o.profile, overrides, resolved, o.device); !st.ok()) {
+    if (auto st = resolveProfile(o.profile, overrides, resolved, o.device, deviceDefaults);
+        !st.ok()) {
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
         return 2;
     }
@@ -231,7 +234,7 @@ int runCommand(const RunOptions &o)
                      metricsHost.find(':') != std::string::npos ? "]" : "", endpoint.port());
     }
 
-    RunService service([](const std::string &msg) {
+    RunService service(registryDevices(), [](const std::string &msg) {
         std::fprintf(stderr, "ringlab-engine: recording: %s\n", msg.c_str());
     });
     const std::string baseName = setup.sessionName;
@@ -281,7 +284,7 @@ int runCommand(const RunOptions &o)
             std::fprintf(stderr, "ringlab-engine: run %d of %d, about %.*f s left\n", k, o.repeat,
                          left < 10 ? 1 : 0, left);
         }
-        const Ended ended = runOnce(o, service.engine(), sigFd, outFd, printer, stdinOpen);
+        const Ended ended = runOnce(o, service, sigFd, outFd, printer, stdinOpen);
         const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
         printer.printSummary(printer.summary());
         if (printer.closed() && ended != Ended::OutputClosed)

@@ -15,6 +15,8 @@
 
 #include "app/api_server.h"
 #include "app/stop_signals.h"
+#include "drivers/registry_devices.h"
+#include "engine/common/token_file.h"
 #include "engine/experiments/job_queue.h"
 
 namespace ringlab {
@@ -29,7 +31,8 @@ int serveCommand(const ServeOptions &o)
         return 2;
     }
     if (!o.tokenFile.empty())
-        if (auto st = readTokenFile(o.tokenFile, so.token); !st.ok()) {
+        if (auto st = readTokenFile(o.tokenFile, "--token-file " + o.tokenFile, so.token);
+            !st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
             return 2;
         }
@@ -48,7 +51,7 @@ int serveCommand(const ServeOptions &o)
     ao.grants = o.allow;
     std::unique_ptr<RunApi> api;
     try {
-        api = std::make_unique<RunApi>(ao);
+        api = std::make_unique<RunApi>(ao, registryDevices());
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ringlab-engine: cannot open the session database: %s\n", e.what());
         return 1;

@@ -18,6 +18,7 @@
 
 #include "app/api_server.h"
 #include "bench_common.h"
+#include "drivers/registry_devices.h"
 #include "engine/run/run_api.h"
 
 using namespace ringlab;
@@ -85,7 +86,7 @@ int main()
         RunApiOptions ao;
         ao.db = dir / "s.db";
         ao.record = false;
-        RunApi api(ao);
+        RunApi api(ao, registryDevices());
         ApiServer server(api);
         ApiServerOptions so;
         so.listen.unixSocket = false;

@@ -18,6 +18,7 @@
 
 #include "app/api_server.h"
 #include "bench_common.h"
+#include "drivers/registry_devices.h"
 #include "engine/datapath/clock.h"
 #include "engine/run/run_api.h"
 
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("ringlab-control-latency-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
-    RunApi api(RunApiOptions{dir / "s.db", false, {}, {}, false, {}});
+    RunApi api(RunApiOptions{dir / "s.db", false, {}, {}, false, {}}, registryDevices());
 
     ApiServer server(api);
     ApiServerOptions so;

@@ -11,7 +11,7 @@
 #include "drivers/lab/traffic.h"
 #include "drivers/privilege.h"
 #include "drivers/sim/sim_nic.h"
-#include "drivers/words.h"
+#include "engine/common/words.h"
 
 namespace ringlab {
 
@@ -54,11 +54,6 @@ std::string needsRootVdev(const std::vector<std::string> &ports)
 }
 
 } // namespace
-
-std::vector<std::string> splitEalArgs(const std::string &s)
-{
-    return splitWords(s);
-}
 
 std::vector<std::string> deviceSpecExamples()
 {
@@ -208,7 +203,7 @@ DeviceFactory deviceFactory(const DeviceOptions &opts)
         [opts](const ParamSet &ps, const LiveParams &live) { return createDevice(opts, ps, live); };
 }
 
-std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal)
+std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal, DeviceProbe probe)
 {
     std::vector<DeviceListing> out;
     DeviceListing sim;
@@ -226,9 +221,22 @@ std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal)
     }
     out.push_back(sim);
     out.push_back(dpdk::labListing());
-    for (auto &l : dpdk::listDpdkDevices(eal)) {
+    for (auto &l : dpdk::listDpdkDevices(eal, probe == DeviceProbe::Attach)) {
         if (l.driver == "net_tap") out[1].support = l.support; // the lab is two TAP ports
         out.push_back(std::move(l));
+    }
+    return out;
+}
+
+DeviceListing describeDevice(const DeviceListing &row, const std::vector<std::string> &eal)
+{
+    DeviceListing out = row;
+    if (row.kind == "DPDK virtual") {
+        dpdk::describeDpdkListing(row.driver, eal, out);
+    } else if (row.kind == "lab") { // the lab is two TAP ports: theirs is its support
+        for (auto &l : dpdk::listDpdkDevices(eal, false))
+            if (l.driver == "net_tap" && dpdk::describeDpdkListing("net_tap", eal, l))
+                out.support = l.support;
     }
     return out;
 }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "drivers/device_listing.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/engine.h"
+#include "engine/run/device_provider.h"
 
 namespace ringlab {
 
@@ -28,14 +28,7 @@ Status parseDeviceSpec(const std::string &text, DeviceSpec &out);
 // DPDK's virtual ports alone and paired.
 std::vector<std::string> deviceSpecExamples();
 
-struct DeviceOptions {
-    std::string spec = "sim";
-    std::vector<std::string> eal; // --eal, split into words
-    std::string traffic;          // --traffic (lab only)
-    int trafficBoundS = 3600;     // deadline for a client without count or duration
-};
-// Splits an --eal string into words.
-std::vector<std::string> splitEalArgs(const std::string &s);
+// DeviceOptions (a spec and its options) and splitEalArgs: engine/run/device_provider.h.
 
 // Checks everything that can be checked before a device is created: the spec, the traffic
 // client, privilege, the programs the lab runs. The message names the device, what is wrong
@@ -72,7 +65,15 @@ std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &
 // Every device this host can run: the simulated NIC, the lab, DPDK's virtual PMDs (each
 // attached briefly to read what it supports) and PCI NICs bound to a DPDK driver.
 // `eal`: the EAL arguments DPDK is started with if it is not running yet (a server's --eal).
-std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal = {});
+// With DeviceProbe::Later, DPDK's virtual ports are listed from what is installed, without
+// starting the EAL (the desktop at start-up): their link and support come from
+// describeDevice once one is chosen.
+enum class DeviceProbe { Attach, Later };
+std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal = {},
+                                       DeviceProbe probe = DeviceProbe::Attach);
+// A row listed with DeviceProbe::Later, with what attaching tells (link, support): a DPDK
+// virtual port's own, the lab's from a TAP port. Starts the EAL. Other rows as they are.
+DeviceListing describeDevice(const DeviceListing &row, const std::vector<std::string> &eal = {});
 
 // A short name for a device kind, for messages: "sim", "dpdk:net_null0", "lab".
 std::string deviceLabel(const DeviceOptions &opts);

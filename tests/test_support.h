@@ -6,7 +6,10 @@
 #include <QStringList>
 #include <QtGlobal>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "drivers/sim/sim_nic.h"
@@ -18,6 +21,25 @@
 namespace ringlab::test {
 
 using Collector = SampleCollector;
+
+// The simulated NIC, whose reconfiguration (a start, a restart) fails with the message
+// `failure` gives for the values, when it gives one: a device out of memory, or unplugged.
+class FailingNic : public sim::SimNic {
+  public:
+    using Failure = std::function<std::string(const ParamSet &)>;
+    FailingNic(const ParamSet &p, const LiveParams &live, Failure failure)
+        : SimNic(p, live), failure_(std::move(failure))
+    {
+    }
+    void reconfigure(const ParamSet &ps) override
+    {
+        if (const std::string why = failure_(ps); !why.empty()) throw std::runtime_error(why);
+        SimNic::reconfigure(ps);
+    }
+
+  private:
+    Failure failure_;
+};
 
 inline DeviceFactory simFactory()
 {

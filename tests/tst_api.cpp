@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api_schema.h"
+#include "drivers/registry_devices.h"
 #include "engine/metrics/sample_json.h"
 #include "engine/run/run_api.h"
 #include "engine/run/stream_hub.h"
@@ -894,7 +895,8 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
 void TstApi::scrapesDoNotWaitForAStart()
 {
     QTemporaryDir dir;
-    RunApi api(RunApiOptions{dir.filePath("s.db").toStdString(), false, {}, {}, false, {}});
+    RunApi api(RunApiOptions{dir.filePath("s.db").toStdString(), false, {}, {}, false, {}},
+               registryDevices());
     std::atomic<bool> started{false};
     ApiReply reply;
     std::thread starter([&] {

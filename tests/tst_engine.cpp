@@ -19,27 +19,6 @@ class TstEngine : public QObject {
     void failedRestartsRollBackOrEndTheRun();
 };
 
-namespace {
-// The simulated NIC, whose reconfiguration fails for a 2048-descriptor ring, or for any
-// once `gone` is set: a device out of memory, or unplugged.
-class FailingNic : public sim::SimNic {
-  public:
-    FailingNic(const ParamSet &p, const LiveParams &live, const std::atomic<bool> &gone)
-        : SimNic(p, live), gone_(gone)
-    {
-    }
-    void reconfigure(const ParamSet &ps) override
-    {
-        if (gone_) throw std::runtime_error("the device is gone");
-        if (ps.i(P::RxRingSize) == 2048) throw std::runtime_error("no memory for 2048 descriptors");
-        SimNic::reconfigure(ps);
-    }
-
-  private:
-    const std::atomic<bool> &gone_;
-};
-} // namespace
-
 void TstEngine::restartWhileRunningKeepsMeasuring()
 {
     Engine engine(params({{"load.rate_pps", "50000"}}), simFactory(), EngineOptions{50'000'000});
@@ -188,7 +167,13 @@ void TstEngine::failedRestartsRollBackOrEndTheRun()
 {
     std::atomic<bool> gone{false};
     const DeviceFactory failing = [&](const ParamSet &p, const LiveParams &live) {
-        return std::unique_ptr<Device>(std::make_unique<FailingNic>(p, live, gone));
+        // Out of memory for a 2048-descriptor ring; for any, once the device is gone.
+        return std::unique_ptr<Device>(
+            std::make_unique<FailingNic>(p, live, [&gone](const ParamSet &ps) -> std::string {
+                if (gone) return "the device is gone";
+                if (ps.i(P::RxRingSize) == 2048) return "no memory for 2048 descriptors";
+                return {};
+            }));
     };
     Engine engine(params({{"rx.ring_size", "2048"}}), failing, EngineOptions{50'000'000});
     auto c = std::make_shared<Collector>();

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api_schema.h"
+#include "drivers/registry_devices.h"
 #include "engine/experiments/job_queue.h"
 #include "engine/store/session_store.h"
 #include "serve_process.h"
@@ -32,7 +33,7 @@ struct Served {
     {
         RunApiOptions o;
         o.db = dir.filePath("jobs.db").toStdString();
-        api = std::make_unique<RunApi>(o);
+        api = std::make_unique<RunApi>(o, registryDevices());
         jobs = std::make_shared<JobQueue>(
             JobQueueOptions{api->measurementLock(), api->database(), true,
                             [a = api.get()](const std::string &line) { a->publish(line); }});

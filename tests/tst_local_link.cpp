@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "drivers/registry_devices.h"
 #include "engine/store/session_store.h"
 #include "ui/local_link.h"
 
@@ -48,7 +49,7 @@ std::vector<json> ofType(const QSignalSpy &spy, const std::string &type, int fro
 void TstLocalLink::requestsAndTheirLinesComeInOrder()
 {
     QTemporaryDir dir;
-    LocalLink link(optionsIn(dir));
+    LocalLink link(optionsIn(dir), registryDevices());
     QSignalSpy lines(&link, &LocalLink::lineReceived);
     link.openStream();
     QCOMPARE(lines.size(), 1); // the state, at once
@@ -100,7 +101,7 @@ void TstLocalLink::requestsAndTheirLinesComeInOrder()
 void TstLocalLink::aJobHoldsTheMeasurementHereToo()
 {
     QTemporaryDir dir;
-    LocalLink link(optionsIn(dir));
+    LocalLink link(optionsIn(dir), registryDevices());
     QSignalSpy lines(&link, &LocalLink::lineReceived);
     link.openStream();
     auto r = link.call("POST", "/v1/jobs",
@@ -125,7 +126,7 @@ void TstLocalLink::aJobHoldsTheMeasurementHereToo()
 void TstLocalLink::takesWhatOnlyThisProcessMayGive()
 {
     QTemporaryDir dir;
-    LocalLink link(optionsIn(dir));
+    LocalLink link(optionsIn(dir), registryDevices());
     // A profile's file (a socket's client may only name one).
     const QString path = QStringLiteral(RINGLAB_PROFILE_DIR "/kni-sleep-100-200.json");
     auto r =
@@ -147,7 +148,7 @@ void TstLocalLink::closingStopsTheRunAndCompletesItsSession()
     QTemporaryDir dir;
     std::int64_t session = 0;
     {
-        LocalLink link(optionsIn(dir));
+        LocalLink link(optionsIn(dir), registryDevices());
         QSignalSpy lines(&link, &LocalLink::lineReceived);
         link.openStream();
         const auto r = link.call("POST", "/v1/run/start", {{"set", {{"load.rate_pps", "20000"}}}});

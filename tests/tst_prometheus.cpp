@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "app/metrics_endpoint.h"
+#include "drivers/registry_devices.h"
 #include "engine/datapath/sampler.h"
 #include "engine/metrics/prometheus_exporter.h"
 #include "engine/run/run_service.h"
@@ -106,7 +107,7 @@ void TstPrometheus::liveRunPassesPromtoolAndAgreesWithItsSamples()
     auto exporter = std::make_shared<PrometheusExporter>(
         PrometheusExporter::RunLabels{0, "sim0", "default"}, setup.params);
     auto c = std::make_shared<Collector>();
-    RunService service;
+    RunService service(registryDevices());
     const StartStatus st = service.start(setup, nullptr, {exporter, c});
     QVERIFY2(st.ok(), st.error.c_str());
     QVERIFY(c->waitSamples(5));

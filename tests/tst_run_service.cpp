@@ -6,6 +6,8 @@
 #include <QtTest>
 #include <fstream>
 
+#include "drivers/registry.h"
+#include "drivers/registry_devices.h"
 #include "engine/run/run_service.h"
 #include "test_support.h"
 
@@ -52,7 +54,7 @@ void TstRunService::profileAndOverridesResolve()
     QVERIFY(parseAssignments({"poll.sleep_min_us=1000", "poll.sleep_max_us=2000"}, overrides).ok());
     ResolvedProfile r;
     // The pair moves in the order given: validated together, not one by one.
-    const Status st = resolveProfile(file.string(), overrides, r);
+    const Status st = resolveProfile(file.string(), overrides, r, {}, deviceDefaults);
     QVERIFY2(st.ok(), st.error.c_str());
     QCOMPARE(r.profile.name, std::string("p"));
     QCOMPARE(r.profile.device, std::string("dpdk:net_null0")); // the profile's device is kept
@@ -68,7 +70,7 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
         "params": {"poll.mode": "sleep"}})");
     const auto tx = [&](const std::string &device, const Assignments &sets = {}) {
         ResolvedProfile r;
-        const Status st = resolveProfile(file.string(), sets, r, device);
+        const Status st = resolveProfile(file.string(), sets, r, device, deviceDefaults);
         if (!st.ok()) qFatal("%s", st.error.c_str());
         return r.params.text(P::TxCoalesceUsecs) + "/" + r.params.text(P::TxCoalesceFrames);
     };
@@ -85,7 +87,7 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
     const auto lab = writeProfile("lab.json", R"({"name": "lab", "device": "lab",
         "params": {"tx.coalesce_usecs": 1000}})");
     ResolvedProfile r;
-    QVERIFY(resolveProfile(lab.string(), {}, r).ok());
+    QVERIFY(resolveProfile(lab.string(), {}, r, {}, deviceDefaults).ok());
     QCOMPARE(r.params.text(P::TxCoalesceUsecs), std::string("1000"));
     QCOMPARE(r.params.text(P::TxCoalesceFrames), std::string("32"));
 }
@@ -100,12 +102,12 @@ void TstRunService::badProfilesAndOverridesAreNamed()
              st.error.c_str());
 
     ResolvedProfile r;
-    st = resolveProfile((dir_->path() + "/missing.json").toStdString(), {}, r);
+    st = resolveProfile((dir_->path() + "/missing.json").toStdString(), {}, r, {}, deviceDefaults);
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("missing.json") != std::string::npos, st.error.c_str());
 
     const auto file = writeProfile("q.json", R"({"name": "q", "params": {"poll.mode": "sleep"}})");
-    st = resolveProfile(file.string(), {{"poll.sleep_min_us", "-5"}}, r);
+    st = resolveProfile(file.string(), {{"poll.sleep_min_us", "-5"}}, r, {}, deviceDefaults);
     QVERIFY(!st.ok());
     QVERIFY2(st.error.rfind("--set: ", 0) == 0 &&
                  st.error.find("poll.sleep_min_us") != std::string::npos &&
@@ -122,7 +124,7 @@ void TstRunService::recordedRunFromStartToStop()
     setup.sessionName = "service run";
     setup.atStart = {{0, "mark", "", "", "", "test", "before the start"}};
     std::vector<std::string> errors;
-    RunService service([&](const std::string &m) { errors.push_back(m); });
+    RunService service(registryDevices(), [&](const std::string &m) { errors.push_back(m); });
     auto c = std::make_shared<Collector>();
     const StartStatus st = service.start(setup, &store, {c});
     QVERIFY2(st.ok(), st.error.c_str());
@@ -169,7 +171,7 @@ void TstRunService::recordedRunFromStartToStop()
 
 void TstRunService::unrecordedRunKeepsNoSession()
 {
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     setup.profile = "default";
@@ -184,7 +186,7 @@ void TstRunService::unrecordedRunKeepsNoSession()
 void TstRunService::refusedDeviceLeavesNothing()
 {
     SessionStore store(dir_->filePath("s.db").toStdString());
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     setup.profile = "default";
@@ -210,7 +212,7 @@ void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
         SessionStore create(file);
     }
     SessionStore store(file, Db::Mode::ReadOnly);
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     const StartStatus st = service.start(setup, &store);
@@ -224,7 +226,7 @@ void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
 
 void TstRunService::secondStartWhileRunningIsRefused()
 {
-    RunService service;
+    RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
     QVERIFY(service.start(setup, nullptr).ok());
@@ -243,7 +245,7 @@ void TstRunService::goneWithAnExceptionTheSessionFailed()
     setup.params = params({});
     setup.profile = "default";
     const auto runThenLeave = [&](bool throwing) {
-        RunService service;
+        RunService service(registryDevices());
         auto c = std::make_shared<Collector>();
         if (!service.start(setup, &store, {c}).ok()) return std::int64_t{-1};
         const std::int64_t id = service.sessionId();

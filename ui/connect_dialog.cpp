@@ -3,7 +3,6 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -12,6 +11,7 @@
 #include <QPushButton>
 #include <QSettings>
 
+#include "engine/common/token_file.h"
 #include "engine/run/engine_socket.h"
 #include "ui/remote_link.h"
 
@@ -152,18 +152,14 @@ QUrl ConnectDialog::parseAddress(const QString &text)
 
 QByteArray ConnectDialog::readToken(const QString &file, QString *error)
 {
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error) *error = tr("%1: %2").arg(file, f.errorString());
+    // The server's own checks (owner, mode, one word): a token others can read is refused
+    // here as `serve` refuses it.
+    std::string token;
+    if (auto st = readTokenFile(file.toStdString(), file.toStdString(), token); !st.ok()) {
+        if (error) *error = QString::fromStdString(st.error);
         return {};
     }
-    const QByteArray t = f.read(4096).trimmed();
-    if (t.size() < 16 || t.contains(' ') || t.contains('\n')) {
-        if (error)
-            *error = tr("%1 does not hold a token (one word of 16 characters or more)").arg(file);
-        return {};
-    }
-    return t;
+    return QByteArray::fromStdString(token);
 }
 
 } // namespace ringlab::ui

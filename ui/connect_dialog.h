@@ -24,7 +24,8 @@ class ConnectDialog : public QDialog {
     static void remember(const QUrl &url);
     // "HOST:PORT", "http://HOST:PORT" or "https://HOST:PORT" as a URL; invalid otherwise.
     static QUrl parseAddress(const QString &text);
-    // The token in a file (its first word); empty with `error` when it cannot be read.
+    // The token in a file (readTokenFile: this user's, mode 0600 or 0400, one word); empty
+    // with `error` when it cannot be read or is not one.
     static QByteArray readToken(const QString &file, QString *error);
 
   private:

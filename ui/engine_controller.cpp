@@ -9,6 +9,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "drivers/registry_devices.h"
 #include "engine/metrics/sample_json.h"
 #include "engine/run/run_api.h"
 #include "engine/version.h"
@@ -150,7 +151,7 @@ bool EngineController::useLocalEngine(QString *error)
     std::unique_ptr<EngineLink> local;
     bool scratch = false;
     try {
-        local = std::make_unique<LocalLink>(o);
+        local = std::make_unique<LocalLink>(o, registryDevices());
     } catch (const DbError &e) {
         if (recording_) {
             if (error) *error = QStringLiteral("cannot record: ") + QString::fromUtf8(e.what());
@@ -160,7 +161,7 @@ bool EngineController::useLocalEngine(QString *error)
         o.db = ":memory:";
         o.record = false;
         try {
-            local = std::make_unique<LocalLink>(o);
+            local = std::make_unique<LocalLink>(o, registryDevices());
         } catch (const DbError &e2) {
             if (error) *error = QString::fromUtf8(e2.what());
             return false;

@@ -10,8 +10,8 @@
 
 namespace ringlab::ui {
 
-LocalLink::LocalLink(RunApiOptions options, QObject *parent)
-    : EngineLink(parent), api_(std::make_unique<RunApi>(std::move(options)))
+LocalLink::LocalLink(RunApiOptions options, const DeviceProvider &devices, QObject *parent)
+    : EngineLink(parent), api_(std::make_unique<RunApi>(std::move(options), devices))
 {
     // The engine's jobs, as a served engine has them (/v1/jobs): one measurement at a time.
     api_->attachJobs(std::make_shared<JobQueue>(

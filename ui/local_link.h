@@ -16,8 +16,9 @@ namespace ringlab::ui {
 class LocalLink final : public EngineLink {
     Q_OBJECT
   public:
-    // Opens the session database; throws DbError when it cannot be opened.
-    explicit LocalLink(RunApiOptions options, QObject *parent = nullptr);
+    // Opens the session database; throws DbError when it cannot be opened. `devices`: the
+    // desktop's (the registry's); it outlives the link.
+    LocalLink(RunApiOptions options, const DeviceProvider &devices, QObject *parent = nullptr);
     ~LocalLink() override; // a run still going is stopped and its session completed
 
     Reply call(const QByteArray &method, const QString &path,

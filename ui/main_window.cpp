@@ -28,8 +28,9 @@
 #include <QVBoxLayout>
 #include <cstdio>
 
+#include "drivers/registry.h"
 #include "engine/datapath/clock.h"
-#include "engine/profile/profile.h"
+#include "engine/profile/resolve_profile.h"
 #include "ui/chart_export.h"
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
@@ -449,19 +450,15 @@ void MainWindow::buildDocks()
 
 bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
 {
-    std::string err;
-    const auto file = findProfile(nameOrPath.toStdString(), err);
-    Profile p;
-    if (file.empty() || !ringlab::loadProfile(file, p, err)) {
-        if (error) *error = QString::fromStdString(err);
-        return false;
-    }
     // A profile is a set of values over the defaults, checked as one.
-    ParamSet ps;
-    if (auto st = ps.set(p.values); !st.ok()) {
+    ResolvedProfile resolved;
+    if (auto st = resolveProfile(nameOrPath.toStdString(), {}, resolved); !st.ok()) {
         if (error) *error = QString::fromStdString(st.error);
         return false;
     }
+    const Profile &p = resolved.profile;
+    const ParamSet &ps = resolved.params;
+    const std::filesystem::path &file = p.file;
     Assignments all, before;
     const ParamSet was = ctl_->params();
     for (const auto &t : tunables()) {
@@ -495,32 +492,46 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
 
 void MainWindow::fillDeviceBox()
 {
-    devices_ = listDevices();
+    // Listed without attaching DPDK's ports: the EAL starts when one is chosen
+    // (describeDevice in chooseDevice), never at start-up.
+    devices_ = listDevices({}, DeviceProbe::Later);
     deviceBox_->clear();
     for (const auto &d : devices_) {
         QString label = QString::fromStdString(d.spec);
         if (d.kind == "simulated") label = tr("Simulated NIC (sim)");
         if (d.kind == "lab") label = tr("Lab: TAP ports in namespaces (lab)");
         deviceBox_->addItem(label, QString::fromStdString(d.spec));
-        const int i = deviceBox_->count() - 1;
-        QString tip = QString::fromStdString(d.kind + " · " + d.driver + ": " + d.description);
-        if (!d.link.empty()) tip += tr("\nLink: %1").arg(QString::fromStdString(d.link));
-        if (!d.available) {
-            tip += tr("\nUnavailable: %1").arg(QString::fromStdString(d.unavailableWhy));
-            // Greyed out, not hidden: the user sees what a privileged run would offer.
-            if (auto *model = qobject_cast<QStandardItemModel *>(deviceBox_->model()))
-                model->item(i)->setEnabled(false);
-        }
-        deviceBox_->setItemData(i, tip, Qt::ToolTipRole);
+        showDeviceRow(deviceBox_->count() - 1);
     }
     deviceBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     deviceBox_->setCurrentIndex(0);
 }
 
+void MainWindow::showDeviceRow(int i)
+{
+    const DeviceListing &d = devices_[static_cast<std::size_t>(i)];
+    QString tip = QString::fromStdString(d.kind + " · " + d.driver + ": " + d.description);
+    if (!d.link.empty()) tip += tr("\nLink: %1").arg(QString::fromStdString(d.link));
+    if (!d.available) {
+        tip += tr("\nUnavailable: %1").arg(QString::fromStdString(d.unavailableWhy));
+        // Greyed out, not hidden: the user sees what a privileged run would offer.
+        if (auto *model = qobject_cast<QStandardItemModel *>(deviceBox_->model()))
+            model->item(i)->setEnabled(false);
+    }
+    deviceBox_->setItemData(i, tip, Qt::ToolTipRole);
+}
+
 void MainWindow::chooseDevice(int index)
 {
     if (index < 0 || index >= static_cast<int>(devices_.size())) return;
-    const DeviceListing &d = devices_[static_cast<std::size_t>(index)];
+    DeviceListing &row = devices_[static_cast<std::size_t>(index)];
+    if (!described_.contains(row.spec) && !ctl_->isRunning()) {
+        // Chosen: now its ports are attached once to read their link and support.
+        row = describeDevice(row);
+        described_.insert(row.spec);
+        if (index < deviceBox_->count()) showDeviceRow(index);
+    }
+    const DeviceListing &d = row;
     if (ctl_->isRunning()) {
         statusBar()->showMessage(tr("Stop the run to change the device"), 5000);
         selectDevice(ctl_->device().spec);

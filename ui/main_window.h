@@ -3,9 +3,11 @@
 // under them, sessions dock, status bar. Shows the live run, or a recorded session.
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
-#include "drivers/device_listing.h"
+#include "engine/run/device_provider.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -106,6 +108,8 @@ class MainWindow : public QMainWindow {
   private:
     void showSession(SessionData &session);
     void fillDeviceBox();
+    // Row i's tooltip and state, from devices_[i].
+    void showDeviceRow(int i);
     void buildDeviceToolbar();
     void onTrafficEdited(const QString &text);
     // The traffic field: enabled for the lab on the engine in this process, else why not.
@@ -137,6 +141,7 @@ class MainWindow : public QMainWindow {
     QComboBox *profileBox_ = nullptr;
     QComboBox *deviceBox_ = nullptr;
     std::vector<DeviceListing> devices_;
+    std::set<std::string> described_; // rows whose ports were attached to describe them
     QComboBox *trafficBox_ = nullptr;
     QLabel *trafficError_ = nullptr;
     QString labTraffic_;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "engine/common/number_text.h"
 #include "engine/metrics/sample_metrics.h"
 
 namespace ringlab::ui {
@@ -29,11 +30,6 @@ QString directionText(int direction)
     return direction > 0   ? QObject::tr("higher is better")
            : direction < 0 ? QObject::tr("lower is better")
                            : QObject::tr("follows the load, no better side");
-}
-
-QString num(double v)
-{
-    return std::fabs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
 }
 
 } // namespace
@@ -284,8 +280,9 @@ void SweepChart::hoveredAt(const QPointF &value, bool on)
         return;
     }
     auto withCi = [](double mean, double half) {
-        return half > 0 ? num(mean) + QStringLiteral(" ± ") + num(half)
-                        : num(mean) + tr(" (no interval)");
+        return half > 0 ? QString::fromStdString(shortNumber(mean)) + QStringLiteral(" ± ") +
+                              QString::fromStdString(shortNumber(half))
+                        : QString::fromStdString(shortNumber(mean)) + tr(" (no interval)");
     };
     const QString place = d->place == FrontPlace::On ? tr("on the front")
                           : d->place == FrontPlace::WithinNoise

@@ -21,6 +21,7 @@
 
 #include <cmath>
 
+#include "engine/common/number_text.h"
 #include "engine/experiments/sweep_job.h"
 #include "engine/experiments/tune_job.h"
 #include "engine/metrics/sample_metrics.h"
@@ -42,9 +43,7 @@ QStringList splitItems(const QString &text)
 
 QString cell(const Estimate &e)
 {
-    auto num = [](double v) {
-        return std::fabs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
-    };
+    const auto num = [](double v) { return QString::fromStdString(shortNumber(v)); };
     return e.batches >= 3 ? num(e.mean) + QStringLiteral(" ±") + num(e.ciHalf)
                           : num(e.mean) + QObject::tr(" (no CI)");
 }
@@ -408,22 +407,18 @@ void SweepTab::startSweep()
     // Every point is checked before the worker starts, so a mistake shows at once.
     int runs = 0;
     {
-        ParamSet base;
-        std::string error;
-        Profile p;
-        const auto file = findProfile(o.spec.profile, error);
+        // The sweep's own base (its device's defaults, the profile, its --set), as it runs.
+        ResolvedProfile resolved;
         std::vector<SweepPoint> points;
-        if (file.empty() || !loadProfile(file, p, error)) {
-            status_->setText(QString::fromStdString(error));
+        if (auto st = resolveSweepBase(o.spec, resolved); !st.ok()) {
+            status_->setText(QString::fromStdString(st.error));
             return;
         }
-        if (auto st = base.set(p.values); st.ok()) {
-            if (auto st2 = expandPoints(o.spec, base, points); !st2.ok()) {
-                status_->setText(QString::fromStdString(st2.error));
-                return;
-            }
-            runs = static_cast<int>(points.size()) * o.spec.repeat;
+        if (auto st = expandPoints(o.spec, resolved.params, points); !st.ok()) {
+            status_->setText(QString::fromStdString(st.error));
+            return;
         }
+        runs = static_cast<int>(points.size()) * o.spec.repeat;
     }
     began(MeasurementHold::Kind::Sweep, runs);
     o.progress = [this](const std::string &msg) {

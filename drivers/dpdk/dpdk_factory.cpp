@@ -70,13 +70,37 @@ constexpr VirtualPmd kVirtualPmds[] = {
 
 bool pmdInstalled(const std::string &pmd)
 {
-    return std::filesystem::exists("/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_" + pmd +
-                                   ".so");
+    return std::filesystem::exists(std::filesystem::path(pmdsDir()) / ("librte_" + pmd + ".so"));
 }
 
 } // namespace
 
-std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal)
+namespace {
+// Attaches the PMD's probe instance briefly to read its link and what it supports (starts the
+// EAL on first use); a failure makes the row unavailable with the reason.
+void attachToDescribe(const VirtualPmd &v, const std::vector<std::string> &eal, DeviceListing &l)
+{
+    try {
+        const ParamSet ps;
+        const LiveParams live(ps);
+        DpdkDevice dev(DpdkOptions{{v.probe}, eal}, ps, live);
+        l.link = linkText(dev.ports()[0]);
+        l.rxInterrupts = dev.ports()[0].rxInterrupts;
+        l.support = dev.support();
+    } catch (const std::exception &e) {
+        l.available = false;
+        l.unavailableWhy = e.what();
+    }
+}
+
+// Whether a row can be attached to describe it: installed, allowed, with a probe instance.
+bool canAttach(const VirtualPmd &v, const DeviceListing &l)
+{
+    return l.available && v.probe;
+}
+} // namespace
+
+std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal, bool attach)
 {
     std::vector<DeviceListing> out;
     const bool root = geteuid() == 0, rawPorts = mayOpenRawPorts();
@@ -92,18 +116,8 @@ std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal)
         } else if (v.needsRoot && !rawPorts) {
             l.available = false;
             l.unavailableWhy = "needs root (or CAP_NET_ADMIN and CAP_NET_RAW)";
-        } else if (v.probe) {
-            try {
-                const ParamSet ps;
-                const LiveParams live(ps);
-                DpdkDevice dev(DpdkOptions{{v.probe}, eal}, ps, live);
-                l.link = linkText(dev.ports()[0]);
-                l.rxInterrupts = dev.ports()[0].rxInterrupts;
-                l.support = dev.support();
-            } catch (const std::exception &e) {
-                l.available = false;
-                l.unavailableWhy = e.what();
-            }
+        } else if (attach && canAttach(v, l)) {
+            attachToDescribe(v, eal, l);
         }
         out.push_back(l);
     }
@@ -132,6 +146,18 @@ std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal)
         out.push_back(l);
     }
     return out;
+}
+
+bool describeDpdkListing(const std::string &pmd, const std::vector<std::string> &eal,
+                         DeviceListing &l)
+{
+    for (const auto &v : kVirtualPmds)
+        if (pmd == v.pmd) {
+            if (!canAttach(v, l)) return false;
+            attachToDescribe(v, eal, l);
+            return true;
+        }
+    return false;
 }
 
 DeviceListing labListing()

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "drivers/device_listing.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
+#include "engine/run/device_provider.h"
 
 namespace ringlab::dpdk {
 
@@ -22,7 +22,14 @@ std::unique_ptr<Device> makeLabDevice(const std::vector<std::string> &eal,
                                       const LiveParams &live);
 // DPDK's virtual PMDs (attached briefly to read what they support) and PCI NICs bound to a
 // DPDK-capable kernel driver.
-std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal);
+// Without `attach`, the virtual PMDs are listed from what is installed alone: no EAL, no
+// link or support (describeDpdkListing reads them when one is chosen).
+std::vector<DeviceListing> listDpdkDevices(const std::vector<std::string> &eal, bool attach);
+// Reads the link and support of a row listed without attaching, through the virtual PMD
+// `pmd`'s probe instance (starts the EAL). False when the PMD has none, or the row is
+// unavailable.
+bool describeDpdkListing(const std::string &pmd, const std::vector<std::string> &eal,
+                         DeviceListing &l);
 // The lab's own row.
 DeviceListing labListing();
 

@@ -2,7 +2,7 @@
 #include "drivers/dpdk/eal.h"
 
 #include "drivers/privilege.h"
-#include "drivers/words.h"
+#include "engine/common/words.h"
 
 #include <pthread.h>
 #include <rte_bus.h>
@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -231,21 +232,27 @@ Status Eal::init(const std::vector<std::string> &pci, const std::vector<std::str
     return Status::success();
 }
 
+const char *pmdsDir()
+{
+#ifdef RINGLAB_DPDK_PMDS_DIR
+    return RINGLAB_DPDK_PMDS_DIR;
+#else
+    return RTE_EAL_PMD_PATH;
+#endif
+}
+
 namespace {
 // The PMDs this DPDK can load, from its plugin directory: "net_null", "net_tap", ...
 std::vector<std::string> availablePmds()
 {
     std::vector<std::string> out;
-    const std::string dir = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0";
-    if (FILE *p = popen(("ls " + dir + " 2>/dev/null").c_str(), "r")) {
-        char line[256];
-        while (std::fgets(line, sizeof line, p)) {
-            std::string f = line;
-            if (f.rfind("librte_net_", 0) == 0 && f.find(".so\n") != std::string::npos)
-                out.push_back("net_" + f.substr(11, f.find(".so") - 11));
-        }
-        pclose(p);
+    std::error_code ec;
+    for (const auto &e : std::filesystem::directory_iterator(pmdsDir(), ec)) {
+        const std::string f = e.path().filename().string();
+        if (f.rfind("librte_net_", 0) == 0 && f.ends_with(".so"))
+            out.push_back("net_" + f.substr(11, f.size() - 11 - 3));
     }
+    std::sort(out.begin(), out.end()); // as `ls` listed them
     return out;
 }
 } // namespace

@@ -46,6 +46,10 @@ class Eal {
     static void registerThread();
 };
 
+// The folder DPDK loads its PMDs from, as DPDK was configured: pkg-config's `pmdsdir` at
+// configure time (drivers/CMakeLists.txt), else the EAL's own default, RTE_EAL_PMD_PATH.
+const char *pmdsDir();
+
 // "0000:03:00.0" or "03:00.0": a PCI address, as the EAL names PCI ports.
 bool isPciAddress(const std::string &s);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/lab/traffic.h"
 
-#include "drivers/words.h"
+#include "engine/common/words.h"
 
 #include <signal.h>
 

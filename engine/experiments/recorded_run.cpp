@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "drivers/registry_devices.h"
 #include "engine/datapath/clock.h"
 #include "engine/run/run_service.h"
 
@@ -19,7 +20,7 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
     RunSetup setup = run.setup;
     if (setup.device.spec.empty()) setup.device.spec = DeviceOptions{}.spec;
     setup.device.trafficBoundS = static_cast<int>(run.durationNs / 1'000'000'000) + 1;
-    RunService service;
+    RunService service(registryDevices());
     if (const StartStatus st = service.start(setup, &store); !st.ok()) {
         say(st.error);
         return RunEnd::Failed;

@@ -10,12 +10,13 @@
 
 #include "drivers/registry.h"
 #include "engine/common/host_info.h"
+#include "engine/common/number_text.h"
 #include "engine/datapath/clock.h"
 #include "engine/datapath/engine.h"
 #include "engine/experiments/recorded_run.h"
 #include "engine/git_revision.h"
-#include "engine/profile/profile.h"
 #include "engine/profile/reference_cases.h"
+#include "engine/profile/resolve_profile.h"
 #include "engine/store/recorder.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_store.h"
@@ -65,20 +66,6 @@ std::string verdictOf(const CaseMetric &m, const Estimate &a, const Estimate &b,
     return dir == m.seedDirection ? "reproduced" : "not reproduced: opposite direction";
 }
 
-std::string fmt(double v)
-{
-    char buf[32];
-    if (!std::isfinite(v)) return "-";
-    const double a = std::fabs(v);
-    std::snprintf(buf, sizeof buf,
-                  a >= 100  ? "%.0f"
-                  : a >= 10 ? "%.1f"
-                  : a >= 1  ? "%.2f"
-                            : "%.3f",
-                  v);
-    return buf;
-}
-
 // Words of `text` in lines of at most `width` characters, each after the first indented.
 std::string wrapped(std::string_view text, std::size_t width, const std::string &indent)
 {
@@ -111,17 +98,14 @@ template <class... Args> void appendf(std::string &out, const char *format, Args
 
 bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side, std::string &error)
 {
-    Profile p;
-    const auto file = findProfile(std::string(profile), error);
-    if (file.empty() || !loadProfile(file, p, error)) {
-        error = std::string(c.name) + ": " + error;
+    // The case's profile over the registry's values (no device's defaults).
+    ResolvedProfile resolved;
+    if (auto st = resolveProfile(std::string(profile), {}, resolved); !st.ok()) {
+        error = std::string(c.name) + ": " + st.error;
         return false;
     }
-    if (auto st = side.params.set(p.values); !st.ok()) {
-        error = std::string(c.name) + ": profile " + file.string() + ": " + st.error;
-        return false;
-    }
-    side.profileName = p.name;
+    side.params = resolved.params;
+    side.profileName = resolved.profile.name;
     return true;
 }
 
@@ -135,8 +119,8 @@ void recordComparison(SessionStore &store, const ReproduceCase &rc, const Side &
     e.message = "reproduce " + std::string(rc.reference->name) + ": before " + a.profileName +
                 " (" + rc.beforeLabel + "), after " + b.profileName + " (" + rc.afterLabel + ")";
     for (const auto &r : rc.rows) {
-        e.message += "; " + std::string(r.metric->name) + " " + fmt(r.a.mean) + " -> " +
-                     fmt(r.b.mean) + " " + std::string(r.metric->unit);
+        e.message += "; " + std::string(r.metric->name) + " " + tableNumber(r.a.mean) + " -> " +
+                     tableNumber(r.b.mean) + " " + std::string(r.metric->unit);
         if (r.diff.ciHalf > 0 && r.a.mean != 0)
             appendf(e.message, " (%+.1f %% ±%.1f)", r.diff.pct,
                     r.diff.ciHalf / std::fabs(r.a.mean) * 100);
@@ -188,12 +172,12 @@ std::string formatReproduceCase(const ReproduceCase &rc, bool markdown)
         if (m.seedDirection != 0 && m.seedPct != 0) appendf(seed, " (%+.0f %%)", m.seedPct);
         if (markdown)
             appendf(out, "| %s | %s | %s | %s | %s | %s |\n", name.c_str(), seed.c_str(),
-                    fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(),
+                    tableNumber(r.a.mean).c_str(), tableNumber(r.b.mean).c_str(), change.c_str(),
                     r.verdict.c_str());
         else
             appendf(out, "   %-30s %10s %10s %22s  %s\n      seed: %s\n", name.c_str(),
-                    fmt(r.a.mean).c_str(), fmt(r.b.mean).c_str(), change.c_str(), r.verdict.c_str(),
-                    seed.c_str());
+                    tableNumber(r.a.mean).c_str(), tableNumber(r.b.mean).c_str(), change.c_str(),
+                    r.verdict.c_str(), seed.c_str());
     }
     if (markdown)
         appendf(out, "\n\\* the mechanism's direct effect. %s\n\n", std::string(c.note).c_str());

@@ -8,7 +8,7 @@
 #include "drivers/registry.h"
 #include "engine/datapath/clock.h"
 #include "engine/experiments/recorded_run.h"
-#include "engine/profile/profile.h"
+#include "engine/profile/resolve_profile.h"
 #include "engine/store/session_store.h"
 
 namespace ringlab {
@@ -25,27 +25,15 @@ std::string minutes(double s)
     return buf;
 }
 
-// The profile with the sweep's --set on top: the values every point starts from.
-bool baseParams(const SweepSpec &spec, ParamSet &base, std::string &profileName, std::string &error)
-{
-    Profile p;
-    const auto file = findProfile(spec.profile, error);
-    if (file.empty() || !loadProfile(file, p, error)) return false;
-    // The runs' device's defaults first (the runs use spec.device as given).
-    if (auto st = base.set(deviceDefaults(spec.device)); !st.ok()) return (error = st.error), false;
-    if (auto st = base.set(p.values); !st.ok()) {
-        error = "profile " + file.string() + ": " + st.error;
-        return false;
-    }
-    if (auto st = base.set(spec.sets); !st.ok()) {
-        error = "--set: " + st.error;
-        return false;
-    }
-    profileName = p.name;
-    return true;
-}
-
 } // namespace
+
+Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out)
+{
+    // The runs' device's defaults first: the runs use spec.device as given (none: the
+    // simulated NIC), not the profile's.
+    return resolveProfile(spec.profile, spec.sets, out,
+                          spec.device.empty() ? DeviceOptions{}.spec : spec.device, deviceDefaults);
+}
 
 SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error)
 {
@@ -63,9 +51,13 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
     } else {
         sweep.spec = o.spec;
     }
-    ParamSet base;
-    std::string profileName;
-    if (!baseParams(sweep.spec, base, profileName, error)) return SweepEnd::BadInput;
+    ResolvedProfile resolved;
+    if (auto st = resolveSweepBase(sweep.spec, resolved); !st.ok()) {
+        error = st.error;
+        return SweepEnd::BadInput;
+    }
+    const ParamSet &base = resolved.params;
+    const std::string &profileName = resolved.profile.name;
     if (o.resume.empty()) {
         if (auto st = expandPoints(sweep.spec, base, sweep.points); !st.ok()) {
             error = st.error;

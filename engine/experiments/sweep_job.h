@@ -11,6 +11,7 @@
 
 #include "engine/experiments/job_progress.h"
 #include "engine/experiments/sweep_report.h"
+#include "engine/profile/resolve_profile.h"
 #include "engine/profile/sweep_spec.h"
 
 namespace ringlab {
@@ -34,6 +35,10 @@ struct SweepOptions {
 };
 
 enum class SweepEnd { Completed, BadInput, Failed, Interrupted };
+
+// The values every point of a sweep starts from: its profile over the defaults of the runs'
+// device, the sweep's --set on top (resolveProfile).
+[[nodiscard]] Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out);
 
 // Checks everything (profile, values, every point, metrics) before the first run. `id`
 // receives the sweep's id as soon as it has one.

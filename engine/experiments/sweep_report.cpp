@@ -5,25 +5,12 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "engine/common/number_text.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/tune/pareto.h"
 
 namespace ringlab {
 namespace {
-
-std::string num(double v)
-{
-    if (!std::isfinite(v)) return "-";
-    char buf[32];
-    const double a = std::fabs(v);
-    std::snprintf(buf, sizeof buf,
-                  a >= 100  ? "%.0f"
-                  : a >= 10 ? "%.1f"
-                  : a >= 1  ? "%.2f"
-                            : "%.3g",
-                  v);
-    return buf;
-}
 
 std::string csvField(const std::string &s)
 {
@@ -187,8 +174,8 @@ std::string formatSweep(const SweepRecord &sweep, const SweepTable &t, SweepForm
                 out += "," + csvField(v);
             for (const auto &m : t.metrics) {
                 const Estimate *e = metricOf(p, m);
-                out += "," + (e ? num(e->mean) : std::string()) + "," +
-                       (e && e->batches >= 3 ? num(e->ciHalf) : std::string());
+                out += "," + (e ? tableNumber(e->mean) : std::string()) + "," +
+                       (e && e->batches >= 3 ? tableNumber(e->ciHalf) : std::string());
             }
             std::string ids;
             for (auto id : p.sessions)
@@ -229,9 +216,10 @@ std::string formatSweep(const SweepRecord &sweep, const SweepTable &t, SweepForm
         }
         for (const auto &m : t.metrics) {
             const Estimate *e = metricOf(p, m);
-            std::string cell = !e                ? (p.sessions.empty() ? "not run" : "-")
-                               : e->batches >= 3 ? num(e->mean) + " ±" + num(e->ciHalf)
-                                                 : num(e->mean) + " (no CI)";
+            std::string cell = !e ? (p.sessions.empty() ? "not run" : "-")
+                               : e->batches >= 3
+                                   ? tableNumber(e->mean) + " ±" + tableNumber(e->ciHalf)
+                                   : tableNumber(e->mean) + " (no CI)";
             std::snprintf(buf, sizeof buf, " %20s", cell.c_str());
             out += buf;
         }

@@ -9,9 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "drivers/registry.h"
+#include "engine/common/number_text.h"
 #include "engine/experiments/recorded_run.h"
 #include "engine/metrics/sample_metrics.h"
-#include "engine/profile/profile.h"
+#include "engine/profile/resolve_profile.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_store.h"
 #include "engine/store/sweep_store.h"
@@ -19,18 +20,11 @@
 namespace ringlab {
 namespace {
 
-std::string num(double v)
-{
-    char buf[32];
-    if (!std::isfinite(v)) return "-";
-    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : "%.3g", v);
-    return buf;
-}
-
 std::string withInterval(const Estimate &e)
 {
     if (e.n == 0) return "-";
-    return e.batches >= 3 ? num(e.mean) + " ±" + num(e.ciHalf) : num(e.mean) + " (no interval)";
+    return e.batches >= 3 ? shortNumber(e.mean) + " ±" + shortNumber(e.ciHalf)
+                          : shortNumber(e.mean) + " (no interval)";
 }
 
 struct Prepared {
@@ -84,13 +78,16 @@ bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
         error = "--budget " + std::to_string(o.budget) + " is too small (at least 4 runs)";
         return false;
     }
-    const auto file = findProfile(o.profile, error);
-    if (file.empty() || !loadProfile(file, p.profile, error)) return false;
-    // The runs' device's defaults first (the runs use --device as given).
-    if (auto st = p.base.set(deviceDefaults(o.device)); !st.ok()) return (error = st.error), false;
-    if (auto st = p.base.set(p.profile.values); !st.ok())
-        return (error = "profile " + file.string() + ": " + st.error), false;
-    if (auto st = p.base.set(o.sets); !st.ok()) return (error = "--set: " + st.error), false;
+    // The runs' device's defaults first: the runs use --device as given (none: the simulated
+    // NIC), not the profile's.
+    ResolvedProfile resolved;
+    if (auto st =
+            resolveProfile(o.profile, o.sets, resolved,
+                           o.device.empty() ? DeviceOptions{}.spec : o.device, deviceDefaults);
+        !st.ok())
+        return (error = st.error), false;
+    p.profile = std::move(resolved.profile);
+    p.base = resolved.params;
     return true;
 }
 
@@ -103,8 +100,8 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
                   o.maximize ? "maximize" : "minimize", p.spec.objective.c_str());
     out += buf;
     for (const auto &a : p.spec.axes) {
-        std::snprintf(buf, sizeof buf, " %s (%s..%s%s)", a.tunable.c_str(), num(a.lo).c_str(),
-                      num(a.hi).c_str(), a.log ? ", log" : "");
+        std::snprintf(buf, sizeof buf, " %s (%s..%s%s)", a.tunable.c_str(),
+                      shortNumber(a.lo).c_str(), shortNumber(a.hi).c_str(), a.log ? ", log" : "");
         out += buf;
     }
     out += ", profile " + p.profile.name + "\n";
@@ -148,7 +145,7 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
     out += buf;
     for (const auto &t : r.trail) {
         std::snprintf(buf, sizeof buf, "  %4d %5d %-7s %14s  %s%s\n", t.run, t.candidate,
-                      t.phase.c_str(), num(t.objective).c_str(),
+                      t.phase.c_str(), shortNumber(t.objective).c_str(),
                       SweepPoint{0, t.values}.text().c_str(),
                       t.meetsConstraints ? "" : "  (breaks a constraint)");
         out += buf;

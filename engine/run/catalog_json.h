@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "drivers/registry.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/tunables.h"
+#include "engine/run/device_provider.h"
 
 namespace ringlab {
 

@@ -212,11 +212,11 @@ Status clientDeviceSpec(const std::string &spec)
 
 } // namespace
 
-RunApi::RunApi(RunApiOptions options)
-    : options_(std::move(options)),
+RunApi::RunApi(RunApiOptions options, const DeviceProvider &devices)
+    : options_(std::move(options)), provider_(devices),
       store_(std::make_unique<SessionStore>(options_.db.empty() ? SessionStore::defaultPath()
                                                                 : options_.db)),
-      service_([hub = hub_](const std::string &msg) {
+      service_(devices, [hub = hub_](const std::string &msg) {
           hub->publish(safeDump(json{{"type", "warning"}, {"message", "recording: " + msg}}));
       })
 {
@@ -337,7 +337,7 @@ ApiReply RunApi::devices()
     std::lock_guard lock(devicesMutex_);
     if (devices_.is_null()) {
         if (running()) return ApiReply::error(409, "devices: listed once no run is going");
-        devices_ = devicesJson(listDevices(options_.eal));
+        devices_ = devicesJson(provider_.list(options_.eal));
     }
     return {200, devices_, {}, {}};
 }
@@ -440,7 +440,7 @@ std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const 
 std::optional<ApiReply> RunApi::refuseWithoutGrant(const std::string &spec) const
 {
     std::string why;
-    const std::string grant = deviceGrant(spec, &why);
+    const std::string grant = provider_.grant(spec, &why);
     if (options_.inProcess || grant.empty() ||
         std::find(options_.grants.begin(), options_.grants.end(), grant) != options_.grants.end())
         return std::nullopt;
@@ -494,7 +494,10 @@ ApiReply RunApi::start(const json &body)
     if (!device.empty() && !options_.inProcess)
         if (auto st = clientDeviceSpec(device); !st.ok()) return ApiReply::error(400, st.error);
     ResolvedProfile resolved;
-    if (auto st = resolveProfile(profileName, overrides, resolved, device); !st.ok())
+    if (auto st =
+            resolveProfile(profileName, overrides, resolved, device,
+                           [this](const std::string &spec) { return provider_.defaults(spec); });
+        !st.ok())
         return ApiReply::error(422, st.error);
 
     std::lock_guard lock(mutex_);
@@ -518,7 +521,7 @@ ApiReply RunApi::start(const json &body)
             setup.sessionName += " " + k + "=" + v;
     }
     if (auto refused = refuseWithoutGrant(setup.device.spec)) return *refused;
-    if (auto st = checkDeviceOptions(setup.device); !st.ok()) return ApiReply::error(422, st.error);
+    if (auto st = provider_.check(setup.device); !st.ok()) return ApiReply::error(422, st.error);
     std::string refusal;
     holdToken_ = lock_->acquire(
         "run", "a run of profile " + resolved.profile.name + " (client \"" + client + "\")",

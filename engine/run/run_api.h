@@ -52,7 +52,7 @@ struct RunApiOptions {
     // The client is this process (the desktop's own engine): what a socket's clients may not
     // give is taken too: a profile's path, and the device's "eal" and "traffic" options.
     bool inProcess = false;
-    // What a client may start beyond what needs no privilege (deviceGrant's names: "lab",
+    // What a client may start beyond what needs no privilege (DeviceProvider::grant's names: "lab",
     // "dpdk"); a device that needs a grant not given is refused with 403 naming it. Unused
     // in-process: the desktop's own engine has only its user's rights.
     std::vector<std::string> grants;
@@ -73,7 +73,9 @@ class RunApi {
   public:
     // Opens the database (sessions left running by a process that is gone become
     // interrupted); throws DbError when it cannot be opened.
-    explicit RunApi(RunApiOptions options);
+    // `devices`: the program's (the registry's, drivers/registry_devices.h); it outlives the
+    // API.
+    RunApi(RunApiOptions options, const DeviceProvider &devices);
     ~RunApi(); // a run still going is stopped; its session completed
     RunApi(const RunApi &) = delete;
     RunApi &operator=(const RunApi &) = delete;
@@ -123,7 +125,7 @@ class RunApi {
     ApiReply compare(const ApiRequest &r);
     // A refusal when `r` does not hold the control key of the running run; null when it does.
     std::optional<ApiReply> refuseWithoutControl(const ApiRequest &r, const char *what) const;
-    // 403 when `spec` needs a grant (deviceGrant) this server was not given.
+    // 403 when `spec` needs a grant (DeviceProvider::grant) this server was not given.
     std::optional<ApiReply> refuseWithoutGrant(const std::string &spec) const;
     nlohmann::json stateLocked() const;
     std::unique_ptr<SessionStore> reader() const;
@@ -132,6 +134,7 @@ class RunApi {
     void releaseHold();
 
     RunApiOptions options_;
+    const DeviceProvider &provider_;
     std::unique_ptr<SessionStore> store_;
     std::shared_ptr<MeasurementLock> lock_ = std::make_shared<MeasurementLock>();
     std::uint64_t holdToken_ = 0; // the run's hold on lock_ (under mutex_)

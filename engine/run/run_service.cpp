@@ -5,23 +5,6 @@
 
 namespace ringlab {
 
-Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
-                      ResolvedProfile &out, const std::string &device)
-{
-    std::string error;
-    const auto file = findProfile(nameOrPath, error);
-    if (file.empty() || !loadProfile(file, out.profile, error)) return Status{error};
-    out.params = ParamSet{};
-    // The device's own defaults first: the profile's values and --set go on top.
-    if (auto st = out.params.set(deviceDefaults(device.empty() ? out.profile.device : device));
-        !st.ok())
-        return st;
-    if (auto st = out.params.set(out.profile.values); !st.ok())
-        return Status{"profile " + file.string() + ": " + st.error};
-    if (auto st = out.params.set(overrides); !st.ok()) return Status{"--set: " + st.error};
-    return {};
-}
-
 Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
 {
     out.clear();
@@ -34,7 +17,10 @@ Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
     return {};
 }
 
-RunService::RunService(ErrorFn onRecordError) : onRecordError_(std::move(onRecordError)) {}
+RunService::RunService(const DeviceProvider &devices, ErrorFn onRecordError)
+    : devices_(devices), onRecordError_(std::move(onRecordError))
+{
+}
 
 RunService::~RunService()
 {
@@ -60,15 +46,17 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
 {
     if (running()) return {"a run is already going: stop it first", true};
     session_ = 0;
+    ended_ = {};
+    endStatus_.clear();
     if (store && store->readOnly())
         return {"cannot record: database " + store->file().string() +
                     " is read-only here; its sessions can be viewed, but recording needs write "
                     "access (turn recording off, or record to another database)",
                 true};
-    if (auto st = checkDeviceOptions(setup.device); !st.ok()) return {st.error, true};
+    if (auto st = devices_.check(setup.device); !st.ok()) return {st.error, true};
 
     // The device and its check first: a device that cannot be had records nothing.
-    if (auto st = Engine::create(setup.params, deviceFactory(setup.device),
+    if (auto st = Engine::create(setup.params, devices_.factory(setup.device),
                                  EngineOptions{setup.intervalNs}, engine_);
         !st.ok())
         return {"device " + setup.device.spec + ": " + st.error, false};
@@ -140,9 +128,9 @@ void RunService::mark(const std::string &label)
 
 RunOutcome RunService::stop(const std::string &status)
 {
+    if (!running()) return ended_;
     RunOutcome out;
     out.session = session_;
-    if (!running()) return out;
     engine_->halt();
     // The recorder is handed everything first; the other subscribers (a stdout whose reader
     // has stopped reading) are waited for only once the session is finished.
@@ -156,6 +144,8 @@ RunOutcome RunService::stop(const std::string &status)
         out.recordError = recorder_->lastError();
         recorder_.reset();
     }
+    ended_ = out;
+    endStatus_ = status;
     for (auto &q : others)
         q->close();
     return out;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The run service: the one place a run is set up and taken down, whichever program asks.
-// From a profile and overrides to validated values; the device through the registry; the
-// engine; the session and its recorder; live changes, marks; stop and the session's final
-// status. The command line, the sweeps and the desktop app all use it, and nothing else
-// creates an engine for a run.
+// From a profile and overrides to validated values; the device through the program's
+// DeviceProvider; the engine; the session and its recorder; live changes, marks; stop and the
+// session's final status. The command line, the sweeps and the desktop app all use it, and nothing
+// else creates an engine for a run.
 #pragma once
 
 #include <cstdint>
@@ -13,24 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "drivers/registry.h"
 #include "engine/datapath/engine.h"
-#include "engine/profile/profile.h"
+#include "engine/profile/resolve_profile.h"
 #include "engine/profile/run_defaults.h"
+#include "engine/run/device_provider.h"
 #include "engine/store/recorder.h"
 #include "engine/store/session_store.h"
 
 namespace ringlab {
 
-// A profile (by name or path) with overrides applied after it, validated together, over the
-// defaults of the device that runs it (`device`, else the profile's: deviceDefaults). The
-// error names the profile's file or the override, the tunable, the value and what is allowed.
-struct ResolvedProfile {
-    Profile profile;
-    ParamSet params;
-};
-[[nodiscard]] Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
-                                    ResolvedProfile &out, const std::string &device = {});
 // "NAME=VALUE" words (--set) as assignments; the error quotes the word that is not one.
 [[nodiscard]] Status parseAssignments(const std::vector<std::string> &words, Assignments &out);
 
@@ -38,7 +29,7 @@ struct ResolvedProfile {
 struct RunSetup {
     ParamSet params;            // validated values (resolveProfile, or a panel's)
     std::string profile;        // the profile's name, recorded with the session
-    DeviceOptions device;       // a registry spec and its options
+    DeviceOptions device;       // a device spec and its options
     std::string sessionName;    // empty: the profile's name
     std::string runGroup;       // repeats of one run share it
     int repeatIndex = 0;        // 1.. within the group; 0: not a repeat
@@ -65,8 +56,10 @@ struct RunOutcome {
 class RunService {
   public:
     using ErrorFn = std::function<void(const std::string &)>;
-    // onRecordError hears of write failures while recording, from the recorder's thread.
-    explicit RunService(ErrorFn onRecordError = {});
+    // `devices` checks and makes a setup's device (the program's: the registry's, or a
+    // test's); it outlives the service. onRecordError hears of write failures while
+    // recording, from the recorder's thread.
+    explicit RunService(const DeviceProvider &devices, ErrorFn onRecordError = {});
     // A run still going is stopped: its session completed, or failed when an exception is
     // unwinding the caller.
     ~RunService();
@@ -89,8 +82,13 @@ class RunService {
     void mark(const std::string &label);
 
     // Stops the run; its session ends `status` (completed, interrupted, failed). The device
-    // goes (ports detached, a lab removed) before the session is finished.
+    // goes (ports detached, a lab removed) before the session is finished. A run that has
+    // already ended (a failed restart in apply ended it `failed`) is not stopped again: its
+    // outcome is returned as it was.
     RunOutcome stop(const std::string &status = "completed");
+    // How the last run ended: the status its session was given ("" while running, or before
+    // the first run).
+    const std::string &endStatus() const { return endStatus_; }
 
     // While running:
     Engine &engine() { return *engine_; }
@@ -103,12 +101,15 @@ class RunService {
   private:
     void discardSession(SessionStore &store, std::string &why);
 
+    const DeviceProvider &devices_;
     ErrorFn onRecordError_;
     std::unique_ptr<Engine> engine_;
     std::shared_ptr<Recorder> recorder_;
     DeviceInfo deviceInfo_;
     std::vector<TunableSupport> deviceSupport_;
     std::int64_t session_ = 0;
+    RunOutcome ended_;      // the last run's, once stopped
+    std::string endStatus_; // the last run's final status, once stopped
     int uncaughtAtStart_ = std::uncaught_exceptions();
 };
 

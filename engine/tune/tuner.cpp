@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/common/number_text.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/store/sweep_store.h"
 #include "engine/tune/pareto.h"
@@ -17,13 +18,6 @@ namespace {
 
 constexpr double kInvalid = 1e4;    // the registry refuses the setting: no run spent
 constexpr double kInfeasible = 1e3; // measured, a constraint broken by its mean
-
-std::string num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : "%.3g", v);
-    return buf;
-}
 
 double normalCdf(double z)
 {
@@ -142,10 +136,10 @@ class Search {
             std::string line = "tune run " + std::to_string(e.run) + "/" +
                                std::to_string(spec_.budget) + " (" + phase + "): candidate " +
                                std::to_string(c.index) + " " + SweepPoint{0, c.values}.text() +
-                               ": " + spec_.objective + " " + num(e.objective);
+                               ": " + spec_.objective + " " + shortNumber(e.objective);
             for (const auto &k : spec_.constraints)
                 if (auto jt = c.m.metrics.find(k.metric); jt != c.m.metrics.end())
-                    line += ", " + k.metric + " " + num(jt->second.mean);
+                    line += ", " + k.metric + " " + shortNumber(jt->second.mean);
             line += e.meetsConstraints ? " (meets the constraints)" : " (breaks a constraint)";
             progress_(line);
         }
@@ -515,7 +509,7 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
             result.why += " " + k.metric + " not measured;";
             continue;
         }
-        result.why += " " + k.metric + " " + num(it->second.mean) +
+        result.why += " " + k.metric + " " + shortNumber(it->second.mean) +
                       (satisfied(k, it->second.mean) ? " (meets " : " (breaks ") + k.text + ");";
     }
     result.why.back() = '.';

@@ -18,6 +18,7 @@
 #include "app/api_request.h"
 #include "app/api_server.h"
 #include "app/http_connection.h"
+#include "drivers/registry_devices.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace fs = std::filesystem;
@@ -113,8 +114,8 @@ RunApi &api()
             : dir(fs::temp_directory_path() / ("ringlab-fuzz-http-" + std::to_string(getpid())))
         {
             fs::create_directories(dir);
-            api =
-                std::make_unique<RunApi>(RunApiOptions{dir / "s.db", false, "fuzz", {}, false, {}});
+            api = std::make_unique<RunApi>(
+                RunApiOptions{dir / "s.db", false, "fuzz", {}, false, {}}, registryDevices());
             api->shutdown(); // starts are validated, then refused: no run is ever started
         }
         ~Engine()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Argument lists as text: split at white space ("-a 0000:03:00.0 -m 1024"), joined for
-// messages.
+// messages. (Header only: the engine and the drivers use it.)
 #pragma once
 
 #include <sstream>
