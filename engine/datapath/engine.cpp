@@ -306,6 +306,15 @@ void Engine::publishDeviceEvents()
         publishEvent({sinceStart(), "device", {}, {}, {}, device_->info().name, msg});
 }
 
+std::vector<ThreadId> Engine::threadIds() const
+{
+    std::vector<ThreadId> out;
+    for (const auto &e : threads_.entries())
+        if (!e->countersOnly && e->tid > 0 && !e->exited.load(std::memory_order_acquire))
+            out.push_back({e->name, e->tid});
+    return out;
+}
+
 void Engine::mark(const std::string &label)
 {
     publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label});

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/common/environment_capture.h"
 #include "engine/datapath/datapath.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
@@ -69,6 +70,8 @@ class Engine {
     Status checkDevice() const;
     std::vector<TunableSupport> deviceSupport() const;
     void mark(const std::string &label);
+    // The engine's live threads (not counter blocks), for their placement (captureThreads).
+    std::vector<ThreadId> threadIds() const;
     // A warning event in the run, from `source` (the output closed, a consumer's trouble).
     void warn(const std::string &source, const std::string &message);
 

@@ -3,6 +3,8 @@
 
 #include <exception>
 
+#include "engine/common/environment_capture.h"
+
 namespace ringlab {
 
 Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
@@ -60,6 +62,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
 {
     if (running()) return {"a run is already going: stop it first", true};
     session_ = 0;
+    store_ = store;
     if (store && store->readOnly())
         return {"cannot record: database " + store->file().string() +
                     " is read-only here; its sessions can be viewed, but recording needs write "
@@ -89,6 +92,8 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         info.repeatIndex = setup.repeatIndex;
         try {
             session_ = store->createSession(info, setup.params);
+            // The machine as the run begins; the threads' placement follows at the stop.
+            store->setEnvironment(session_, captureMachine());
             if (!setup.atStart.empty()) store->append(session_, {}, setup.atStart);
             recorder_ = std::make_shared<Recorder>(store->file(), session_, kRecorderFlushNs,
                                                    onRecordError_);
@@ -143,6 +148,15 @@ RunOutcome RunService::stop(const std::string &status)
     RunOutcome out;
     out.session = session_;
     if (!running()) return out;
+    // The engine's threads as they were placed, while they still run.
+    if (store_ && session_) {
+        try {
+            store_->setEnvironment(session_, captureThreads(engine_->threadIds()));
+        } catch (const std::exception &e) {
+            engine_->warn("environment",
+                          std::string("the threads' placement was not recorded: ") + e.what());
+        }
+    }
     engine_->halt();
     // The recorder is handed everything first; the other subscribers (a stdout whose reader
     // has stopped reading) are waited for only once the session is finished.

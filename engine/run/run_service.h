@@ -109,6 +109,7 @@ class RunService {
     DeviceInfo deviceInfo_;
     std::vector<TunableSupport> deviceSupport_;
     std::int64_t session_ = 0;
+    SessionStore *store_ = nullptr; // the session's, while running
     int uncaughtAtStart_ = std::uncaught_exceptions();
 };
 
