@@ -454,6 +454,8 @@ void TstEnvironment::aRunRecordsTheMachineAndItsThreads()
     std::vector<std::string> names;
     for (const auto &t : service.engine().threadIds())
         names.push_back(t.name);
+    // Halted first, as `run` does at its end: the placement was read as it stopped.
+    service.engine().halt();
     QVERIFY(service.stop().session == id);
     const Environment env = store.environment(id);
     checkEveryFact(env);

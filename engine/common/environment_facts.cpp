@@ -63,9 +63,9 @@ constexpr std::array kSpecs{
     FactSpec{"thread.affinity", "CPU affinity", "sched_getaffinity(tid)", R::Placement, S::Thread},
     FactSpec{"thread.policy", "scheduling policy", "sched_getscheduler(tid)", R::Placement,
              S::Thread},
-    FactSpec{"thread.priority", "priority (nice for other/batch/idle, else RT priority)",
+    FactSpec{"thread.priority", "priority (nice, or rt N)",
              "getpriority(PRIO_PROCESS, tid) / sched_getparam(tid)", R::Placement, S::Thread},
-    FactSpec{"thread.last_cpu", "CPU last run on (at the end of the run)",
+    FactSpec{"thread.last_cpu", "CPU last run on (at the stop)",
              "/proc/self/task/TID/stat field 39", R::Record, S::Thread},
 };
 

@@ -212,6 +212,8 @@ void Engine::halt()
 void Engine::stopLocked()
 {
     if (!running()) return;
+    // Where the threads ran, read from outside while they still run (RunService records it).
+    placement_ = captureThreads(threadIds());
     {
         std::lock_guard dpLock(datapathMutex_);
         if (datapath_) datapath_->stop();
@@ -313,6 +315,12 @@ std::vector<ThreadId> Engine::threadIds() const
         if (!e->countersOnly && e->tid > 0 && !e->exited.load(std::memory_order_acquire))
             out.push_back({e->name, e->tid});
     return out;
+}
+
+Environment Engine::threadPlacement() const
+{
+    std::lock_guard lock(controlMutex_);
+    return placement_;
 }
 
 void Engine::mark(const std::string &label)

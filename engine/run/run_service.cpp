@@ -148,16 +148,17 @@ RunOutcome RunService::stop(const std::string &status)
     RunOutcome out;
     out.session = session_;
     if (!running()) return out;
-    // The engine's threads as they were placed, while they still run.
+    engine_->halt();
+    // The engine's threads as they were placed, read as the run stopped (or as the caller
+    // halted it earlier).
     if (store_ && session_) {
         try {
-            store_->setEnvironment(session_, captureThreads(engine_->threadIds()));
+            store_->setEnvironment(session_, engine_->threadPlacement());
         } catch (const std::exception &e) {
-            engine_->warn("environment",
-                          std::string("the threads' placement was not recorded: ") + e.what());
+            if (onRecordError_)
+                onRecordError_(std::string("the threads' placement was not recorded: ") + e.what());
         }
     }
-    engine_->halt();
     // The recorder is handed everything first; the other subscribers (a stdout whose reader
     // has stopped reading) are waited for only once the session is finished.
     if (recorder_) engine_->unsubscribe(recorder_);
