@@ -105,6 +105,13 @@ int sessionsShow(const SessionsOptions &o)
     std::printf("  ringlab %s (%s)\n", s.engineVersion.c_str(), s.gitRevision.c_str());
     if (!s.notes.empty()) std::printf("  notes: %s\n", terminalText(s.notes).c_str());
 
+    std::printf("\nenvironment:\n");
+    const Environment env = store->environment(o.id);
+    if (!env.recorded()) std::printf("  %s\n", std::string(kNotRecorded).c_str());
+    for (const auto &f : env.facts)
+        std::printf("  %-44s %s\n", terminalText(factLabel(f.key)).c_str(),
+                    terminalText(f.shown()).c_str());
+
     std::printf("\nparameters at start (differing from the defaults):\n");
     const ParamSet defaults;
     int shown = 0;
@@ -298,7 +305,9 @@ int compareCommand(const SessionsOptions &o)
     std::vector<std::string> metrics = o.metrics;
     if (metrics.empty()) metrics = defaultCompareMetrics(a, b);
     std::vector<std::string> missing;
-    const auto rows = compareSides(a, b, metrics, missing);
+    auto rows = compareSides(a, b, metrics, missing);
+    const auto caveats = environmentCaveats(*store, a, b);
+    addEnvironmentCaveat(rows, caveats);
     // A metric the user asked for by name that one side lacks is an error, not an empty table.
     int asked = 0;
     for (const auto &m : o.metrics)
@@ -317,6 +326,10 @@ int compareCommand(const SessionsOptions &o)
                                        : "samples are batch means of each run");
     for (const std::string &note : compareNotes(a, b))
         std::printf("note: %s\n", note.c_str());
+    // What differs in the machines they ran on, most influential first.
+    for (const auto &c : caveats)
+        std::printf("caveat (%s): %s\n", std::string(rankName(c.rank)).c_str(),
+                    terminalText(c.text()).c_str());
     std::printf("\n");
     std::printf("%-28s %14s %14s %14s %9s %14s  %s\n", "metric", "A", "B", "B - A", "%", "95 % CI",
                 "verdict");

@@ -410,7 +410,7 @@ void TstApi::everyEndpointMatchesItsSchema()
     }
     r = api.get(one + "/export?format=xml", "GET /v1/sessions/ID/export");
     QCOMPARE(r.status, 400);
-    QVERIFY2(r.body["error"].get<std::string>().find("use csv, json or sqlite") !=
+    QVERIFY2(r.body["error"].get<std::string>().find("use csv, json, sqlite or environment") !=
                  std::string::npos,
              r.text.c_str());
     QCOMPARE(api.get("/v1/sessions/99999/export", "GET /v1/sessions/ID/export").status, 404);

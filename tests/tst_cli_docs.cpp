@@ -105,7 +105,7 @@ void TstCliDocs::completes_data()
     QTest::newRow("an option") << "run --pro" << QStringList{"--profile"};
     QTest::newRow("a set of values") << "run --output " << QStringList{"jsonl", "table"};
     QTest::newRow("the export formats")
-        << "sessions export 3 --format " << QStringList{"csv", "json", "sqlite"};
+        << "sessions export 3 --format " << QStringList{"csv", "environment", "json", "sqlite"};
     QTest::newRow("a profile, asked of the program")
         << "run -p kni-sleep-1" << QStringList{"kni-sleep-100-200", "kni-sleep-1000-1100"};
     QTest::newRow("a metric") << "compare 1 2 --metric latency_p9"

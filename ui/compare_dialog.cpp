@@ -136,9 +136,22 @@ void CompareDialog::recompute()
             notes << tr("<span style='color:#c62828'>%1 averages several settings: compare a "
                         "segment for a verdict about one.</span>")
                          .arg(box == boxA_ ? QStringLiteral("A") : QStringLiteral("B"));
+    // Every difference in the machines they ran on, most influential first.
+    std::vector<EnvironmentDifference> caveats;
+    try {
+        caveats = environmentCaveats(store_, sa, sb);
+    } catch (const DbError &e) {
+        notes << tr("The environments could not be read: %1")
+                     .arg(QString::fromStdString(e.what()).toHtmlEscaped());
+    }
+    for (const auto &c : caveats)
+        notes << tr("<span style='color:#c62828'>Caveat (%1): %2</span>")
+                     .arg(QString::fromStdString(std::string(rankName(c.rank))),
+                          QString::fromStdString(c.text()).toHtmlEscaped());
     notes_->setText(notes.join(QStringLiteral("<br>")));
     std::vector<std::string> missing;
     auto rows = compareSides(sa, sb, {}, missing);
+    addEnvironmentCaveat(rows, caveats);
     orderForReading(rows);
     model_->setRows(std::move(rows));
     table_->resizeColumnsToContents();

@@ -12,6 +12,38 @@ void SessionListModel::setSessions(std::vector<SessionInfo> sessions)
     endResetModel();
 }
 
+void SessionListModel::setEnvironments(std::map<std::int64_t, Environment> environments)
+{
+    environments_ = std::move(environments);
+    if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+QString environmentSummary(const Environment &env)
+{
+    if (!env.recorded())
+        return SessionListModel::tr("environment: %1")
+            .arg(QString::fromUtf8(kNotRecorded.data(),
+                                   static_cast<qsizetype>(kNotRecorded.size())));
+    QStringList lines;
+    int absent = 0;
+    for (const auto &f : env.facts) {
+        absent += f.present() ? 0 : 1;
+        const FactSpec *spec = findFactSpec(f.key);
+        // The facts that move a result most: kernel, frequency, CPU, load (placement and the
+        // rest are in `sessions show` and the compare dialog).
+        if (!spec || spec->rank > FactRank::Load || spec->rank == FactRank::Placement ||
+            spec->key == "kernel.cmdline")
+            continue;
+        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(factLabel(f.key)),
+                                              QString::fromStdString(f.shown()).left(120));
+    }
+    lines << SessionListModel::tr("%1 of %2 facts absent (ringlab-engine sessions show ID lists "
+                                  "every one)")
+                 .arg(absent)
+                 .arg(env.facts.size());
+    return SessionListModel::tr("environment:\n  %1").arg(lines.join(QStringLiteral("\n  ")));
+}
+
 const SessionInfo *SessionListModel::session(int row) const
 {
     return row >= 0 && row < static_cast<int>(rows_.size()) ? &rows_[static_cast<std::size_t>(row)]
@@ -39,10 +71,17 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
     if (role == Qt::UserRole) return QVariant::fromValue<qint64>(s->id);
     if (role == Qt::ToolTipRole)
         return tr("%1 on %2 (%3, %4 cores)\nringlab %5 (%6)")
-            .arg(QString::fromStdString(s->device), QString::fromStdString(s->host.hostname),
-                 QString::fromStdString(s->host.cpuModel))
-            .arg(s->host.cores)
-            .arg(QString::fromStdString(s->engineVersion), QString::fromStdString(s->gitRevision));
+                   .arg(QString::fromStdString(s->device), QString::fromStdString(s->host.hostname),
+                        QString::fromStdString(s->host.cpuModel))
+                   .arg(s->host.cores)
+                   .arg(QString::fromStdString(s->engineVersion),
+                        QString::fromStdString(s->gitRevision)) +
+               [&] {
+                   const auto it = environments_.find(s->id);
+                   return it == environments_.end()
+                              ? QString()
+                              : QStringLiteral("\n") + environmentSummary(it->second);
+               }();
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
     case 0:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <map>
 
 #include "engine/store/session_store.h"
 
@@ -13,6 +14,9 @@ class SessionListModel : public QAbstractTableModel {
   public:
     using QAbstractTableModel::QAbstractTableModel;
     void setSessions(std::vector<SessionInfo> sessions);
+    // The environment each ran on (by id), for the sessions' information; a session without
+    // one shows "not recorded", one not read (an engine's, until copied) shows nothing.
+    void setEnvironments(std::map<std::int64_t, Environment> environments);
     const SessionInfo *session(int row) const;
     int rowOf(std::int64_t id) const;
     // The running session's duration so far (the store has it only when it ends).
@@ -31,6 +35,11 @@ class SessionListModel : public QAbstractTableModel {
 
   private:
     std::vector<SessionInfo> rows_;
+    std::map<std::int64_t, Environment> environments_;
 };
+
+// The environment in a few lines for a tooltip: the facts that move results most, and how
+// many are absent.
+QString environmentSummary(const Environment &env);
 
 } // namespace ringlab::ui

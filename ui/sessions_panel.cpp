@@ -137,6 +137,7 @@ void SessionsPanel::reload()
                 if (!self || !from || ctl_->mirror() != from) return;
                 if (!why.isEmpty()) emit message(why, 10000);
                 model_->setSessions(sessions);
+                model_->setEnvironments({}); // read once a session is copied here
                 view_->resizeColumnsToContents();
                 updateButtons();
             });
@@ -149,7 +150,12 @@ void SessionsPanel::reload()
         return;
     }
     try {
-        model_->setSessions(store->list());
+        const auto sessions = store->list();
+        std::map<std::int64_t, Environment> environments;
+        for (const auto &s : sessions)
+            environments[s.id] = store->environment(s.id);
+        model_->setSessions(sessions);
+        model_->setEnvironments(std::move(environments));
         view_->resizeColumnsToContents();
     } catch (const DbError &e) {
         emit message(QString::fromStdString(e.what()), 10000);

@@ -212,6 +212,8 @@ void Engine::halt()
 void Engine::stopLocked()
 {
     if (!running()) return;
+    // Where the threads ran, read from outside while they still run (RunService records it).
+    placement_ = captureThreads(threadIds());
     {
         std::lock_guard dpLock(datapathMutex_);
         if (datapath_) datapath_->stop();
@@ -304,6 +306,21 @@ void Engine::publishDeviceEvents()
     }
     for (const auto &msg : events)
         publishEvent({sinceStart(), "device", {}, {}, {}, device_->info().name, msg});
+}
+
+std::vector<ThreadId> Engine::threadIds() const
+{
+    std::vector<ThreadId> out;
+    for (const auto &e : threads_.entries())
+        if (!e->countersOnly && e->tid > 0 && !e->exited.load(std::memory_order_acquire))
+            out.push_back({e->name, e->tid});
+    return out;
+}
+
+Environment Engine::threadPlacement() const
+{
+    std::lock_guard lock(controlMutex_);
+    return placement_;
 }
 
 void Engine::mark(const std::string &label)

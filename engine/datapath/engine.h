@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/common/environment_capture.h"
 #include "engine/datapath/datapath.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
@@ -69,6 +70,11 @@ class Engine {
     Status checkDevice() const;
     std::vector<TunableSupport> deviceSupport() const;
     void mark(const std::string &label);
+    // The engine's live threads (not counter blocks), for their placement (captureThreads).
+    std::vector<ThreadId> threadIds() const;
+    // Their placement as the last run stopped (captured by the control thread just before
+    // the datapath's threads end); empty before a stop.
+    Environment threadPlacement() const;
     // A warning event in the run, from `source` (the output closed, a consumer's trouble).
     void warn(const std::string &source, const std::string &message);
 
@@ -117,6 +123,7 @@ class Engine {
     std::mutex subscribersMutex_;
     std::vector<Subscription> subscribers_;
 
+    Environment placement_; // at the last stop, under controlMutex_
     std::int64_t startNs_ = 0;
     std::atomic<bool> running_{false};
     Waiter samplerWaiter_;

@@ -11,6 +11,7 @@
 #include "engine/git_revision.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/run/catalog_json.h"
+#include "engine/store/environment_json.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_report.h"
 #include "engine/version.h"
@@ -645,6 +646,7 @@ ApiReply RunApi::session(std::int64_t id)
     SessionInfo s;
     if (!store->get(id, s)) return ApiReply::error(404, "no session " + std::to_string(id));
     json j = sessionJson(s);
+    j["environment"] = environmentJson(store->environment(id));
     json params = json::object();
     for (const auto &[k, v] : store->params(id))
         params[k] = v;
@@ -720,6 +722,8 @@ ApiReply RunApi::compare(const ApiRequest &r)
     if (!named) metrics = defaultCompareMetrics(a, b);
     std::vector<std::string> missing;
     auto rows = compareSides(a, b, metrics, missing);
+    const auto caveats = environmentCaveats(*store, a, b);
+    addEnvironmentCaveat(rows, caveats);
     if (named && !missing.empty())
         return ApiReply::error(404, "compare: metric \"" + missing.front() +
                                         "\" is not in both sides (the metrics are the columns "
@@ -737,10 +741,18 @@ ApiReply RunApi::compare(const ApiRequest &r)
                        {"significant", row.diff.significant},
                        {"better", row.better},
                        {"verdict", row.verdict}});
+    json caveatsJson = json::array();
+    for (const auto &c : caveats)
+        caveatsJson.push_back({{"key", c.key},
+                               {"rank", std::string(rankName(c.rank))},
+                               {"a", c.a},
+                               {"b", c.b},
+                               {"text", c.text()}});
     return {200,
             {{"a", a.label},
              {"b", b.label},
              {"notes", compareNotes(a, b)},
+             {"caveats", caveatsJson},
              {"rows", out},
              {"missing", missing}},
             {},

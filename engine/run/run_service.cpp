@@ -3,6 +3,8 @@
 
 #include <exception>
 
+#include "engine/common/environment_capture.h"
+
 namespace ringlab {
 
 Status parseAssignments(const std::vector<std::string> &words, Assignments &out)
@@ -48,6 +50,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
     session_ = 0;
     ended_ = {};
     endStatus_.clear();
+    store_ = store;
     if (store && store->readOnly())
         return {"cannot record: database " + store->file().string() +
                     " is read-only here; its sessions can be viewed, but recording needs write "
@@ -77,6 +80,8 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         info.repeatIndex = setup.repeatIndex;
         try {
             session_ = store->createSession(info, setup.params);
+            // The machine as the run begins; the threads' placement follows at the stop.
+            store->setEnvironment(session_, captureMachine());
             if (!setup.atStart.empty()) store->append(session_, {}, setup.atStart);
             recorder_ = std::make_shared<Recorder>(store->file(), session_, kRecorderFlushNs,
                                                    onRecordError_);
@@ -132,6 +137,16 @@ RunOutcome RunService::stop(const std::string &status)
     RunOutcome out;
     out.session = session_;
     engine_->halt();
+    // The engine's threads as they were placed, read as the run stopped (or as the caller
+    // halted it earlier).
+    if (store_ && session_) {
+        try {
+            store_->setEnvironment(session_, engine_->threadPlacement());
+        } catch (const std::exception &e) {
+            if (onRecordError_)
+                onRecordError_(std::string("the threads' placement was not recorded: ") + e.what());
+        }
+    }
     // The recorder is handed everything first; the other subscribers (a stdout whose reader
     // has stopped reading) are waited for only once the session is finished.
     if (recorder_) engine_->unsubscribe(recorder_);

@@ -110,6 +110,7 @@ class RunService {
     std::int64_t session_ = 0;
     RunOutcome ended_;      // the last run's, once stopped
     std::string endStatus_; // the last run's final status, once stopped
+    SessionStore *store_ = nullptr; // the session's, while running
     int uncaughtAtStart_ = std::uncaught_exceptions();
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/environment_facts.h"
 #include "engine/common/utf8_text.h"
 #include "engine/datapath/sample.h"
 
@@ -21,6 +22,7 @@ struct Column {
 struct Table {
     const char *name;
     std::vector<Column> columns;
+    int since = 1; // the schema version that added it
 };
 
 // The columns import reads, as the migrations in session_store.cpp define them.
@@ -74,6 +76,13 @@ const std::vector<Table> &importedTables()
           {"seq", K::Integer},
           {"metric_id", K::Integer},
           {"value", K::Number}}},
+        {"session_environment",
+         {{"session_id", K::Integer},
+          {"key", K::Text},
+          {"value", K::Text},
+          {"absent", K::Text},
+          {"seq", K::Integer}},
+         5},
     };
     return kTables;
 }
@@ -113,6 +122,7 @@ void checkImportable(Db &other, int schemaVersion)
                           "); nothing was imported");
     }
     for (const auto &table : importedTables()) {
+        if (table.since > schemaVersion) continue;
         std::string type;
         {
             auto q = other.prepare("SELECT type FROM sqlite_schema WHERE name = ?1");
@@ -160,6 +170,26 @@ void checkImportable(Db &other, int schemaVersion)
                           textOf(c.kind).name + " (e.g. " + example + ")" + notOurs +
                           "; nothing was imported");
         }
+    }
+    if (schemaVersion >= 5) {
+        // A fact is one of environment_facts.h's keys, and a value or absent with a reason.
+        auto q = other.prepare("SELECT DISTINCT key FROM session_environment");
+        while (q.step()) {
+            const std::string key = q.text(0);
+            if (!findFactSpec(key))
+                throw DbError(file + ": table session_environment, column key: \"" +
+                              terminalText(key.substr(0, 60)) +
+                              "\" is not a fact Ringlab records (e.g. kernel.release, "
+                              "cpu.governor[0])" +
+                              notOurs + "; nothing was imported");
+        }
+        auto both = other.prepare(
+            "SELECT COUNT(*) FROM session_environment WHERE absent <> '' AND value <> ''");
+        if (both.step() && both.i64(0) > 0)
+            throw DbError(file + ": table session_environment: " + std::to_string(both.i64(0)) +
+                          " fact(s) hold both a value and a reason for its absence (allowed: "
+                          "one or the other)" +
+                          notOurs + "; nothing was imported");
     }
     if (schemaVersion >= 4) {
         // A stall is one of the engine's names (kStallNames), as this schema's CHECK says.

@@ -72,6 +72,7 @@ bool loadCompareSide(SessionStore &store, const std::string &spec, double warmup
         }
         collect(tab, segs[static_cast<std::size_t>(seg - 1)].rows, out);
         out.label = "session " + std::to_string(id) + " segment " + std::to_string(seg);
+        out.sessions = {id};
         return true;
     }
     std::vector<std::int64_t> members;
@@ -88,6 +89,7 @@ CompareSide compareSideOf(SessionStore &store, const std::vector<std::int64_t> &
                           double warmupS)
 {
     CompareSide out;
+    out.sessions = sessions;
     if (sessions.size() == 1) {
         const SampleTable tab = store.samples(sessions[0]);
         collect(tab, allRows(tab, warmupS), out);
@@ -157,6 +159,25 @@ std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
         rows.push_back(r);
     }
     return rows;
+}
+
+std::vector<EnvironmentDifference> environmentCaveats(SessionStore &store, const CompareSide &a,
+                                                      const CompareSide &b)
+{
+    if (a.sessions.empty() || b.sessions.empty()) return {};
+    return environmentDifferences(store.environment(a.sessions.front()),
+                                  store.environment(b.sessions.front()));
+}
+
+void addEnvironmentCaveat(std::vector<CompareRow> &rows,
+                          const std::vector<EnvironmentDifference> &caveats)
+{
+    if (caveats.empty()) return;
+    std::string note = "; but the environment differs (" + std::string(rankName(caveats[0].rank)) +
+                       "): " + caveats[0].text();
+    if (caveats.size() > 1) note += " and " + std::to_string(caveats.size() - 1) + " more";
+    for (auto &r : rows)
+        if (r.diff.significant && hasInterval(r.a) && hasInterval(r.b)) r.verdict += note;
 }
 
 std::vector<std::string> compareNotes(const CompareSide &a, const CompareSide &b)

@@ -18,6 +18,7 @@ struct CompareSide {
     bool repeats = false; // values are per-repeat means (independent)
     std::map<std::string, std::vector<double>> values;
     std::map<std::string, std::string> units;
+    std::vector<std::int64_t> sessions; // the sessions it was read from
 };
 
 // "ID" or "ID:SEG". A session that belongs to a group of repeats stands for the group.
@@ -40,6 +41,15 @@ struct CompareRow {
 // What a reader must know before trusting the intervals: two single runs show the noise
 // within each run, not between runs; a group of repeats against a single run mixes the two.
 std::vector<std::string> compareNotes(const CompareSide &a, const CompareSide &b);
+
+// Every difference in environment between A's and B's first sessions (a group's members
+// ran on one machine in a row), ranked by how much it can move a result.
+std::vector<EnvironmentDifference> environmentCaveats(SessionStore &store, const CompareSide &a,
+                                                      const CompareSide &b);
+// A "significant" verdict carries the environment's first caveat beside it: the difference
+// may be the machine's, not the setting's.
+void addEnvironmentCaveat(std::vector<CompareRow> &rows,
+                          const std::vector<EnvironmentDifference> &caveats);
 
 // The metrics a case turns on first (keyMetrics()), then the rest by name.
 void orderForReading(std::vector<CompareRow> &rows);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/store/session_report.h"
 
+#include "engine/store/environment_json.h"
+
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -195,6 +197,7 @@ void exportJson(SessionStore &store, std::int64_t session, std::ostream &out)
                     {"notes", t(s.notes)},
                     {"run_group", t(s.runGroup)},
                     {"repeat_index", s.repeatIndex}};
+    j["environment"] = environmentJson(store.environment(session));
     json params = json::object();
     for (const auto &[k, v] : store.params(session))
         params[t(k)] = t(v);
@@ -260,6 +263,8 @@ Status writeExport(SessionStore &store, std::int64_t session, std::string_view f
         exportJson(store, session, out);
     else if (format == "sqlite")
         out << store.exportSession(session);
+    else if (format == "environment")
+        environmentCsv(store.environment(session), out);
     else
         return Status::failure("export format \"" + std::string(format) + "\": use " +
                                exportFormatNames());

@@ -65,11 +65,13 @@ void exportJson(SessionStore &store, std::int64_t session, std::ostream &out);
 struct ExportFormat {
     std::string_view name, contentType, help;
 };
-inline constexpr std::array<ExportFormat, 3> kExportFormats{{
+inline constexpr std::array<ExportFormat, 4> kExportFormats{{
     {"csv", "text/csv", "one row per sample"},
     {"json", "application/json", "everything, as JSON"},
     {"sqlite", "application/vnd.sqlite3",
      "a session database holding this session, for `sessions import` elsewhere"},
+    {"environment", "text/csv",
+     "the environment it ran on, one row per fact: key,label,rank,value,absent"},
 }};
 const ExportFormat *findExportFormat(std::string_view name);
 // "csv, json or sqlite"

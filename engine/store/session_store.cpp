@@ -139,6 +139,18 @@ const char *const kMigrations[] = {
     UPDATE sample_times SET stall = 'sampler' WHERE interval > 2.0 *
         (SELECT s.interval_s FROM sessions s WHERE s.id = sample_times.session_id AND s.interval_s > 0);
     )sql",
+    // 4 -> 5: the environment a session ran on (environment_facts.h), one row per fact: a
+    // value, or absent with the reason. Sessions recorded before have none ("not recorded").
+    R"sql(
+    CREATE TABLE session_environment (
+        session_id INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL DEFAULT '',
+        absent TEXT NOT NULL DEFAULT '',
+        seq INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, key)
+    ) WITHOUT ROWID;
+    )sql",
 };
 static_assert(kStallPeriods == 2.0 && std::size(kStallNames) == 2,
               "the 3 -> 4 migration and copyFrom spell the stall rule and names out");
@@ -501,8 +513,8 @@ void SessionStore::rename(std::int64_t session, const std::string &name)
 bool SessionStore::deleteSession(std::int64_t session)
 {
     Transaction tx(db_);
-    for (const char *table :
-         {"samples", "sample_times", "events", "param_changes", "session_params"}) {
+    for (const char *table : {"samples", "sample_times", "events", "param_changes",
+                              "session_params", "session_environment"}) {
         auto q = db_.prepare(std::string("DELETE FROM ") + table + " WHERE session_id = ?1");
         q.bind(1, session).run();
     }
@@ -661,6 +673,13 @@ SessionStore::ImportResult SessionStore::copyFrom(const fs::path &other, int oth
                      "JOIN main.metrics m ON m.name = om.name AND m.thread = om.thread WHERE "
                      "s.session_id = " +
                      o);
+            if (otherVersion >= 5)
+                db_.exec("INSERT INTO main.session_environment (session_id, key, value, absent, "
+                         "seq) SELECT " +
+                         n +
+                         ", key, value, absent, seq FROM other.session_environment WHERE "
+                         "session_id = " +
+                         o);
             ++result.imported;
         }
         tx.commit();
@@ -691,6 +710,41 @@ bool SessionStore::get(std::int64_t session, SessionInfo &out)
     if (!q.step()) return false;
     fill(q, out);
     return true;
+}
+
+void SessionStore::setEnvironment(std::int64_t session, const Environment &env)
+{
+    Transaction tx(db_);
+    std::int64_t seq = 0;
+    {
+        auto q = db_.prepare(
+            "SELECT COALESCE(MAX(seq), -1) + 1 FROM session_environment WHERE session_id = ?1");
+        q.bind(1, session);
+        if (q.step()) seq = q.i64(0);
+    }
+    auto q = db_.prepare("INSERT OR REPLACE INTO session_environment (session_id, key, value, "
+                         "absent, seq) VALUES (?1, ?2, ?3, ?4, ?5)");
+    for (const auto &f : env.facts) {
+        q.bind(1, session)
+            .bind(2, f.key)
+            .bind(3, f.present() ? f.value : std::string())
+            .bind(4, f.absent)
+            .bind(5, seq++)
+            .run();
+        q.reset();
+    }
+    tx.commit();
+}
+
+Environment SessionStore::environment(std::int64_t session)
+{
+    Environment env;
+    auto q = db_.prepare("SELECT key, value, absent FROM session_environment WHERE session_id = "
+                         "?1 ORDER BY seq, key");
+    q.bind(1, session);
+    while (q.step())
+        env.facts.push_back({q.text(0), q.text(1), q.text(2)});
+    return env;
 }
 
 std::vector<std::pair<std::string, std::string>> SessionStore::params(std::int64_t session)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/environment_facts.h"
 #include "engine/common/host_info.h"
 #include "engine/datapath/sample.h"
 #include "engine/datapath/tunables.h"
@@ -18,7 +19,7 @@
 
 namespace ringlab {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct SessionInfo {
     std::int64_t id = 0;
@@ -126,6 +127,10 @@ class SessionStore {
     std::vector<SessionInfo> list();
     bool get(std::int64_t session, SessionInfo &out);
     std::vector<std::pair<std::string, std::string>> params(std::int64_t session);
+    // The environment it ran on (facts added to what is there: the machine's at the start,
+    // the threads' at the end); empty (not recorded) for a session from before schema 5.
+    void setEnvironment(std::int64_t session, const Environment &env);
+    Environment environment(std::int64_t session);
     std::vector<ParamChangeRow> changes(std::int64_t session);
     std::vector<EventRow> events(std::int64_t session);
     SampleTable samples(std::int64_t session);
