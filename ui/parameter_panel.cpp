@@ -25,7 +25,7 @@ namespace {
 // A slider over a wide range moves logarithmically: 0..1000 steps from min to max.
 bool wide(const TunableInfo &t)
 {
-    return t.type == Type::Integer && t.max - std::max(t.min, 1.0) >= 1000;
+    return t.type == Type::Integer && t.minWord.empty() && t.max - std::max(t.min, 1.0) >= 1000;
 }
 int toSlider(const TunableInfo &t, double v)
 {
@@ -134,8 +134,13 @@ QWidget *ParameterPanel::makeControl(const TunableInfo &t)
         spin->setSuffix(unit);
         spin->setKeyboardTracking(false);
         spin->setAccelerated(true);
-        connect(spin, &QSpinBox::editingFinished, this,
-                [this, &t, spin] { edited(t, std::to_string(spin->value())); });
+        // "any" for threads.*_cpu: the minimum shown and typed as its word.
+        if (!t.minWord.empty())
+            spin->setSpecialValueText(
+                QString::fromUtf8(t.minWord.data(), static_cast<int>(t.minWord.size())));
+        connect(spin, &QSpinBox::editingFinished, this, [this, &t, spin] {
+            edited(t, ParamSet::format(t, Value{spin->value(), 0}));
+        });
         input = spin;
         if (wide(t)) {
             auto *slider = new QSlider(Qt::Horizontal);
@@ -349,7 +354,8 @@ void ParameterPanel::refresh()
         QSignalBlocker block(w);
         const std::string text = shownValue(t);
         if (auto *spin = qobject_cast<QSpinBox *>(w)) {
-            spin->setValue(std::stoi(text));
+            Value v; // "any" is the spin box's minimum
+            if (ParamSet::parse(t, text, v).ok()) spin->setValue(static_cast<int>(v.i));
             if (auto *slider = findChild<QSlider *>(w->objectName() + QStringLiteral(".slider"))) {
                 QSignalBlocker b2(slider);
                 slider->setValue(toSlider(t, std::stod(text)));

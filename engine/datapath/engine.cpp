@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/datapath/clock.h"
+#include "engine/datapath/thread_placement.h"
 
 namespace ringlab {
 
@@ -166,6 +167,8 @@ Status Engine::start()
     std::lock_guard lock(controlMutex_);
     if (running()) return Status::success();
     if (auto st = device_->check(params_); !st.ok()) return st;
+    if (auto st = checkPlacement(placementOf(params_)); !st.ok()) return st;
+    threads_.setPlacement(placementOf(params_)); // each thread takes it as it starts
     {
         std::lock_guard dpLock(datapathMutex_);
         if (auto st = rebuild(params_); !st.ok()) return st;
@@ -194,6 +197,7 @@ Status Engine::start()
         stopLocked();
         return Status::failure(std::string("cannot start the engine's threads: ") + e.what());
     }
+    if (auto failed = threads_.takePlacementFailure(); !failed.empty()) warn("engine", failed);
     return Status::success();
 }
 
@@ -328,6 +332,19 @@ void Engine::mark(const std::string &label)
     publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label});
 }
 
+// Live placement: checked, then every running thread moved; all or nothing.
+Status Engine::moveThreads(const Placement &from, const Placement &to)
+{
+    if (to == from) return Status::success();
+    if (auto st = checkPlacement(to); !st.ok()) return st;
+    if (!running()) return Status::success(); // start() places the threads it starts
+    if (auto st = threads_.place(to); !st.ok()) {
+        (void)threads_.place(from);
+        return st;
+    }
+    return Status::success();
+}
+
 Status Engine::apply(const Assignments &assignments, const std::string &source)
 {
     std::lock_guard lock(controlMutex_);
@@ -336,6 +353,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     std::vector<Change> changes;
     if (auto st = next.set(assignments, &changes); !st.ok()) return st;
     if (auto st = device_->check(next); !st.ok()) return st;
+    if (auto st = moveThreads(placementOf(previous), placementOf(next)); !st.ok()) return st;
     params_ = next;
     live_.publish(params_);
     bool restart = false;

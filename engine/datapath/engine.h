@@ -96,7 +96,8 @@ class Engine {
     DatapathReading read();
     // Builds and starts the datapath for `ps` (datapathMutex_ held); the error, or empty.
     Status rebuild(const ParamSet &ps);
-    void stopLocked(); // controlMutex_ held
+    void stopLocked();                                              // controlMutex_ held
+    Status moveThreads(const Placement &from, const Placement &to); // controlMutex_ held
     double sinceStart() const;
 
     mutable std::mutex controlMutex_; // serialises start/stop/apply

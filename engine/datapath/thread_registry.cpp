@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "engine/datapath/clock.h"
 
@@ -36,8 +37,33 @@ std::shared_ptr<ThreadEntry> ThreadRegistry::enter(std::string name)
     pthread_setname_np(pthread_self(), e->name.substr(0, 15).c_str());
     tlsCounters = &e->counters;
     std::lock_guard lock(mutex_);
+    // Under the lock, so that a place() racing this start cannot be undone by it.
+    if (auto st = applyPlacement(0, e->name, placement_); !st.ok() && placementFailure_.empty())
+        placementFailure_ = st.error;
     entries_.push_back(e);
     return e;
+}
+
+void ThreadRegistry::setPlacement(const Placement &p)
+{
+    std::lock_guard lock(mutex_);
+    placement_ = p;
+}
+
+Status ThreadRegistry::place(const Placement &p)
+{
+    std::lock_guard lock(mutex_);
+    placement_ = p;
+    for (const auto &e : entries_)
+        if (!e->countersOnly && !e->exited.load(std::memory_order_acquire))
+            if (auto st = applyPlacement(e->tid, e->name, p); !st.ok()) return st;
+    return Status::success();
+}
+
+std::string ThreadRegistry::takePlacementFailure()
+{
+    std::lock_guard lock(mutex_);
+    return std::exchange(placementFailure_, {});
 }
 
 std::shared_ptr<ThreadEntry> ThreadRegistry::counterBlock(std::string name)

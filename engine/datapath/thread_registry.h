@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/datapath/counters.h"
+#include "engine/datapath/thread_placement.h"
 
 namespace ringlab {
 
@@ -53,9 +54,19 @@ class ThreadRegistry {
     // Voluntary context switches of a live thread from /proc; false when gone.
     static bool voluntarySwitches(const ThreadEntry &e, std::uint64_t &out);
 
+    // Where threads run (threads.*): each thread applies it to itself as it starts; place()
+    // also moves the live ones. Check it first (checkPlacement): a failure here is the
+    // kernel's, such as a CPU taken away since.
+    void setPlacement(const Placement &p);
+    Status place(const Placement &p);
+    // The first failure of a thread that could not apply the placement at its start, once.
+    std::string takePlacementFailure();
+
   private:
     mutable std::mutex mutex_;
     std::vector<std::shared_ptr<ThreadEntry>> entries_;
+    Placement placement_;
+    std::string placementFailure_;
 };
 
 // A std::jthread that names itself, registers with the registry and leaves it on exit.

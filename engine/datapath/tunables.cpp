@@ -45,6 +45,7 @@ constexpr double lastOf(std::size_t n)
 constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
 constexpr std::string_view kWorkQueues[] = {"shared", "dedicated"};
 constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
+constexpr std::string_view kSchedPolicies[] = {"other", "fifo"};
 
 using T = Type;
 constexpr auto L = Apply::Live;
@@ -205,6 +206,32 @@ const TunableInfo kTable[] = {
     {P::CostHeaderFieldNs, "cost.header_field_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of packing one injection header field (lib/packing on the target CPU), "
      "spent per field packed: 8 per frame per_packet, 1 precomputed, 0 none."},
+    // CPUs: -1 is "any", the set this process was started with; at most CPU_SETSIZE - 1.
+    {P::ThreadsPollCpu, "threads.poll_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU the poll thread runs on (its affinity), or any: wherever the scheduler puts it, "
+     "among the CPUs this process may use. A DPDK device's poll thread takes its lcore's CPU "
+     "from it. Applied at start and live; a CPU that is offline or outside the process's "
+     "allowed set is refused.", false, {}, "any"},
+    {P::ThreadsCleanCpu, "threads.clean_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU the TX clean thread (txclean) runs on, or any. On the poll thread's CPU the "
+     "clean's wakeups preempt the poll loop; on another they cost a cross-CPU wakeup.",
+     false, {}, "any"},
+    {P::ThreadsRefillCpu, "threads.refill_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU the refill thread runs on (refill.context thread), or any.", false, {}, "any"},
+    {P::ThreadsWorkCpu, "threads.work_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU the hand-off and work queue threads run on (rx-fifo, rx_q, kworker), or any.",
+     false, {}, "any"},
+    {P::ThreadsSamplerCpu, "threads.sampler_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU the sampler runs on, or any. Away from the poll thread's CPU it never preempts "
+     "the datapath it measures.", false, {}, "any"},
+    {P::ThreadsPollPolicy, "threads.poll_policy", "Threads", T::Choice, "", 0, 1, 0, L, kSchedPolicies,
+     "The poll thread's scheduling policy. other: the normal time-shared class (SCHED_OTHER). "
+     "fifo: real-time first-in first-out at threads.poll_priority, never preempted by "
+     "normal threads; needs CAP_SYS_NICE or an RLIMIT_RTPRIO at least that priority. A busy "
+     "fifo poll thread owns its CPU: pin it (threads.poll_cpu) away from the others."},
+    {P::ThreadsPollPriority, "threads.poll_priority", "Threads", T::Integer, "", 1, 99, 50, L, none,
+     "The real-time priority of the poll thread when threads.poll_policy is fifo (1..99, higher "
+     "runs first)."},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");
@@ -300,7 +327,10 @@ std::string allowedText(const TunableInfo &t)
         return "true or false (also 1/0, on/off, yes/no)";
     case Type::Integer:
     case Type::Real: {
-        std::string s = formatNumber(t.min) + ".." + formatNumber(t.max);
+        std::string s = t.minWord.empty()
+                            ? formatNumber(t.min) + ".." + formatNumber(t.max)
+                            : std::string(t.minWord) + " or " + formatNumber(t.min + 1) + ".." +
+                                  formatNumber(t.max);
         if (!t.unit.empty()) s += " " + std::string(t.unit);
         if (t.power_of_two) s += ", a power of two";
         return s;
@@ -317,6 +347,8 @@ std::string ParamSet::format(const TunableInfo &t, Value v)
     case Type::Flag:
         return v.i ? "true" : "false";
     case Type::Integer:
+        if (!t.minWord.empty() && v.i == static_cast<std::int64_t>(t.min))
+            return std::string(t.minWord);
         return std::to_string(v.i);
     case Type::Real:
         return formatNumber(v.r);
@@ -366,6 +398,10 @@ Status ParamSet::parse(const TunableInfo &t, std::string_view text, Value &out)
         }
         return reject("is not a flag");
     case Type::Integer: {
+        if (!t.minWord.empty() && text == t.minWord) {
+            out = Value{static_cast<std::int64_t>(t.min), 0};
+            return Status::success();
+        }
         std::int64_t v = 0;
         auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (ec == std::errc::result_out_of_range) return reject("is out of range");

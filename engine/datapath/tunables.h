@@ -65,6 +65,13 @@ enum class P : std::uint16_t {
     CostRefillBufferNs,
     CostDoorbellNs,
     CostHeaderFieldNs,
+    ThreadsPollCpu,
+    ThreadsCleanCpu,
+    ThreadsRefillCpu,
+    ThreadsWorkCpu,
+    ThreadsSamplerCpu,
+    ThreadsPollPolicy,
+    ThreadsPollPriority,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(P::Count);
@@ -78,6 +85,7 @@ enum class HandoffMode { Direct, Fifo, Work };
 enum class WorkQueueKind { Shared, Dedicated };
 enum class HeaderMode { PerPacket, Precomputed, None };
 enum class FwdMode { Io, Macswap, Txonly, Rxonly };
+enum class SchedPolicy { Other, Fifo };
 
 struct TunableInfo {
     P id;
@@ -93,6 +101,7 @@ struct TunableInfo {
     std::string_view help;
     bool power_of_two = false;
     std::span<const std::string_view> choiceHelp{}; // a phrase per choice (strategy tables)
+    std::string_view minWord{}; // an integer's minimum spelled as a word ("any" for -1)
 };
 
 // Every tunable, in P order.

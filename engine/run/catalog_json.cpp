@@ -65,6 +65,7 @@ json tunablesJson(const ParamSet &current, const std::vector<TunableSupport> &su
             j["choices"] = c;
         }
         if (t.power_of_two) j["power_of_two"] = true;
+        if (!t.minWord.empty()) j["min_word"] = t.minWord;
         for (const auto &s : support)
             if (s.id == t.id)
                 j["device"] = {{"support", supportName(s.support)}, {"reason", s.reason}};
