@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -45,6 +46,24 @@ inline bool quickMode(int argc, char **argv)
     for (int k = 1; k < argc; ++k)
         if (std::string(argv[k]) == "--quick") return true;
     return false;
+}
+
+// `--set NAME=VALUE` arguments: tunables a run of the benchmark takes on top of its own
+// (threads.poll_cpu=1 to measure placement). A malformed one ends the benchmark.
+inline Assignments extraAssignments(int argc, char **argv)
+{
+    Assignments out;
+    for (int k = 1; k + 1 < argc; ++k) {
+        if (std::string(argv[k]) != "--set") continue;
+        const std::string a = argv[++k];
+        const auto eq = a.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            std::fprintf(stderr, "--set %s: expected NAME=VALUE\n", a.c_str());
+            std::exit(2);
+        }
+        out.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+    }
+    return out;
 }
 
 inline double median(std::vector<double> v)

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "drivers/registry_devices.h"
+#include "engine/common/cpu_list.h"
 #include "engine/common/environment_capture.h"
 #include "engine/run/run_service.h"
 #include "engine/store/environment_json.h"

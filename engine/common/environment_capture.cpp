@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/common/cpu_list.h"
+
 namespace ringlab {
 
 namespace fs = std::filesystem;
@@ -66,27 +68,6 @@ struct Reader {
         return f;
     }
 };
-
-// "0-2,5" -> {0, 1, 2, 5}; false on anything else.
-bool parseCpuList(const std::string &text, std::vector<int> &out)
-{
-    out.clear();
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, ',');) {
-        if (part.empty()) continue;
-        int a = 0, b = 0;
-        char dash = 0;
-        std::istringstream p(part);
-        if (!(p >> a)) return false;
-        if (p >> dash) {
-            if (dash != '-' || !(p >> b) || b < a || b - a > 8192) return false;
-        } else
-            b = a;
-        for (int c = a; c <= b; ++c)
-            out.push_back(c);
-    }
-    return true;
-}
 
 // /proc/meminfo's "Key:   123 kB" lines.
 void memFacts(const Reader &r, Environment &env)
@@ -259,22 +240,6 @@ std::string allowedCpus(std::vector<int> &cpus, std::string &why)
 }
 
 } // namespace
-
-std::string cpuListText(std::vector<int> cpus)
-{
-    std::sort(cpus.begin(), cpus.end());
-    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-    std::string out;
-    for (std::size_t i = 0; i < cpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            ++j;
-        out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
-        if (j > i) out += "-" + std::to_string(cpus[j]);
-        i = j + 1;
-    }
-    return out;
-}
 
 Environment captureMachine(const fs::path &root)
 {

@@ -27,7 +27,4 @@ struct ThreadId {
 };
 Environment captureThreads(const std::vector<ThreadId> &threads);
 
-// "0-3,6" from CPU numbers (sorted or not).
-std::string cpuListText(std::vector<int> cpus);
-
 } // namespace ringlab

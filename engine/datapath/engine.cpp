@@ -395,6 +395,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
                 // The new settings could not be built: go back to the ones that ran.
                 params_ = previous;
                 live_.publish(params_);
+                (void)threads_.place(placementOf(previous)); // checked when it was applied
                 if (auto again = rebuild(params_); !again.ok()) lost = again.error;
             }
         }

@@ -7,6 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
+#include <vector>
+
+#include "engine/common/cpu_list.h"
 
 namespace ringlab {
 namespace {
@@ -46,49 +50,12 @@ const cpu_set_t &processCpus()
 // Taken as the library loads: before main, before the EAL pins its main lcore.
 [[maybe_unused]] const bool kProcessCpusTaken = (processCpus(), true);
 
-std::string cpuListText(const cpu_set_t &s)
+std::string cpuSetText(const cpu_set_t &s)
 {
-    std::string out;
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (!CPU_ISSET(c, &s)) continue;
-        int last = c;
-        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &s))
-            ++last;
-        out += (out.empty() ? "" : ",") + std::to_string(c);
-        if (last > c) out += "-" + std::to_string(last);
-        c = last;
-    }
-    return out;
-}
-
-// The kernel's CPU list format ("0-3,5"); false when `text` is not one.
-bool parseCpuList(const std::string &text, cpu_set_t &out)
-{
-    CPU_ZERO(&out);
-    std::size_t at = 0;
-    while (at < text.size() && text[at] != '\n') {
-        std::size_t used = 0;
-        int from = 0, to = 0;
-        try {
-            from = to = std::stoi(text.substr(at), &used);
-        } catch (const std::exception &) {
-            return false;
-        }
-        at += used;
-        if (at < text.size() && text[at] == '-') {
-            try {
-                to = std::stoi(text.substr(at + 1), &used);
-            } catch (const std::exception &) {
-                return false;
-            }
-            at += used + 1;
-        }
-        if (from < 0 || to >= CPU_SETSIZE || from > to) return false;
-        for (int c = from; c <= to; ++c)
-            CPU_SET(c, &out);
-        if (at < text.size() && text[at] == ',') ++at;
-    }
-    return CPU_COUNT(&out) > 0;
+    std::vector<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &s)) cpus.push_back(c);
+    return cpuListText(std::move(cpus));
 }
 
 // False when the kernel does not say (no sysfs): then only the allowed set is checked.
@@ -96,7 +63,12 @@ bool onlineCpus(cpu_set_t &out)
 {
     std::ifstream in("/sys/devices/system/cpu/online");
     std::string line;
-    return std::getline(in, line) && parseCpuList(line, out);
+    std::vector<int> cpus;
+    if (!std::getline(in, line) || !parseCpuList(line, cpus) || cpus.empty()) return false;
+    CPU_ZERO(&out);
+    for (int c : cpus)
+        if (c < CPU_SETSIZE) CPU_SET(c, &out);
+    return true;
 }
 
 bool hasCapSysNice()
@@ -140,7 +112,7 @@ bool roleOf(std::string_view threadName, ThreadRole &role)
 
 std::string allowedCpusText()
 {
-    return cpuListText(processCpus());
+    return cpuSetText(processCpus());
 }
 
 Status checkPlacement(const Placement &p)
@@ -153,7 +125,7 @@ Status checkPlacement(const Placement &p)
         const std::string what = name(kRoleCpu[r]) + ": CPU " + std::to_string(cpu);
         if (cpu < 0 || cpu >= CPU_SETSIZE) return Status{what + " is not a CPU number"};
         if (knowOnline && !CPU_ISSET(cpu, &online))
-            return Status{what + " is offline (online: " + cpuListText(online) + ")"};
+            return Status{what + " is offline (online: " + cpuSetText(online) + ")"};
         if (!CPU_ISSET(cpu, &processCpus()))
             return Status{what + " is outside the CPUs this process may use (allowed: any or " +
                           allowedCpusText() + ")"};
