@@ -200,6 +200,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
     row("probe round trip p99", "probe_rtt_p99_us", "us");
     row("engine CPU", "engine_cpu_ms_per_s", "ms/s");
     row("process CPU", "process_cpu_ms_per_s", "ms/s");
+    row("other processes' CPU", "neighbour_cpu_ms_per_s", "ms/s");
     for (const auto &name : r.threadNames) {
         row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");
         row(("wakeups " + name).c_str(), "thread." + name + ".wakeups_per_s", "/s");

@@ -23,6 +23,7 @@
 #include "engine/common/environment_capture.h"
 #include "engine/run/run_service.h"
 #include "engine/store/environment_json.h"
+#include "engine/store/run_load.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_report.h"
 #include "engine/store/session_store.h"
@@ -45,6 +46,8 @@ class TstEnvironment : public QObject {
     void showAndCompareOnTheCommandLine();
     void aVersion4DatabaseMigrates();
     void aRunRecordsTheMachineAndItsThreads();
+    void aBusyNeighbourShowsInTheSamples();
+    void jobsWarnWhenTheMachinesLoadDiffered();
 
   private:
     fs::path db(const char *name) const { return fs::path(dir_.path().toStdString()) / name; }
@@ -466,6 +469,91 @@ void TstEnvironment::aRunRecordsTheMachineAndItsThreads()
         QVERIFY2(policy && policy->present(), n.c_str());
         QVERIFY2(env.find(factKey("thread.affinity", n))->present(), n.c_str());
     }
+}
+
+// The machine's CPU outside this process is a sample metric: a busy process beside the run
+// shows in it, and the engine's own busy poll thread does not.
+void TstEnvironment::aBusyNeighbourShowsInTheSamples()
+{
+    using test::Collector;
+    auto medianNeighbour = [](const std::vector<std::shared_ptr<const Sample>> &s,
+                              std::size_t from) {
+        std::vector<double> v;
+        for (std::size_t k = from; k < s.size(); ++k)
+            if (s[k]->neighbourCpuMsPerS >= 0) v.push_back(s[k]->neighbourCpuMsPerS);
+        if (v.size() < 5) qFatal("only %zu samples with the neighbour's CPU", v.size());
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    // A busy poll thread: a core's worth of the engine's CPU, none of it a neighbour's.
+    {
+        Engine engine(test::params({{"poll.mode", "busy"}, {"load.rate_pps", "20000"}}),
+                      test::simFactory(), EngineOptions{100'000'000});
+        auto c = std::make_shared<Collector>();
+        engine.subscribe(c);
+        QVERIFY(engine.start().ok());
+        QVERIFY(c->waitSamples(20));
+        engine.stop();
+        const auto s = c->samples();
+        QVERIFY(s.back()->engineCpuMsPerS > 500);
+        const double own = medianNeighbour(s, 12);
+        QVERIFY2(own < 400, qPrintable(QString::number(own)));
+    }
+    // A process spinning beside a quiet run: most of a CPU, outside this process.
+    QProcess spin;
+    spin.start("timeout", {"20", "sh", "-c", "while :; do :; done"});
+    QVERIFY(spin.waitForStarted());
+    Engine engine(test::params({{"load.rate_pps", "20000"}}), test::simFactory(),
+                  EngineOptions{100'000'000});
+    auto c = std::make_shared<Collector>();
+    engine.subscribe(c);
+    QVERIFY(engine.start().ok());
+    QVERIFY(c->waitSamples(20));
+    engine.stop();
+    spin.terminate(); // timeout passes SIGTERM on to the shell (a SIGKILL would leave it)
+    QVERIFY(spin.waitForFinished(5000));
+    const double busy = medianNeighbour(c->samples(), 12);
+    QVERIFY2(busy > 600, qPrintable(QString::number(busy)));
+}
+
+// Sweeps, tunes and reproductions compare runs made minutes apart: when other processes took
+// more than kLoadSpreadMsPerS more CPU during one run than another, they say so.
+void TstEnvironment::jobsWarnWhenTheMachinesLoadDiffered()
+{
+    SessionStore store(db("load.db"));
+    auto session = [&](double neighbour) {
+        SessionInfo info = test::simSession("run");
+        const auto id = store.createSession(info, ParamSet{});
+        std::vector<std::shared_ptr<const Sample>> samples;
+        for (int k = 1; k <= 20; ++k) {
+            auto s = std::make_shared<Sample>();
+            s->seq = static_cast<std::uint64_t>(k);
+            s->t = 0.1 * k;
+            s->interval = 0.1;
+            s->neighbourCpuMsPerS = neighbour;
+            samples.push_back(s);
+        }
+        store.append(id, samples, {});
+        return id;
+    };
+    const auto quiet = session(20), alike = session(90), busy = session(620);
+    const auto before = session(-1); // recorded before the metric: left out
+
+    const LoadSpread near = loadSpread(store, {quiet, alike, before}, 0.5);
+    QCOMPARE(near.measured, 2);
+    QCOMPARE(loadSpreadWarning(near), std::string());
+
+    const LoadSpread far = loadSpread(store, {quiet, alike, busy, before}, 0.5);
+    QCOMPARE(far.measured, 3);
+    QCOMPARE(far.minSession, quiet);
+    QCOMPARE(far.maxSession, busy);
+    QVERIFY(std::fabs(far.maxMsPerS - 620) < 1e-6);
+    const std::string w = loadSpreadWarning(far);
+    QVERIFY2(w.find("took 20 ms/s of CPU during session " + std::to_string(quiet)) !=
+                     std::string::npos &&
+                 w.find("620 ms/s during session " + std::to_string(busy)) != std::string::npos &&
+                 w.find("more than 100 ms/s apart") != std::string::npos,
+             w.c_str());
 }
 
 QTEST_GUILESS_MAIN(TstEnvironment)

@@ -168,6 +168,7 @@ void TstSessions::everyMetricOfTheTableRoundTrips()
     s.engineCpuMsPerS = 41;
     s.processCpuMsPerS = 42;
     s.machineCpuPct = 43;
+    s.neighbourCpuMsPerS = 57;
     s.poolFree = 44;
     s.rxPosted = 45;
     s.txPending = 46;

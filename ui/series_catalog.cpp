@@ -35,6 +35,8 @@ const std::vector<SeriesDef> &seriesDefs()
             {T::Throughput, "tx_pps", "tx pps", true, false},
             // The engine's threads summed: the headline, equal in the desktop and headless.
             {T::Cpu, "engine_cpu_ms_per_s", "engine", false, true},
+            // The machine's CPU used outside this process: a busy neighbour shows here.
+            {T::Cpu, "neighbour_cpu_ms_per_s", "other processes", false, true},
             {T::Latency, "latency_p50_us", "p50", false, true},
             {T::Latency, "latency_p90_us", "p90", false, false},
             {T::Latency, "latency_p99_us", "p99", false, true},
@@ -104,6 +106,7 @@ const QHash<QString, QColor> &threadColors()
         {"txclean", QColor(0x9467bd)},
         {"rx-fifo", QColor(0x8c564b)},
         {"engine_cpu_ms_per_s", QColor(QRgb(0x000000))},
+        {"neighbour_cpu_ms_per_s", QColor(QRgb(0xa0a0a0))},
         {"gui", QColor(0xe377c2)},
     };
     return map;

@@ -79,6 +79,9 @@ struct Sample {
     LatencySummary rtt;                        // probes
     std::array<double, kStageSpans> stageUs{}; // mean per stage span
     double processCpuMsPerS = 0, processCpuPct = 0, machineCpuPct = 0;
+    // The machine's CPU used outside this process (other processes, a busy neighbour), over
+    // the last second; -1 when not known (no /proc/stat, or within the first tick).
+    double neighbourCpuMsPerS = -1;
     // The engine's own threads summed (the sampler included): what the datapath costs,
     // whatever front end runs it. The process figure adds the front end's threads (a GUI
     // thread drawing charts, the recorder, standard input).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <unistd.h>
 
 namespace ringlab {
 
@@ -46,6 +47,8 @@ Sampler::Sampler(ThreadRegistry &reg, Reader reader, std::int64_t startNs, std::
 {
     prevProcessCpu_ = processCpuNs();
     machineTicks(prevBusy_, prevTicks_);
+    onlineCpus_ = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+    rememberCpu({startNs, prevProcessCpu_, prevBusy_, prevTicks_});
     const DatapathReading first = reader_();
     prevLatency_ = first.latency;
     if (first.device.hasRtt) prevDeviceRtt_ = first.device.rtt;
@@ -67,6 +70,33 @@ bool Sampler::machineTicks(std::uint64_t &busy, std::uint64_t &total)
         total += v[k];          // guest time is already in user
     busy = total - v[3] - v[4]; // minus idle and iowait
     return true;
+}
+
+void Sampler::rememberCpu(const CpuReading &r)
+{
+    cpuHistory_[cpuHistoryAt_] = r;
+    cpuHistoryAt_ = (cpuHistoryAt_ + 1) % cpuHistory_.size();
+    cpuHistoryCount_ = std::min(cpuHistoryCount_ + 1, cpuHistory_.size());
+}
+
+// Machine CPU (every CPU's busy ticks) less this process's, in ms/s, from the newest reading
+// at least kNeighbourWindowNs old (or the oldest kept) to `now`; -1 before a tick has passed.
+double Sampler::neighbourCpuMsPerS(const CpuReading &now) const
+{
+    const CpuReading *from = nullptr;
+    for (std::size_t k = 1; k <= cpuHistoryCount_; ++k) {
+        const CpuReading &r =
+            cpuHistory_[(cpuHistoryAt_ + cpuHistory_.size() - k) % cpuHistory_.size()];
+        from = &r;
+        if (now.ns - r.ns >= kNeighbourWindowNs) break;
+    }
+    if (!from || now.ticks <= from->ticks || now.ns <= from->ns) return -1;
+    const double seconds = static_cast<double>(now.ns - from->ns) / 1e9;
+    const double machine = static_cast<double>(now.busy - from->busy) /
+                           static_cast<double>(now.ticks - from->ticks) * onlineCpus_ * 1000.0;
+    const double process =
+        static_cast<double>(now.processCpuNs - from->processCpuNs) / 1e6 / seconds;
+    return std::max(0.0, machine - process);
 }
 
 std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
@@ -180,9 +210,14 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     s->processCpuPct = s->processCpuMsPerS / 10.0;
     prevProcessCpu_ = pcpu;
     std::uint64_t busy = 0, ticks = 0;
-    if (machineTicks(busy, ticks) && ticks > prevTicks_)
-        s->machineCpuPct =
-            100.0 * static_cast<double>(busy - prevBusy_) / static_cast<double>(ticks - prevTicks_);
+    if (machineTicks(busy, ticks)) {
+        if (ticks > prevTicks_)
+            s->machineCpuPct = 100.0 * static_cast<double>(busy - prevBusy_) /
+                               static_cast<double>(ticks - prevTicks_);
+        const CpuReading now{nowNs, pcpu, busy, ticks};
+        s->neighbourCpuMsPerS = neighbourCpuMsPerS(now);
+        rememberCpu(now);
+    }
     prevBusy_ = busy;
     prevTicks_ = ticks;
     prevNs_ = nowNs;

@@ -3,6 +3,7 @@
 // clocks and context-switch counts. Keeps the previous readings to turn totals into rates.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -54,6 +55,18 @@ class Sampler {
     std::map<const ThreadEntry *, ThreadPrev> prevThreads_;
     std::int64_t prevProcessCpu_ = 0;
     std::uint64_t prevBusy_ = 0, prevTicks_ = 0;
+    // The machine's CPU use outside this process, over the last second at least: the kernel
+    // counts machine CPU in 10 ms ticks, too coarse for one 100 ms interval.
+    struct CpuReading {
+        std::int64_t ns = 0, processCpuNs = 0;
+        std::uint64_t busy = 0, ticks = 0;
+    };
+    static constexpr std::int64_t kNeighbourWindowNs = 1'000'000'000;
+    std::array<CpuReading, 32> cpuHistory_{}; // a ring, newest at cpuHistoryAt_ - 1
+    std::size_t cpuHistoryAt_ = 0, cpuHistoryCount_ = 0;
+    double onlineCpus_ = 1;
+    void rememberCpu(const CpuReading &r);
+    double neighbourCpuMsPerS(const CpuReading &now) const;
 };
 
 } // namespace ringlab

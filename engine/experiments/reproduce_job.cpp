@@ -18,6 +18,7 @@
 #include "engine/profile/reference_cases.h"
 #include "engine/profile/resolve_profile.h"
 #include "engine/store/recorder.h"
+#include "engine/store/run_load.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_store.h"
 #include "engine/version.h"
@@ -184,6 +185,9 @@ std::string formatReproduceCase(const ReproduceCase &rc, bool markdown)
     else
         appendf(out, "\n   * the mechanism's direct effect.\n   %s\n\n",
                 wrapped(c.note, 90, "   ").c_str());
+    if (!rc.loadWarning.empty())
+        out += (markdown ? "**" + rc.loadWarning + "**\n\n"
+                         : wrapped(rc.loadWarning, 90, "   ") + "\n\n");
     return out;
 }
 
@@ -295,7 +299,7 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
             error = std::string(c.name) + ": " + error;
             return ReproduceEnd::Failed;
         }
-        ReproduceCase rc{&c, sa.label, sb.label, {}};
+        ReproduceCase rc{&c, sa.label, sb.label, {}, {}};
         for (const auto &m : c.metrics) {
             ReproduceRow row{&m, {}, {}, {}, {}};
             const auto va = caseValues(sa, m, false), vb = caseValues(sb, m, true);
@@ -309,6 +313,10 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
             }
             rc.rows.push_back(row);
         }
+        std::vector<std::int64_t> both = a.ids;
+        both.insert(both.end(), b.ids.begin(), b.ids.end());
+        rc.loadWarning = loadSpreadWarning(loadSpread(store, both, o.warmupS));
+        if (!rc.loadWarning.empty()) say(std::string(c.name) + ": " + rc.loadWarning);
         recordComparison(store, rc, a, b);
         if (o.onCase) o.onCase(rc);
     }

@@ -47,6 +47,7 @@ struct ReproduceCase {
     const ReferenceCase *reference = nullptr;
     std::string beforeLabel, afterLabel; // "group of 3 repeats (sessions 1 4 5)"
     std::vector<ReproduceRow> rows;
+    std::string loadWarning; // the machine's load differed between its runs (run_load.h)
 };
 
 enum class ReproduceEnd { Completed, BadInput, Failed, Interrupted };

@@ -9,6 +9,7 @@
 #include "engine/datapath/clock.h"
 #include "engine/experiments/recorded_run.h"
 #include "engine/profile/resolve_profile.h"
+#include "engine/store/run_load.h"
 #include "engine/store/session_store.h"
 
 namespace ringlab {
@@ -138,6 +139,11 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
             if (o.onRun) o.onRun(sweep);
         }
     }
+    std::vector<std::int64_t> sessions;
+    for (const auto &run : sweep.runs)
+        if (run.status == "completed") sessions.push_back(run.session);
+    if (auto w = loadSpreadWarning(loadSpread(store, sessions, sweep.spec.warmupS)); !w.empty())
+        say("sweep " + sweep.id + ": " + w);
     return SweepEnd::Completed;
 }
 

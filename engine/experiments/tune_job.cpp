@@ -13,6 +13,7 @@
 #include "engine/experiments/recorded_run.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/resolve_profile.h"
+#include "engine/store/run_load.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_store.h"
 #include "engine/store/sweep_store.h"
@@ -216,6 +217,13 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     };
     result = tune(p.spec, p.base, measure, o.progress);
     report = formatResult(o, p, result, id);
+    std::vector<std::int64_t> all;
+    for (const auto &[candidate, ids] : sessions)
+        all.insert(all.end(), ids.begin(), ids.end());
+    if (auto w = loadSpreadWarning(loadSpread(store, all, o.warmupS)); !w.empty()) {
+        say("tune " + id + ": " + w);
+        report += w + "\n";
+    }
     if (!result.failure.empty() && !result.found) {
         error = result.failure + "; the runs so far are kept as sessions";
         return TuneEnd::Failed;

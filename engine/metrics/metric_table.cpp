@@ -149,6 +149,17 @@ std::vector<MetricDef> build()
     field(
         "machine_cpu_pct", "%", -1, [](const Sample &s) { return s.machineCpuPct; },
         [](Sample &s, double v) { s.machineCpuPct = v; });
+    // Outside this process, over the last second (the kernel counts it in 10 ms ticks).
+    t.push_back({"neighbour_cpu_ms_per_s",
+                 "ms/s",
+                 -1,
+                 [](const Sample &s) -> std::optional<double> {
+                     if (s.neighbourCpuMsPerS < 0) return std::nullopt;
+                     return s.neighbourCpuMsPerS;
+                 },
+                 [](Sample &s, double v) { s.neighbourCpuMsPerS = v; },
+                 {},
+                 {}});
     field(
         "pool_free", "buffers", 0, [](const Sample &s) { return double(s.poolFree); },
         [](Sample &s, double v) { s.poolFree = u32(v); });

@@ -95,6 +95,7 @@ json toJson(const Sample &s)
                 {"process_pct", s.processCpuPct},
                 {"machine_pct", s.machineCpuPct},
                 {"threads", threads}};
+    if (s.neighbourCpuMsPerS >= 0) j["cpu"]["neighbour_ms_per_s"] = s.neighbourCpuMsPerS;
     j["gauges"] = {{"pool_free", s.poolFree},
                    {"rx_posted", s.rxPosted},
                    {"tx_pending", s.txPending},
@@ -212,6 +213,10 @@ void readSample(const json &j, Sample &s)
     s.processCpuMsPerS = real(cpu.at("process_ms_per_s"));
     s.processCpuPct = real(cpu.at("process_pct"));
     s.machineCpuPct = real(cpu.at("machine_pct"));
+    if (cpu.contains("neighbour_ms_per_s")) { // absent in lines written before it
+        s.neighbourCpuMsPerS = real(cpu.at("neighbour_ms_per_s"));
+        if (s.neighbourCpuMsPerS < 0) throw std::range_error("neighbour_ms_per_s is negative");
+    }
     if (cpu.at("threads").size() > kMaxLineItems) throw std::range_error("too many threads");
     for (const json &th : cpu.at("threads")) {
         ThreadStat t;

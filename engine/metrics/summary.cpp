@@ -45,6 +45,7 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
     put("engine_cpu_ms_per_s", s.engineCpuMsPerS);
     put("process_cpu_ms_per_s", s.processCpuMsPerS);
     put("machine_cpu_pct", s.machineCpuPct);
+    if (s.neighbourCpuMsPerS >= 0) put("neighbour_cpu_ms_per_s", s.neighbourCpuMsPerS);
     for (const auto &t : s.threads) {
         put("thread." + t.name + ".cpu_ms_per_s", t.cpuMsPerS);
         put("thread." + t.name + ".wakeups_per_s", t.wakeupsPerS);
