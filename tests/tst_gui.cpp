@@ -160,7 +160,12 @@ void TstGui::panelHasAControlForEveryTunable()
             QVERIFY2(spin, qPrintable(name));
             QCOMPARE(spin->minimum(), static_cast<int>(t.min));
             QCOMPARE(spin->maximum(), static_cast<int>(t.max));
-            QCOMPARE(QString::number(spin->value()), QString::fromStdString(ps.text(t.id)));
+            // The value as the panel would send it ("any" for a CPU's minimum).
+            QCOMPARE(QString::fromStdString(ParamSet::format(t, Value{spin->value(), 0})),
+                     QString::fromStdString(ps.text(t.id)));
+            if (!t.minWord.empty() && spin->value() == spin->minimum())
+                QCOMPARE(spin->text(),
+                         QString::fromUtf8(t.minWord.data(), static_cast<int>(t.minWord.size())));
             break;
         }
         case Type::Real:

@@ -106,7 +106,6 @@ const QHash<QString, QColor> &threadColors()
         {"txclean", QColor(0x9467bd)},
         {"rx-fifo", QColor(0x8c564b)},
         {"engine_cpu_ms_per_s", QColor(QRgb(0x000000))},
-        {"neighbour_cpu_ms_per_s", QColor(QRgb(0xa0a0a0))},
         {"gui", QColor(0xe377c2)},
     };
     return map;
@@ -126,6 +125,8 @@ const QHash<QString, QColor> &otherColors()
 {
     // Every other series, one colour each (checked distinct by tst_gui).
     static const QHash<QString, QColor> map = {
+        // Not a thread of ours: a neutral grey, beside the threads on the CPU chart.
+        {"neighbour_cpu_ms_per_s", QColor(QRgb(0xa0a0a0))},
         {"rx_mbps", QColor(0xff7f0e)},
         {"tx_mbps", QColor(0x00a6a6)},
         {"rx_pps", QColor(0xad494a)},
