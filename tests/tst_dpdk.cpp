@@ -64,6 +64,19 @@ void TstDpdk::ioForwardingCountsAreExact()
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
     QVERIFY(c->waitSamples(10));
+    // Each port's facts, as a session records them: the PMD, DPDK's version, the EAL's
+    // arguments; what a null port cannot have is absent with the reason.
+    const Environment ports = engine.portFacts();
+    for (const char *port : {"net_null0", "net_null1"}) {
+        auto fact = [&](const char *spec) { return ports.find(factKey(spec, port)); };
+        QVERIFY2(fact("port.driver") && fact("port.driver")->value.find("net_null") == 0, port);
+        QVERIFY(fact("port.dpdk_version")->value.rfind("DPDK 22.11", 0) == 0);
+        QVERIFY(fact("port.eal_args")->value.find("--no-huge") != std::string::npos);
+        QCOMPARE(fact("port.firmware")->absent,
+                 std::string("a DPDK port with no kernel interface behind it"));
+        for (const auto &s : factSpecs())
+            if (s.scope == FactScope::Port) QVERIFY2(fact(s.key.data()), s.key.data());
+    }
     engine.stop();
     const auto s = c->samples();
     QVERIFY(s.size() >= 10);

@@ -21,6 +21,7 @@
 #include "drivers/registry_devices.h"
 #include "engine/common/cpu_list.h"
 #include "engine/common/environment_capture.h"
+#include "engine/common/port_facts.h"
 #include "engine/run/run_service.h"
 #include "engine/store/environment_json.h"
 #include "engine/store/run_load.h"
@@ -38,6 +39,7 @@ class TstEnvironment : public QObject {
     void init() { QVERIFY(dir_.isValid()); }
     void factTableIsConsistent();
     void captureOnThisMachine();
+    void aKernelPortIsDescribedByTheKernel();
     void captureOnAFakeTreeSaysWhyFactsAreAbsent();
     void threadsPlacementIsReadBack();
     void storeExportAndImportRoundTrip();
@@ -128,6 +130,39 @@ void TstEnvironment::captureOnThisMachine()
     QVERIFY(std::stoll(env.find("mem.total_kb")->value) > 0);
     QVERIFY(env.find("load.per_cpu")->present());
     QVERIFY(env.find("sysctl.net.core.netdev_budget")->present());
+}
+
+void TstEnvironment::aKernelPortIsDescribedByTheKernel()
+{
+    // The loopback interface, through the ethtool ioctl: every port fact once, a value or
+    // absent with the reason; loopback reports its offloads and has no IRQ.
+    Environment env;
+    captureKernelPort("lo", "lo", env);
+    for (const auto &s : factSpecs()) {
+        if (s.scope != FactScope::Port) continue;
+        const Fact *f = env.find(factKey(s.key, "lo"));
+        QVERIFY2(f, s.key.data());
+        QVERIFY2(f->present() || f->absent.size() > 5, s.key.data());
+    }
+    QCOMPARE(env.facts.size(), std::size_t{10});
+    const Fact *offloads = env.find("port.offloads[lo]");
+    QVERIFY2(offloads->present(), offloads->absent.c_str());
+    QVERIFY2(offloads->value.find("tx-checksum o") != std::string::npos, offloads->value.c_str());
+    QVERIFY(offloads->value.find("scatter-gather o") != std::string::npos);
+    QVERIFY2(env.find("port.irqs[lo]")->absent.find("no IRQ of lo") == 0,
+             env.find("port.irqs[lo]")->absent.c_str());
+    QCOMPARE(env.find("port.dpdk_version[lo]")->absent, std::string("not a DPDK port"));
+    QCOMPARE(factLabel("port.rings[lo]"), std::string("port lo: rings (rx/tx, of max)"));
+
+    // An interface this namespace does not have: all absent, the reason names it.
+    Environment gone;
+    captureKernelPort("p0", "rl-no-such0", gone);
+    QCOMPARE(gone.facts.size(), std::size_t{10});
+    for (const auto &f : gone.facts)
+        QVERIFY2(!f.present() &&
+                     f.absent.rfind("interface rl-no-such0 is not in this network namespace", 0) ==
+                         0,
+                 f.absent.c_str());
 }
 
 void TstEnvironment::captureOnAFakeTreeSaysWhyFactsAreAbsent()

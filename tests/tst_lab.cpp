@@ -221,6 +221,20 @@ void TstLab::pingCrossesTheEngine()
     for (double v : t.values[static_cast<std::size_t>(col)])
         if (!std::isnan(v)) recorded += v;
     QCOMPARE(recorded, 50.0);
+    // The TAP port's facts are in the session: its PMD, and the kernel side's absence said
+    // (the interface was moved into the lab's namespace).
+    const Environment env = store.environment(sessions[0].id);
+    std::vector<const Fact *> drivers;
+    for (const auto &f : env.facts)
+        if (f.key.rfind("port.driver[", 0) == 0) drivers.push_back(&f);
+    QVERIFY(!drivers.empty());
+    for (const Fact *f : drivers) {
+        QVERIFY2(f->value.find("net_tap") == 0, f->value.c_str());
+        const std::string port = factInstance(f->key);
+        QVERIFY(env.find(factKey("port.dpdk_version", port))->present());
+        QVERIFY(env.find(factKey("port.firmware", port))); // a value or absent, but recorded
+        QVERIFY(!env.find(factKey("port.irqs", port))->present()); // a TAP has no IRQ
+    }
     // The namespaces went with the run.
     QProcess ipList;
     ipList.start("ip", {"netns", "list"});

@@ -118,6 +118,14 @@ DeviceInfo DpdkDevice::info() const
     return {addon_ ? addon_->name() : portList(), joinWords(drivers, "+"), false, rxIntr_};
 }
 
+Environment DpdkDevice::portFacts() const
+{
+    Environment env;
+    for (const auto id : port_)
+        Eal::describeFacts(id, env);
+    return env;
+}
+
 bool DpdkDevice::isVirtual(std::size_t k) const
 {
     return !isPciAddress(desc_[k].name);

@@ -81,6 +81,7 @@ class DpdkDevice final : public Device {
     std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
     IrqWait waitRxInterrupt(std::int64_t deadlineNs) override;
     void wakeRxWait() override;
+    Environment portFacts() const override;
 
     void read(DeviceReading &r) override;
 

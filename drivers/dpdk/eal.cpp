@@ -2,8 +2,10 @@
 #include "drivers/dpdk/eal.h"
 
 #include "drivers/privilege.h"
+#include "engine/common/port_facts.h"
 #include "engine/common/words.h"
 
+#include <net/if.h>
 #include <pthread.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
@@ -12,6 +14,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
+#include <rte_version.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -323,6 +326,44 @@ PortDescription Eal::describe(std::uint16_t port)
     }
     d.rxInterrupts = rte_eth_dev_rx_intr_ctl_q_get_fd(port, 0) >= 0;
     return d;
+}
+
+void Eal::describeFacts(std::uint16_t port, Environment &env)
+{
+    std::lock_guard lock(g_mutex);
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(port, name);
+    const std::string inst = name;
+    auto put = [&](const char *spec, const std::string &value) {
+        env.set({factKey(spec, inst), value, {}});
+    };
+    put("port.dpdk_version", rte_version());
+    put("port.eal_args", joinWords(g_args));
+    rte_eth_dev_info info{};
+    if (rte_eth_dev_info_get(port, &info) != 0) {
+        markPortFactsAbsent(inst, "rte_eth_dev_info_get failed", env);
+        return;
+    }
+    char ifname[IF_NAMESIZE] = {};
+    if (info.if_index > 0 && if_indextoname(info.if_index, ifname)) {
+        // The kernel's view of the interface behind the PMD; the PMD names the driver.
+        captureKernelPort(inst, ifname, env);
+        const Fact *kernel = env.find(factKey("port.driver", inst));
+        put("port.driver", std::string(info.driver_name ? info.driver_name : "?") +
+                               " (DPDK PMD) over kernel interface " + ifname +
+                               (kernel && kernel->present() ? " (" + kernel->value + ")" : ""));
+        return;
+    }
+    put("port.driver", std::string(info.driver_name ? info.driver_name : "?") + " (DPDK PMD)");
+    put("port.bus", inst);
+    put("port.rings", "rx max " + std::to_string(info.rx_desc_lim.nb_max) + ", tx max " +
+                          std::to_string(info.tx_desc_lim.nb_max));
+    markPortFactsAbsent(inst,
+                        info.if_index > 0 ? "the PMD's kernel interface (ifindex " +
+                                                std::to_string(info.if_index) +
+                                                ") is not in this network namespace"
+                                          : "a DPDK port with no kernel interface behind it",
+                        env);
 }
 
 std::vector<PortDescription> Eal::ports()

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/environment_facts.h"
 #include "engine/datapath/tunables.h"
 
 namespace ringlab::dpdk {
@@ -38,6 +39,10 @@ class Eal {
     static void detach(std::uint16_t port);
     static std::vector<PortDescription> ports();
     static PortDescription describe(std::uint16_t port);
+
+    // The port.* facts of `port`: its PMD, DPDK's version and the EAL's arguments, and for a
+    // port backed by a kernel interface (net_tap, net_af_packet) that interface's facts.
+    static void describeFacts(std::uint16_t port, Environment &env);
 
     // DPDK's recent log lines (it logs through us), for error messages.
     static std::string recentLog();

@@ -60,6 +60,21 @@ constexpr std::array kSpecs{
     FactSpec{"load.average", "load average (1, 5, 15 min)", "/proc/loadavg", R::Record},
     FactSpec{"load.per_cpu", "load per online CPU (1 min)", "/proc/loadavg / CPUs online", R::Load,
              S::Machine, kLoadTolerance},
+    FactSpec{"port.driver", "driver", "ETHTOOL_GDRVINFO, or the DPDK PMD's driver name", R::Port,
+             S::Port},
+    FactSpec{"port.driver_version", "driver version", "ETHTOOL_GDRVINFO", R::Port, S::Port},
+    FactSpec{"port.firmware", "firmware", "ETHTOOL_GDRVINFO", R::Port, S::Port},
+    FactSpec{"port.bus", "bus address", "ETHTOOL_GDRVINFO, or the DPDK port's name", R::Record,
+             S::Port},
+    FactSpec{"port.rings", "rings (rx/tx, of max)", "ETHTOOL_GRINGPARAM", R::Port, S::Port},
+    FactSpec{"port.coalesce", "interrupt coalescing", "ETHTOOL_GCOALESCE", R::Port, S::Port},
+    FactSpec{"port.offloads", "offloads", "ETHTOOL_GRXCSUM, GTXCSUM, GSG, GTSO, GGSO, GGRO",
+             R::Port, S::Port},
+    FactSpec{"port.irqs", "IRQs and their CPUs", "/proc/interrupts, /proc/irq/N/smp_affinity_list",
+             R::Placement, S::Port},
+    FactSpec{"port.dpdk_version", "DPDK version", "rte_version()", R::Port, S::Port},
+    FactSpec{"port.eal_args", "EAL arguments", "the arguments rte_eal_init was given", R::Port,
+             S::Port},
     FactSpec{"thread.affinity", "CPU affinity", "sched_getaffinity(tid)", R::Placement, S::Thread},
     FactSpec{"thread.policy", "scheduling policy", "sched_getscheduler(tid)", R::Placement,
              S::Thread},
@@ -90,6 +105,8 @@ std::string_view rankName(FactRank r)
         return "placement";
     case R::Load:
         return "load";
+    case R::Port:
+        return "port";
     case R::Sysctl:
         return "sysctl";
     case R::Memory:
@@ -143,6 +160,8 @@ std::string factLabel(std::string_view key)
         return std::string(s->label) + " (CPU " + inst + ")";
     case S::Thread:
         return "thread " + inst + ": " + std::string(s->label);
+    case S::Port:
+        return "port " + inst + ": " + std::string(s->label);
     case S::Each:
         return inst.empty() ? std::string(s->label) : "kernel." + inst;
     case S::Machine:

@@ -19,15 +19,17 @@ enum class FactRank {
     Cpu = 3,       // another CPU model, count, SMT, virtualisation
     Placement = 4, // isolated CPUs, where the engine's threads were allowed and ran
     Load = 5,      // a busy neighbour (load per CPU more than kLoadTolerance apart)
-    Sysctl = 6,    // the sysctls that steer polling and softirqs
-    Memory = 7,    // memory and hugepages
-    Record = 8,    // kept for the record, never a caveat (boot id, memory available)
+    Port = 6,      // another PMD or kernel driver, firmware, rings, coalescing, offloads
+    Sysctl = 7,    // the sysctls that steer polling and softirqs
+    Memory = 8,    // memory and hugepages
+    Record = 9,    // kept for the record, never a caveat (boot id, memory available)
 };
 std::string_view rankName(FactRank r); // "kernel", "frequency", ...
 
 // A fact about the machine, about each CPU the engine may use (instance: the CPU number),
-// about each engine thread (instance: its name), or one per sysctl found (instance: its name).
-enum class FactScope { Machine, Cpu, Thread, Each };
+// about each engine thread (instance: its name), one per sysctl found (instance: its name), or
+// about each real port a run attached (instance: the port's name).
+enum class FactScope { Machine, Cpu, Thread, Each, Port };
 
 struct FactSpec {
     std::string_view key;    // "kernel.release"; with an instance: "cpu.governor[0]"

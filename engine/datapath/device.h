@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/environment_facts.h"
 #include "engine/datapath/buffer_source.h"
 #include "engine/datapath/counters.h"
 #include "engine/datapath/histogram.h"
@@ -132,6 +133,10 @@ class Device {
 
     // Sampler context: what the device measures itself.
     virtual void read(DeviceReading &) {}
+
+    // Control context, once its ports are attached: the port.* facts of each real port
+    // (engine/common/port_facts.h); none for a simulated device.
+    virtual Environment portFacts() const { return {}; }
 };
 
 } // namespace ringlab

@@ -327,6 +327,12 @@ Environment Engine::threadPlacement() const
     return placement_;
 }
 
+Environment Engine::portFacts() const
+{
+    std::lock_guard lock(controlMutex_);
+    return device_->portFacts();
+}
+
 void Engine::mark(const std::string &label)
 {
     publishEvent({sinceStart(), "mark", {}, {}, {}, {}, label});

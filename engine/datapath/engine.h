@@ -75,6 +75,8 @@ class Engine {
     // Their placement as the last run stopped (captured by the control thread just before
     // the datapath's threads end); empty before a stop.
     Environment threadPlacement() const;
+    // The device's real ports (Device::portFacts), as they are now.
+    Environment portFacts() const;
     // A warning event in the run, from `source` (the output closed, a consumer's trouble).
     void warn(const std::string &source, const std::string &message);
 

@@ -110,6 +110,15 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         if (store && session_) discardSession(*store, why);
         return {why, false};
     }
+    // The real ports as they attached and were configured for this run.
+    if (store && session_) {
+        try {
+            store->setEnvironment(session_, engine_->portFacts());
+        } catch (const std::exception &e) {
+            if (onRecordError_)
+                onRecordError_(std::string("the ports' facts were not recorded: ") + e.what());
+        }
+    }
     // The start event has reached every subscriber before the caller's own lines (the API's
     // state line) follow it.
     engine_->flush();
