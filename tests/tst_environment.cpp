@@ -218,7 +218,8 @@ void TstEnvironment::threadsPlacementIsReadBack()
     const pid_t me = gettid();
     pid_t ended = 0;
     std::thread([&ended] { ended = gettid(); }).join();
-    const Environment env = captureThreads({{"test", me}, {"ended", ended}});
+    // The sampler found "test" on CPU 0 for 100 ns of its CPU time and on CPU 1 for 300.
+    const Environment env = captureThreads({{"test", me, {100, 300}}, {"ended", ended, {}}});
     checkEveryFact(env);
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -232,9 +233,10 @@ void TstEnvironment::threadsPlacementIsReadBack()
              "nice " + std::to_string(getpriority(PRIO_PROCESS, 0)));
     const int lastCpu = std::stoi(valueOf(env, "thread.last_cpu[test]"));
     QVERIFY(lastCpu >= 0 && lastCpu < CPU_SETSIZE);
+    QCOMPARE(valueOf(env, "thread.most_cpu[test]"), std::string("1 (75 %)"));
     // A thread that has ended: each fact absent, saying so.
-    for (const char *spec :
-         {"thread.affinity", "thread.policy", "thread.priority", "thread.last_cpu"}) {
+    for (const char *spec : {"thread.affinity", "thread.policy", "thread.priority",
+                             "thread.last_cpu", "thread.most_cpu"}) {
         const Fact *f = env.find(factKey(spec, "ended"));
         QVERIFY(f);
         QVERIFY2(!f->present() &&
@@ -494,6 +496,13 @@ void TstEnvironment::aRunRecordsTheMachineAndItsThreads()
     std::vector<std::string> names;
     for (const auto &t : service.engine().threadIds())
         names.push_back(t.name);
+    // The sampler has attributed some of the poll thread's CPU time to a CPU.
+    auto pollMeasured = [&] {
+        for (const auto &t : service.engine().threadIds())
+            if (t.name == "poll" && !t.cpuNsOn.empty()) return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(pollMeasured(), 10000);
     // Halted first, as `run` does at its end: the placement was read as it stopped.
     service.engine().halt();
     QVERIFY(service.stop().session == id);
@@ -504,6 +513,15 @@ void TstEnvironment::aRunRecordsTheMachineAndItsThreads()
         QVERIFY2(policy && policy->present(), n.c_str());
         QVERIFY2(env.find(factKey("thread.affinity", n))->present(), n.c_str());
     }
+    // The CPU the poll thread ran on most, one it was allowed, with its share.
+    const std::string most = valueOf(env, "thread.most_cpu[poll]");
+    static const QRegularExpression shape(R"(^(\d+) \((\d+) %\)$)");
+    const auto m = shape.match(QString::fromStdString(most));
+    QVERIFY2(m.hasMatch(), most.c_str());
+    std::vector<int> allowed;
+    QVERIFY(parseCpuList(valueOf(env, "thread.affinity[poll]"), allowed));
+    QVERIFY(std::count(allowed.begin(), allowed.end(), m.captured(1).toInt()) == 1);
+    QVERIFY(m.captured(2).toInt() >= 1 && m.captured(2).toInt() <= 100);
 }
 
 // The machine's CPU outside this process is a sample metric: a busy process beside the run

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -401,6 +402,20 @@ Environment captureThreads(const std::vector<ThreadId> &threads)
             if (last.value.empty()) last.absent = "unreadable: " + stat + " has no field 39";
         }
         env.facts.push_back(last);
+
+        Fact most{factKey("thread.most_cpu", t.name), {}, {}};
+        std::int64_t sum = 0, best = 0;
+        std::size_t bestCpu = 0;
+        for (std::size_t c = 0; c < t.cpuNsOn.size(); ++c) {
+            sum += t.cpuNsOn[c];
+            if (t.cpuNsOn[c] > best) best = t.cpuNsOn[c], bestCpu = c;
+        }
+        if (sum > 0)
+            most.value = std::to_string(bestCpu) + " (" +
+                         std::to_string(static_cast<int>(std::lround(100.0 * best / sum))) + " %)";
+        else
+            most.absent = "not present: the sampler measured no CPU time of " + gone;
+        env.facts.push_back(most);
     }
     return env;
 }

@@ -19,11 +19,14 @@ namespace ringlab {
 // absent with the reason. `root` replaces "/" (tests give a fake tree; "" is the machine).
 Environment captureMachine(const std::filesystem::path &root = {});
 
-// The facts of threads of this process, by name and tid: affinity, policy, priority and the
-// CPU last run on. A thread that has gone is a fact absent with that reason.
+// The facts of threads of this process, by name and tid: affinity, policy, priority, the
+// CPU last run on, and the CPU it ran on most (from cpuNsOn: its CPU time by CPU, as the
+// sampler attributed it; empty when none was measured). A thread that has gone is a fact
+// absent with that reason.
 struct ThreadId {
     std::string name;
     pid_t tid = 0;
+    std::vector<std::int64_t> cpuNsOn; // index: CPU number
 };
 Environment captureThreads(const std::vector<ThreadId> &threads);
 

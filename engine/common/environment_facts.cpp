@@ -82,6 +82,9 @@ constexpr std::array kSpecs{
              "getpriority(PRIO_PROCESS, tid) / sched_getparam(tid)", R::Placement, S::Thread},
     FactSpec{"thread.last_cpu", "CPU last run on (at the stop)",
              "/proc/self/task/TID/stat field 39", R::Record, S::Thread},
+    FactSpec{"thread.most_cpu", "CPU run on most (share of its CPU time)",
+             "the sampler: each interval's CPU time on the CPU of stat field 39 at the sample",
+             R::Placement, S::Thread},
 };
 
 std::string_view baseOf(std::string_view key)

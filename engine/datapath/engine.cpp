@@ -316,8 +316,15 @@ std::vector<ThreadId> Engine::threadIds() const
 {
     std::vector<ThreadId> out;
     for (const auto &e : threads_.entries())
-        if (!e->countersOnly && e->tid > 0 && !e->exited.load(std::memory_order_acquire))
-            out.push_back({e->name, e->tid});
+        if (!e->countersOnly && e->tid > 0 && !e->exited.load(std::memory_order_acquire)) {
+            ThreadId id{e->name, e->tid, {}};
+            for (std::size_t c = 0; c < e->cpuNsOn.size(); ++c)
+                if (const auto ns = e->cpuNsOn[c].load(std::memory_order_relaxed); ns > 0) {
+                    id.cpuNsOn.resize(c + 1, 0);
+                    id.cpuNsOn[c] = ns;
+                }
+            out.push_back(std::move(id));
+        }
     return out;
 }
 

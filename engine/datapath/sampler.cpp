@@ -150,6 +150,12 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
             ts.wakeupsPerS +=
                 static_cast<double>(vol >= prev.voluntary ? vol - prev.voluntary : 0) / dt;
         }
+        if (!exited && cpu > prev.cpuNs) {
+            const int on = ThreadRegistry::currentCpu(*e);
+            if (on >= 0 && on < ThreadEntry::kTrackedCpus)
+                e->cpuNsOn[static_cast<std::size_t>(on)].fetch_add(cpu - prev.cpuNs,
+                                                                   std::memory_order_relaxed);
+        }
         prev = {cpu, vol};
         if (exited) gone.push_back(e);
     }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -123,6 +124,30 @@ bool ThreadRegistry::voluntarySwitches(const ThreadEntry &e, std::uint64_t &out)
     }
     std::fclose(f);
     return found;
+}
+
+int ThreadRegistry::currentCpu(const ThreadEntry &e)
+{
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", static_cast<int>(e.tid));
+    FILE *f = std::fopen(path, "re");
+    if (!f) return -1;
+    char line[1024];
+    const bool got = std::fgets(line, sizeof line, f) != nullptr;
+    std::fclose(f);
+    // Fields after the name (which may hold spaces and parentheses) start at field 3.
+    const char *p = got ? std::strrchr(line, ')') : nullptr;
+    if (!p) return -1;
+    ++p;
+    for (int field = 3; field <= 39; ++field) {
+        while (*p == ' ')
+            ++p;
+        if (!*p) return -1;
+        if (field == 39) return static_cast<int>(std::strtol(p, nullptr, 10));
+        while (*p && *p != ' ')
+            ++p;
+    }
+    return -1;
 }
 
 EngineThread::EngineThread(ThreadRegistry &reg, std::string name, Body body)

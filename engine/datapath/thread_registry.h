@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <ctime>
 #include <functional>
@@ -31,6 +32,11 @@ struct ThreadEntry {
     std::atomic<std::int64_t> longestGapNs{0};
     std::atomic<std::int64_t> lastPollNs{0}; // a gap still going counts at the sample too
     std::atomic<bool> measuresGaps{false};
+    // The thread's CPU time by the CPU it was on at each sample (the sampler adds each
+    // interval's CPU time to the CPU it finds the thread on; CPUs from kTrackedCpus on are
+    // not kept). Written by the sampler only, read by the control thread at the stop.
+    static constexpr int kTrackedCpus = 256;
+    std::array<std::atomic<std::int64_t>, kTrackedCpus> cpuNsOn{};
     bool countersOnly = false;        // a counter block without a thread of its own
     std::int64_t finalCpuNs = 0;      // valid once exited
     std::uint64_t finalVoluntary = 0; // valid once exited
@@ -53,6 +59,8 @@ class ThreadRegistry {
     static bool cpuNs(const ThreadEntry &e, std::int64_t &out);
     // Voluntary context switches of a live thread from /proc; false when gone.
     static bool voluntarySwitches(const ThreadEntry &e, std::uint64_t &out);
+    // The CPU a live thread is on, or last ran on (/proc stat field 39); -1 when gone.
+    static int currentCpu(const ThreadEntry &e);
 
     // Where threads run (threads.*): each thread applies it to itself as it starts; place()
     // also moves the live ones. Check it first (checkPlacement): a failure here is the
