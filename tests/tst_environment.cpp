@@ -357,12 +357,21 @@ void TstEnvironment::compareListsEveryDifferenceRanked()
     SessionInfo io = test::simSession("old");
     const auto old = store.createSession(io, ParamSet{}); // no environment: not recorded
     Environment ea, eb;
-    ea.facts = {
-        {"kernel.release", "6.1.0-test", {}},   {"cpu.model", "Same CPU", {}},
-        {"kernel.boot_id", "one", {}},          {factKey("cpu.governor", "0"), "performance", {}},
-        {"mem.available_kb", "1000", {}},       {"load.per_cpu", "0.05", {}},
-        {"sysctl.net.core.busy_poll", "0", {}}, {factKey("thread.affinity", "poll"), "0-1", {}}};
+    ea.facts = {{"kernel.release", "6.1.0-test", {}},
+                {"cpu.model", "Same CPU", {}},
+                {"kernel.boot_id", "one", {}},
+                {factKey("cpu.governor", "0"), "performance", {}},
+                {"mem.available_kb", "1000", {}},
+                {"load.per_cpu", "0.05", {}},
+                {"sysctl.net.core.busy_poll", "0", {}},
+                {factKey("thread.affinity", "poll"), "0-1", {}},
+                {factKey("thread.most_cpu", "poll"), "0 (90 %)", {}},
+                {factKey("thread.most_cpu", "txclean"), "1 (70 %)", {}},
+                {factKey("port.driver", "net_null0"), "net_null (DPDK PMD)", {}}};
     eb = ea;
+    eb.set({factKey("thread.most_cpu", "poll"), "1 (95 %)", {}});    // another CPU
+    eb.set({factKey("thread.most_cpu", "txclean"), "1 (55 %)", {}}); // the same, less often
+    eb.set({factKey("port.driver", "net_null0"), "net_ring (DPDK PMD)", {}});
     eb.set({"kernel.release", "6.5.0-test", {}});
     eb.set({"kernel.boot_id", "two", {}});                        // kept for the record only
     eb.set({"mem.available_kb", "2000", {}});                     // so is this
@@ -381,9 +390,10 @@ void TstEnvironment::compareListsEveryDifferenceRanked()
     std::vector<std::string> keys;
     for (const auto &c : caveats)
         keys.push_back(c.key);
-    const std::vector<std::string> expected = {"kernel.release", "cpu.governor[0]",
-                                               "thread.affinity[poll]", "load.per_cpu",
-                                               "sysctl.net.core.busy_poll"};
+    const std::vector<std::string> expected = {
+        "kernel.release",           "cpu.governor[0]", "thread.affinity[poll]",
+        "thread.most_cpu[poll]",    "load.per_cpu",    "port.driver[net_null0]",
+        "sysctl.net.core.busy_poll"};
     QCOMPARE(keys, expected);
     QCOMPARE(caveats[0].text(), std::string("kernel release: A 6.1.0-test, B 6.5.0-test"));
     QCOMPARE(caveats[1].b, std::string("absent: unreadable: no"));
@@ -405,7 +415,7 @@ void TstEnvironment::compareListsEveryDifferenceRanked()
     rows[0].diff.significant = true;
     addEnvironmentCaveat(rows, caveats);
     QCOMPARE(rows[0].verdict,
-             "v; but the environment differs (kernel): " + caveats[0].text() + " and 4 more");
+             "v; but the environment differs (kernel): " + caveats[0].text() + " and 6 more");
     QCOMPARE(rows[1].verdict, std::string("v"));
 }
 
