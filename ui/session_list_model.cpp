@@ -20,6 +20,7 @@ void SessionListModel::setEnvironments(std::map<std::int64_t, Environment> envir
 
 QString environmentSummary(const Environment &env)
 {
+    constexpr qsizetype kTipValueChars = 110; // a line of the tooltip fits a 1280 px screen
     if (!env.recorded())
         return SessionListModel::tr("environment: %1")
             .arg(QString::fromUtf8(kNotRecorded.data(),
@@ -29,13 +30,15 @@ QString environmentSummary(const Environment &env)
     for (const auto &f : env.facts) {
         absent += f.present() ? 0 : 1;
         const FactSpec *spec = findFactSpec(f.key);
-        // The facts that move a result most: kernel, frequency, CPU, load (placement and the
-        // rest are in `sessions show` and the compare dialog).
-        if (!spec || spec->rank > FactRank::Load || spec->rank == FactRank::Placement ||
-            spec->key == "kernel.cmdline")
-            continue;
-        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(factLabel(f.key)),
-                                              QString::fromStdString(f.shown()).left(120));
+        // The facts that move a result most: kernel, frequency, CPU, load, and each port's
+        // driver (placement and the rest are in `sessions show` and the compare dialog).
+        const bool shown = spec && spec->key != "kernel.cmdline" &&
+                           ((spec->rank <= FactRank::Load && spec->rank != FactRank::Placement) ||
+                            spec->key == "port.driver");
+        if (!shown) continue;
+        QString value = QString::fromStdString(f.shown());
+        if (value.size() > kTipValueChars) value = value.left(kTipValueChars - 1) + QChar(0x2026);
+        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(factLabel(f.key)), value);
     }
     lines << SessionListModel::tr("%1 of %2 facts absent (ringlab-engine sessions show ID lists "
                                   "every one)")
