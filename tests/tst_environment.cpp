@@ -617,6 +617,24 @@ void TstEnvironment::jobsWarnWhenTheMachinesLoadDiffered()
                  w.find("620 ms/s during session " + std::to_string(busy)) != std::string::npos &&
                  w.find("more than 100 ms/s apart") != std::string::npos,
              w.c_str());
+
+    // compare gives it as a caveat of rank load, measured during the runs; not within 100.
+    auto caveats = [&](std::int64_t x, std::int64_t y) {
+        CompareSide sx, sy;
+        std::string error;
+        if (!loadCompareSide(store, std::to_string(x), 0.5, sx, error) ||
+            !loadCompareSide(store, std::to_string(y), 0.5, sy, error))
+            qFatal("%s", error.c_str());
+        return environmentCaveats(store, sx, sy);
+    };
+    const auto differ = caveats(quiet, busy);
+    QCOMPARE(differ.size(), std::size_t{1});
+    QCOMPARE(differ[0].key, std::string("neighbour_cpu_ms_per_s"));
+    QCOMPARE(differ[0].rank, FactRank::Load);
+    QCOMPARE(differ[0].text(), std::string("other processes' CPU during the run (more than 100 "
+                                           "ms/s apart): A 20 ms/s, B 620 ms/s"));
+    QVERIFY(caveats(quiet, alike).empty());
+    QVERIFY(caveats(quiet, before).empty()); // not measured on one side: nothing to compare
 }
 
 QTEST_GUILESS_MAIN(TstEnvironment)

@@ -198,7 +198,7 @@ void Environment::set(Fact f)
 
 std::string EnvironmentDifference::text() const
 {
-    return factLabel(key) + ": A " + a + ", B " + b;
+    return (label.empty() ? factLabel(key) : label) + ": A " + a + ", B " + b;
 }
 
 namespace {

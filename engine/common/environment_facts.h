@@ -77,6 +77,7 @@ struct EnvironmentDifference {
     std::string key;
     FactRank rank;
     std::string a, b;         // shown() of each side ("absent: ..."), kNotRecorded when missing
+    std::string label = {};   // what differs, when it is not a fact (else the fact's label)
     std::string text() const; // "kernel release: A 6.1.0-13-amd64, B 6.5.0-1"
 };
 

@@ -8,17 +8,13 @@
 
 namespace ringlab {
 
-namespace {
-constexpr const char *kMetric = "neighbour_cpu_ms_per_s";
-}
-
 LoadSpread loadSpread(SessionStore &store, const std::vector<std::int64_t> &sessions,
                       double warmupS)
 {
     LoadSpread out;
     for (const std::int64_t id : sessions) {
         const CompareSide side = compareSideOf(store, {id}, warmupS);
-        const auto it = side.values.find(kMetric);
+        const auto it = side.values.find(std::string(kNeighbourMetric));
         if (it == side.values.end() || it->second.empty()) continue;
         const double mean = std::accumulate(it->second.begin(), it->second.end(), 0.0) /
                             static_cast<double>(it->second.size());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/store/session_store.h"
@@ -14,6 +15,8 @@ namespace ringlab {
 
 // Runs whose neighbours' CPU differs by more than this are not alike: a tenth of a CPU.
 inline constexpr double kLoadSpreadMsPerS = 100;
+// The sample metric that measures it.
+inline constexpr std::string_view kNeighbourMetric = "neighbour_cpu_ms_per_s";
 
 struct LoadSpread {
     int measured = 0; // sessions that recorded the metric

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine/metrics/sample_metrics.h"
+#include "engine/store/run_load.h"
 #include "engine/store/session_report.h"
 
 namespace ringlab {
@@ -161,12 +162,38 @@ std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
     return rows;
 }
 
+namespace {
+// The mean of the other processes' CPU measured during a side's runs; NaN when not recorded.
+double neighbourMean(const CompareSide &side)
+{
+    const auto it = side.values.find(std::string(kNeighbourMetric));
+    if (it == side.values.end() || it->second.empty()) return std::nan("");
+    double sum = 0;
+    for (const double v : it->second)
+        sum += v;
+    return sum / static_cast<double>(it->second.size());
+}
+} // namespace
+
 std::vector<EnvironmentDifference> environmentCaveats(SessionStore &store, const CompareSide &a,
                                                       const CompareSide &b)
 {
     if (a.sessions.empty() || b.sessions.empty()) return {};
-    return environmentDifferences(store.environment(a.sessions.front()),
-                                  store.environment(b.sessions.front()));
+    auto out = environmentDifferences(store.environment(a.sessions.front()),
+                                      store.environment(b.sessions.front()));
+    // The load measured during the runs, beside the load average taken at their start.
+    const double na = neighbourMean(a), nb = neighbourMean(b);
+    if (std::isfinite(na) && std::isfinite(nb) && std::fabs(na - nb) > kLoadSpreadMsPerS) {
+        char va[32], vb[32];
+        std::snprintf(va, sizeof va, "%.0f ms/s", na);
+        std::snprintf(vb, sizeof vb, "%.0f ms/s", nb);
+        const auto at = std::find_if(out.begin(), out.end(),
+                                     [](const auto &d) { return d.rank > FactRank::Load; });
+        out.insert(at, {std::string(kNeighbourMetric), FactRank::Load, va, vb,
+                        "other processes' CPU during the run (more than " +
+                            std::to_string(static_cast<int>(kLoadSpreadMsPerS)) + " ms/s apart)"});
+    }
+    return out;
 }
 
 void addEnvironmentCaveat(std::vector<CompareRow> &rows,
