@@ -275,6 +275,11 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
         QCOMPARE(s->status, std::string("completed"));
         QVERIFY(s->sampleCount >= 4);
     }
+    // Their information says where their environment is until they are copied here.
+    const auto tip = [&](qint64 id) {
+        return model->data(model->index(model->rowOf(id), 0), Qt::ToolTipRole).toString();
+    };
+    QVERIFY2(tip(ids[0]).contains("environment: kept on the engine"), qPrintable(tip(ids[0])));
     // They are changed on the engine's host, not from here.
     w.sessions()->view()->selectRow(model->rowOf(ids[0]));
     for (const auto *b : w.sessions()->findChildren<QPushButton *>())
@@ -293,6 +298,9 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     QCOMPARE(copy.uuid, remote["uuid"].get<std::string>());
     QCOMPARE(copy.sampleCount, remote["samples"].get<std::int64_t>());
     QCOMPARE(copy.status, std::string("completed"));
+    // The copy's environment is the session's information now; the other is still there.
+    QVERIFY2(tip(ids[0]).contains("kernel release: "), qPrintable(tip(ids[0])));
+    QVERIFY(tip(ids[1]).contains("environment: kept on the engine"));
     // Exported from the copy, as a local one is.
     const QString csv = home_.filePath("remote.csv");
     QVERIFY2(w.exportSession(ids[1], csv, &error), qPrintable(error));

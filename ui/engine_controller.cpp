@@ -134,7 +134,9 @@ bool EngineController::fetchSessions(const QList<qint64> &ids, QString *error)
 {
     if (!remote_) return true;
     SessionMirror *m = mirror(error);
-    return m && m->fetch(ids, error);
+    if (!m || !m->fetch(ids, error)) return false;
+    emit sessionsCopied();
+    return true;
 }
 
 bool EngineController::useLocalEngine(QString *error)

@@ -106,6 +106,8 @@ class EngineController : public QObject {
   signals:
     // jobHold() changed: a job began, moved on a run, or ended.
     void jobChanged();
+    // fetchSessions() copied an engine's sessions to sessionStore().
+    void sessionsCopied();
     void runStarted();
     // An engine's run that another client started, now watched here (runStarted follows).
     void watchStarted();

@@ -12,9 +12,11 @@ void SessionListModel::setSessions(std::vector<SessionInfo> sessions)
     endResetModel();
 }
 
-void SessionListModel::setEnvironments(std::map<std::int64_t, Environment> environments)
+void SessionListModel::setEnvironments(std::map<std::int64_t, Environment> environments,
+                                       QString missing)
 {
     environments_ = std::move(environments);
+    missingEnvironment_ = std::move(missing);
     if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
@@ -81,9 +83,11 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
                         QString::fromStdString(s->gitRevision)) +
                [&] {
                    const auto it = environments_.find(s->id);
-                   return it == environments_.end()
+                   if (it != environments_.end())
+                       return QStringLiteral("\n") + environmentSummary(it->second);
+                   return missingEnvironment_.isEmpty()
                               ? QString()
-                              : QStringLiteral("\n") + environmentSummary(it->second);
+                              : QStringLiteral("\n") + missingEnvironment_;
                }();
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {

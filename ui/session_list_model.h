@@ -15,8 +15,9 @@ class SessionListModel : public QAbstractTableModel {
     using QAbstractTableModel::QAbstractTableModel;
     void setSessions(std::vector<SessionInfo> sessions);
     // The environment each ran on (by id), for the sessions' information; a session without
-    // one shows "not recorded", one not read (an engine's, until copied) shows nothing.
-    void setEnvironments(std::map<std::int64_t, Environment> environments);
+    // one shows "not recorded". `missing` is shown for a session not in the map (an engine's
+    // that is not copied here yet); empty shows nothing.
+    void setEnvironments(std::map<std::int64_t, Environment> environments, QString missing = {});
     const SessionInfo *session(int row) const;
     int rowOf(std::int64_t id) const;
     // The running session's duration so far (the store has it only when it ends).
@@ -36,6 +37,7 @@ class SessionListModel : public QAbstractTableModel {
   private:
     std::vector<SessionInfo> rows_;
     std::map<std::int64_t, Environment> environments_;
+    QString missingEnvironment_;
 };
 
 // The environment in a few lines for a tooltip: the facts that move results most, and how

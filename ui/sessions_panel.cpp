@@ -31,6 +31,7 @@ SessionsPanel::SessionsPanel(EngineController *ctl, QWidget *parent)
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setSortingEnabled(false);
     layout->addWidget(view_);
+    connect(ctl_, &EngineController::sessionsCopied, this, &SessionsPanel::readCopiedEnvironments);
     // Two rows of buttons: the dock stays narrow enough for 1280x800.
     auto *buttons = new QGridLayout;
     open_ = new QPushButton(tr("Open"));
@@ -137,7 +138,7 @@ void SessionsPanel::reload()
                 if (!self || !from || ctl_->mirror() != from) return;
                 if (!why.isEmpty()) emit message(why, 10000);
                 model_->setSessions(sessions);
-                model_->setEnvironments({}); // read once a session is copied here
+                readCopiedEnvironments();
                 view_->resizeColumnsToContents();
                 updateButtons();
             });
@@ -161,6 +162,25 @@ void SessionsPanel::reload()
         emit message(QString::fromStdString(e.what()), 10000);
     }
     updateButtons();
+}
+
+void SessionsPanel::readCopiedEnvironments()
+{
+    if (!ctl_->remote()) return;
+    std::map<std::int64_t, Environment> environments;
+    SessionStore *copies = ctl_->sessionStore();
+    try {
+        for (const auto &c : copies ? copies->list() : std::vector<SessionInfo>{}) {
+            // The copy of the listed session: the same id and the same run.
+            const SessionInfo *listed = model_->session(model_->rowOf(c.id));
+            if (listed && listed->uuid == c.uuid) environments[c.id] = copies->environment(c.id);
+        }
+    } catch (const DbError &e) {
+        emit message(QString::fromStdString(e.what()), 10000);
+    }
+    model_->setEnvironments(std::move(environments),
+                            tr("environment: kept on the engine; shown here once the session "
+                               "is opened (copied to this machine)"));
 }
 
 void SessionsPanel::renameSelected(const QString &name)

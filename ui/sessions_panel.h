@@ -22,6 +22,9 @@ class SessionsPanel : public QWidget {
 
   public slots:
     void reload();
+    // An engine's sessions: the environments of those copied here (after an open, a compare
+    // or an export), read from the copies without asking the engine again.
+    void readCopiedEnvironments();
     void renameSelected(const QString &name);
     void deleteSelected();
 
