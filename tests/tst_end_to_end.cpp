@@ -623,11 +623,23 @@ void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()
     const QString db = dir.filePath("z.db");
     recordRuns(db, 2);
     if (QTest::currentTestFailed()) return;
-    { // zero page 2, which SQLite notices only when a query reaches it
+    // Zero the first page of the samples table, which SQLite notices only when a query
+    // reaches it (page 2 may be a free page, depending on how the schema was built).
+    std::int64_t root = 0, pageSize = 0;
+    {
+        ringlab::SessionStore store(db.toStdString());
+        auto q = store.db().prepare("SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                                    "FROM sqlite_master WHERE name = 'samples'");
+        QVERIFY(q.step());
+        root = q.i64(0);
+        pageSize = q.i64(1);
+    }
+    QVERIFY(root > 1 && pageSize >= 512);
+    {
         QFile f(db);
         QVERIFY(f.open(QIODevice::ReadWrite));
-        QVERIFY(f.seek(4096));
-        f.write(QByteArray(4096, '\0'));
+        QVERIFY(f.seek((root - 1) * pageSize));
+        f.write(QByteArray(static_cast<int>(pageSize), '\0'));
     }
     for (const QStringList &args : {QStringList{"sessions", "show", "1", "--db", db},
                                     QStringList{"compare", "1", "2", "--db", db}}) {

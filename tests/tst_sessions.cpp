@@ -47,6 +47,7 @@ class TstSessions : public QObject {
     void importRefusesWhatItCannotTrust_data();
     void importRefusesWhatItCannotTrust();
     void deleteRemovesEverything();
+    void aVersion5DatabaseGetsCascadingDeletes();
     void idsAreNotReusedAndReusedPidsAreNotAlive();
     void exportNeverDestroysADatabase();
     void exportWriteErrorsFail();
@@ -642,6 +643,8 @@ void TstSessions::importRefusesWhatItCannotTrust()
         synthetic(other, "a", 10, 1, 20, 5);
         synthetic(other, "b", 20, 1, 20, 6);
         other.db().exec("PRAGMA journal_mode = DELETE");
+        // Damaged by hand, as the sqlite3 shell would, whose foreign keys are off.
+        other.db().exec("PRAGMA foreign_keys = OFF");
         other.db().exec(damage.toStdString());
     }
     SessionStore store(
@@ -662,12 +665,131 @@ void TstSessions::deleteRemovesEverything()
     SessionStore store(db("delete.db"));
     const auto keep = synthetic(store, "keep", 1, 1, 10, 1);
     const auto gone = synthetic(store, "gone", 1, 1, 10, 2);
+    // A row in every table that holds a session's rows.
+    for (const auto id : {keep, gone}) {
+        Event change{1.0, "param", "poll.budget", "64", "32", "user", {}};
+        Event mark{1.5, "mark", {}, {}, {}, "user", "here"};
+        store.append(id, {}, {change, mark});
+        Environment env;
+        env.facts = {{"kernel.release", "6.1.0-test", {}}};
+        store.setEnvironment(id, env);
+    }
+    const char *const tables[] = {"session_params", "param_changes", "events",
+                                  "sample_times",   "samples",       "session_environment"};
+    auto rows = [&](const char *table, std::int64_t id) {
+        auto q = store.db().prepare(std::string("SELECT COUNT(*) FROM ") + table +
+                                    " WHERE session_id = ?1");
+        q.bind(1, id);
+        return q.step() ? q.i64(0) : -1;
+    };
+    for (const char *t : tables)
+        QVERIFY2(rows(t, gone) > 0, t);
     QVERIFY(store.deleteSession(gone));
     QVERIFY(!store.deleteSession(gone));
     QCOMPARE(store.list().size(), std::size_t{1});
-    QCOMPARE(store.samples(gone).seq.size(), std::size_t{0});
-    QCOMPARE(store.params(gone).size(), std::size_t{0});
+    for (const char *t : tables) {
+        QVERIFY2(rows(t, gone) == 0, t); // gone with it (ON DELETE CASCADE)
+        QVERIFY2(rows(t, keep) > 0, t);  // the other's untouched
+    }
     QCOMPARE(store.samples(keep).seq.size(), std::size_t{10});
+    // Nothing can refer to a session that is not there.
+    auto orphan = store.db().prepare("INSERT INTO events (session_id, t, kind) VALUES (?1, 0, "
+                                     "'mark')");
+    orphan.bind(1, gone);
+    QVERIFY_THROWS_EXCEPTION(DbError, orphan.run());
+}
+
+void TstSessions::aVersion5DatabaseGetsCascadingDeletes()
+{
+    const fs::path file = db("v5.db");
+    std::int64_t keep = 0;
+    {
+        // Version 5's tables had no foreign keys: one a delete missed is left behind.
+        Db old(file, Db::Mode::ReadWrite);
+        old.exec(R"sql(
+            CREATE TABLE sessions (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL
+                UNIQUE, name TEXT NOT NULL, created_at TEXT NOT NULL, ended_at TEXT, status TEXT
+                NOT NULL, device TEXT NOT NULL, profile TEXT NOT NULL, host_name TEXT NOT NULL
+                DEFAULT '', host_cpu TEXT NOT NULL DEFAULT '', host_cores INTEGER NOT NULL
+                DEFAULT 0, host_kernel TEXT NOT NULL DEFAULT '', engine_version TEXT NOT NULL
+                DEFAULT '', git_revision TEXT NOT NULL DEFAULT '', interval_s REAL NOT NULL,
+                notes TEXT NOT NULL DEFAULT '', pid INTEGER NOT NULL DEFAULT 0, run_group TEXT
+                NOT NULL DEFAULT '', repeat_index INTEGER NOT NULL DEFAULT 0, pid_start INTEGER
+                NOT NULL DEFAULT 0, boot_id TEXT NOT NULL DEFAULT '');
+            CREATE TABLE session_params (session_id INTEGER NOT NULL, tunable TEXT NOT NULL,
+                value TEXT NOT NULL, PRIMARY KEY (session_id, tunable)) WITHOUT ROWID;
+            CREATE TABLE param_changes (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL,
+                t REAL NOT NULL, tunable TEXT NOT NULL, old_value TEXT NOT NULL, new_value TEXT
+                NOT NULL, source TEXT NOT NULL);
+            CREATE INDEX param_changes_by_session ON param_changes (session_id, t);
+            CREATE TABLE events (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, t REAL NOT
+                NULL, kind TEXT NOT NULL, message TEXT NOT NULL DEFAULT '', source TEXT NOT NULL
+                DEFAULT '');
+            CREATE INDEX events_by_session ON events (session_id, t);
+            CREATE TABLE metrics (id INTEGER PRIMARY KEY, name TEXT NOT NULL, unit TEXT NOT
+                NULL, thread TEXT NOT NULL DEFAULT '', UNIQUE (name, thread));
+            CREATE TABLE sample_times (session_id INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL
+                NOT NULL, interval REAL NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+            ALTER TABLE sample_times ADD COLUMN stall TEXT NOT NULL DEFAULT '' CHECK (stall IN
+                ('', 'sampler'));
+            CREATE TABLE samples (session_id INTEGER NOT NULL, seq INTEGER NOT NULL, metric_id
+                INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (session_id, seq, metric_id))
+                WITHOUT ROWID;
+            CREATE TABLE session_environment (session_id INTEGER NOT NULL, key TEXT NOT NULL,
+                value TEXT NOT NULL DEFAULT '', absent TEXT NOT NULL DEFAULT '', seq INTEGER NOT
+                NULL DEFAULT 0, PRIMARY KEY (session_id, key)) WITHOUT ROWID;
+            INSERT INTO sessions (id, uuid, name, created_at, ended_at, status, device, profile,
+                interval_s) VALUES (1, 'u-1', 'kept', '2026-12-01T10:00:00.000Z',
+                '2026-12-01T10:00:02.000Z', 'completed', 'sim0', 'default', 0.1);
+            INSERT INTO metrics (id, name, unit) VALUES (1, 'rx_pps', 'pps');
+            INSERT INTO session_params VALUES (1, 'poll.budget', '64'), (9, 'poll.budget', '8');
+            INSERT INTO param_changes (session_id, t, tunable, old_value, new_value, source)
+                VALUES (1, 0.5, 'poll.budget', '64', '32', 'user'), (9, 0.5, 'x', '1', '2', 'u');
+            INSERT INTO events (session_id, t, kind, message) VALUES (1, 0.7, 'mark', 'here'),
+                (9, 0.7, 'mark', 'lost');
+            INSERT INTO sample_times VALUES (1, 0, 0.1, 0.1, ''), (1, 1, 0.2, 0.1, 'sampler'),
+                (9, 0, 0.1, 0.1, '');
+            INSERT INTO samples VALUES (1, 0, 1, 1000), (1, 1, 1, 1100), (9, 0, 1, 5);
+            INSERT INTO session_environment VALUES (1, 'kernel.release', '6.1.0', '', 0),
+                (9, 'kernel.release', '6.1.0', '', 0);
+            PRAGMA user_version = 5;
+        )sql");
+    }
+    SessionStore store(file);
+    QCOMPARE(store.schemaVersion(), kSchemaVersion);
+    keep = store.list().at(0).id;
+    QCOMPARE(keep, std::int64_t{1});
+    // Session 1's rows are all there, in order; session 9's (no such session) are not.
+    QCOMPARE(store.samples(keep).seq.size(), std::size_t{2});
+    QCOMPARE(store.params(keep).size(), std::size_t{1});
+    QCOMPARE(store.changes(keep).size(), std::size_t{1});
+    QCOMPARE(store.environment(keep).facts.size(), std::size_t{1});
+    for (const char *t : {"session_params", "param_changes", "events", "sample_times", "samples",
+                          "session_environment"}) {
+        auto q =
+            store.db().prepare(std::string("SELECT COUNT(*) FROM ") + t + " WHERE session_id = 9");
+        QVERIFY(q.step());
+        QVERIFY2(q.i64(0) == 0, t);
+        auto fk = store.db().prepare(std::string("SELECT \"table\", on_delete FROM "
+                                                 "pragma_foreign_key_list('") +
+                                     t + "')");
+        QVERIFY2(fk.step(), t);
+        QCOMPARE(fk.text(0), std::string("sessions"));
+        QCOMPARE(fk.text(1), std::string("CASCADE"));
+    }
+    // The stall column and the indexes survived the rebuild.
+    auto stalls = store.db().prepare("SELECT COUNT(*) FROM sample_times WHERE stall = 'sampler'");
+    QVERIFY(stalls.step());
+    QCOMPARE(stalls.i64(0), std::int64_t{1});
+    auto idx = store.db().prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
+                                  "name IN ('param_changes_by_session', 'events_by_session')");
+    QVERIFY(idx.step());
+    QCOMPARE(idx.i64(0), std::int64_t{2});
+    QVERIFY(store.deleteSession(keep));
+    auto left = store.db().prepare("SELECT (SELECT COUNT(*) FROM samples) + (SELECT COUNT(*) "
+                                   "FROM events) + (SELECT COUNT(*) FROM session_environment)");
+    QVERIFY(left.step());
+    QCOMPARE(left.i64(0), std::int64_t{0});
 }
 
 void TstSessions::idsAreNotReusedAndReusedPidsAreNotAlive()

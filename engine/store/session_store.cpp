@@ -151,6 +151,85 @@ const char *const kMigrations[] = {
         PRIMARY KEY (session_id, key)
     ) WITHOUT ROWID;
     )sql",
+    // 5 -> 6: a session's rows go with it: each table that holds them is rebuilt with its
+    // session_id a foreign key, ON DELETE CASCADE (the store turns foreign keys on for every
+    // connection it opens, after migrating). Rows of a session that is no longer there are
+    // not kept. Columns keep their order: import and the recorder insert by position. One
+    // table at a time, so that the next reuses the pages the last one freed.
+    R"sql(
+    CREATE TABLE session_params_v6 (
+        session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        tunable TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (session_id, tunable)
+    ) WITHOUT ROWID;
+    INSERT INTO session_params_v6 SELECT session_id, tunable, value FROM session_params
+        WHERE session_id IN (SELECT id FROM sessions);
+    DROP TABLE session_params;
+    ALTER TABLE session_params_v6 RENAME TO session_params;
+    CREATE TABLE param_changes_v6 (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        t REAL NOT NULL,
+        tunable TEXT NOT NULL,
+        old_value TEXT NOT NULL,
+        new_value TEXT NOT NULL,
+        source TEXT NOT NULL
+    );
+    INSERT INTO param_changes_v6 SELECT id, session_id, t, tunable, old_value, new_value, source FROM param_changes
+        WHERE session_id IN (SELECT id FROM sessions);
+    DROP TABLE param_changes;
+    ALTER TABLE param_changes_v6 RENAME TO param_changes;
+    CREATE TABLE events_v6 (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        t REAL NOT NULL,
+        kind TEXT NOT NULL,
+        message TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL DEFAULT ''
+    );
+    INSERT INTO events_v6 SELECT id, session_id, t, kind, message, source FROM events
+        WHERE session_id IN (SELECT id FROM sessions);
+    DROP TABLE events;
+    ALTER TABLE events_v6 RENAME TO events;
+    CREATE TABLE sample_times_v6 (
+        session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t REAL NOT NULL,
+        interval REAL NOT NULL,
+        stall TEXT NOT NULL DEFAULT '' CHECK (stall IN ('', 'sampler')),
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO sample_times_v6 SELECT session_id, seq, t, interval, stall FROM sample_times
+        WHERE session_id IN (SELECT id FROM sessions);
+    DROP TABLE sample_times;
+    ALTER TABLE sample_times_v6 RENAME TO sample_times;
+    CREATE TABLE samples_v6 (
+        session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        metric_id INTEGER NOT NULL,
+        value REAL NOT NULL,
+        PRIMARY KEY (session_id, seq, metric_id)
+    ) WITHOUT ROWID;
+    INSERT INTO samples_v6 SELECT session_id, seq, metric_id, value FROM samples
+        WHERE session_id IN (SELECT id FROM sessions);
+    DROP TABLE samples;
+    ALTER TABLE samples_v6 RENAME TO samples;
+    CREATE TABLE session_environment_v6 (
+        session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL DEFAULT '',
+        absent TEXT NOT NULL DEFAULT '',
+        seq INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, key)
+    ) WITHOUT ROWID;
+    INSERT INTO session_environment_v6 SELECT session_id, key, value, absent, seq FROM session_environment
+        WHERE session_id IN (SELECT id FROM sessions);
+    DROP TABLE session_environment;
+    ALTER TABLE session_environment_v6 RENAME TO session_environment;
+    CREATE INDEX param_changes_by_session ON param_changes (session_id, t);
+    CREATE INDEX events_by_session ON events (session_id, t);
+    )sql",
 };
 static_assert(kStallPeriods == 2.0 && std::size(kStallNames) == 2,
               "the 3 -> 4 migration and copyFrom spell the stall rule and names out");
@@ -271,6 +350,10 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(withFolder
     db_.exec("PRAGMA journal_mode = WAL");
     db_.exec("PRAGMA synchronous = NORMAL");
     migrate();
+    // A session's rows go with it (ON DELETE CASCADE, schema 6). SQLite enforces foreign keys
+    // only on connections that ask, outside a transaction; not while migrating, where a
+    // table rebuilt would take its rows with it.
+    db_.exec("PRAGMA foreign_keys = ON");
     interruptedOnOpen_ = markInterrupted();
 }
 
@@ -320,15 +403,14 @@ int SessionStore::schemaVersion()
 
 void SessionStore::migrate()
 {
-    while (schemaVersion() < kSchemaVersion) {
-        Transaction tx(db_);
-        // Another process may have migrated between our read and the lock: read it again.
-        const int v = schemaVersion();
-        if (v >= kSchemaVersion) break;
+    if (schemaVersion() >= kSchemaVersion) return;
+    // All steps in one transaction: a new file is written once, not once per version.
+    Transaction tx(db_);
+    // Another process may have migrated between our read and the lock: read it again.
+    for (int v = schemaVersion(); v < kSchemaVersion; ++v)
         db_.exec(kMigrations[v]);
-        db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
-        tx.commit();
-    }
+    db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    tx.commit();
 }
 
 int SessionStore::markInterrupted()
@@ -512,17 +594,10 @@ void SessionStore::rename(std::int64_t session, const std::string &name)
 
 bool SessionStore::deleteSession(std::int64_t session)
 {
-    Transaction tx(db_);
-    for (const char *table : {"samples", "sample_times", "events", "param_changes",
-                              "session_params", "session_environment"}) {
-        auto q = db_.prepare(std::string("DELETE FROM ") + table + " WHERE session_id = ?1");
-        q.bind(1, session).run();
-    }
+    // Its samples, events, changes, values and environment go with it (ON DELETE CASCADE).
     auto q = db_.prepare("DELETE FROM sessions WHERE id = ?1");
     q.bind(1, session).run();
-    const bool found = db_.changes() > 0;
-    tx.commit();
-    return found;
+    return db_.changes() > 0;
 }
 
 void SessionStore::fill(Stmt &q, SessionInfo &s)

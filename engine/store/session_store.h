@@ -19,7 +19,7 @@
 
 namespace ringlab {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 struct SessionInfo {
     std::int64_t id = 0;
