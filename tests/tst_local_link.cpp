@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The desktop's engine in its own process, reached through the API (ui/local_link): requests
-// are answered at once, the stream's lines a request caused come before its reply, and what
+// are answered at once, the stream's lines a stop caused come before its reply, and what
 // only this process may give (a profile's path, device options) is taken.
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -64,11 +64,14 @@ void TstLocalLink::requestsAndTheirLinesComeInOrder()
     // Samples arrive from the engine's threads through the event loop, never waited for.
     QTRY_VERIFY_WITH_TIMEOUT(ofType(lines, "sample").size() >= 3, 10'000);
 
-    // A change: its event line is emitted before the reply returns, with who made it.
+    // A change: its event line follows on the stream, with who made it. (Not necessarily
+    // before the reply: the stream's thread delivers it, and the reply does not wait for it,
+    // which would add that thread's wake-up to every change's latency.)
     int before = static_cast<int>(lines.size());
     r = link.call("POST", "/v1/run/set", {{"set", {{"poll.budget", "32"}}}, {"source", "gui"}});
     QVERIFY2(r.ok(), qPrintable(r.error));
     QCOMPARE(r.body["params"]["poll.budget"].get<std::string>(), "32");
+    QTRY_VERIFY_WITH_TIMEOUT(!ofType(lines, "event", before).empty(), 10'000);
     const auto changes = ofType(lines, "event", before);
     QCOMPARE(changes.size(), std::size_t{1});
     QCOMPARE(changes[0]["tunable"].get<std::string>(), "poll.budget");

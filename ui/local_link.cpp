@@ -61,7 +61,9 @@ LocalLink::Reply LocalLink::call(const QByteArray &method, const QString &path,
                                  const nlohmann::json &body)
 {
     Reply r = handle(method, path, body);
-    drain(); // what the request caused comes before its reply, as over a socket in practice
+    // What the stream has delivered comes before the reply: all that a stop caused (the stop
+    // waits for its subscribers); a change's event line may follow it, as over a socket.
+    drain();
     return r;
 }
 

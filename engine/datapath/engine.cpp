@@ -107,13 +107,13 @@ std::vector<std::shared_ptr<QueuedSubscriber>> Engine::detachSubscribers()
     return out;
 }
 
-void Engine::flush(const std::shared_ptr<Subscriber> &one)
+void Engine::flush()
 {
     std::vector<std::shared_ptr<QueuedSubscriber>> queues;
     {
         std::lock_guard lock(subscribersMutex_);
         for (const auto &x : subscribers_)
-            if (!one || x.queue->inner() == one) queues.push_back(x.queue);
+            queues.push_back(x.queue);
     }
     for (const auto &q : queues)
         q->flush();

@@ -54,8 +54,8 @@ class Engine {
     // Stops the run as stop() does, without waiting for the subscribers: RunService finishes
     // the recording first, then waits for the others (a stdout its reader left full).
     void halt();
-    // Waits until every subscriber (or only `one`) has been handed what was published so far.
-    void flush(const std::shared_ptr<Subscriber> &one = nullptr);
+    // Waits until every subscriber has been handed what was published so far.
+    void flush();
     bool running() const;
 
     // Validates through the registry, then applies. A rejected change leaves every value as

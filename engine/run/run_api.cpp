@@ -574,9 +574,6 @@ ApiReply RunApi::set(const ApiRequest &r, const json &body)
         releaseHold(); // a failed restart may have ended the run
         return ApiReply::error(422, st.error);
     }
-    // The change's event line is on the stream before the reply (only the stream's queue is
-    // waited for: a stdout nobody reads does not hold a change up).
-    service_.engine().flush(hub_);
     return {200, {{"params", valuesJson(service_.params())}}, {}, {}};
 }
 
@@ -592,7 +589,6 @@ ApiReply RunApi::mark(const ApiRequest &r, const json &body)
     std::lock_guard lock(mutex_);
     if (auto refused = refuseWithoutControl(r, "mark")) return *refused;
     service_.mark(label);
-    if (service_.running()) service_.engine().flush(hub_); // its event line comes first
     return {200, {{"label", label}}, {}, {}};
 }
 
