@@ -69,13 +69,13 @@ void TstDpdk::ioForwardingCountsAreExact()
     const Environment ports = engine.portFacts();
     for (const char *port : {"net_null0", "net_null1"}) {
         auto fact = [&](const char *spec) { return ports.find(factKey(spec, port)); };
-        QVERIFY2(fact("port.driver") && fact("port.driver")->value.find("net_null") == 0, port);
-        QVERIFY(fact("port.dpdk_version")->value.rfind("DPDK 22.11", 0) == 0);
+        for (const auto &s : factSpecs())
+            if (s.scope == FactScope::Port) QVERIFY2(fact(s.key.data()), s.key.data());
+        QVERIFY2(fact("port.driver")->value.find("net_null") == 0, port);
+        QVERIFY(fact("port.dpdk_version")->value.rfind("DPDK ", 0) == 0); // rte_version()
         QVERIFY(fact("port.eal_args")->value.find("--no-huge") != std::string::npos);
         QCOMPARE(fact("port.firmware")->absent,
                  std::string("a DPDK port with no kernel interface behind it"));
-        for (const auto &s : factSpecs())
-            if (s.scope == FactScope::Port) QVERIFY2(fact(s.key.data()), s.key.data());
     }
     engine.stop();
     const auto s = c->samples();

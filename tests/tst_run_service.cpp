@@ -4,7 +4,9 @@
 // with live changes, a refusal and a mark; and starts that fail leave nothing behind.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <fstream>
+#include <mutex>
 
 #include "drivers/registry.h"
 #include "drivers/registry_devices.h"
@@ -22,6 +24,7 @@ class TstRunService : public QObject {
     void badProfilesAndOverridesAreNamed();
     void devicesStartFromTheirOwnDefaults();
     void recordedRunFromStartToStop();
+    void aSessionDeletedWhileRecordedIsSaidOnce();
     void unrecordedRunKeepsNoSession();
     void refusedDeviceLeavesNothing();
     void readOnlyDatabaseIsRefusedBeforeTheDevice();
@@ -167,6 +170,49 @@ void TstRunService::recordedRunFromStartToStop()
     QCOMPARE(marks, QStringList({"before the start", "after the change"}));
     // Stopping again is harmless and says which session it was.
     QCOMPARE(service.stop().session, id);
+}
+
+// Deleted under the run (by hand, or a session wrongly thought interrupted): its rows cannot
+// outlive it (schema 6), so the run goes on, says so once and counts what it could not keep.
+void TstRunService::aSessionDeletedWhileRecordedIsSaidOnce()
+{
+    const std::string file = dir_->filePath("gone.db").toStdString();
+    SessionStore store(file);
+    std::mutex m;
+    std::vector<std::string> errors; // from the recorder's thread
+    auto deletedSaid = [&] {
+        std::lock_guard lock(m);
+        return std::count_if(errors.begin(), errors.end(), [](const std::string &e) {
+            return e.find("was deleted while it was recorded") != std::string::npos;
+        });
+    };
+    RunService service(registryDevices(), [&](const std::string &e) {
+        std::lock_guard lock(m);
+        errors.push_back(e);
+    });
+    auto c = std::make_shared<Collector>();
+    RunSetup setup;
+    setup.params = params({});
+    setup.profile = "default";
+    QVERIFY(service.start(setup, &store, {c}).ok());
+    QVERIFY(c->waitSamples(3));
+    const std::int64_t id = service.sessionId();
+    {
+        SessionStore other(file);
+        QVERIFY(other.deleteSession(id));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(deletedSaid() == 1, 20'000);
+    // More flushes go by: still said once, and the run goes on.
+    QVERIFY(c->waitSamples(c->samples().size() + 25));
+    QVERIFY(service.running());
+    const RunOutcome out = service.stop("completed");
+    QCOMPARE(deletedSaid(), 1);
+    QVERIFY(out.samplesLost > 0);
+    QVERIFY2(out.recordError.find("session " + std::to_string(id) + " was deleted") !=
+                 std::string::npos,
+             out.recordError.c_str());
+    SessionInfo info;
+    QVERIFY(!store.get(id, info)); // not brought back
 }
 
 void TstRunService::unrecordedRunKeepsNoSession()

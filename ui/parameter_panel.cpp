@@ -358,7 +358,7 @@ void ParameterPanel::refresh()
             if (ParamSet::parse(t, text, v).ok()) spin->setValue(static_cast<int>(v.i));
             if (auto *slider = findChild<QSlider *>(w->objectName() + QStringLiteral(".slider"))) {
                 QSignalBlocker b2(slider);
-                slider->setValue(toSlider(t, static_cast<double>(v.i)));
+                slider->setValue(toSlider(t, static_cast<double>(spin->value())));
             }
         } else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(w)) {
             dspin->setValue(std::stod(text));

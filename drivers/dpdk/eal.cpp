@@ -332,8 +332,9 @@ void Eal::describeFacts(std::uint16_t port, Environment &env)
 {
     std::lock_guard lock(g_mutex);
     char name[RTE_ETH_NAME_MAX_LEN] = {};
-    rte_eth_dev_get_name_by_port(port, name);
-    const std::string inst = name;
+    const std::string inst = rte_eth_dev_get_name_by_port(port, name) == 0 && name[0]
+                                 ? std::string(name)
+                                 : "port " + std::to_string(port);
     auto put = [&](const char *spec, const std::string &value) {
         env.set({factKey(spec, inst), value, {}});
     };

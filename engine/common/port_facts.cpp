@@ -20,7 +20,8 @@ namespace {
 // One ethtool request on `ifname`; false with the reason.
 class Ethtool {
   public:
-    explicit Ethtool(const std::string &ifname) : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0))
+    explicit Ethtool(const std::string &ifname)
+        : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)), socketErrno_(fd_ < 0 ? errno : 0)
     {
         std::strncpy(ifr_.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
     }
@@ -34,7 +35,7 @@ class Ethtool {
     bool get(void *cmd, const char *name, std::string &why)
     {
         if (fd_ < 0) {
-            why = std::string("no socket for SIOCETHTOOL: ") + std::strerror(errno);
+            why = std::string("no socket for SIOCETHTOOL: ") + std::strerror(socketErrno_);
             return false;
         }
         ifr_.ifr_data = static_cast<char *>(cmd);
@@ -48,6 +49,7 @@ class Ethtool {
 
   private:
     int fd_;
+    int socketErrno_;
     ifreq ifr_{};
 };
 
@@ -73,14 +75,19 @@ bool irqsOf(const std::string &ifname, std::string &out, std::string &why)
         std::string last, w;
         while (words >> w)
             last = w;
-        if (last.rfind(ifname, 0) != 0) continue; // the action names the interface
+        // The action names the interface: "eth0", or "eth0-rx-0" (not "eth10-rx-0").
+        if (last.rfind(ifname, 0) != 0 ||
+            (last.size() > ifname.size() && last[ifname.size()] != '-'))
+            continue;
         std::string cpus;
         std::getline(std::ifstream("/proc/irq/" + irq + "/smp_affinity_list"), cpus);
         out += (out.empty() ? "" : "; ") + std::string("IRQ ") + irq + " (" + last + ") on CPUs " +
                (cpus.empty() ? "?" : cpus);
     }
     if (out.empty()) {
-        why = "no IRQ of " + ifname + " in /proc/interrupts (a virtual interface)";
+        why = "no IRQ of " + ifname +
+              " in /proc/interrupts (a virtual interface, or a driver that names its IRQs "
+              "otherwise)";
         return false;
     }
     return true;

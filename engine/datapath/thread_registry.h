@@ -3,6 +3,7 @@
 // sampler can measure each one from outside.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <array>
@@ -33,9 +34,9 @@ struct ThreadEntry {
     std::atomic<std::int64_t> lastPollNs{0}; // a gap still going counts at the sample too
     std::atomic<bool> measuresGaps{false};
     // The thread's CPU time by the CPU it was on at each sample (the sampler adds each
-    // interval's CPU time to the CPU it finds the thread on; CPUs from kTrackedCpus on are
-    // not kept). Written by the sampler only, read by the control thread at the stop.
-    static constexpr int kTrackedCpus = 256;
+    // interval's CPU time to the CPU it finds the thread on; every CPU Linux can name). Written by
+    // the sampler only, read by the control thread at the stop.
+    static constexpr int kTrackedCpus = CPU_SETSIZE;
     std::array<std::atomic<std::int64_t>, kTrackedCpus> cpuNsOn{};
     bool countersOnly = false;        // a counter block without a thread of its own
     std::int64_t finalCpuNs = 0;      // valid once exited

@@ -35,12 +35,20 @@ Recorder::~Recorder()
 void Recorder::onSample(const std::shared_ptr<const Sample> &s)
 {
     std::lock_guard lock(mutex_);
+    if (sessionGone_) {
+        ++droppedSamples_; // nowhere to keep it: counted as lost
+        return;
+    }
     samples_.push_back(s);
 }
 
 void Recorder::onEvent(const Event &e)
 {
     std::lock_guard lock(mutex_);
+    if (sessionGone_) {
+        ++droppedEvents_;
+        return;
+    }
     events_.push_back(e);
 }
 
@@ -92,15 +100,37 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
         std::lock_guard lock(mutex_);
         written_ += samples.size();
     } catch (const DbError &e) {
+        // The session deleted under the run (its rows may not outlive it: schema 6's foreign
+        // keys): nothing later can be kept either. Said once; the rest is counted as lost.
+        bool gone = false;
+        try {
+            SessionInfo info;
+            gone = !store_->get(session_, info);
+        } catch (const DbError &) {
+        }
+        std::string message = e.what();
+        bool tell = true;
         {
             std::lock_guard lock(mutex_);
             failed_ = true;
-            lastError_ = e.what();
-            // Put them back: a later flush (e.g. after space was freed) may still succeed.
-            samples_.insert(samples_.begin(), samples.begin(), samples.end());
-            events_.insert(events_.begin(), events.begin(), events.end());
+            if (gone) {
+                tell = !sessionGone_;
+                sessionGone_ = true;
+                droppedSamples_ += samples.size() + samples_.size();
+                droppedEvents_ += events.size() + events_.size();
+                samples_.clear();
+                events_.clear();
+                message = "session " + std::to_string(session_) +
+                          " was deleted while it was recorded: its samples from then on were "
+                          "not kept";
+            } else {
+                // Put them back: a later flush (e.g. after space was freed) may still succeed.
+                samples_.insert(samples_.begin(), samples.begin(), samples.end());
+                events_.insert(events_.begin(), events.begin(), events.end());
+            }
+            lastError_ = message;
         }
-        if (onError_) onError_(e.what());
+        if (onError_ && tell) onError_(message);
     }
     samples.clear();
     events.clear();
@@ -146,6 +176,10 @@ void Recorder::finish(const std::string &status)
         events.swap(events_);
     }
     flush(samples, events);
+    {
+        std::lock_guard lock(mutex_);
+        if (sessionGone_) return; // no session to finish
+    }
     try {
         const bool lost = !samples_.empty() || droppedSamples_ > 0 || droppedEvents_ > 0;
         store_->finishSession(session_, failed_ && lost ? "failed" : status);

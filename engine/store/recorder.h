@@ -63,6 +63,7 @@ class Recorder final : public Subscriber {
     std::uint64_t droppedSamples_ = 0,
                   droppedEvents_ = 0; // never queued: the engine's queue was full
     bool failed_ = false;
+    bool sessionGone_ = false; // deleted while recorded: nothing more is kept
     std::string lastError_;
     std::jthread thread_;
 };

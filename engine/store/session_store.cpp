@@ -406,8 +406,11 @@ void SessionStore::migrate()
     if (schemaVersion() >= kSchemaVersion) return;
     // All steps in one transaction: a new file is written once, not once per version.
     Transaction tx(db_);
-    // Another process may have migrated between our read and the lock: read it again.
-    for (int v = schemaVersion(); v < kSchemaVersion; ++v)
+    // Another process may have migrated between our read and the lock (perhaps a newer
+    // Ringlab, further than this one): read it again, and never set it back.
+    const int from = schemaVersion();
+    if (from >= kSchemaVersion) return;
+    for (int v = from; v < kSchemaVersion; ++v)
         db_.exec(kMigrations[v]);
     db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     tx.commit();
