@@ -111,14 +111,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         return {why, false};
     }
     // The real ports as they attached and were configured for this run.
-    if (store && session_) {
-        try {
-            store->setEnvironment(session_, engine_->portFacts());
-        } catch (const std::exception &e) {
-            if (onRecordError_)
-                onRecordError_(std::string("the ports' facts were not recorded: ") + e.what());
-        }
-    }
+    recordFacts(engine_->portFacts(), "the ports' facts were not recorded");
     // The start event has reached every subscriber before the caller's own lines (the API's
     // state line) follow it.
     engine_->flush();
@@ -140,6 +133,16 @@ void RunService::mark(const std::string &label)
     if (running()) engine_->mark(label);
 }
 
+void RunService::recordFacts(const Environment &facts, const char *failure)
+{
+    if (!store_ || !session_) return;
+    try {
+        store_->setEnvironment(session_, facts);
+    } catch (const std::exception &e) {
+        if (onRecordError_) onRecordError_(std::string(failure) + ": " + e.what());
+    }
+}
+
 RunOutcome RunService::stop(const std::string &status)
 {
     if (!running()) return ended_;
@@ -148,14 +151,7 @@ RunOutcome RunService::stop(const std::string &status)
     engine_->halt();
     // The engine's threads as they were placed, read as the run stopped (or as the caller
     // halted it earlier).
-    if (store_ && session_) {
-        try {
-            store_->setEnvironment(session_, engine_->threadPlacement());
-        } catch (const std::exception &e) {
-            if (onRecordError_)
-                onRecordError_(std::string("the threads' placement was not recorded: ") + e.what());
-        }
-    }
+    recordFacts(engine_->threadPlacement(), "the threads' placement was not recorded");
     // The recorder is handed everything first; the other subscribers (a stdout whose reader
     // has stopped reading) are waited for only once the session is finished.
     if (recorder_) engine_->unsubscribe(recorder_);

@@ -100,6 +100,9 @@ class RunService {
 
   private:
     void discardSession(SessionStore &store, std::string &why);
+    // Adds facts to the session's environment; a failure is a record error ("FAILURE: why"),
+    // not the run's.
+    void recordFacts(const Environment &facts, const char *failure);
 
     const DeviceProvider &devices_;
     ErrorFn onRecordError_;
