@@ -196,6 +196,12 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
     auto watcher = e.api->watch();
     QVERIFY(watcher);
     QCOMPARE(e.call("POST", "/v1/jobs", json{{"kind", "sweep"}, {"vary", "nonsense"}}).status, 400);
+    // A point the registry refuses is the request's mistake, named before any run.
+    const ApiReply typo =
+        e.call("POST", "/v1/jobs", json{{"kind", "sweep"}, {"vary", "poll.sleep_mni_us=5,10"}});
+    QCOMPARE(typo.status, 400);
+    QVERIFY2(typo.body["error"].get<std::string>().find("poll.sleep_mni_us") != std::string::npos,
+             typo.body.dump().c_str());
     const ApiReply job = e.call("POST", "/v1/jobs", smallSweep("0.3s", "20"));
     QCOMPARE(job.status, 201);
     const std::string id = std::to_string(job.body["id"].get<int>());
@@ -223,22 +229,44 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
                  200);
         QCOMPARE(e.jobs->job(std::stoi(n))->state, std::string("cancelled"));
     }
+    // A reproduction's result: each case as it completes, with the command's table for
+    // people beside the typed rows.
+    const ApiReply reproduce = e.call(
+        "POST", "/v1/jobs",
+        json{{"kind", "reproduce"}, {"case", "stmmac"}, {"repeat", 1}, {"duration", "0.3s"}});
+    QCOMPARE(reproduce.status, 201);
+    const int rid = reproduce.body["id"].get<int>();
+    QVERIFY(e.jobs->wait(rid, 30'000));
+    const JobInfo reproduced = *e.jobs->job(rid);
+    QCOMPARE(reproduced.state, std::string("completed"));
+    QCOMPARE(reproduced.result["cases"].size(), std::size_t{1});
+    const json &caseResult = reproduced.result["cases"][0];
+    QVERIFY(!caseResult["rows"].empty());
+    QVERIFY2(caseResult["report"].get<std::string>().starts_with("### Case: stmmac"),
+             caseResult.dump().c_str());
+    QVERIFY(reproduced.result["header"].get<std::string>().starts_with("Measured by "));
     // The stream's job lines: typed, never text to parse.
     std::vector<Watcher::Line> lines;
     int jobLines = 0;
-    bool sawProgress = false;
+    bool sawProgress = false, sawSweepSoFar = false, sawCaseSoFar = false;
     while (watcher->take(lines, 200) && !lines.empty()) {
         for (const auto &l : lines) {
             const json j = json::parse(*l);
             if (j["type"] != "job") continue;
             ++jobLines;
             sawProgress |= j["progress"]["runs"].get<int>() > 0;
+            // The result grows while the job runs: the sweep after its run, a case when done.
+            const bool running = j["state"] == "running";
+            sawSweepSoFar |= running && j["result"].contains("sweep");
+            sawCaseSoFar |= running && j["result"].contains("cases");
             e.replies.push_back({{"key", "stream job"}, {"status", 200}, {"body", j}});
         }
         lines.clear();
     }
     QVERIFY(jobLines >= 3);
     QVERIFY(sawProgress);
+    QVERIFY(sawSweepSoFar);
+    QVERIFY(sawCaseSoFar);
     const QString problems = checkSchema(e.replies, "api-schema-jobs");
     QVERIFY2(problems.isEmpty(), qPrintable(problems));
 }

@@ -11,12 +11,17 @@
 #include <unistd.h>
 
 #include <QAction>
+#include <QComboBox>
 #include <QDialog>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -124,7 +129,6 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     w.setHeadless(true); // a failure is a message on stderr, never a dialog that waits
     w.resize(1280, 800);
     w.show();
-    QVERIFY(w.sweepTab()->notice().isEmpty()); // local: every run is in the same place
     QString error;
     QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
     EngineController *ctl = w.controller();
@@ -133,10 +137,9 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
                  w.engineLabel()->text().contains(e.url().toString()),
              qPrintable(w.engineLabel()->text()));
     QCOMPARE(w.segments()->rowCount(), 0); // no run on the engine: no segment either
-    // Sweeps and tuning still run in this process: the tab says so, and where they record.
-    const QString notice = w.sweepTab()->notice();
-    QVERIFY2(notice.contains(home_.filePath("local.db")) && notice.contains(e.url().toString()),
-             qPrintable(notice));
+    // Sweeps and tuning are the engine's jobs: no notice that they run elsewhere.
+    for (const QLabel *label : w.sweepTab()->findChildren<QLabel *>())
+        QVERIFY2(!label->text().contains("on this machine"), qPrintable(label->text()));
 
     QAction *start = action(w, QStringLiteral("Start"));
     QVERIFY(start->isEnabled()); // no run on the engine: this window may start one
@@ -457,6 +460,47 @@ void TstRemoteGui::anEnginesJobHoldsStartAndItsSessionsAreListed()
     QTRY_VERIFY_WITH_TIMEOUT(!ctl->jobHold().held(), 30'000);
     QVERIFY(w.startAction()->isEnabled());
     QTRY_COMPARE_WITH_TIMEOUT(w.sessions()->model()->rowCount(), 2, 10'000);
+
+    // The window's own Sweep tab submits its sweep to the engine it is attached to: the runs
+    // are the engine's (its database, its numbering), listed here, and the tab shows the
+    // sweep read from the engine's sessions; nothing is recorded in this process.
+    SweepTab *tab = w.sweepTab();
+    w.tabs()->setCurrentWidget(tab);
+    tab->modeBox()->setCurrentIndex(0);
+    tab->profileBox()->setCurrentText("default");
+    tab->varyEdit()->setText("poll.sleep_min_us=50,500");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    tab->repeatBox()->setValue(1);
+    tab->secondsBox()->setValue(1);
+    QSignalSpy done(tab, &SweepTab::finished);
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY2(tab->running(), qPrintable(tab->status()->text()));
+    QCOMPARE(ctl->jobHold().kind, MeasurementHold::Kind::Sweep);
+    QVERIFY2(ctl->jobHold().where.contains("unix:" + socket), qPrintable(ctl->jobHold().where));
+    QVERIFY(!w.startAction()->isEnabled());
+    const auto jobs = json::parse(http.request("GET", "/v1/jobs", {}, {}, 10'000).body);
+    QCOMPARE(jobs["jobs"].size(), std::size_t{2}); // the API's and the tab's
+    QCOMPARE(jobs["jobs"][1]["state"].get<std::string>(), std::string("running"));
+    QTRY_VERIFY_WITH_TIMEOUT(tab->status()->text().startsWith("Run 2 of 2"), 20'000);
+    QVERIFY(done.wait(30'000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    const auto job = json::parse(http.request("GET", "/v1/jobs/2", {}, {}, 10'000).body);
+    QCOMPARE(job["state"].get<std::string>(), std::string("completed"));
+    const QString sweepId = QString::fromStdString(job["result"]["sweep"].get<std::string>());
+    QCOMPARE(tab->shownSweep(), sweepId);
+    QCOMPARE(tab->table()->rowCount(), 2);
+    QCOMPARE(tab->shownTable().points.at(1).sessions.size(), std::size_t{1});
+    const auto engineSessions =
+        json::parse(http.request("GET", "/v1/sessions", {}, {}, 10'000).body);
+    QCOMPARE(engineSessions.size(), std::size_t{4});
+    std::int64_t last = 0; // the sweep's second point ran last (one repeat: forward)
+    for (const auto &session : engineSessions)
+        last = std::max(last, session["id"].get<std::int64_t>());
+    QCOMPARE(tab->shownTable().points.at(1).sessions.at(0), last);
+    QTRY_COMPARE_WITH_TIMEOUT(w.sessions()->model()->rowCount(), 4, 10'000);
+    QVERIFY(w.startAction()->isEnabled());
+    QVERIFY(!QFile::exists(home_.filePath("local7.db")) ||
+            SessionStore(home_.filePath("local7.db").toStdString()).list().empty());
 }
 
 void TstRemoteGui::killedEngineIsShownAndFoundAgain()

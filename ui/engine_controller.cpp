@@ -144,7 +144,7 @@ bool EngineController::useLocalEngine(QString *error)
     if (remote_) return true;
     // Kept while it records where the window records (a scratch one while nothing is).
     if (link_ && (localScratch_ ? !recording_ : localDb_ == dbPath_)) return true;
-    if (running_) return true; // the database changes for the next run
+    if (running_ || jobHold_.held()) return true; // the database changes for the next one
     RunApiOptions o;
     o.db = dbPath_.toStdString();
     o.endpoint = "in-process";
@@ -194,8 +194,10 @@ void EngineController::setLink(std::unique_ptr<EngineLink> link, bool remote)
     linkUp_ = link_ != nullptr;
     if (jobHold_.held()) { // the last engine's job is no longer this window's concern
         jobHold_ = {};
+        heldByJob_ = 0;
         emit jobChanged();
     }
+    emit engineChanged();
     if (!link_) return;
     connect(link_.get(), &EngineLink::lineReceived, this, &EngineController::onLine);
     connect(link_.get(), &EngineLink::connectionChanged, this, [this](bool up, const QString &why) {
@@ -334,6 +336,10 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
         if (error) *error = tr("stop the run in this process first");
         return false;
     }
+    if (jobHold_.held() && !remote_) { // its engine would go with the link
+        if (error) *error = tr("%1 in this process first").arg(jobHold_.blockedReason());
+        return false;
+    }
     auto link = std::make_unique<RemoteLink>(url, token);
     const auto v = link->call("GET", QStringLiteral("/v1/version"));
     const bool ours = v.ok() && v.body.is_object() && v.body.contains("api") &&
@@ -443,23 +449,7 @@ void EngineController::handleLine(const nlohmann::json &line)
         if (e.kind == "param") adoptValues(nlohmann::json{{e.tunable, e.after}});
         queue(e);
     } else if (type == "job") {
-        const std::string kind = text(line, "kind");
-        if (text(line, "state") == "running") {
-            jobHold_.kind = kind == "tune"        ? MeasurementHold::Kind::Tune
-                            : kind == "reproduce" ? MeasurementHold::Kind::Reproduction
-                                                  : MeasurementHold::Kind::Sweep;
-            jobHold_.since =
-                QDateTime::fromString(QString::fromStdString(text(line, "started_at")), Qt::ISODate)
-                    .toLocalTime();
-            const nlohmann::json &p = line.at("progress");
-            jobHold_.step = p.value("run", 0);
-            jobHold_.steps = p.value("runs", 0);
-            jobHold_.where =
-                remote_ ? tr("on %1").arg(engineText()) : tr("in this window's engine");
-        } else {
-            jobHold_ = {};
-        }
-        emit jobChanged();
+        takeJob(line);
     } else if (type == "warning") { // the recorder could not write (a full disk)
         emit errorOccurred(QString::fromStdString(text(line, "message")));
     } else if (type == "state" && !busy_) {
@@ -501,6 +491,92 @@ void EngineController::handleLine(const nlohmann::json &line)
             tr("%1 took control of the run").arg(QString::fromStdString(text(line, "controller"))));
         emit runStarted(); // the window's state: it no longer drives the run
     }
+}
+
+void EngineController::takeJob(const nlohmann::json &job)
+{
+    const std::string kind = text(job, "kind");
+    const int id = job.value("id", 0);
+    if (text(job, "state") == "running") {
+        jobHold_.kind = kind == "tune"        ? MeasurementHold::Kind::Tune
+                        : kind == "reproduce" ? MeasurementHold::Kind::Reproduction
+                                              : MeasurementHold::Kind::Sweep;
+        jobHold_.since =
+            QDateTime::fromString(QString::fromStdString(text(job, "started_at")), Qt::ISODate)
+                .toLocalTime();
+        const nlohmann::json &p = job.at("progress");
+        jobHold_.step = p.value("run", 0);
+        jobHold_.steps = p.value("runs", 0);
+        jobHold_.where = remote_ ? tr("on %1").arg(engineText()) : tr("in this window's engine");
+        heldByJob_ = id;
+    } else if (id == heldByJob_ || !jobHold_.held()) {
+        // A late line of an older job (a reply after the stream's end line) frees nothing.
+        jobHold_ = {};
+        heldByJob_ = 0;
+    }
+    emit jobChanged();
+    emit jobUpdated(job);
+}
+
+nlohmann::json EngineController::submitJob(const nlohmann::json &spec, QString *error)
+{
+    if (running_) {
+        if (error) *error = tr("a run is measuring: stop it first (one measurement at a time)");
+        return nullptr;
+    }
+    if (!useLocalEngine(error)) return nullptr;
+    if (!remote_ && localScratch_) {
+        if (error)
+            *error = tr("the session database %1 cannot be written, and a job's runs are "
+                        "recorded: choose another under File")
+                         .arg(dbPath_);
+        return nullptr;
+    }
+    const auto r = link_->call("POST", QStringLiteral("/v1/jobs"), spec);
+    if (!r.ok() || !r.body.is_object()) {
+        if (error)
+            *error = r.error.isEmpty() ? tr("the engine answered %1").arg(r.status) : r.error;
+        return nullptr;
+    }
+    try {
+        takeJob(r.body); // the stream's line may come later than the reply
+    } catch (const nlohmann::json::exception &e) {
+        if (error) *error = tr("the engine's job was not understood: %1").arg(e.what());
+        return nullptr;
+    }
+    return r.body;
+}
+
+void EngineController::cancelJob(int id)
+{
+    if (!link_) return;
+    link_->callLater("POST", QStringLiteral("/v1/jobs/%1/cancel").arg(id), nlohmann::json::object(),
+                     [this, link = link_.get()](const EngineLink::Reply &r) {
+                         if (link != link_.get()) return; // another engine's job by now
+                         if (r.ok())
+                             onJobReply(r.body);
+                         else if (r.status != 409) // 409: it had ended meanwhile
+                             emit errorOccurred(tr("cancel: %1").arg(r.error));
+                     });
+}
+
+void EngineController::onJobReply(const nlohmann::json &job)
+{
+    // A reply is the network's, as a line is.
+    try {
+        if (job.is_object()) takeJob(job);
+    } catch (const nlohmann::json::exception &e) {
+        emit errorOccurred(tr("The engine's job was not understood: %1").arg(e.what()));
+    }
+}
+
+void EngineController::refreshJob(int id)
+{
+    if (!link_) return;
+    link_->callLater("GET", QStringLiteral("/v1/jobs/%1").arg(id), nlohmann::json::object(),
+                     [this, link = link_.get()](const EngineLink::Reply &r) {
+                         if (link == link_.get() && r.ok()) onJobReply(r.body);
+                     });
 }
 
 } // namespace ringlab::ui

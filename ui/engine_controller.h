@@ -102,10 +102,26 @@ class EngineController : public QObject {
     // A job of the engine's (a sweep, tune or reproduction: /v1/jobs) holding the
     // measurement, from the stream's job lines: whoever started it, Start waits for it.
     const MeasurementHold &jobHold() const { return jobHold_; }
+    // Starts a job (POST /v1/jobs, docs/api.md "Jobs": a sweep, tune or reproduction) on the
+    // engine: the one in this process, recording to the window's database, or the attached
+    // one. Its runs and sessions are that engine's. The job as the engine answered (its id,
+    // state and progress; jobUpdated follows it), or null with why it was refused.
+    nlohmann::json submitJob(const nlohmann::json &spec, QString *error = nullptr);
+    // Asks the engine to cancel job `id` without waiting: its end comes as jobUpdated, or
+    // the refusal as errorOccurred.
+    void cancelJob(int id);
+    // Asks the engine for job `id` now (after a broken stream): the answer comes as jobUpdated.
+    void refreshJob(int id);
 
   signals:
     // jobHold() changed: a job began, moved on a run, or ended.
     void jobChanged();
+    // A job's state, progress, sessions or result as the engine reported it (a stream line,
+    // or a reply): {"id", "kind", "state", "progress", "sessions", "result", "error", ...}.
+    void jobUpdated(const nlohmann::json &job);
+    // The window talks to another engine now (attached, detached): jobs it followed are
+    // that engine's, no longer reported here.
+    void engineChanged();
     // fetchSessions() copied an engine's sessions to sessionStore().
     void sessionsCopied();
     void runStarted();
@@ -130,6 +146,8 @@ class EngineController : public QObject {
     void onLine(const nlohmann::json &line);
     void handleLine(const nlohmann::json &line);
     void adoptValues(const nlohmann::json &values); // name -> text, from the engine
+    void takeJob(const nlohmann::json &job);        // jobHold() and jobUpdated
+    void onJobReply(const nlohmann::json &job);     // takeJob, for a reply from the network
     void stopped();
 
     ParamSet params_;
@@ -163,6 +181,7 @@ class EngineController : public QObject {
     std::string runStartedAt_; // with the session, what makes a run the same run
     QString engineInfo_;
     MeasurementHold jobHold_;
+    int heldByJob_ = 0; // the job jobHold_ is about
 };
 
 } // namespace ringlab::ui

@@ -72,8 +72,7 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     split->setChildrenCollapsible(false);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
-    sweep_ =
-        new SweepTab([this] { return std::filesystem::path(ctl_->databasePath().toStdString()); });
+    sweep_ = new SweepTab(ctl_);
     sweep_->blockedReason = [this] { return measurementHold().blockedReason(); };
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
@@ -103,7 +102,6 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
         tabs_->setCurrentIndex(0);
     });
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
-    connect(sweep_, &SweepTab::holdChanged, this, &MainWindow::updateStatus);
     connect(sweep_, &SweepTab::sessionsChanged, this, [this] { sessions_->reload(); });
 
     buildToolbar();
@@ -372,21 +370,12 @@ void MainWindow::buildMenus()
             statusBar()->showMessage(hold.blockedReason(), 8000);
             return;
         }
-        QString error;
-        SessionStore *store = ctl_->store(&error);
-        if (!store) {
-            statusBar()->showMessage(error, 10000);
-            return;
-        }
-        auto *dlg = new ReproduceDialog(store->file(), this);
-        dlg->setNotice(localToolsNotice());
+        auto *dlg = new ReproduceDialog(ctl_, this);
         reproduceDialog_ = dlg;
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         connect(dlg, &ReproduceDialog::finished, sessions_, &SessionsPanel::reload);
+        connect(dlg, &ReproduceDialog::sessionsChanged, sessions_, &SessionsPanel::reload);
         dlg->blockedReason = [this] { return measurementHold().blockedReason(); };
-        connect(dlg, &ReproduceDialog::holdChanged, this, &MainWindow::updateStatus);
-        // Queued: the pointer to it is null by then, and the window may be closing.
-        connect(dlg, &QObject::destroyed, this, &MainWindow::updateStatus, Qt::QueuedConnection);
         dlg->show();
     });
 
@@ -791,14 +780,6 @@ bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
     return exportSessionFile(*store, id, file, error);
 }
 
-QString MainWindow::localToolsNotice() const
-{
-    if (!ctl_->remote()) return {};
-    return tr("These runs are on this machine: its own engine and devices, recorded in %1. "
-              "They do not run on %2, the engine that the Run and Sessions tabs show.")
-        .arg(ctl_->databasePath(), ctl_->engineText());
-}
-
 MeasurementHold MainWindow::measurementHold() const
 {
     if (ctl_->isRunning()) {
@@ -808,10 +789,7 @@ MeasurementHold MainWindow::measurementHold() const
         if (ctl_->remote()) run.where = tr("on %1").arg(ctl_->engineText());
         return run;
     }
-    if (ctl_->jobHold().held()) return ctl_->jobHold();
-    if (sweep_->hold().held()) return sweep_->hold();
-    if (reproduceDialog_ && reproduceDialog_->hold().held()) return reproduceDialog_->hold();
-    return {};
+    return ctl_->jobHold(); // a sweep, tune or reproduction: whoever started it
 }
 
 QString MainWindow::contactLostText() const
@@ -890,8 +868,6 @@ void MainWindow::updateStatus()
     else
         state = tr("%2 · stopped · profile %1").arg(ctl_->profileName(), ctl_->deviceName());
     stateLabel_->setText(state);
-    sweep_->setNotice(localToolsNotice());
-    if (reproduceDialog_) reproduceDialog_->setNotice(localToolsNotice());
     dbLabel_->setText(ctl_->remote() ? tr("sessions: the engine's")
                                      : tr("database: %1").arg(ctl_->databasePath()));
     if (!running) dropsLabel_->clear();

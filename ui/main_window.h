@@ -124,8 +124,6 @@ class MainWindow : public QMainWindow {
     void onEvent(const ringlab::Event &e);
     void refreshSegments();
     void updateStatus();
-    // Empty on the engine in this process; attached, where the Sweep tab and Reproduce run.
-    QString localToolsNotice() const;
     // Attached and the engine not reached: what happened, whole; empty otherwise.
     QString contactLostText() const;
     void restoreSettings();

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/reproduce_dialog.h"
-#include "ui/notice_label.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
@@ -13,14 +12,17 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "engine/experiments/reproduce_job.h"
 #include "engine/profile/reference_cases.h"
+#include "ui/job_follower.h"
 
 namespace ringlab::ui {
 
-ReproduceDialog::ReproduceDialog(std::filesystem::path database, QWidget *parent)
-    : QDialog(parent), database_(std::move(database))
+ReproduceDialog::ReproduceDialog(EngineController *engine, QWidget *parent)
+    : QDialog(parent), job_(new JobFollower(engine, this))
 {
+    connect(job_, &JobFollower::updated, this, &ReproduceDialog::progressed);
+    connect(job_, &JobFollower::ended, this, &ReproduceDialog::ended);
+    connect(job_, &JobFollower::sessionAdded, this, &ReproduceDialog::sessionsChanged);
     setWindowTitle(tr("Reproduce a reference case"));
     case_ = new QComboBox;
     case_->addItem(tr("all five cases"), QStringLiteral("all"));
@@ -61,9 +63,7 @@ ReproduceDialog::ReproduceDialog(std::filesystem::path database, QWidget *parent
     report_ = new QTextBrowser;
     report_->setOpenExternalLinks(false);
 
-    notice_ = new NoticeLabel;
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(notice_);
     layout->addLayout(top);
     layout->addWidget(bar_);
     layout->addWidget(status_);
@@ -71,10 +71,9 @@ ReproduceDialog::ReproduceDialog(std::filesystem::path database, QWidget *parent
     resize(900, 600);
 }
 
-ReproduceDialog::~ReproduceDialog()
+bool ReproduceDialog::running() const
 {
-    cancel_ = true;
-    if (worker_.joinable()) worker_.join();
+    return job_->running();
 }
 
 void ReproduceDialog::start()
@@ -86,108 +85,74 @@ void ReproduceDialog::start()
             return;
         }
     }
-    ReproduceOptions o;
-    o.which = case_->currentData().toString().toStdString();
-    o.repeat = repeat_->value();
-    o.durationNs = static_cast<std::int64_t>(seconds_->value()) * 1'000'000'000;
-    o.warmupS = 1.0;
-    o.db = database_.string();
-    const int total =
-        (o.which == "all" ? static_cast<int>(referenceCases().size()) : 1) * 2 * o.repeat;
-    markdown_ = QString::fromStdString(reproduceHeader(o, true));
-    report_->setMarkdown(markdown_);
-    bar_->setRange(0, total);
+    const nlohmann::json spec = {{"kind", "reproduce"},
+                                 {"case", case_->currentData().toString().toStdString()},
+                                 {"repeat", repeat_->value()},
+                                 {"duration", seconds_->value()}};
+    QString error;
+    if (!job_->start(spec, &error)) {
+        status_->setText(error);
+        return;
+    }
+    report_->clear();
+    bar_->setRange(0, 1);
     bar_->setValue(0);
-    cancel_ = false;
     run_->setText(tr("Cancel"));
-    case_->setEnabled(false);
-    repeat_->setEnabled(false);
-    seconds_->setEnabled(false);
-
-    hold_ = {MeasurementHold::Kind::Reproduction, QDateTime::currentDateTime(), 0, total,
-             tr("in Tools > Reproduce")};
-    emit holdChanged();
-
-    // The worker reports through queued calls: the dialog outlives it (it joins it).
-    o.progress = [this](const std::string &msg) {
-        const QString text = QString::fromStdString(msg);
-        QMetaObject::invokeMethod(
-            this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
-    };
-    o.onStep = [this](int run, int runs) {
-        QMetaObject::invokeMethod(
-            this, [this, run, runs] { step(run, runs); }, Qt::QueuedConnection);
-    };
-    o.onCase = [this](const ReproduceCase &c) {
-        const QString table = QString::fromStdString(formatReproduceCase(c, true));
-        QMetaObject::invokeMethod(
-            this,
-            [this, table] {
-                markdown_ += table;
-                report_->setMarkdown(markdown_);
-            },
-            Qt::QueuedConnection);
-    };
-    o.cancelled = [this] { return cancel_.load(); };
-    worker_ = std::thread([this, o] {
-        std::string error;
-        ReproduceEnd end = ReproduceEnd::Failed;
-        try {
-            end = runReproduce(o, -1, error);
-        } catch (const std::exception &e) {
-            error = e.what();
-        }
-        QMetaObject::invokeMethod(
-            this, [this, end, err = QString::fromStdString(error)] { ended(int(end), err); },
-            Qt::QueuedConnection);
-    });
+    setEditable(false);
+    if (job_->running()) progressed(job_->last());
 }
 
 void ReproduceDialog::cancel()
 {
-    cancel_ = true;
-    status_->setText(tr("Cancelling after the current run's sample…"));
+    job_->cancel();
+    status_->setText(tr("Cancelling: the run going stops within a poll slice…"));
 }
 
-void ReproduceDialog::step(int run, int runs)
+void ReproduceDialog::progressed(const nlohmann::json &job)
 {
-    if (!hold_.held()) return;
-    bar_->setRange(0, runs);
-    bar_->setValue(std::max(0, run - 1));
-    hold_.step = run;
-    hold_.steps = runs;
-    emit holdChanged();
+    const auto p = job.value("progress", nlohmann::json::object());
+    bar_->setRange(0, std::max(1, p.value("runs", 0)));
+    bar_->setValue(p.value("done", 0));
+    status_->setText(JobFollower::progressText(job));
+    showReport(job);
 }
 
-void ReproduceDialog::ended(int end, const QString &error)
+void ReproduceDialog::showReport(const nlohmann::json &job)
 {
-    if (worker_.joinable()) worker_.join();
-    const bool completed = static_cast<ReproduceEnd>(end) == ReproduceEnd::Completed;
+    const auto result = job.value("result", nlohmann::json::object());
+    if (!result.is_object() || !result.contains("cases")) return;
+    std::string markdown = result.value("header", std::string());
+    for (const auto &c : result.at("cases"))
+        if (c.is_object()) markdown += c.value("report", std::string());
+    report_->setMarkdown(QString::fromStdString(markdown));
+}
+
+void ReproduceDialog::ended(const nlohmann::json &job)
+{
+    const bool completed = job.value("state", std::string()) == "completed";
     if (completed) bar_->setValue(bar_->maximum());
+    showReport(job);
     status_->setText(completed ? tr("Done. Every run is in the Sessions list, grouped as "
                                     "\"reproduce CASE … before/after\".")
-                               : error);
+                               : JobFollower::endText(job));
     run_->setText(tr("Run"));
-    case_->setEnabled(true);
-    repeat_->setEnabled(true);
-    seconds_->setEnabled(true);
-    hold_ = {};
-    emit holdChanged();
+    setEditable(true);
     emit finished(completed);
+}
+
+void ReproduceDialog::setEditable(bool on)
+{
+    case_->setEnabled(on);
+    repeat_->setEnabled(on);
+    seconds_->setEnabled(on);
 }
 
 void ReproduceDialog::closeEvent(QCloseEvent *e)
 {
-    if (running()) {
-        cancel();
-        worker_.join(); // the current run stops within 100 ms
-    }
+    // The engine's job goes on unless cancelled: closing the dialog cancels it, as it did
+    // when the dialog ran it itself.
+    if (running()) cancel();
     QDialog::closeEvent(e);
-}
-
-void ReproduceDialog::setNotice(const QString &text)
-{
-    notice_->setNotice(text);
 }
 
 } // namespace ringlab::ui

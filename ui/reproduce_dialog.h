@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Tools > Reproduce a reference case: runs `reproduce` (engine/experiments/reproduce_job) on
-// a worker thread into the desktop's session database, shows its progress, and each case's
-// table as soon as it is complete, as the command prints it.
+// Tools > Reproduce a reference case: a reproduction as a job of the window's engine
+// (POST /v1/jobs: this process's, or the attached one, whose sessions they are), its progress,
+// and each case's table as soon as it is complete, as `reproduce --markdown` prints it.
 #pragma once
 
 #include <QDialog>
 
-#include <atomic>
-#include <filesystem>
 #include <functional>
-#include <thread>
-
-#include "ui/measurement_hold.h"
+#include <nlohmann/json.hpp>
 
 class QComboBox;
 class QLabel;
@@ -22,25 +18,21 @@ class QTextBrowser;
 
 namespace ringlab::ui {
 
-class NoticeLabel;
+class EngineController;
+class JobFollower;
 
 class ReproduceDialog : public QDialog {
     Q_OBJECT
   public:
-    ReproduceDialog(std::filesystem::path database, QWidget *parent = nullptr);
-    ~ReproduceDialog() override;
+    ReproduceDialog(EngineController *engine, QWidget *parent = nullptr);
 
     QComboBox *caseBox() const { return case_; }
     QSpinBox *repeatBox() const { return repeat_; }
     QSpinBox *secondsBox() const { return seconds_; }
     QPushButton *runButton() const { return run_; }
     QTextBrowser *report() const { return report_; }
-    // Where its runs go, when that is not where the window's other runs go (empty: hidden).
-    void setNotice(const QString &text);
     QLabel *status() const { return status_; }
-    bool running() const { return worker_.joinable(); }
-    // The reproduction measuring, with its run; none while nothing runs (holdChanged).
-    const MeasurementHold &hold() const { return hold_; }
+    bool running() const;
     // Asked before it starts: a reason not to (another measurement going), or empty.
     std::function<QString()> blockedReason;
 
@@ -50,29 +42,26 @@ class ReproduceDialog : public QDialog {
 
   signals:
     void finished(bool completed);
-    // A reproduction began, moved to its next run, or ended.
-    void holdChanged();
+    // A run of the reproduction made a session (the window's session list follows).
+    void sessionsChanged();
 
   protected:
     void closeEvent(QCloseEvent *e) override;
 
   private:
-    void step(int run, int runs);
-    void ended(int end, const QString &error);
+    void progressed(const nlohmann::json &job);
+    void ended(const nlohmann::json &job);
+    void showReport(const nlohmann::json &job); // the header and the cases so far
+    void setEditable(bool on);
 
-    std::filesystem::path database_;
+    JobFollower *job_;
     QComboBox *case_;
     QSpinBox *repeat_;
     QSpinBox *seconds_;
     QPushButton *run_;
     QProgressBar *bar_;
     QLabel *status_;
-    NoticeLabel *notice_;
     QTextBrowser *report_;
-    QString markdown_;
-    MeasurementHold hold_;
-    std::atomic<bool> cancel_{false};
-    std::thread worker_;
 };
 
 } // namespace ringlab::ui

@@ -22,12 +22,13 @@
 #include <cmath>
 
 #include "engine/common/number_text.h"
-#include "engine/experiments/sweep_job.h"
-#include "engine/experiments/tune_job.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/profile.h"
 #include "engine/store/session_store.h"
-#include "ui/notice_label.h"
+#include "engine/store/sweep_store.h"
+#include "ui/engine_controller.h"
+#include "ui/job_follower.h"
+#include "ui/session_mirror.h"
 #include "ui/sweep_chart.h"
 
 namespace ringlab::ui {
@@ -50,9 +51,12 @@ QString cell(const Estimate &e)
 
 } // namespace
 
-SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *parent)
-    : QWidget(parent), database_(std::move(database))
+SweepTab::SweepTab(EngineController *engine, QWidget *parent)
+    : QWidget(parent), engine_(engine), job_(new JobFollower(engine, this))
 {
+    connect(job_, &JobFollower::updated, this, &SweepTab::progressed);
+    connect(job_, &JobFollower::ended, this, &SweepTab::ended);
+    connect(job_, &JobFollower::sessionAdded, this, &SweepTab::sessionsChanged);
     mode_ = new QComboBox;
     mode_->addItem(tr("Sweep: one point per setting"));
     mode_->addItem(tr("Tune: find the setting for a goal"));
@@ -122,8 +126,6 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     form->addRow(tr("Mode"), mode_);
     form->addRow(tr("Profile"), profile_);
     auto *setupLayout = new QVBoxLayout(setup);
-    notice_ = new NoticeLabel;
-    setupLayout->addWidget(notice_);
     setupLayout->addLayout(form);
     setupLayout->addWidget(forms_);
     auto *common = new QFormLayout;
@@ -220,19 +222,24 @@ SweepTab::SweepTab(std::function<std::filesystem::path()> database, QWidget *par
     layout->addLayout(right, 1);
 }
 
-SweepTab::~SweepTab()
+bool SweepTab::running() const
 {
-    cancel_ = true;
-    if (worker_.joinable()) worker_.join();
+    return job_->running();
 }
 
 void SweepTab::reload(const QString &select)
 {
     sweeps_->clear();
     std::vector<SweepRecord> list;
+    if (engine_->remote()) copySweepSessions();
+    QString why;
+    SessionStore *store = engine_->sessionStore(&why);
+    if (!store) {
+        status_->setText(why);
+        return;
+    }
     try {
-        SessionStore store(database_());
-        list = listSweeps(store);
+        list = listSweeps(*store);
     } catch (const std::exception &e) {
         status_->setText(QString::fromStdString(e.what()));
         return;
@@ -260,11 +267,16 @@ void SweepTab::reload(const QString &select)
 
 bool SweepTab::showSweep(const QString &id)
 {
+    QString why;
+    SessionStore *store = engine_->sessionStore(&why);
+    if (!store) {
+        status_->setText(why);
+        return false;
+    }
     try {
-        SessionStore store(database_());
         std::string error;
         SweepRecord rec;
-        if (!loadSweep(store, id.toStdString(), rec, error)) {
+        if (!loadSweep(*store, id.toStdString(), rec, error)) {
             status_->setText(QString::fromStdString(error));
             return false;
         }
@@ -274,7 +286,7 @@ bool SweepTab::showSweep(const QString &id)
             if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
         }
         shownRecord_ = rec;
-        shownTable_ = sweepTable(store, rec, metrics);
+        shownTable_ = sweepTable(*store, rec, metrics);
         shown_ = id;
         report_->setPlainText(
             QString::fromStdString(formatSweep(rec, shownTable_, SweepFormat::Table)));
@@ -354,16 +366,6 @@ void SweepTab::fillTable()
     }
 }
 
-void SweepTab::setNotice(const QString &text)
-{
-    notice_->setNotice(text);
-}
-
-QString SweepTab::notice() const
-{
-    return notice_->text();
-}
-
 void SweepTab::start()
 {
     if (running()) return;
@@ -376,185 +378,120 @@ void SweepTab::start()
     mode_->currentIndex() == 0 ? startSweep() : startTune();
 }
 
+namespace {
+
+// A field of ';'-separated items as the API's list of words.
+nlohmann::json words(const QLineEdit *edit)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const QString &item : splitItems(edit->text()))
+        out.push_back(item.toStdString());
+    return out;
+}
+
+} // namespace
+
 void SweepTab::startSweep()
 {
-    SweepOptions o;
-    o.spec.profile = profile_->currentText().toStdString();
-    for (const QString &axis : splitItems(vary_->text())) {
-        SweepAxis a;
-        if (auto st = parseGridAxis(axis.toStdString(), a); !st.ok()) {
-            status_->setText(QString::fromStdString(st.error));
-            return;
-        }
-        o.spec.axes.push_back(a);
-    }
-    for (const QString &text : splitItems(tie_->text())) {
-        SweepTie t;
-        if (auto st = parseTie(text.toStdString(), t); !st.ok()) {
-            status_->setText(QString::fromStdString(st.error));
-            return;
-        }
-        o.spec.ties.push_back(t);
-    }
-    if (o.spec.axes.empty()) {
-        status_->setText(tr("Nothing to sweep: give at least one axis under Vary"));
-        return;
-    }
-    o.spec.repeat = repeat_->value();
-    o.spec.durationNs = static_cast<std::int64_t>(seconds_->value()) * 1'000'000'000;
-    o.spec.warmupS = std::min(1.0, seconds_->value() / 2.0);
-    o.db = database_().string();
-    // Every point is checked before the worker starts, so a mistake shows at once.
-    int runs = 0;
-    {
-        // The sweep's own base (its device's defaults, the profile, its --set), as it runs.
-        ResolvedProfile resolved;
-        std::vector<SweepPoint> points;
-        if (auto st = resolveSweepBase(o.spec, resolved); !st.ok()) {
-            status_->setText(QString::fromStdString(st.error));
-            return;
-        }
-        if (auto st = expandPoints(o.spec, resolved.params, points); !st.ok()) {
-            status_->setText(QString::fromStdString(st.error));
-            return;
-        }
-        runs = static_cast<int>(points.size()) * o.spec.repeat;
-    }
-    began(MeasurementHold::Kind::Sweep, runs);
-    o.progress = [this](const std::string &msg) {
-        const QString text = QString::fromStdString(msg);
-        QMetaObject::invokeMethod(
-            this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
-    };
-    o.onStep = stepReporter();
-    o.onRun = [this](const SweepRecord &rec) {
-        const QString id = QString::fromStdString(rec.id);
-        QMetaObject::invokeMethod(
-            this,
-            [this, id] {
-                reload(id);
-                emit sessionsChanged();
-            },
-            Qt::QueuedConnection);
-    };
-    o.onSessionStarted = [this](std::int64_t) { announceSession(); };
-    o.cancelled = [this] { return cancel_.load(); };
-    worker_ = std::thread([this, o] {
-        std::string id, error;
-        SweepEnd end = SweepEnd::Failed;
-        try {
-            end = runSweep(o, -1, id, error);
-        } catch (const std::exception &e) {
-            error = e.what();
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [this, end, err = QString::fromStdString(error), sid = QString::fromStdString(id)] {
-                ended(end == SweepEnd::Completed, err, sid);
-            },
-            Qt::QueuedConnection);
-    });
+    // The engine checks every point against the profile and the registry before it starts
+    // (a mistake is its refusal, at once), and takes the grid's words as `--grid` does.
+    submit({{"kind", "sweep"},
+            {"profile", profile_->currentText().toStdString()},
+            {"grid", words(vary_)},
+            {"tie", words(tie_)},
+            {"repeat", repeat_->value()},
+            {"duration", seconds_->value()}},
+           -1);
 }
 
 void SweepTab::startTune()
 {
-    TuneOptions o;
-    o.profile = profile_->currentText().toStdString();
-    o.objective = objective_->text().trimmed().toStdString();
-    o.maximize = sense_->currentIndex() == 1;
-    for (const QString &c : splitItems(constraints_->text()))
-        o.constraints.push_back(c.toStdString());
-    for (const QString &c : splitItems(over_->text()))
-        o.over.push_back(c.toStdString());
-    for (const QString &c : splitItems(tie_->text()))
-        o.ties.push_back(c.toStdString());
-    o.budget = budget_->value();
-    o.durationNs = static_cast<std::int64_t>(seconds_->value()) * 1'000'000'000;
-    o.warmupS = std::min(1.0, seconds_->value() / 2.0);
-    o.db = database_().string();
-    began(MeasurementHold::Kind::Tune, o.budget);
-    o.progress = [this](const std::string &msg) {
-        const QString text = QString::fromStdString(msg);
-        QMetaObject::invokeMethod(
-            this, [this, text] { status_->setText(text); }, Qt::QueuedConnection);
-    };
-    o.onStep = stepReporter();
-    o.onSessionStarted = [this](std::int64_t) { announceSession(); };
-    o.cancelled = [this] { return cancel_.load(); };
-    worker_ = std::thread([this, o] {
-        TuneResult result;
-        std::string report, error;
-        TuneEnd end = TuneEnd::BadInput;
-        try {
-            end = runTune(o, -1, result, report, error);
-        } catch (const std::exception &e) {
-            error = e.what();
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [this, end, rep = QString::fromStdString(report), err = QString::fromStdString(error)] {
-                if (!rep.isEmpty()) report_->setPlainText(rep);
-                ended(end == TuneEnd::Found,
-                      end == TuneEnd::NotFound ? tr("No setting met the constraints: see the "
-                                                    "report below")
-                                               : err,
-                      {});
-            },
-            Qt::QueuedConnection);
-    });
+    submit({{"kind", "tune"},
+            {"profile", profile_->currentText().toStdString()},
+            {sense_->currentIndex() == 1 ? "maximize" : "minimize",
+             objective_->text().trimmed().toStdString()},
+            {"subject_to", words(constraints_)},
+            {"over", words(over_)},
+            {"tie", words(tie_)},
+            {"budget", budget_->value()},
+            {"duration", seconds_->value()}},
+           budget_->value());
 }
 
-void SweepTab::began(MeasurementHold::Kind kind, int runs)
+void SweepTab::submit(const nlohmann::json &spec, int runs)
 {
-    bar_->setRange(0, std::max(runs, 1));
+    QString error;
+    if (!job_->start(spec, &error)) {
+        status_->setText(error);
+        return;
+    }
+    shownRuns_ = -1;
+    if (runs > 0) bar_->setRange(0, runs);
     bar_->setValue(0);
-    cancel_ = false;
     run_->setText(tr("Cancel"));
-    hold_ = {kind, QDateTime::currentDateTime(), 0, runs, tr("in the Sweep tab")};
-    emit holdChanged();
+    if (job_->running()) progressed(job_->last());
 }
 
-std::function<void(int, int)> SweepTab::stepReporter()
+void SweepTab::progressed(const nlohmann::json &job)
 {
-    // The worker reports through queued calls: the tab outlives it (it joins it).
-    return [this](int run, int runs) {
-        QMetaObject::invokeMethod(
-            this,
-            [this, run, runs] {
-                if (!hold_.held()) return;
-                bar_->setRange(0, runs);
-                bar_->setValue(run - 1);
-                hold_.step = run;
-                hold_.steps = runs;
-                emit holdChanged();
-            },
-            Qt::QueuedConnection);
-    };
+    const auto p = job.value("progress", nlohmann::json::object());
+    bar_->setRange(0, std::max(1, p.value("runs", 0)));
+    bar_->setValue(p.value("done", 0));
+    status_->setText(JobFollower::progressText(job));
+    // The sweep so far, after each run it measured.
+    const auto result = job.value("result", nlohmann::json::object());
+    if (result.is_object() && result.contains("sweep")) {
+        const int done = result.value("completed_runs", 0);
+        if (done != shownRuns_) {
+            shownRuns_ = done;
+            if (engine_->remote()) copySweepSessions();
+            reload(QString::fromStdString(result.value("sweep", std::string())));
+        }
+    }
 }
 
-void SweepTab::announceSession()
+void SweepTab::ended(const nlohmann::json &job)
 {
-    QMetaObject::invokeMethod(this, &SweepTab::sessionsChanged, Qt::QueuedConnection);
+    const std::string state = job.value("state", std::string());
+    const auto result = job.value("result", nlohmann::json::object());
+    const bool tune = job.value("kind", std::string()) == "tune";
+    const bool found = tune && result.is_object() && result.value("found", false);
+    const bool completed = state == "completed" && (!tune || found);
+    run_->setText(tr("Run"));
+    if (state == "completed") bar_->setValue(bar_->maximum());
+    QString text = JobFollower::endText(job);
+    if (tune && state == "completed" && !found)
+        text = tr("No setting met the constraints: see the report below");
+    status_->setText(text);
+    if (tune && result.is_object() && result.contains("report") && result["report"].is_string())
+        report_->setPlainText(QString::fromStdString(result["report"].get<std::string>()));
+    if (!tune && result.is_object() && result.contains("sweep")) {
+        if (engine_->remote()) copySweepSessions();
+        reload(QString::fromStdString(result.value("sweep", std::string())));
+    }
+    emit sessionsChanged();
+    emit message(completed ? tr("Sweep/tune finished") : text, 8000);
+    emit finished(completed);
+}
+
+void SweepTab::copySweepSessions(const QList<qint64> &ids)
+{
+    QList<qint64> wanted = ids;
+    if (wanted.isEmpty()) {
+        SessionMirror *mirror = engine_->mirror();
+        std::vector<SessionInfo> list;
+        if (!mirror || !mirror->list(list, nullptr)) return;
+        for (const auto &s : list)
+            if (s.runGroup.starts_with("sweep ") && s.status != "running") wanted << s.id;
+    }
+    QString error;
+    if (!wanted.isEmpty() && !engine_->fetchSessions(wanted, &error)) status_->setText(error);
 }
 
 void SweepTab::cancel()
 {
-    cancel_ = true;
-    status_->setText(tr("Cancelling after the current run's sample…"));
-}
-
-void SweepTab::ended(bool completed, const QString &error, const QString &sweepId)
-{
-    if (worker_.joinable()) worker_.join();
-    run_->setText(tr("Run"));
-    if (completed) bar_->setValue(bar_->maximum());
-    status_->setText(completed ? tr("Done.") : error);
-    if (!sweepId.isEmpty()) reload(sweepId);
-    hold_ = {};
-    emit holdChanged();
-    emit sessionsChanged();
-    emit message(completed ? tr("Sweep/tune finished") : error, 8000);
-    emit finished(completed);
+    job_->cancel();
+    status_->setText(tr("Cancelling: the run going stops within a poll slice…"));
 }
 
 } // namespace ringlab::ui

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The Sweep tab: set up a sweep (axes, ties, repeats) or a tune (objective, constraints,
 // tunables, budget), follow its progress, and see the result as a scatter chart of any two
-// metrics with the Pareto front and intervals, beside the table of points. Sweeps recorded
-// by `ringlab-engine sweep` open here too. The runs go on a worker thread into the
-// desktop's session database, through the same code as the command line.
+// metrics with the Pareto front and intervals, beside the table of points. The sweep or tune
+// is a job of the engine the window uses (POST /v1/jobs: this process's, or the attached
+// one), so its runs and sessions are that engine's; sweeps recorded by `ringlab-engine
+// sweep` open here too.
 #pragma once
 
 #include <QWidget>
 
-#include <atomic>
-#include <filesystem>
 #include <functional>
-#include <thread>
+#include <nlohmann/json.hpp>
 
 #include "engine/experiments/sweep_report.h"
-#include "ui/measurement_hold.h"
 
 class QComboBox;
 class QLabel;
@@ -29,14 +27,14 @@ class QTextBrowser;
 namespace ringlab::ui {
 
 class SweepChart;
-class NoticeLabel;
+class EngineController;
+class JobFollower;
 
 class SweepTab : public QWidget {
     Q_OBJECT
   public:
-    // `database` is asked each time it is needed: the user may switch databases.
-    explicit SweepTab(std::function<std::filesystem::path()> database, QWidget *parent = nullptr);
-    ~SweepTab() override;
+    // The window's engine: where sweeps run and are read from (its sessionStore()).
+    explicit SweepTab(EngineController *engine, QWidget *parent = nullptr);
 
     // Fills the list of recorded sweeps and shows the newest (or `select`).
     void reload(const QString &select = {});
@@ -62,12 +60,9 @@ class SweepTab : public QWidget {
     QTableWidget *table() const { return table_; }
     QTextBrowser *report() const { return report_; }
     QLabel *status() const { return status_; }
-    // Where its runs go, when that is not where the window's other runs go (empty: hidden).
-    void setNotice(const QString &text);
-    QString notice() const;
-    bool running() const { return worker_.joinable(); }
-    // The sweep or tune measuring, with its run; none while nothing runs (holdChanged).
-    const MeasurementHold &hold() const { return hold_; }
+    // Whether this tab's sweep or tune is going (the engine's job; the window's Start
+    // follows the engine's jobs, whoever started them).
+    bool running() const;
     const SweepTable &shownTable() const { return shownTable_; }
     // Asked before a run starts: a reason not to (another measurement going), or empty.
     std::function<QString()> blockedReason;
@@ -78,28 +73,28 @@ class SweepTab : public QWidget {
 
   signals:
     void finished(bool completed);
-    // A sweep or tune began, moved to its next run, or ended.
-    void holdChanged();
     void openSessionRequested(qint64 session);
-    // A run of the sweep or tune made a session or ended one (and when the worker ends):
-    // the window's session list follows. Its runs go through a database handle of their own,
-    // which nothing else watches.
+    // A run of the sweep or tune made a session or ended one (and when the job ends): the
+    // window's session list follows. The job records through the engine's own database
+    // handle, which nothing else watches.
     void sessionsChanged();
     void message(const QString &text, int timeoutMs);
 
   private:
     void startSweep();
     void startTune();
-    void ended(bool completed, const QString &error, const QString &sweepId);
-    void began(MeasurementHold::Kind kind, int runs);
-    // Called on the worker: the run it measures now, shown on this thread.
-    std::function<void(int, int)> stepReporter();
-    // From the worker: sessionsChanged, on the GUI thread.
-    void announceSession();
+    void submit(const nlohmann::json &spec, int runs);
+    void progressed(const nlohmann::json &job);
+    void ended(const nlohmann::json &job);
+    // Attached: the engine's sweep sessions copied here (the store the tab reads), so that
+    // its sweeps are listed and shown as this process's are; `ids` only, or all of them.
+    void copySweepSessions(const QList<qint64> &ids = {});
     void redraw();
     void fillTable();
 
-    std::function<std::filesystem::path()> database_;
+    EngineController *engine_;
+    JobFollower *job_;
+    int shownRuns_ = -1; // the job's completed runs when its sweep was last shown
     QComboBox *mode_, *profile_;
     QStackedWidget *forms_;
     QLineEdit *vary_, *tie_, *objective_, *constraints_, *over_;
@@ -108,7 +103,6 @@ class SweepTab : public QWidget {
     QPushButton *run_;
     QProgressBar *bar_;
     QLabel *status_;
-    NoticeLabel *notice_;
     QComboBox *sweeps_, *x_, *y_;
     SweepChart *chart_;
     QTableWidget *table_;
@@ -116,9 +110,6 @@ class SweepTab : public QWidget {
     QString shown_;
     SweepRecord shownRecord_;
     SweepTable shownTable_;
-    MeasurementHold hold_;
-    std::atomic<bool> cancel_{false};
-    std::thread worker_;
 };
 
 } // namespace ringlab::ui

@@ -146,7 +146,12 @@ Status sweepFrom(const json &b, SweepSpec &s)
     if (auto st = count(b, "repeat", 1, 100, s.repeat); !st.ok()) return st;
     if (auto st = duration(b, s.durationNs); !st.ok()) return st;
     s.warmupS = warmupFor(s.durationNs);
-    return {};
+    // Every point against the profile and the registry now, so that a mistake is the
+    // request's (400), not a job that fails at its first run.
+    ResolvedProfile base;
+    if (auto st = resolveSweepBase(s, base); !st.ok()) return st;
+    std::vector<SweepPoint> points;
+    return expandPoints(s, base.params, points);
 }
 
 Status tuneFrom(const json &b, TuneOptions &t)

@@ -229,9 +229,18 @@ void JobQueue::runSweepJob(Job &job)
     o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
     o.cancelled = [&] { return job.cancel.load(); };
     int completed = 0, planned = 0;
+    // The result so far after every run: a client shows the sweep as it grows.
     o.onRun = [&](const SweepRecord &r) {
         completed = r.completedRuns();
         planned = r.plannedRuns();
+        JobInfo copy;
+        {
+            std::lock_guard lock(mutex_);
+            job.info.result = {
+                {"sweep", r.id}, {"completed_runs", completed}, {"planned_runs", planned}};
+            copy = job.info;
+        }
+        publish(copy);
     };
     std::string id, error;
     const SweepEnd end = runSweep(o, -1, id, error);
@@ -260,7 +269,8 @@ void JobQueue::runTuneJob(Job &job)
                        {"objective", estimateJson(r.objective)},
                        {"probability", r.probability},
                        {"runs_used", r.runsUsed},
-                       {"why", r.why}};
+                       {"why", r.why},
+                       {"report", report}};
     job.info.error = error;
     job.info.state = end == TuneEnd::Found || end == TuneEnd::NotFound ? "completed"
                      : end == TuneEnd::Interrupted                     ? "interrupted"
@@ -274,6 +284,8 @@ void JobQueue::runReproduceJob(Job &job)
     o.onProgress = [&](const JobProgress &p) { progress(job, p); };
     o.cancelled = [&] { return job.cancel.load(); };
     json cases = json::array();
+    const std::string header = reproduceHeader(o, true);
+    // Each case in the result as soon as it is complete, with its table for people.
     o.onCase = [&](const ReproduceCase &c) {
         json rows = json::array();
         for (const auto &row : c.rows)
@@ -283,12 +295,21 @@ void JobQueue::runReproduceJob(Job &job)
                             {"after", estimateJson(row.b)},
                             {"change_pct", row.diff.pct},
                             {"verdict", row.verdict}});
-        cases.push_back({{"case", std::string(c.reference->name)}, {"rows", rows}});
+        cases.push_back({{"case", std::string(c.reference->name)},
+                         {"rows", rows},
+                         {"report", formatReproduceCase(c, true)}});
+        JobInfo copy;
+        {
+            std::lock_guard lock(mutex_);
+            job.info.result = {{"header", header}, {"cases", cases}};
+            copy = job.info;
+        }
+        publish(copy);
     };
     std::string error;
     const ReproduceEnd end = runReproduce(o, -1, error);
     std::lock_guard lock(mutex_);
-    job.info.result = {{"cases", cases}};
+    job.info.result = {{"header", header}, {"cases", cases}};
     job.info.error = error;
     job.info.state = end == ReproduceEnd::Completed     ? "completed"
                      : end == ReproduceEnd::Interrupted ? "interrupted"
