@@ -24,7 +24,7 @@ std::string wrap(std::string_view text, std::size_t width, const std::string &in
     if (!line.empty()) out += indent + line + "\n";
     return out;
 }
-const TunableSupport *findSupport(const std::vector<TunableSupport> &support, P id)
+const TunableSupport *findSupport(const std::vector<TunableSupport> &support, TunableId id)
 {
     for (const auto &s : support)
         if (s.id == id) return &s;

@@ -76,10 +76,10 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
     const ThreadStat *poll = s->thread("poll");
     std::fprintf(out_,
                  "%7.2f %9.0f %8.1f %9.0f %9.0f %9.1f %9.0f %9.1f %8.1f %8.1f %8.1f %8.1f  %s\n",
-                 s->t, s->rateOf(C::RxPackets), s->rxMbps, s->rateOf(C::TxPackets), s->dropsPerS(),
-                 poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0, s->engineCpuMsPerS,
-                 s->latency.p50, s->latency.p99, s->latency.max, s->rtt.count ? s->rtt.mean : 0.0,
-                 stageBreakdown(*s).c_str());
+                 s->t, s->rateOf(CounterId::RxPackets), s->rxMbps, s->rateOf(CounterId::TxPackets),
+                 s->dropsPerS(), poll ? poll->cpuMsPerS : 0.0, poll ? poll->wakeupsPerS : 0.0,
+                 s->engineCpuMsPerS, s->latency.p50, s->latency.p99, s->latency.max,
+                 s->rtt.count ? s->rtt.mean : 0.0, stageBreakdown(*s).c_str());
     finishWrite();
 }
 
@@ -216,7 +216,7 @@ void SamplePrinter::printSummary(const RunSummary &r)
                          m.max, r.deviceUnits.count(name) ? r.deviceUnits.at(name).c_str() : "");
     std::string totals = "  totals: offered " + std::to_string(r.totals.at("offered")) +
                          ", delivered " + std::to_string(r.totals.at("tx_packets"));
-    for (C c : kDropCauses) {
+    for (CounterId c : kDropCauses) {
         const std::string name(counterName(c));
         totals += ", " + name + " " + std::to_string(r.totals.at(name));
     }

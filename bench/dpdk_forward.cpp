@@ -37,8 +37,8 @@ double engineMpps(const std::string &spec)
     DeviceOptions dev;
     dev.spec = spec;
     const auto s = runEngine(ps, deviceFactory(dev), kSamples, 100'000'000);
-    return bench::median(
-               bench::series(s, 5, [](const Sample &x) { return x.rateOf(C::TxPackets); })) /
+    return bench::median(bench::series(
+               s, 5, [](const Sample &x) { return x.rateOf(CounterId::TxPackets); })) /
            1e6;
 }
 

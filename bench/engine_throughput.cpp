@@ -53,20 +53,22 @@ Result measure(std::int64_t rate, std::size_t samples)
     const auto s = runSim(paramsOrDie(base(rate)), samples);
     const std::size_t warm = 3; // 300 ms
     Result r;
-    r.offered = median(series(s, warm, [](const Sample &x) { return x.rateOf(C::Offered); }));
-    r.delivered = median(series(s, warm, [](const Sample &x) { return x.rateOf(C::RxPackets); }));
+    r.offered =
+        median(series(s, warm, [](const Sample &x) { return x.rateOf(CounterId::Offered); }));
+    r.delivered =
+        median(series(s, warm, [](const Sample &x) { return x.rateOf(CounterId::RxPackets); }));
     double drops = 0, offered = 0, pollNs = 0, rx = 0;
     for (std::size_t k = warm; k < s.size(); ++k) {
         const Sample &x = *s[k];
-        drops += (x.rateOf(C::RxMissed) + x.rateOf(C::TxFull) + x.rateOf(C::AllocFail) +
-                  x.rateOf(C::HandoffFull)) *
+        drops += (x.rateOf(CounterId::RxMissed) + x.rateOf(CounterId::TxFull) +
+                  x.rateOf(CounterId::AllocFail) + x.rateOf(CounterId::HandoffFull)) *
                  x.interval;
-        offered += x.rateOf(C::Offered) * x.interval;
-        r.missed += x.rateOf(C::RxMissed) * x.interval;
-        r.txFull += x.rateOf(C::TxFull) * x.interval;
-        r.allocFail += x.rateOf(C::AllocFail) * x.interval;
+        offered += x.rateOf(CounterId::Offered) * x.interval;
+        r.missed += x.rateOf(CounterId::RxMissed) * x.interval;
+        r.txFull += x.rateOf(CounterId::TxFull) * x.interval;
+        r.allocFail += x.rateOf(CounterId::AllocFail) * x.interval;
         if (const ThreadStat *p = x.thread("poll")) pollNs += p->cpuMsPerS * x.interval * 1e6;
-        rx += x.rateOf(C::RxPackets) * x.interval;
+        rx += x.rateOf(CounterId::RxPackets) * x.interval;
     }
     r.dropFraction = offered > 0 ? drops / offered : 0;
     r.nsPerPacket = rx > 0 ? pollNs / rx : 0;

@@ -230,7 +230,8 @@ double liveCpuPct(const Sample &tmpl, int history)
         s->seq = static_cast<std::uint64_t>(next);
         s->t = kPeriod * (++next);
         s->interval = kPeriod;
-        s->rate[static_cast<std::size_t>(C::RxPackets)] *= 1.0 + 0.1 * std::sin(next / 50.0);
+        s->rate[static_cast<std::size_t>(CounterId::RxPackets)] *=
+            1.0 + 0.1 * std::sin(next / 50.0);
         return s;
     };
     std::vector<std::shared_ptr<const Sample>> past;

@@ -45,13 +45,13 @@ double withGui(const QString &db)
     spin([&] { return w.controller()->samples().size() >= 20; }, 20000);
     w.stopRun();
     return median(series(w.controller()->samples(), 5,
-                         [](const Sample &x) { return x.rateOf(C::RxPackets); }));
+                         [](const Sample &x) { return x.rateOf(CounterId::RxPackets); }));
 }
 
 double headless()
 {
     return median(series(runSim(paramsOrDie(kSaturation), 20), 5,
-                         [](const Sample &x) { return x.rateOf(C::RxPackets); }));
+                         [](const Sample &x) { return x.rateOf(CounterId::RxPackets); }));
 }
 } // namespace
 
@@ -92,7 +92,8 @@ int main(int argc, char **argv)
             auto s = std::make_shared<Sample>(tmpl);
             s->t = 0.1 * (k + 1);
             s->interval = 0.1;
-            s->rate[static_cast<std::size_t>(C::RxPackets)] *= 1.0 + 0.1 * std::sin(k / 50.0);
+            s->rate[static_cast<std::size_t>(CounterId::RxPackets)] *=
+                1.0 + 0.1 * std::sin(k / 50.0);
             history.push_back(s);
         }
         view.appendSamples(history);

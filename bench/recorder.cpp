@@ -57,7 +57,8 @@ double saturationRun(bool record, const fs::path &db)
     c->waitSamples(20);
     engine.stop();
     if (rec) rec->finish("completed");
-    return median(series(c->samples(), 5, [](const Sample &x) { return x.rateOf(C::RxPackets); }));
+    return median(
+        series(c->samples(), 5, [](const Sample &x) { return x.rateOf(CounterId::RxPackets); }));
 }
 } // namespace
 

@@ -21,7 +21,7 @@ double engineIntervalUs(int us)
                                        {"poll.sleep_min_us", std::to_string(us)},
                                        {"poll.sleep_max_us", std::to_string(us)}}),
                           8);
-    return median(series(s, 2, [](const Sample &x) { return 1e6 / x.rateOf(C::Polls); }));
+    return median(series(s, 2, [](const Sample &x) { return 1e6 / x.rateOf(CounterId::Polls); }));
 }
 
 double bareIntervalUs(int us, double seconds)

@@ -121,7 +121,7 @@ unstalledSamples(const std::vector<std::shared_ptr<const Sample>> &s, double gap
 
 // How much counter c grew in sample k (its total minus the previous sample's).
 inline std::uint64_t growthIn(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t k,
-                              C c)
+                              CounterId c)
 {
     return s[k]->totalOf(c) - (k ? s[k - 1]->totalOf(c) : 0);
 }

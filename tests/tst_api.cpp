@@ -794,8 +794,8 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
         s.rate[k] = 10.0 * static_cast<double>(k + 1);
         s.total[k] = 100 * (k + 1);
     }
-    s.rxMbps = 8e-6 * s.rateOf(C::RxBytes);
-    s.txMbps = 8e-6 * s.rateOf(C::TxBytes);
+    s.rxMbps = 8e-6 * s.rateOf(CounterId::RxBytes);
+    s.txMbps = 8e-6 * s.rateOf(CounterId::TxBytes);
     s.latency.p99 = 42.5;
     s.latency.count = 12;
     s.threads.push_back({"poll", 81.5, 8.15, 990, 250});
@@ -810,7 +810,7 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     QCOMPARE(back.seq, s.seq);
     for (std::size_t k = 0; k < kCounterCount; ++k) { // every counter's rate is in the line once
         QVERIFY2(std::abs(back.rate[k] - s.rate[k]) < 1e-6 * s.rate[k],
-                 std::string(counterName(static_cast<C>(k))).c_str());
+                 std::string(counterName(static_cast<CounterId>(k))).c_str());
         QCOMPARE(back.total[k], s.total[k]);
     }
     QCOMPARE(back.latency.p99, 42.5);

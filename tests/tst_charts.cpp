@@ -31,10 +31,10 @@ std::shared_ptr<const Sample> sample(double t, double interval, double scale = 1
     s->interval = interval;
     s->rxMbps = 100 * scale;
     s->txMbps = 99 * scale;
-    s->rate[static_cast<std::size_t>(C::RxPackets)] = 100'000 * scale;
-    s->rate[static_cast<std::size_t>(C::TimerArms)] = 70'000;
-    s->rate[static_cast<std::size_t>(C::RefillWakeups)] = 1'300;
-    s->rate[static_cast<std::size_t>(C::RxMissed)] = 4'000'000; // drops dwarf the rest
+    s->rate[static_cast<std::size_t>(CounterId::RxPackets)] = 100'000 * scale;
+    s->rate[static_cast<std::size_t>(CounterId::TimerArms)] = 70'000;
+    s->rate[static_cast<std::size_t>(CounterId::RefillWakeups)] = 1'300;
+    s->rate[static_cast<std::size_t>(CounterId::RxMissed)] = 4'000'000; // drops dwarf the rest
     s->engineCpuMsPerS = 420;
     s->latency.count = 1000;
     s->latency.p50 = 12;
@@ -353,7 +353,7 @@ void TstCharts::zerosBreakALogLine()
     auto all = run(0.1, 3.0);
     for (std::size_t k = 10; k < 20; ++k) {
         auto quiet = std::make_shared<Sample>(*all[k]);
-        quiet->rate[static_cast<std::size_t>(C::RxMissed)] = 0;
+        quiet->rate[static_cast<std::size_t>(CounterId::RxMissed)] = 0;
         all[k] = quiet;
     }
     view_->appendSamples(all);

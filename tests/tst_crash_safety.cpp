@@ -61,7 +61,8 @@ void TstCrashSafety::initTestCase()
             x->seq = k;
             x->t = 0.1 * static_cast<double>(k + 1);
             x->interval = 0.1;
-            x->rate[static_cast<std::size_t>(C::RxPackets)] = 1000.0 + static_cast<double>(k);
+            x->rate[static_cast<std::size_t>(CounterId::RxPackets)] =
+                1000.0 + static_cast<double>(k);
             for (const char *t : {"poll", "refill", "txclean", "sampler", "a", "b", "c", "d"}) {
                 x->threads.push_back({t, 10, 1, 100});
                 if (s != 29) break;

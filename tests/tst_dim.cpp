@@ -113,7 +113,7 @@ void TstDim::engineAdaptsRxAndTx()
     int rxFromProfiles = 0, txFromProfiles = 0;
     for (std::size_t k = 5; k < samples.size(); ++k) {
         const Sample &s = *samples[k];
-        steps += s.rateOf(C::DimSteps);
+        steps += s.rateOf(CounterId::DimSteps);
         rxFromProfiles += std::any_of(kDimRxProfiles.begin(), kDimRxProfiles.end(),
                                       [&](auto &p) { return p.usec == s.rxModerationUs; });
         txFromProfiles += std::any_of(kDimTxProfiles.begin(), kDimTxProfiles.end(),
@@ -130,7 +130,7 @@ void TstDim::engineAdaptsRxAndTx()
                              {"tx.coalesce_usecs", "300"}}),
                      10);
     for (std::size_t k = 3; k < samples.size(); ++k) {
-        QCOMPARE(samples[k]->rateOf(C::DimSteps), 0.0);
+        QCOMPARE(samples[k]->rateOf(CounterId::DimSteps), 0.0);
         QCOMPARE(samples[k]->rxModerationUs, 300u);
         QCOMPARE(samples[k]->txCoalesceUs, 300u);
     }

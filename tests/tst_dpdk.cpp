@@ -81,12 +81,13 @@ void TstDpdk::ioForwardingCountsAreExact()
     const auto s = c->samples();
     QVERIFY(s.size() >= 10);
     const Sample &last = *s.back();
-    const std::uint64_t rx = last.totalOf(C::RxPackets), tx = last.totalOf(C::TxPackets);
+    const std::uint64_t rx = last.totalOf(CounterId::RxPackets),
+                        tx = last.totalOf(CounterId::TxPackets);
     QVERIFY2(rx > 10000, qPrintable(QString::number(rx)));
     // Every frame the engine took from a port was sent on the other or counted as dropped;
     // nothing is left in flight after the stop.
     std::uint64_t dropped = 0;
-    for (C cause : kDropCauses)
+    for (CounterId cause : kDropCauses)
         dropped += last.totalOf(cause);
     QCOMPARE(rx, tx + dropped);
     // The ports agree with the engine to the frame.
@@ -121,17 +122,17 @@ void TstDpdk::singlePortModes()
     QVERIFY(c->waitSamples(4));
     engine.stop();
     const Sample &last = *c->samples().back();
-    const std::uint64_t rx = last.totalOf(C::RxPackets);
+    const std::uint64_t rx = last.totalOf(CounterId::RxPackets);
     QVERIFY(rx > 1000);
-    QCOMPARE(last.totalOf(C::Processed), rx);
+    QCOMPARE(last.totalOf(CounterId::Processed), rx);
     const auto out = static_cast<std::uint64_t>(metric(last, "port_a_opackets"));
     QCOMPARE(static_cast<std::uint64_t>(metric(last, "port_a_ipackets")), rx);
     if (sends) {
-        QCOMPARE(out, last.totalOf(C::TxPackets));
-        QCOMPARE(out + last.totalOf(C::TxFull), rx);
+        QCOMPARE(out, last.totalOf(CounterId::TxPackets));
+        QCOMPARE(out + last.totalOf(CounterId::TxFull), rx);
     } else {
         QCOMPARE(out, std::uint64_t{0});
-        QCOMPARE(last.totalOf(C::TxPackets), std::uint64_t{0});
+        QCOMPARE(last.totalOf(CounterId::TxPackets), std::uint64_t{0});
     }
 }
 
@@ -165,7 +166,7 @@ void TstDpdk::txonlyDeliversTheSetRate()
         ++judged;
         frames += metric(*s[k], "port_a_tx_pps") * s[k]->interval;
         seconds += s[k]->interval;
-        missed += growthIn(s, k, C::RxMissed);
+        missed += growthIn(s, k, CounterId::RxMissed);
     }
     QVERIFY2(judged >= 10, qPrintable(QString("%1 samples to judge").arg(judged)));
     const double rate = frames / seconds;
@@ -195,7 +196,7 @@ void TstDpdk::restartTunablesReconfigureThePort()
     const Status st = engine.apply({{"rx.pool_buffers", "262144"}}, "test");
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("mbuf pool") != std::string::npos, st.error.c_str());
-    QCOMPARE(engine.params().i(P::RxPoolBuffers), std::int64_t{2048});
+    QCOMPARE(engine.params().integer(TunableId::RxPoolBuffers), std::int64_t{2048});
     const std::size_t after = c->samples().size();
     QVERIFY(c->waitSamples(after + 2));
     QCOMPARE(c->samples().back()->poolFree, 2048u);
@@ -239,8 +240,8 @@ void TstDpdk::livePollModeChangeCutsIdleWakeups()
     const double before = wakeups(2, at), after = wakeups(at + 2, at + 8);
     QVERIFY2(before > 2000, qPrintable(QString::number(before)));
     QVERIFY2(after < 600 && after > 100, qPrintable(QString::number(after)));
-    QVERIFY(s[at + 4]->rateOf(C::EmptyPolls) > 0);
-    QCOMPARE(s[at + 4]->rateOf(C::RxPackets), 0.0);
+    QVERIFY(s[at + 4]->rateOf(CounterId::EmptyPolls) > 0);
+    QCOMPARE(s[at + 4]->rateOf(CounterId::RxPackets), 0.0);
 }
 
 void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
@@ -264,7 +265,7 @@ void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
     auto polls = [&](std::size_t from, std::size_t to) {
         std::vector<double> v;
         for (std::size_t k = from; k < to; ++k)
-            v.push_back(s[k]->rateOf(C::Polls));
+            v.push_back(s[k]->rateOf(CounterId::Polls));
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
     };
@@ -300,13 +301,13 @@ void TstDpdk::portRefusesWhatItCannotDo()
     st = engine.apply({{"poll.mode", "interrupt"}}, "test");
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("no RX interrupts") != std::string::npos, st.error.c_str());
-    QCOMPARE(engine.params().text(P::PollMode), std::string("sleep")); // unchanged
+    QCOMPARE(engine.params().text(TunableId::PollMode), std::string("sleep")); // unchanged
     st = engine.apply({{"fwd.mode", "txonly"}, {"load.frame_bytes", "9000"}}, "test");
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("1518") != std::string::npos, st.error.c_str());
     bool loadIgnored = false;
     for (const auto &sup : engine.deviceSupport())
-        loadIgnored |= sup.id == P::LoadRatePps && sup.support == Support::Ignored;
+        loadIgnored |= sup.id == TunableId::LoadRatePps && sup.support == Support::Ignored;
     QVERIFY(loadIgnored);
 }
 
@@ -322,7 +323,7 @@ void TstDpdk::portsAreAttachedAndDetachedByHotplug()
         if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
         QVERIFY(c->waitSamples(2));
         engine.stop();
-        QVERIFY(c->samples().back()->totalOf(C::TxPackets) > 0);
+        QVERIFY(c->samples().back()->totalOf(CounterId::TxPackets) > 0);
     }
     // The registry's spec check, before anything is attached.
     DeviceSpec spec;

@@ -30,7 +30,7 @@ void TstEngine::restartWhileRunningKeepsMeasuring()
         {{"rx.ring_size", "2048"}, {"refill.context", "thread"}, {"refill.threshold", "682"}},
         "test");
     QVERIFY2(st.ok(), st.error.c_str());
-    QCOMPARE(engine.params().i(P::RxRingSize), 2048);
+    QCOMPARE(engine.params().integer(TunableId::RxRingSize), 2048);
     const std::size_t at = c->samples().size();
     QVERIFY(c->waitSamples(at + 10));
     engine.stop();
@@ -48,9 +48,9 @@ void TstEngine::restartWhileRunningKeepsMeasuring()
     // samples (the rest of the CPU may belong to whatever else this machine runs).
     const Sample &last = *s[s.size() - 2];
     const Sample &after = *s[at + 2];
-    const double rx =
-        static_cast<double>(last.totalOf(C::RxPackets) - after.totalOf(C::RxPackets)) /
-        (last.t - after.t);
+    const double rx = static_cast<double>(last.totalOf(CounterId::RxPackets) -
+                                          after.totalOf(CounterId::RxPackets)) /
+                      (last.t - after.t);
     QVERIFY2(rx > 10000, qPrintable(QString::number(rx)));
     QVERIFY(last.thread("refill") != nullptr); // the new refill context runs
     // In the bigger ring: it is primed full at the restart (how full it stays afterwards
@@ -72,7 +72,7 @@ void TstEngine::rejectedChangeKeepsEverything()
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("rx.ring_size: \"1000\" is not a power of two") != std::string::npos,
              st.error.c_str());
-    QCOMPARE(engine.params().i(P::PollBudget), 64);
+    QCOMPARE(engine.params().integer(TunableId::PollBudget), 64);
     engine.stop();
     for (const auto &e : c->events())
         QVERIFY(e.kind != "param" && e.kind != "restart");
@@ -91,7 +91,7 @@ void TstEngine::fifoDepthIsReported()
     for (const auto &x : s)
         deepest = std::max(deepest, x->handoffDepth);
     QVERIFY2(deepest > 100, qPrintable(QString::number(deepest)));
-    QVERIFY(last.rateOf(C::HandoffFull) > 0);
+    QVERIFY(last.rateOf(CounterId::HandoffFull) > 0);
 }
 
 // Issue 9 item 7: a poll thread that stalled for 2 s counts the frames that arrived meanwhile
@@ -112,27 +112,27 @@ void TstEngine::arrivalsAreCreditedToTheTimeTheyCover()
         t0);
     auto arrive = [&](std::int64_t toNs, double pps) {
         const auto n = static_cast<std::uint64_t>(pps * static_cast<double>(toNs - until) / 1e9);
-        block->counters.add(C::Offered, n);
+        block->counters.add(CounterId::Offered, n);
         until = toNs;
     };
     arrive(t0 + 100 * kMs, 100'000);
     const auto s1 = sampler.take(t0 + 100 * kMs);
-    QCOMPARE(s1->rateOf(C::Offered), 100'000.0);
+    QCOMPARE(s1->rateOf(CounterId::Offered), 100'000.0);
     // The stall: the sampler runs 2.1 s later; the poll thread has not counted anything.
     const auto s2 = sampler.take(t0 + 2'200 * kMs);
     QCOMPARE(s2->interval, 2.1);
-    QCOMPARE(s2->rateOf(C::Offered), 0.0);
+    QCOMPARE(s2->rateOf(CounterId::Offered), 0.0);
     // The poll thread wakes and counts 2.2 s of arrivals; the next sample covers 100 ms.
     arrive(t0 + 2'300 * kMs, 100'000);
     const auto s3 = sampler.take(t0 + 2'300 * kMs);
     QCOMPARE(s3->interval, 0.1);
-    QVERIFY2(std::fabs(s3->rateOf(C::Offered) - 100'000) < 1,
-             qPrintable(QString::number(s3->rateOf(C::Offered))));
+    QVERIFY2(std::fabs(s3->rateOf(CounterId::Offered) - 100'000) < 1,
+             qPrintable(QString::number(s3->rateOf(CounterId::Offered))));
     // Without the device's time (a device that counts as frames arrive), the interval rules.
     until = -1;
-    block->counters.add(C::Offered, 5'000);
+    block->counters.add(CounterId::Offered, 5'000);
     const auto s4 = sampler.take(t0 + 2'350 * kMs);
-    QVERIFY(std::fabs(s4->rateOf(C::Offered) - 100'000) < 1);
+    QVERIFY(std::fabs(s4->rateOf(CounterId::Offered) - 100'000) < 1);
 }
 
 // The engine's failures come back as a Status and leave nothing half started: a device
@@ -171,7 +171,8 @@ void TstEngine::failedRestartsRollBackOrEndTheRun()
         return std::unique_ptr<Device>(
             std::make_unique<FailingNic>(p, live, [&gone](const ParamSet &ps) -> std::string {
                 if (gone) return "the device is gone";
-                if (ps.i(P::RxRingSize) == 2048) return "no memory for 2048 descriptors";
+                if (ps.integer(TunableId::RxRingSize) == 2048)
+                    return "no memory for 2048 descriptors";
                 return {};
             }));
     };
@@ -191,11 +192,11 @@ void TstEngine::failedRestartsRollBackOrEndTheRun()
     QVERIFY2(QString::fromStdString(back.error).endsWith("previous settings restored"),
              back.error.c_str());
     QVERIFY(engine.running());
-    QCOMPARE(engine.params().i(P::RxRingSize), 1024);
+    QCOMPARE(engine.params().integer(TunableId::RxRingSize), 1024);
     const std::size_t at = c->samples().size();
     QVERIFY(c->waitSamples(at + 2));
-    QVERIFY(c->samples().back()->totalOf(C::RxPackets) >
-            c->samples()[at - 1]->totalOf(C::RxPackets));
+    QVERIFY(c->samples().back()->totalOf(CounterId::RxPackets) >
+            c->samples()[at - 1]->totalOf(CounterId::RxPackets));
     // When the previous values cannot be rebuilt either, the run ends, and says so.
     gone = true;
     const Status ended = engine.apply({{"rx.ring_size", "4096"}}, "test");

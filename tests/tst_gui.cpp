@@ -213,7 +213,7 @@ void TstGui::liveRunEditUndoStop()
     // A live change through its control: the engine has it, a marker and a segment follow.
     auto *minSleep = qobject_cast<QSpinBox *>(w_->parameters()->control("poll.sleep_min_us"));
     typeInto(minSleep, "150");
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 150);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 150);
     QTRY_VERIFY(w_->charts()->throughput()->seriesNames().size() >= 2);
     QTRY_COMPARE(w_->segments()->rowCount(), 2);
     QVERIFY(w_->segments()
@@ -224,21 +224,21 @@ void TstGui::liveRunEditUndoStop()
     // Out of its range: the spin box does not take it; the old value stays.
     auto *budget = qobject_cast<QSpinBox *>(w_->parameters()->control("poll.budget"));
     typeInto(budget, "0");
-    QCOMPARE(w_->controller()->params().i(P::PollBudget), 64);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollBudget), 64);
     QCOMPARE(budget->value(), 64);
     // Against another tunable: refused with the registry's message, the control goes back.
     typeInto(minSleep, "500");
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 150);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 150);
     QCOMPARE(minSleep->value(), 150);
     QVERIFY2(w_->statusBar()->currentMessage().contains("must be at most poll.sleep_max_us (200)"),
              qPrintable(w_->statusBar()->currentMessage()));
 
     // Undo and redo with the keyboard.
     QTest::keyClick(w_.get(), Qt::Key_Z, Qt::ControlModifier);
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 100);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 100);
     QCOMPARE(minSleep->value(), 100);
     QTest::keyClick(w_.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 150);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 150);
 
     // Stop: the session is completed in the database, with its changes.
     QTest::mouseClick(w_->findChild<QToolBar *>()->widgetForAction(w_->stopAction()),
@@ -257,12 +257,13 @@ void TstGui::restartTunablesWaitForApply()
     QVERIFY(w_->startRun());
     auto *ring = qobject_cast<QSpinBox *>(w_->parameters()->control("rx.ring_size"));
     typeInto(ring, "2048");
-    QCOMPARE(w_->controller()->params().i(P::RxRingSize), 1024); // staged, not applied
+    QCOMPARE(w_->controller()->params().integer(TunableId::RxRingSize),
+             1024); // staged, not applied
     QVERIFY(w_->parameters()->applyRestartButton()->isEnabled());
     typeInto(ring, "3000"); // not a power of two: refused
     QVERIFY(w_->statusBar()->currentMessage().contains("not a power of two"));
     QTest::mouseClick(w_->parameters()->applyRestartButton(), Qt::LeftButton);
-    QCOMPARE(w_->controller()->params().i(P::RxRingSize), 2048);
+    QCOMPARE(w_->controller()->params().integer(TunableId::RxRingSize), 2048);
     const auto &ev = w_->controller()->events();
     QTRY_VERIFY(
         std::any_of(ev.begin(), ev.end(), [](const Event &e) { return e.kind == "restart"; }));
@@ -448,7 +449,8 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
     QVERIFY(w_->startRun());
     QVERIFY(samples.wait(10000));
     QTRY_VERIFY_WITH_TIMEOUT(!w_->controller()->samples().empty() &&
-                                 w_->controller()->samples().back()->rateOf(C::TxPackets) > 0,
+                                 w_->controller()->samples().back()->rateOf(CounterId::TxPackets) >
+                                     0,
                              10000);
     QVERIFY(w_->controller()->deviceName().contains("net_null0"));
     w_->stopRun();
@@ -792,7 +794,7 @@ void TstGui::pairedEditAppliedAsOneChange()
     typeInto(minSleep, "1000"); // alone it would break the order: it waits
     QVERIFY(panel->isHeld("poll.sleep_min_us"));
     QCOMPARE(minSleep->value(), 1000);
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 100);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 100);
     QVERIFY(!panel->applyRestartButton()->isEnabled()); // the pair as it stands is refused
     typeInto(maxSleep, "2000");
     QVERIFY(panel->isHeld("poll.sleep_max_us"));
@@ -800,8 +802,8 @@ void TstGui::pairedEditAppliedAsOneChange()
     QCOMPARE(panel->applyRestartButton()->text(), QStringLiteral("Apply 2 change(s)"));
     const std::size_t before = w_->controller()->events().size();
     QTest::mouseClick(panel->applyRestartButton(), Qt::LeftButton);
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 1000);
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMaxUs), 2000);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 1000);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMaxUs), 2000);
     QVERIFY(!panel->isHeld("poll.sleep_min_us") && !panel->isHeld("poll.sleep_max_us"));
     // Both changes at one time: one new segment, no middle one.
     const auto &ev = w_->controller()->events();
@@ -816,8 +818,8 @@ void TstGui::pairedEditAppliedAsOneChange()
     QTRY_COMPARE(w_->segments()->rowCount(), 2);
     // One undo takes both back.
     w_->undoStack()->undo();
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMinUs), 100);
-    QCOMPARE(w_->controller()->params().i(P::PollSleepMaxUs), 200);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMinUs), 100);
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollSleepMaxUs), 200);
     panel->holdBox()->setChecked(false);
     w_->stopRun();
 }
@@ -846,7 +848,8 @@ void TstGui::profileAppliedLiveAsOneChange()
     QCOMPARE(at.size(), std::size_t{1}); // all at one time: one segment
     w_->undoStack()->undo();             // back to the default profile's values
     ParamSet def;
-    QCOMPARE(w_->controller()->params().i(P::PollMode), def.i(P::PollMode));
+    QCOMPARE(w_->controller()->params().integer(TunableId::PollMode),
+             def.integer(TunableId::PollMode));
     w_->stopRun();
 }
 

@@ -20,7 +20,7 @@ class TstHandoff : public QObject {
 };
 
 namespace {
-std::uint64_t total(ThreadRegistry &reg, Counters &own, C c)
+std::uint64_t total(ThreadRegistry &reg, Counters &own, CounterId c)
 {
     std::uint64_t v = own.get(c);
     for (const auto &e : reg.entries())
@@ -95,16 +95,16 @@ void TstHandoff::exactlyOnce()
         else
             QTRY_VERIFY(pool.available() > 0);
     }
-    QTRY_COMPARE_WITH_TIMEOUT(total(reg, own, C::TxPackets), kPackets, 20000);
-    QCOMPARE(total(reg, own, C::Processed), kPackets);
-    QCOMPARE(total(reg, own, C::HandoffFull), std::uint64_t{0});
-    QCOMPARE(total(reg, own, C::TxFull), std::uint64_t{0});
+    QTRY_COMPARE_WITH_TIMEOUT(total(reg, own, CounterId::TxPackets), kPackets, 20000);
+    QCOMPARE(total(reg, own, CounterId::Processed), kPackets);
+    QCOMPARE(total(reg, own, CounterId::HandoffFull), std::uint64_t{0});
+    QCOMPARE(total(reg, own, CounterId::TxFull), std::uint64_t{0});
     QCOMPARE(tx.latency().snapshot().total.total(), kPackets); // each completion recorded once
     QTRY_COMPARE(pool.available(), pool.size());               // every buffer back, none twice
-    if (ordered) QCOMPARE(total(reg, own, C::Reordered), std::uint64_t{0});
+    if (ordered) QCOMPARE(total(reg, own, CounterId::Reordered), std::uint64_t{0});
     // A take per packet where the mode takes one at a time (Zephyr: one net_pkt per
     // k_fifo_get, one k_work per packet); batches of up to 32 otherwise.
-    const std::uint64_t takes = total(reg, own, C::HandoffTakes);
+    const std::uint64_t takes = total(reg, own, CounterId::HandoffTakes);
     if (mode == static_cast<int>(HandoffMode::Direct))
         QCOMPARE(takes, std::uint64_t{0});
     else if (mode == static_cast<int>(HandoffMode::Work) || batch == 1)
@@ -143,8 +143,8 @@ void TstHandoff::fullQueueDropsAndCounts()
         bufs[k]->len = 64;
     }
     handoff->deliver(bufs, 200, own);
-    QVERIFY2(own.get(C::HandoffFull) >= 200 - 16 - 1,
-             qPrintable(QString::number(own.get(C::HandoffFull))));
+    QVERIFY2(own.get(CounterId::HandoffFull) >= 200 - 16 - 1,
+             qPrintable(QString::number(own.get(CounterId::HandoffFull))));
     handoff->stop(); // drops what is queued, returns it to the pool
     wq.stop();
     tx.stop();

@@ -175,7 +175,7 @@ void TstPlacement::aLiveChangeMovesTheRunningThreads()
     st = engine.apply({{"threads.poll_cpu", "any"}, {"threads.clean_cpu", "any"}}, "test");
     QVERIFY2(st.ok(), st.error.c_str());
     QCOMPARE(allowedOf(tidOf(engine, "poll")), cpuListText(cpus));
-    QCOMPARE(engine.params().text(P::ThreadsPollCpu), std::string("any"));
+    QCOMPARE(engine.params().text(TunableId::ThreadsPollCpu), std::string("any"));
     QVERIFY(c->waitSamples(c->samples().size() + 2)); // and the run goes on
     engine.stop();
     const auto ev = c->events();
@@ -222,7 +222,7 @@ void TstPlacement::badCpusAreRefusedAndChangeNothing()
         {{"threads.poll_cpu", std::to_string(cpus.front())}, {"threads.sampler_cpu", m}}, "test");
     QVERIFY(!st.ok());
     QVERIFY2(st.error.find("threads.sampler_cpu: CPU " + m) != std::string::npos, st.error.c_str());
-    QCOMPARE(engine.params().text(P::ThreadsPollCpu), std::string("any"));
+    QCOMPARE(engine.params().text(TunableId::ThreadsPollCpu), std::string("any"));
     QCOMPARE(allowedOf(tidOf(engine, "poll")), before);
     engine.stop();
 }

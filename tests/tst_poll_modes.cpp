@@ -98,11 +98,11 @@ void TstPollModes::interruptModeration()
                                   {"irq.frames", frames.toStdString()}}),
                           22);
     const double irq =
-        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::Interrupts); });
+        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(CounterId::Interrupts); });
     QVERIFY2(std::abs(irq - expectedIrqPerS) / expectedIrqPerS < 0.1,
              qPrintable(QString("interrupts/s %1, expected %2").arg(irq).arg(expectedIrqPerS)));
     const double rx =
-        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::RxPackets); });
+        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(CounterId::RxPackets); });
     QVERIFY2(std::abs(rx - 500) < 50, qPrintable(QString::number(rx)));
     // The poll thread sleeps between interrupts: about one wakeup per interrupt.
     const double wakeups =
@@ -120,8 +120,8 @@ void TstPollModes::busyNeverSleeps()
     // what else this machine runs, so only "it ran" is judged there.
     QVERIFY2(poll->wakeupsPerS < 20, qPrintable(QString::number(poll->wakeupsPerS)));
     QVERIFY2(poll->cpuPct > 20, qPrintable(QString::number(poll->cpuPct)));
-    QVERIFY2(last.rateOf(C::EmptyPolls) > 100 * last.rateOf(C::RxPackets),
-             qPrintable(QString::number(last.rateOf(C::EmptyPolls))));
+    QVERIFY2(last.rateOf(CounterId::EmptyPolls) > 100 * last.rateOf(CounterId::RxPackets),
+             qPrintable(QString::number(last.rateOf(CounterId::EmptyPolls))));
 }
 
 QTEST_GUILESS_MAIN(TstPollModes)

@@ -124,9 +124,9 @@ void TstPrometheus::liveRunPassesPromtoolAndAgreesWithItsSamples()
     const auto samples = c->samples();
     QVERIFY(samples.size() >= 12);
     const Sample &last = *samples.back();
-    QCOMPARE(at(m, "ringlab_rx_packets_total"), double(last.totalOf(C::RxPackets)));
+    QCOMPARE(at(m, "ringlab_rx_packets_total"), double(last.totalOf(CounterId::RxPackets)));
     QVERIFY(at(m, "ringlab_rx_packets_total") > 0);
-    for (C cause : kDropCauses)
+    for (CounterId cause : kDropCauses)
         QCOMPARE(at(m, "ringlab_dropped_frames_total{cause=\"" + std::string(counterName(cause)) +
                            "\"}"),
                  double(last.totalOf(cause)));

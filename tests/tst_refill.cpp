@@ -30,7 +30,8 @@ struct Rig {
         if (!ps.set(a).ok()) qFatal("bad rig parameters");
         live = std::make_unique<LiveParams>(ps);
         nic = std::make_unique<sim::SimNic>(ps, *live);
-        pool = std::make_unique<BufferPool>(static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers)));
+        pool = std::make_unique<BufferPool>(
+            static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers)));
         wq = std::make_unique<WorkQueue>(reg, 1);
         refill = makeRefiller(ctx, {*live, *nic, *pool, reg, *wq});
         refill->prime(counters);
@@ -52,7 +53,7 @@ struct Rig {
         pool->release(bufs, n);
         return n;
     }
-    std::uint64_t total(C c)
+    std::uint64_t total(CounterId c)
     {
         std::uint64_t v = counters.get(c);
         for (const auto &e : reg.entries())
@@ -89,17 +90,17 @@ void TstRefill::refillsToFullAndRespectsThreshold()
     QCOMPARE(rig.consume(40), 40u);
     QCOMPARE(rig.nic->rxFree(), 40u);
     rig.refill->afterHarvest(nowNs(), rig.counters);
-    QCOMPARE(rig.total(C::RefillWakeups), std::uint64_t{0}); // nobody was asked to refill
+    QCOMPARE(rig.total(CounterId::RefillWakeups), std::uint64_t{0}); // nobody was asked to refill
     QCOMPARE(rig.nic->rxFree(), 40u);
 
     // 30 more: 70 free, past the threshold: the context refills the whole ring.
     QCOMPARE(rig.consume(70), 30u);
     rig.refill->afterHarvest(nowNs(), rig.counters);
     QTRY_COMPARE(rig.nic->rxFree(), 0u);
-    QCOMPARE(rig.total(C::RxMissed), std::uint64_t{0});
+    QCOMPARE(rig.total(CounterId::RxMissed), std::uint64_t{0});
     if (context != static_cast<int>(RefillContext::Inline))
-        QTRY_VERIFY(rig.total(C::RefillWakeups) >= 1);
-    QCOMPARE(rig.total(C::AllocFail), std::uint64_t{0});
+        QTRY_VERIFY(rig.total(CounterId::RefillWakeups) >= 1);
+    QCOMPARE(rig.total(CounterId::AllocFail), std::uint64_t{0});
     QCOMPARE(rig.pool->available(), rig.pool->size() - 256u);
 }
 
@@ -114,14 +115,14 @@ void TstRefill::poolExhaustionIsCountedAndRetried()
     // A pool of 64 behind a ring of 256: priming already runs dry.
     Rig rig(static_cast<RefillContext>(context),
             {{"rx.pool_buffers", "64"}, {"refill.retry_ms", "5"}});
-    QTRY_VERIFY(rig.total(C::AllocFail) >= 1);
+    QTRY_VERIFY(rig.total(CounterId::AllocFail) >= 1);
     QCOMPARE(rig.nic->rxPosted(), 64u);
     QCOMPARE(rig.pool->available(), 0u);
     // Frames beyond the 64 posted buffers find no descriptor.
     Buffer *bufs[256];
     const std::uint32_t n = rig.nic->rxHarvest(bufs, 256, rig.t0 + 100'000, rig.counters);
     QCOMPARE(n, 64u);
-    QCOMPARE(rig.counters.get(C::RxMissed), std::uint64_t{100 - 64});
+    QCOMPARE(rig.counters.get(CounterId::RxMissed), std::uint64_t{100 - 64});
     // Buffers come back; the retry (or the next harvest past the retry time) refills them.
     rig.pool->release(bufs, n);
     rig.refill->afterHarvest(nowNs() + 10'000'000, rig.counters);

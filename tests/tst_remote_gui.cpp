@@ -150,13 +150,13 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     const qint64 session = ctl->sessionId();
     QVERIFY(session > 0);
     QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 5, 20'000);
-    QCOMPARE(ctl->samples().back()->rateOf(C::Offered) > 0, true);
+    QCOMPARE(ctl->samples().back()->rateOf(CounterId::Offered) > 0, true);
 
     // A live change: applied on the engine, and its event comes back on the stream.
     const Status applied =
         ctl->apply({{"poll.sleep_min_us", "50"}, {"poll.sleep_max_us", "100"}}, "user");
     QVERIFY2(applied.ok(), applied.error.c_str());
-    QCOMPARE(ctl->params().text(P::PollSleepMinUs), std::string("50"));
+    QCOMPARE(ctl->params().text(TunableId::PollSleepMinUs), std::string("50"));
     const Status refused = ctl->apply({{"poll.sleep_min_us", "5000"}}, "user");
     QVERIFY(!refused.ok());
     QVERIFY2(refused.error.find("poll.sleep_max_us") != std::string::npos, refused.error.c_str());

@@ -61,8 +61,8 @@ void TstRunService::profileAndOverridesResolve()
     QVERIFY2(st.ok(), st.error.c_str());
     QCOMPARE(r.profile.name, std::string("p"));
     QCOMPARE(r.profile.device, std::string("dpdk:net_null0")); // the profile's device is kept
-    QCOMPARE(r.params.text(P::PollSleepMinUs), std::string("1000"));
-    QCOMPARE(r.params.text(P::PollSleepMaxUs), std::string("2000"));
+    QCOMPARE(r.params.text(TunableId::PollSleepMinUs), std::string("1000"));
+    QCOMPARE(r.params.text(TunableId::PollSleepMaxUs), std::string("2000"));
 }
 
 void TstRunService::devicesStartFromTheirOwnDefaults()
@@ -75,11 +75,12 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
         ResolvedProfile r;
         const Status st = resolveProfile(file.string(), sets, r, device, deviceDefaults);
         if (!st.ok()) qFatal("%s", st.error.c_str());
-        return r.params.text(P::TxCoalesceUsecs) + "/" + r.params.text(P::TxCoalesceFrames);
+        return r.params.text(TunableId::TxCoalesceUsecs) + "/" +
+               r.params.text(TunableId::TxCoalesceFrames);
     };
     const ParamSet registry;
-    const std::string simDefaults =
-        registry.text(P::TxCoalesceUsecs) + "/" + registry.text(P::TxCoalesceFrames);
+    const std::string simDefaults = registry.text(TunableId::TxCoalesceUsecs) + "/" +
+                                    registry.text(TunableId::TxCoalesceFrames);
     QCOMPARE(tx("sim"), simDefaults);
     QCOMPARE(tx(""), simDefaults); // the profile's device
     QCOMPARE(tx("lab"), std::string("100/32"));
@@ -91,8 +92,8 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
         "params": {"tx.coalesce_usecs": 1000}})");
     ResolvedProfile r;
     QVERIFY(resolveProfile(lab.string(), {}, r, {}, deviceDefaults).ok());
-    QCOMPARE(r.params.text(P::TxCoalesceUsecs), std::string("1000"));
-    QCOMPARE(r.params.text(P::TxCoalesceFrames), std::string("32"));
+    QCOMPARE(r.params.text(TunableId::TxCoalesceUsecs), std::string("1000"));
+    QCOMPARE(r.params.text(TunableId::TxCoalesceFrames), std::string("32"));
 }
 
 void TstRunService::badProfilesAndOverridesAreNamed()
@@ -141,7 +142,7 @@ void TstRunService::recordedRunFromStartToStop()
     QVERIFY2(refused.error.find("poll.sleep_min_us") != std::string::npos, refused.error.c_str());
     QVERIFY(
         service.apply({{"poll.sleep_min_us", "300"}, {"poll.sleep_max_us", "400"}}, "test").ok());
-    QCOMPARE(service.params().text(P::PollSleepMinUs), std::string("300"));
+    QCOMPARE(service.params().text(TunableId::PollSleepMinUs), std::string("300"));
     service.mark("after the change");
     QVERIFY(c->waitSamples(6));
 

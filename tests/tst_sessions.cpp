@@ -82,7 +82,7 @@ class TstSessions : public QObject {
         s->seq = seq;
         s->t = 0.1 * static_cast<double>(seq + 1);
         s->interval = 0.1;
-        s->rate[static_cast<std::size_t>(C::RxPackets)] = rx;
+        s->rate[static_cast<std::size_t>(CounterId::RxPackets)] = rx;
         s->threads.push_back({"poll", cpu, cpu / 10, 1000});
         return s;
     }
@@ -445,7 +445,7 @@ void TstSessions::exportCsvAndJson()
 {
     SessionStore store(db("export.db"));
     SessionInfo info;
-    info.name = "=cmd|' /C calc'!A0"; // a name a spreadsheet would run
+    info.name = "=cmd|' /CounterId calc'!A0"; // a name a spreadsheet would run
     info.device = "sim0";
     info.profile = "default";
     info.intervalS = 0.1;

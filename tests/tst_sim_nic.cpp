@@ -27,7 +27,7 @@ namespace {
 struct Nic {
     explicit Nic(const Assignments &a)
         : ps(params(a)), live(ps), nic(ps, live),
-          pool(static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers)))
+          pool(static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers)))
     {
     }
     std::uint32_t post(std::uint32_t n)
@@ -56,8 +56,8 @@ void TstSimNic::exactArrivalsAndMisses()
     Buffer *out[1024];
     // 1 ms at 1 Mpps: exactly 1000 arrivals, 64 land in posted buffers, 936 are missed.
     QCOMPARE(n.nic.rxHarvest(out, 1024, t0 + 1'000'000, n.c), 64u);
-    QCOMPARE(n.c.get(C::Offered), std::uint64_t{1000});
-    QCOMPARE(n.c.get(C::RxMissed), std::uint64_t{936});
+    QCOMPARE(n.c.get(CounterId::Offered), std::uint64_t{1000});
+    QCOMPARE(n.c.get(CounterId::RxMissed), std::uint64_t{936});
     for (std::uint32_t k = 0; k < 64; ++k) {
         QCOMPARE(out[k]->seq, std::uint64_t{k});
         QCOMPARE(out[k]->at(Stage::Arrival), t0 + 1000 * static_cast<std::int64_t>(k + 1));
@@ -65,7 +65,7 @@ void TstSimNic::exactArrivalsAndMisses()
     }
     // Nothing more until time moves on; a harvest at the same time finds nothing.
     QCOMPARE(n.nic.rxHarvest(out, 1024, t0 + 1'000'000, n.c), 0u);
-    QCOMPARE(n.c.get(C::Offered), std::uint64_t{1000});
+    QCOMPARE(n.c.get(CounterId::Offered), std::uint64_t{1000});
 }
 
 void TstSimNic::linkCapsTheRate()
@@ -80,8 +80,8 @@ void TstSimNic::linkCapsTheRate()
     n.nic.linkUp(t0);
     Buffer *out[8];
     n.nic.rxHarvest(out, 8, t0 + 100'000'000, n.c);
-    QVERIFY2(std::abs(static_cast<double>(n.c.get(C::Offered)) - 148809.5) < 2,
-             qPrintable(QString::number(n.c.get(C::Offered))));
+    QVERIFY2(std::abs(static_cast<double>(n.c.get(CounterId::Offered)) - 148809.5) < 2,
+             qPrintable(QString::number(n.c.get(CounterId::Offered))));
 }
 
 void TstSimNic::poissonAndBurstyMeanRates_data()
@@ -105,7 +105,7 @@ void TstSimNic::poissonAndBurstyMeanRates()
     n.nic.linkUp(t0);
     Buffer *out[8];
     n.nic.rxHarvest(out, 8, t0 + 2'000'000'000, n.c); // two simulated seconds
-    const double rate = static_cast<double>(n.c.get(C::Offered)) / 2.0;
+    const double rate = static_cast<double>(n.c.get(CounterId::Offered)) / 2.0;
     QVERIFY2(std::abs(rate - expected) / expected < 0.02, qPrintable(QString::number(rate)));
 }
 
@@ -154,9 +154,10 @@ void TstSimNic::deliveredPlusDroppedEqualsOffered()
     const double rate = 200000;
     const auto s = runFor(params({{"load.rate_pps", "200000"}, {"load.pattern", "constant"}}), 15);
     const Sample &last = *s.back();
-    const std::uint64_t offered = last.totalOf(C::Offered);
-    const std::uint64_t accounted = last.totalOf(C::TxPackets) + last.totalOf(C::RxMissed) +
-                                    last.totalOf(C::TxFull) + last.totalOf(C::HandoffFull);
+    const std::uint64_t offered = last.totalOf(CounterId::Offered);
+    const std::uint64_t accounted =
+        last.totalOf(CounterId::TxPackets) + last.totalOf(CounterId::RxMissed) +
+        last.totalOf(CounterId::TxFull) + last.totalOf(CounterId::HandoffFull);
     QVERIFY(offered > 0.9 * rate * last.t);
     // What is unaccounted was in flight when the run stopped: less than one interval's worth.
     QVERIFY2(offered >= accounted && offered - accounted <= rate * 0.1,
@@ -176,9 +177,9 @@ void TstSimNic::noMissesWithLargeRingInline()
     // the poll loop cost 1,000 to 9,000 misses in the first 0.3 s of every run.
     std::uint64_t missed = 0;
     for (std::size_t k : unstalledSamples(s, 20'000, 15))
-        missed += growthIn(s, k, C::RxMissed);
+        missed += growthIn(s, k, CounterId::RxMissed);
     QCOMPARE(missed, std::uint64_t{0});
-    QCOMPARE(s.back()->totalOf(C::AllocFail), std::uint64_t{0});
+    QCOMPARE(s.back()->totalOf(CounterId::AllocFail), std::uint64_t{0});
 }
 
 void TstSimNic::missesWhenRefillIsStarved()
@@ -190,8 +191,8 @@ void TstSimNic::missesWhenRefillIsStarved()
                                   {"tx.coalesce_usecs", "50000"},
                                   {"load.rate_pps", "100000"}}),
                           10);
-    QVERIFY(s.back()->totalOf(C::RxMissed) > 1000);
-    QVERIFY(s.back()->totalOf(C::AllocFail) > 0);
+    QVERIFY(s.back()->totalOf(CounterId::RxMissed) > 1000);
+    QVERIFY(s.back()->totalOf(CounterId::AllocFail) > 0);
 }
 
 QTEST_GUILESS_MAIN(TstSimNic)

@@ -106,8 +106,8 @@ static Sample sampleAt(double t, double rx)
     Sample s;
     s.t = t;
     s.interval = 0.1;
-    s.rate[static_cast<std::size_t>(C::RxPackets)] = rx;
-    s.total[static_cast<std::size_t>(C::RxPackets)] = static_cast<std::uint64_t>(t * 10);
+    s.rate[static_cast<std::size_t>(CounterId::RxPackets)] = rx;
+    s.total[static_cast<std::size_t>(CounterId::RxPackets)] = static_cast<std::uint64_t>(t * 10);
     return s;
 }
 

@@ -49,8 +49,8 @@ void TstTargetModel::refillContextsChargeAlike()
         const ThreadStat *t = x.thread(thread.toStdString());
         return t ? t->cpuMsPerS : 0.0;
     });
-    const double posted =
-        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::RefillPosted); });
+    const double posted = meanOf(s, 2, s.size() - 1,
+                                 [](const Sample &x) { return x.rateOf(CounterId::RefillPosted); });
     QVERIFY2(posted > 1500, qPrintable(QString::number(posted)));
     const double nsPerBuffer = cpuMs * 1e6 / posted;
     qInfo("%s: %.0f ns of refill CPU per buffer", qPrintable(context), nsPerBuffer);
@@ -124,7 +124,7 @@ void TstTargetModel::passesPerWakeupMultiplyHarvests()
                                   {"poll.passes", std::to_string(passes)}}),
                           12);
     const double polls =
-        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(C::Polls); });
+        meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.rateOf(CounterId::Polls); });
     const double sleeps =
         meanOf(s, 2, s.size() - 1, [](const Sample &x) { return x.thread("poll")->wakeupsPerS; });
     QVERIFY2(sleeps > 100, qPrintable(QString::number(sleeps)));

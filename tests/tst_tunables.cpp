@@ -117,8 +117,8 @@ void TstTunables::namesAreUniqueAndCanonical()
           "handoff.mode",      "handoff.queue_len", "workqueue.threads",  "proc.ns_per_packet",
           "proc.copy",         "tx.header",         "stress.threads",     "stress.duty_pct"})
         QVERIFY2(findTunable(n) != nullptr, n);
-    QCOMPARE(info(P::RxRingSize).apply, Apply::Restart);
-    QCOMPARE(info(P::RefillThreshold).apply, Apply::Live);
+    QCOMPARE(info(TunableId::RxRingSize).apply, Apply::Restart);
+    QCOMPARE(info(TunableId::RefillThreshold).apply, Apply::Live);
 }
 
 void TstTunables::unknownNameSuggests()
@@ -162,9 +162,9 @@ void TstTunables::rejectionKeepsOldValue()
     ParamSet ps;
     QVERIFY(ps.set("poll.budget", "128").ok());
     QVERIFY(!ps.set("poll.budget", "0").ok());
-    QCOMPARE(ps.i(P::PollBudget), 128);
+    QCOMPARE(ps.integer(TunableId::PollBudget), 128);
     QVERIFY(!ps.set("poll.mode", "spin").ok());
-    QCOMPARE(ps.choice<PollMode>(P::PollMode), PollMode::Sleep);
+    QCOMPARE(ps.choice<PollMode>(TunableId::PollMode), PollMode::Sleep);
 }
 
 void TstTunables::poolIsCappedAtTwiceWhatCanBeInFlight()
@@ -182,7 +182,7 @@ void TstTunables::poolIsCappedAtTwiceWhatCanBeInFlight()
     QCOMPARE(st.error,
              std::string("rx.pool_buffers: \"1048576\" is out of range (allowed: 64..262144 "
                          "buffers)"));
-    QCOMPARE(ps.i(P::RxPoolBuffers), 262144);
+    QCOMPARE(ps.integer(TunableId::RxPoolBuffers), 262144);
 }
 
 void TstTunables::batchIsAllOrNothing()
@@ -190,9 +190,9 @@ void TstTunables::batchIsAllOrNothing()
     ParamSet ps;
     const Status st = ps.set({{"poll.budget", "32"}, {"irq.frames", "0"}});
     QVERIFY(!st.ok());
-    QCOMPARE(ps.i(P::PollBudget), 64); // the valid half was not applied
+    QCOMPARE(ps.integer(TunableId::PollBudget), 64); // the valid half was not applied
     QVERIFY(ps.set({{"poll.sleep_min_us", "2000"}, {"poll.sleep_max_us", "3000"}}).ok());
-    QCOMPARE(ps.i(P::PollSleepMinUs), 2000);
+    QCOMPARE(ps.integer(TunableId::PollSleepMinUs), 2000);
 }
 
 void TstTunables::changesAreReported()
@@ -202,11 +202,11 @@ void TstTunables::changesAreReported()
     QVERIFY(ps.set({{"poll.mode", "busy"}, {"poll.budget", "64"}, {"stress.duty_pct", "12.5"}}, &ch)
                 .ok());
     QCOMPARE(ch.size(), std::size_t{2}); // poll.budget kept its value
-    QCOMPARE(ch[0].id, P::PollMode);
-    QCOMPARE(ParamSet::format(info(P::PollMode), ch[0].before), std::string("sleep"));
-    QCOMPARE(ParamSet::format(info(P::PollMode), ch[0].after), std::string("busy"));
-    QCOMPARE(ps.r(P::StressDutyPct), 12.5);
-    QCOMPARE(ps.text(P::StressDutyPct), std::string("12.5"));
+    QCOMPARE(ch[0].id, TunableId::PollMode);
+    QCOMPARE(ParamSet::format(info(TunableId::PollMode), ch[0].before), std::string("sleep"));
+    QCOMPARE(ParamSet::format(info(TunableId::PollMode), ch[0].after), std::string("busy"));
+    QCOMPARE(ps.real(TunableId::StressDutyPct), 12.5);
+    QCOMPARE(ps.text(TunableId::StressDutyPct), std::string("12.5"));
 }
 
 void TstTunables::liveParamsMirrorValues()
@@ -216,10 +216,10 @@ void TstTunables::liveParamsMirrorValues()
         ps.set({{"stress.duty_pct", "33.25"}, {"proc.copy", "true"}, {"tx.header", "per_packet"}})
             .ok());
     LiveParams live(ps);
-    QCOMPARE(live.r(P::StressDutyPct), 33.25);
-    QVERIFY(live.flag(P::ProcCopy));
-    QCOMPARE(live.choice<HeaderMode>(P::TxHeader), HeaderMode::PerPacket);
-    QCOMPARE(live.i(P::RxRingSize), 1024);
+    QCOMPARE(live.real(TunableId::StressDutyPct), 33.25);
+    QVERIFY(live.flag(TunableId::ProcCopy));
+    QCOMPARE(live.choice<HeaderMode>(TunableId::TxHeader), HeaderMode::PerPacket);
+    QCOMPARE(live.integer(TunableId::RxRingSize), 1024);
 }
 
 QTEST_GUILESS_MAIN(TstTunables)

@@ -50,10 +50,11 @@ static Assignments load(const std::string &policy, int cleanNsPerFrame)
 static double armsPerFrame(const std::vector<std::shared_ptr<const Sample>> &s)
 {
     const Sample &last = *s.back();
-    if (last.totalOf(C::Processed) < 10'000)
-        qFatal("only %llu frames transmitted", (unsigned long long)last.totalOf(C::Processed));
-    return static_cast<double>(last.totalOf(C::TimerArms)) /
-           static_cast<double>(last.totalOf(C::Processed));
+    if (last.totalOf(CounterId::Processed) < 10'000)
+        qFatal("only %llu frames transmitted",
+               (unsigned long long)last.totalOf(CounterId::Processed));
+    return static_cast<double>(last.totalOf(CounterId::TimerArms)) /
+           static_cast<double>(last.totalOf(CounterId::Processed));
 }
 
 void TstTxTimer::rearmArmsOncePerFrame()
@@ -63,7 +64,7 @@ void TstTxTimer::rearmArmsOncePerFrame()
     const auto s = runFor(params(load("rearm", 0)), 10);
     const double a = armsPerFrame(s);
     QVERIFY2(a >= 0.99 && a <= 1.1, qPrintable(QString("timer arms per frame %1").arg(a)));
-    QCOMPARE(s.back()->totalOf(C::TimerCancels), std::uint64_t{0});
+    QCOMPARE(s.back()->totalOf(CounterId::TimerCancels), std::uint64_t{0});
 }
 
 void TstTxTimer::skipArmsNoneWhileNapiIsHeld()
@@ -91,11 +92,11 @@ void TstTxTimer::timerCleansWhenFramesDoNot()
     const Sample &last = *s.back();
     // Every 64th frame is marked to interrupt on completion (stmmac counts frames across
     // cleans), so at most a couple of cleans come from interrupts: the timer does the rest.
-    QVERIFY(last.totalOf(C::TimerFires) > 0);
-    QVERIFY2(last.totalOf(C::TxCleanKicks) <= last.totalOf(C::Processed) / 64 + 1,
-             qPrintable(QString::number(last.totalOf(C::TxCleanKicks))));
-    QVERIFY(last.totalOf(C::TimerFires) > last.totalOf(C::TxCleanKicks));
-    QVERIFY(last.totalOf(C::TxPackets) + 5 >= last.totalOf(C::RxPackets));
+    QVERIFY(last.totalOf(CounterId::TimerFires) > 0);
+    QVERIFY2(last.totalOf(CounterId::TxCleanKicks) <= last.totalOf(CounterId::Processed) / 64 + 1,
+             qPrintable(QString::number(last.totalOf(CounterId::TxCleanKicks))));
+    QVERIFY(last.totalOf(CounterId::TimerFires) > last.totalOf(CounterId::TxCleanKicks));
+    QVERIFY(last.totalOf(CounterId::TxPackets) + 5 >= last.totalOf(CounterId::RxPackets));
     // Latency ends at completion on the wire, not at the clean: the timer period is not in it.
     const double p50 = meanOf(s, 2, s.size(), [](const Sample &x) { return x.latency.p50; });
     QVERIFY2(p50 < 2000, qPrintable(QString::number(p50)));

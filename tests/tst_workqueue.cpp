@@ -142,7 +142,7 @@ void TstWorkQueue::workersAreNamedAndCounted()
         std::uint64_t items = 0;
         std::set<std::string> names;
         for (const auto &e : reg.entries()) {
-            items += e->counters.get(C::WorkItems);
+            items += e->counters.get(CounterId::WorkItems);
             names.insert(e->name);
         }
         QCOMPARE(items, std::uint64_t{50});

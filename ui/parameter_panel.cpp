@@ -233,7 +233,7 @@ void ParameterPanel::setDeviceSupport(const QString &device,
             if (QString::fromUtf8(info(sup.id).name.data(),
                                   static_cast<int>(info(sup.id).name.size())) == name)
                 ignored = sup.support == Support::Ignored ||
-                          (sup.support == Support::Fixed && sup.id == P::RefillContext);
+                          (sup.support == Support::Fixed && sup.id == TunableId::RefillContext);
         for (auto *w : {rows_[0].value(name), rows_[1].value(name), controls_.value(name)}) {
             if (!w) continue;
             w->setToolTip(tip);

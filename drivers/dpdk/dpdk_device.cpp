@@ -139,38 +139,38 @@ std::vector<TunableSupport> DpdkDevice::support() const
     std::vector<TunableSupport> s;
     const std::string loadWhy = "traffic comes from the port; load.* shapes what the engine "
                                 "generates only with fwd.mode=txonly";
-    for (P p :
-         {P::LoadRatePps, P::LoadFrameBytes, P::LoadPattern, P::LoadBurstOnUs, P::LoadBurstOffUs})
+    for (TunableId p : {TunableId::LoadRatePps, TunableId::LoadFrameBytes, TunableId::LoadPattern,
+                        TunableId::LoadBurstOnUs, TunableId::LoadBurstOffUs})
         s.push_back({p, Support::Ignored, loadWhy});
-    s.push_back({P::LinkMbps, Support::Ignored,
+    s.push_back({TunableId::LinkMbps, Support::Ignored,
                  "the link speed is the port's (" +
                      std::to_string(desc_.empty() ? 0 : desc_[0].speedMbps) + " Mbit/s)"});
-    s.push_back({P::LoadSeed, Support::Ignored, "real traffic has no seed"});
-    s.push_back({P::ProbeRateHz, Support::Ignored,
+    s.push_back({TunableId::LoadSeed, Support::Ignored, "real traffic has no seed"});
+    s.push_back({TunableId::ProbeRateHz, Support::Ignored,
                  "no synthetic probes on real ports; the lab measures round trips with ping"});
-    for (P p : {P::IrqUsecs, P::IrqFrames, P::IrqAdaptive})
+    for (TunableId p : {TunableId::IrqUsecs, TunableId::IrqFrames, TunableId::IrqAdaptive})
         s.push_back({p, Support::Ignored,
                      "interrupt moderation is the NIC's own (ethtool -C); " + drv +
                          " has no moderation knob through ethdev"});
-    s.push_back({P::RefillContext, Support::Fixed,
+    s.push_back({TunableId::RefillContext, Support::Fixed,
                  "only inline: a DPDK PMD refills its RX ring from the mempool inside "
                  "rte_eth_rx_burst"});
-    for (P p : {P::RefillBatch, P::RefillRetryMs})
+    for (TunableId p : {TunableId::RefillBatch, TunableId::RefillRetryMs})
         s.push_back({p, Support::Ignored,
                      "the PMD refills inside rte_eth_rx_burst; refill.threshold is its "
                      "rx_free_thresh"});
     if (virt) {
-        s.push_back({P::RefillThreshold, Support::Ignored,
+        s.push_back({TunableId::RefillThreshold, Support::Ignored,
                      "applied as rx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
-        s.push_back({P::TxFreeThresh, Support::Ignored,
+        s.push_back({TunableId::TxFreeThresh, Support::Ignored,
                      "applied as tx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
-        s.push_back({P::RxRingSize, Support::Ignored,
+        s.push_back({TunableId::RxRingSize, Support::Ignored,
                      "applied as nb_rx_desc, which " + drv +
                          " ignores (it has no descriptor "
                          "ring)"});
     }
     if (!rxIntr_)
-        s.push_back({P::PollMode, Support::Fixed,
+        s.push_back({TunableId::PollMode, Support::Fixed,
                      drv + " has no RX interrupts: busy, sleep, tick and pmd_pause only "
                            "(interrupt mode needs net_tap, virtio or a PCI NIC)"});
     return s;
@@ -179,37 +179,39 @@ std::vector<TunableSupport> DpdkDevice::support() const
 Status DpdkDevice::check(const ParamSet &ps) const
 {
     const std::string on = " on dpdk:" + portList();
-    if (ps.choice<RefillContext>(P::RefillContext) != RefillContext::Inline)
-        return Status{"refill.context: \"" + ps.text(P::RefillContext) + "\" cannot apply" + on +
+    if (ps.choice<RefillContext>(TunableId::RefillContext) != RefillContext::Inline)
+        return Status{"refill.context: \"" + ps.text(TunableId::RefillContext) + "\" cannot apply" +
+                      on +
                       ": a DPDK PMD refills its RX ring inside rte_eth_rx_burst (allowed: inline)"};
-    if (ps.choice<PollMode>(P::PollMode) == PollMode::Interrupt && !rxIntr_)
+    if (ps.choice<PollMode>(TunableId::PollMode) == PollMode::Interrupt && !rxIntr_)
         return Status{"poll.mode: \"interrupt\" cannot apply" + on + ": " +
                       (desc_.empty() ? std::string("the port") : desc_[0].driver) +
                       " has no RX interrupts (allowed: busy, sleep, tick, pmd_pause)"};
-    if (ps.choice<PollMode>(P::PollMode) == PollMode::PmdPause && addon_)
+    if (ps.choice<PollMode>(TunableId::PollMode) == PollMode::PmdPause && addon_)
         return Status{"poll.mode: \"pmd_pause\" cannot apply on " + addon_->name() +
                       ": enabling DPDK's power management restarts the ports, and a TAP port "
                       "cannot restart while its interface is in a namespace (allowed: busy, "
                       "sleep, tick, interrupt)"};
-    if (ps.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly && ps.i(P::LoadFrameBytes) > 1518)
-        return Status{"load.frame_bytes: " + ps.text(P::LoadFrameBytes) +
+    if (ps.choice<FwdMode>(TunableId::FwdMode) == FwdMode::Txonly &&
+        ps.integer(TunableId::LoadFrameBytes) > 1518)
+        return Status{"load.frame_bytes: " + ps.text(TunableId::LoadFrameBytes) +
                       " is too large for fwd.mode=txonly" + on +
                       " (allowed: 64..1518 bytes, one mbuf)"};
     for (const auto &d : desc_) {
-        if (d.maxRxDesc && ps.i(P::RxRingSize) > d.maxRxDesc)
-            return Status{"rx.ring_size: " + ps.text(P::RxRingSize) + " is more than " + d.name +
-                          " allows (allowed: up to " + std::to_string(d.maxRxDesc) + ")"};
-        if (d.maxTxDesc && ps.i(P::TxRingSize) > d.maxTxDesc)
-            return Status{"tx.ring_size: " + ps.text(P::TxRingSize) + " is more than " + d.name +
-                          " allows (allowed: up to " + std::to_string(d.maxTxDesc) + ")"};
+        if (d.maxRxDesc && ps.integer(TunableId::RxRingSize) > d.maxRxDesc)
+            return Status{"rx.ring_size: " + ps.text(TunableId::RxRingSize) + " is more than " +
+                          d.name + " allows (allowed: up to " + std::to_string(d.maxRxDesc) + ")"};
+        if (d.maxTxDesc && ps.integer(TunableId::TxRingSize) > d.maxTxDesc)
+            return Status{"tx.ring_size: " + ps.text(TunableId::TxRingSize) + " is more than " +
+                          d.name + " allows (allowed: up to " + std::to_string(d.maxTxDesc) + ")"};
     }
     return Status::success();
 }
 
-bool DpdkDevice::needsRestart(P p) const
+bool DpdkDevice::needsRestart(TunableId p) const
 {
     // Queue settings: DPDK takes them at queue setup, with the port stopped.
-    return p == P::RefillThreshold || p == P::TxFreeThresh;
+    return p == TunableId::RefillThreshold || p == TunableId::TxFreeThresh;
 }
 
 DpdkDevice::PortStats DpdkDevice::stats(std::size_t k) const
@@ -241,8 +243,8 @@ void DpdkDevice::stopPorts()
 
 void DpdkDevice::configurePorts(const ParamSet &ps)
 {
-    rxRing_ = static_cast<std::uint32_t>(ps.i(P::RxRingSize));
-    const auto txRing = static_cast<std::uint16_t>(ps.i(P::TxRingSize));
+    rxRing_ = static_cast<std::uint32_t>(ps.integer(TunableId::RxRingSize));
+    const auto txRing = static_cast<std::uint16_t>(ps.integer(TunableId::TxRingSize));
     bool allIntr = true;
     for (std::size_t k = 0; k < port_.size(); ++k) {
         const std::uint16_t id = port_[k];
@@ -263,9 +265,9 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
                      Eal::recentLog() + "]");
             }
             rte_eth_rxconf rxc = di.default_rxconf;
-            rxc.rx_free_thresh = static_cast<std::uint16_t>(ps.i(P::RefillThreshold));
+            rxc.rx_free_thresh = static_cast<std::uint16_t>(ps.integer(TunableId::RefillThreshold));
             rte_eth_txconf txc = di.default_txconf;
-            txc.tx_free_thresh = static_cast<std::uint16_t>(ps.i(P::TxFreeThresh));
+            txc.tx_free_thresh = static_cast<std::uint16_t>(ps.integer(TunableId::TxFreeThresh));
             const int socket = rte_eth_dev_socket_id(id) < 0 ? 0 : rte_eth_dev_socket_id(id);
             if (int rc =
                     rte_eth_rx_queue_setup(id, 0, static_cast<std::uint16_t>(rxRing_),
@@ -273,14 +275,14 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
                 rc != 0) {
                 // Hardware PMDs check the thresholds against the ring: say which.
                 fail(what + "RX queue with nb_rx_desc=" + std::to_string(rxRing_) +
-                     ", rx_free_thresh=" + ps.text(P::RefillThreshold) + ": " + rte_strerror(-rc) +
-                     " [" + Eal::recentLog() + "]");
+                     ", rx_free_thresh=" + ps.text(TunableId::RefillThreshold) + ": " +
+                     rte_strerror(-rc) + " [" + Eal::recentLog() + "]");
             }
             if (int rc = rte_eth_tx_queue_setup(id, 0, txRing, static_cast<unsigned>(socket), &txc);
                 rc != 0)
                 fail(what + "TX queue with nb_tx_desc=" + std::to_string(txRing) +
-                     ", tx_free_thresh=" + ps.text(P::TxFreeThresh) + ": " + rte_strerror(-rc) +
-                     " [" + Eal::recentLog() + "]");
+                     ", tx_free_thresh=" + ps.text(TunableId::TxFreeThresh) + ": " +
+                     rte_strerror(-rc) + " [" + Eal::recentLog() + "]");
             if (int rc = rte_eth_dev_start(id); rc != 0) {
                 if (wantIntr) continue;
                 fail(what + "rte_eth_dev_start: " + rte_strerror(-rc) + " [" + Eal::recentLog() +
@@ -308,16 +310,18 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
 
 DpdkDevice::PortConfig DpdkDevice::portConfig(const ParamSet &ps)
 {
-    return {ps.i(P::RxRingSize), ps.i(P::TxRingSize), ps.i(P::RxPoolBuffers),
-            ps.i(P::RefillThreshold), ps.i(P::TxFreeThresh)};
+    return {ps.integer(TunableId::RxRingSize), ps.integer(TunableId::TxRingSize),
+            ps.integer(TunableId::RxPoolBuffers), ps.integer(TunableId::RefillThreshold),
+            ps.integer(TunableId::TxFreeThresh)};
 }
 
 void DpdkDevice::reconfigure(const ParamSet &ps)
 {
-    txq_ = std::make_unique<SpscQueue<Buffer *>>(static_cast<std::uint32_t>(ps.i(P::TxRingSize)));
+    txq_ = std::make_unique<SpscQueue<Buffer *>>(
+        static_cast<std::uint32_t>(ps.integer(TunableId::TxRingSize)));
     if (started_ && portConfig(ps) == configured_) return;
     stopPorts();
-    const auto poolSize = static_cast<std::uint32_t>(ps.i(P::RxPoolBuffers));
+    const auto poolSize = static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers));
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.
@@ -363,13 +367,13 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
                                     Counters &c)
 {
     Eal::registerThread();
-    const bool wantPause = live_.choice<PollMode>(P::PollMode) == PollMode::PmdPause;
+    const bool wantPause = live_.choice<PollMode>(TunableId::PollMode) == PollMode::PmdPause;
     if (!wantPause) pmgmtFailed_ = false;
     if (wantPause ? !pmgmtFailed_ && pmgmtLcore_ != static_cast<int>(rte_lcore_id())
                   : pmgmtLcore_ >= 0)
         switchPowerManagement(wantPause);
     const auto n = static_cast<std::uint16_t>(port_.size());
-    if (live_.choice<FwdMode>(P::FwdMode) == FwdMode::Txonly)
+    if (live_.choice<FwdMode>(TunableId::FwdMode) == FwdMode::Txonly)
         return txonly_.generate(out, max, nowNs, *pool_, n, live_, c);
 
     std::uint32_t got = harvestPorts(out, max, nowNs);
@@ -381,7 +385,7 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
         got = harvestPorts(out, max, nowNs);
     }
     irqWoke_ = false;
-    if (got) c.add(C::Offered, got);
+    if (got) c.add(CounterId::Offered, got);
     return got;
 }
 
@@ -415,7 +419,7 @@ std::uint32_t DpdkDevice::harvestPorts(Buffer **out, std::uint32_t max, std::int
 
 std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t)
 {
-    const auto mode = live_.choice<FwdMode>(P::FwdMode);
+    const auto mode = live_.choice<FwdMode>(TunableId::FwdMode);
     if (mode == FwdMode::Rxonly) {
         // Received and consumed: nothing goes back out.
         pool_->release(bufs, n);
@@ -579,11 +583,11 @@ void DpdkDevice::read(DeviceReading &r)
     for (std::size_t k = 0; k < port_.size(); ++k) {
         PortStats s = base_[k];
         if (started_) s.add(stats(k));
-        r.counters.v[static_cast<std::size_t>(C::RxMissed)] += s.imissed;
-        r.counters.v[static_cast<std::size_t>(C::AllocFail)] += s.nombuf;
-        r.counters.v[static_cast<std::size_t>(C::RxErrors)] += s.ierrors;
-        r.counters.v[static_cast<std::size_t>(C::TxErrors)] += s.oerrors;
-        r.counters.v[static_cast<std::size_t>(C::Offered)] += s.imissed + s.nombuf;
+        r.counters.v[static_cast<std::size_t>(CounterId::RxMissed)] += s.imissed;
+        r.counters.v[static_cast<std::size_t>(CounterId::AllocFail)] += s.nombuf;
+        r.counters.v[static_cast<std::size_t>(CounterId::RxErrors)] += s.ierrors;
+        r.counters.v[static_cast<std::size_t>(CounterId::TxErrors)] += s.oerrors;
+        r.counters.v[static_cast<std::size_t>(CounterId::Offered)] += s.imissed + s.nombuf;
         const std::string p = std::string("port_") + kSide[k] + "_";
         auto rate = [&](std::uint64_t cur, std::uint64_t before) {
             return dt > 0 && cur >= before ? static_cast<double>(cur - before) / dt : 0.0;

@@ -56,7 +56,7 @@ class DpdkDevice final : public Device {
     DeviceInfo info() const override;
     std::vector<TunableSupport> support() const override;
     Status check(const ParamSet &ps) const override;
-    bool needsRestart(P p) const override;
+    bool needsRestart(TunableId p) const override;
     BufferSource *buffers() override { return pool_.get(); }
 
     void reconfigure(const ParamSet &params) override;

@@ -52,10 +52,10 @@ void TxOnlySource::start(std::int64_t nowNs)
 void TxOnlySource::follow(const LiveParams &live, std::int64_t nowNs)
 {
     sim::ArrivalShape shape;
-    shape.pattern = live.choice<LoadPattern>(P::LoadPattern);
-    shape.ratePps = static_cast<double>(live.i(P::LoadRatePps));
-    shape.onNs = live.i(P::LoadBurstOnUs) * 1000;
-    shape.offNs = live.i(P::LoadBurstOffUs) * 1000;
+    shape.pattern = live.choice<LoadPattern>(TunableId::LoadPattern);
+    shape.ratePps = static_cast<double>(live.integer(TunableId::LoadRatePps));
+    shape.onNs = live.integer(TunableId::LoadBurstOnUs) * 1000;
+    shape.offNs = live.integer(TunableId::LoadBurstOffUs) * 1000;
     if (shape == arrivals_.shape()) return;
     const double gap = shape.ratePps > 0 ? 1e9 / shape.ratePps : 0;
     const double from = std::max(arrivals_.last(), static_cast<double>(nowNs) - gap);
@@ -69,8 +69,8 @@ std::uint32_t TxOnlySource::generate(Buffer **out, std::uint32_t max, std::int64
     follow(live, nowNs);
     if (arrivals_.peek() < nowNs - kMaxBacklogNs) {
         const std::uint64_t lost = arrivals_.skipUntil(nowNs - kMaxBacklogNs);
-        c.add(C::Offered, lost);
-        c.add(C::RxMissed, lost);
+        c.add(CounterId::Offered, lost);
+        c.add(CounterId::RxMissed, lost);
     }
     std::uint32_t due = 0;
     sim::ArrivalGenerator probe = arrivals_;
@@ -80,9 +80,9 @@ std::uint32_t TxOnlySource::generate(Buffer **out, std::uint32_t max, std::int64
     }
     if (!due) return 0;
     const std::uint32_t got = pool.alloc(out, due);
-    if (got < due) c.add(C::AllocFail); // the rest stay due: tried again next poll
-    const auto frame =
-        static_cast<std::uint32_t>(std::clamp<std::int64_t>(live.i(P::LoadFrameBytes), 64, 1518));
+    if (got < due) c.add(CounterId::AllocFail); // the rest stay due: tried again next poll
+    const auto frame = static_cast<std::uint32_t>(
+        std::clamp<std::int64_t>(live.integer(TunableId::LoadFrameBytes), 64, 1518));
     for (std::uint32_t k = 0; k < got; ++k) {
         Buffer *b = out[k];
         rte_mbuf *m = mbufOf(b);
@@ -97,7 +97,7 @@ std::uint32_t TxOnlySource::generate(Buffer **out, std::uint32_t max, std::int64
         nextPort_ = static_cast<std::uint16_t>((nextPort_ + 1) % ports);
         b->at(Stage::Arrival) = t; // every later stage stamps its own
     }
-    c.add(C::Offered, got);
+    c.add(CounterId::Offered, got);
     static_assert(kHeaders + kFcs <= 64, "a minimum frame holds the headers");
     return got;
 }

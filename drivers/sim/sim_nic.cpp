@@ -20,16 +20,18 @@ double wireNsPerByte(double mbps)
 } // namespace
 
 SimNic::SimNic(const ParamSet &params, const LiveParams &live)
-    : live_(live), load_(static_cast<std::uint64_t>(params.i(P::LoadSeed))),
-      probes_(static_cast<std::uint64_t>(params.i(P::LoadSeed)) * 31 + 7)
+    : live_(live), load_(static_cast<std::uint64_t>(params.integer(TunableId::LoadSeed))),
+      probes_(static_cast<std::uint64_t>(params.integer(TunableId::LoadSeed)) * 31 + 7)
 {
     reconfigure(params);
 }
 
 void SimNic::reconfigure(const ParamSet &params)
 {
-    rx_ = std::make_unique<RxRing>(static_cast<std::uint32_t>(params.i(P::RxRingSize)));
-    tx_ = std::make_unique<TxRing>(static_cast<std::uint32_t>(params.i(P::TxRingSize)));
+    rx_ =
+        std::make_unique<RxRing>(static_cast<std::uint32_t>(params.integer(TunableId::RxRingSize)));
+    tx_ =
+        std::make_unique<TxRing>(static_cast<std::uint32_t>(params.integer(TunableId::TxRingSize)));
     linkUp(nowNs());
 }
 
@@ -46,14 +48,14 @@ void SimNic::linkUp(std::int64_t nowNs)
 
 void SimNic::followLoad(std::int64_t nowNs)
 {
-    const std::int64_t frame = live_.i(P::LoadFrameBytes);
-    const double mbps = static_cast<double>(live_.i(P::LinkMbps));
+    const std::int64_t frame = live_.integer(TunableId::LoadFrameBytes);
+    const double mbps = static_cast<double>(live_.integer(TunableId::LinkMbps));
     ArrivalShape shape;
-    shape.pattern = live_.choice<LoadPattern>(P::LoadPattern);
+    shape.pattern = live_.choice<LoadPattern>(TunableId::LoadPattern);
     const double linePps = mbps * 1e6 / ((static_cast<double>(frame) + kWireOverheadBytes) * 8);
-    shape.ratePps = std::min(static_cast<double>(live_.i(P::LoadRatePps)), linePps);
-    shape.onNs = live_.i(P::LoadBurstOnUs) * 1000;
-    shape.offNs = live_.i(P::LoadBurstOffUs) * 1000;
+    shape.ratePps = std::min(static_cast<double>(live_.integer(TunableId::LoadRatePps)), linePps);
+    shape.onNs = live_.integer(TunableId::LoadBurstOnUs) * 1000;
+    shape.offNs = live_.integer(TunableId::LoadBurstOffUs) * 1000;
     frameBytes_ = frame;
     if (!(shape == load_.shape())) {
         // The next arrival follows the last one at the new spacing, so a change neither
@@ -62,7 +64,7 @@ void SimNic::followLoad(std::int64_t nowNs)
         const double from = std::max(load_.last(), static_cast<double>(nowNs) - gap);
         load_.reshape(shape, static_cast<std::int64_t>(std::min(from, static_cast<double>(nowNs))));
     }
-    const std::int64_t hz = live_.i(P::ProbeRateHz);
+    const std::int64_t hz = live_.integer(TunableId::ProbeRateHz);
     if (hz != probeHz_) {
         probeHz_ = hz;
         // Poisson, not evenly spaced: periodic probes lock to the tick of a tick-mode poll
@@ -107,8 +109,8 @@ void SimNic::advance(std::int64_t nowNs, Counters &c)
         }
     }
     rx_->hw_.store(hw, std::memory_order_release);
-    if (offered) c.add(C::Offered, offered);
-    if (missed) c.add(C::RxMissed, missed);
+    if (offered) c.add(CounterId::Offered, offered);
+    if (missed) c.add(CounterId::RxMissed, missed);
     advancedNs_.store(nowNs, std::memory_order_release);
 }
 
@@ -141,7 +143,7 @@ std::uint32_t SimNic::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t 
     const std::uint32_t tail = tx_->tail_.load(std::memory_order_relaxed);
     const std::uint32_t free = tx_->size() - (tail - tx_->clean_.load(std::memory_order_acquire));
     const std::uint32_t k = std::min(n, free);
-    const double perByte = wireNsPerByte(static_cast<double>(live_.i(P::LinkMbps)));
+    const double perByte = wireNsPerByte(static_cast<double>(live_.integer(TunableId::LinkMbps)));
     double wire = std::max(txWireFreeNs_, static_cast<double>(nowNs));
     for (std::uint32_t j = 0; j < k; ++j) {
         wire += (bufs[j]->len + kWireOverheadBytes) * perByte;

@@ -24,14 +24,14 @@ class SimNic : public Device { // not final: tests derive a device that fails on
     DeviceInfo info() const override { return {"sim0", "sim", true, true}; }
     Status check(const ParamSet &ps) const override
     {
-        if (ps.choice<PollMode>(P::PollMode) == PollMode::PmdPause)
+        if (ps.choice<PollMode>(TunableId::PollMode) == PollMode::PmdPause)
             return Status{"poll.mode: \"pmd_pause\" cannot apply on the simulated NIC: it is "
                           "DPDK's PMD power management (allowed: busy, sleep, tick, interrupt)"};
         return Status::success();
     }
     std::vector<TunableSupport> support() const override
     {
-        return {{P::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"}};
+        return {{TunableId::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"}};
     }
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;

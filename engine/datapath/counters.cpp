@@ -7,7 +7,7 @@ namespace {
 struct CounterText {
     std::string_view name, help;
 };
-// In the order of C.
+// In the order of CounterId.
 constexpr CounterText kCounters[] = {
     {"offered", "frames the device generated (load and probes)"},
     {"rx_packets", "frames harvested from the RX ring"},
@@ -40,12 +40,12 @@ constexpr CounterText kCounters[] = {
 static_assert(std::size(kCounters) == kCounterCount);
 } // namespace
 
-std::string_view counterName(C c)
+std::string_view counterName(CounterId c)
 {
     return kCounters[static_cast<std::size_t>(c)].name;
 }
 
-std::string_view counterHelp(C c)
+std::string_view counterHelp(CounterId c)
 {
     return kCounters[static_cast<std::size_t>(c)].help;
 }

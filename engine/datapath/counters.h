@@ -10,7 +10,7 @@
 
 namespace ringlab {
 
-enum class C : std::uint8_t {
+enum class CounterId : std::uint8_t {
     Offered,   // frames the device generated (load + probes)
     RxPackets, // harvested from the RX ring
     RxBytes,
@@ -40,28 +40,29 @@ enum class C : std::uint8_t {
     DimSteps,       // moderation profile changes by net_dim (irq.adaptive, tx.coalesce_adaptive)
     Count
 };
-inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(C::Count);
+inline constexpr std::size_t kCounterCount = static_cast<std::size_t>(CounterId::Count);
 
 // Counted by the device as frames arrive (offered, missed for want of a descriptor).
-inline constexpr C kArrivalCounters[] = {C::Offered, C::RxMissed};
+inline constexpr CounterId kArrivalCounters[] = {CounterId::Offered, CounterId::RxMissed};
 
 // Every cause of a lost frame, in the order reports list them. "drops" is their sum.
-inline constexpr C kDropCauses[] = {C::RxMissed,    C::AllocFail, C::TxFull,
-                                    C::HandoffFull, C::RxErrors,  C::TxErrors};
+inline constexpr CounterId kDropCauses[] = {CounterId::RxMissed, CounterId::AllocFail,
+                                            CounterId::TxFull,   CounterId::HandoffFull,
+                                            CounterId::RxErrors, CounterId::TxErrors};
 
-std::string_view counterName(C c);
+std::string_view counterName(CounterId c);
 // One line on what it counts (Prometheus HELP, documentation).
-std::string_view counterHelp(C c);
+std::string_view counterHelp(CounterId c);
 
 struct alignas(64) Counters {
     std::array<std::atomic<std::uint64_t>, kCounterCount> v{};
 
-    void add(C c, std::uint64_t n = 1)
+    void add(CounterId c, std::uint64_t n = 1)
     {
         auto &slot = v[static_cast<std::size_t>(c)];
         slot.store(slot.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     }
-    std::uint64_t get(C c) const
+    std::uint64_t get(CounterId c) const
     {
         return v[static_cast<std::size_t>(c)].load(std::memory_order_relaxed);
     }
@@ -70,7 +71,7 @@ struct alignas(64) Counters {
 // A plain snapshot, for sums and differences.
 struct CounterValues {
     std::array<std::uint64_t, kCounterCount> v{};
-    std::uint64_t operator[](C c) const { return v[static_cast<std::size_t>(c)]; }
+    std::uint64_t operator[](CounterId c) const { return v[static_cast<std::size_t>(c)]; }
     void addFrom(const Counters &c)
     {
         for (std::size_t k = 0; k < kCounterCount; ++k)

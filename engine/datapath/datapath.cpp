@@ -13,16 +13,17 @@ constexpr std::int64_t kHousekeepingNs = 10'000'000;
 
 Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, ThreadRegistry &reg)
     : dev_(dev), pool_(sourceFor(dev, params, ownPool_)),
-      wq_(reg, static_cast<int>(params.i(P::WorkqueueThreads))),
+      wq_(reg, static_cast<int>(params.integer(TunableId::WorkqueueThreads))),
       tx_(live, dev, pool_, reg,
-          params.choice<HandoffMode>(P::HandoffMode) == HandoffMode::Work &&
-              params.choice<WorkQueueKind>(P::HandoffWorkQueue) == WorkQueueKind::Shared &&
-              params.i(P::WorkqueueThreads) > 1),
-      handoff_(makeHandoff(params.choice<HandoffMode>(P::HandoffMode),
-                           HandoffDeps{live, pool_, tx_, reg, wq_,
-                                       static_cast<std::uint32_t>(params.i(P::HandoffQueueLen)),
-                                       params.choice<WorkQueueKind>(P::HandoffWorkQueue)})),
-      refill_(makeRefiller(params.choice<RefillContext>(P::RefillContext),
+          params.choice<HandoffMode>(TunableId::HandoffMode) == HandoffMode::Work &&
+              params.choice<WorkQueueKind>(TunableId::HandoffWorkQueue) == WorkQueueKind::Shared &&
+              params.integer(TunableId::WorkqueueThreads) > 1),
+      handoff_(makeHandoff(
+          params.choice<HandoffMode>(TunableId::HandoffMode),
+          HandoffDeps{live, pool_, tx_, reg, wq_,
+                      static_cast<std::uint32_t>(params.integer(TunableId::HandoffQueueLen)),
+                      params.choice<WorkQueueKind>(TunableId::HandoffWorkQueue)})),
+      refill_(makeRefiller(params.choice<RefillContext>(TunableId::RefillContext),
                            {live, dev, pool_, reg, wq_})),
       poll_(live, dev, *refill_, *handoff_, reg)
 {
@@ -34,7 +35,8 @@ BufferSource &Datapath::sourceFor(Device &dev, const ParamSet &params,
                                   std::unique_ptr<BufferPool> &own)
 {
     if (BufferSource *s = dev.buffers()) return *s;
-    own = std::make_unique<BufferPool>(static_cast<std::uint32_t>(params.i(P::RxPoolBuffers)));
+    own = std::make_unique<BufferPool>(
+        static_cast<std::uint32_t>(params.integer(TunableId::RxPoolBuffers)));
     return *own;
 }
 

@@ -31,7 +31,7 @@ enum class Support {
     Fixed,   // only the default value (or the values the reason names) can be used
 };
 struct TunableSupport {
-    P id;
+    TunableId id;
     Support support;
     std::string reason;
 };
@@ -77,7 +77,7 @@ class Device {
     virtual Status check(const ParamSet &) const { return Status::success(); }
     // Whether a change of `p` needs the datapath restarted on this device (port settings
     // that DPDK applies by stop, reconfigure, start), beyond the registry's restart tunables.
-    virtual bool needsRestart(P) const { return false; }
+    virtual bool needsRestart(TunableId) const { return false; }
     // Buffers the device supplies itself (DPDK: mbufs of its mempool); null: the engine's pool.
     virtual BufferSource *buffers() { return nullptr; }
 

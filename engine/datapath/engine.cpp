@@ -190,7 +190,7 @@ Status Engine::start()
                           std::string(info(sup.id).name) + " has no effect on " +
                               device_->info().name + ": " + sup.reason});
     try { // threads that cannot be had: the run ends as it began, with a stop event
-        stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+        stress_.resize(static_cast<int>(params_.integer(TunableId::StressThreads)));
         sampler_ = EngineThread(threads_, "sampler",
                                 [this](std::stop_token st, ThreadEntry &) { samplerThread(st); });
     } catch (const std::exception &e) {
@@ -447,7 +447,7 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
         std::lock_guard dpLock(datapathMutex_);
         if (datapath_) datapath_->nudge();
     }
-    stress_.resize(static_cast<int>(params_.i(P::StressThreads)));
+    stress_.resize(static_cast<int>(params_.integer(TunableId::StressThreads)));
     return Status::success();
 }
 

@@ -38,13 +38,14 @@ class FifoHandoff final : public Handoff {
             constexpr std::uint32_t kMaxBatch = 1024; // the tunable's maximum
             Buffer *bufs[kMaxBatch];
             while (!st.stop_requested()) {
-                const auto batch = static_cast<std::uint32_t>(d_.live.i(P::HandoffBatch));
+                const auto batch =
+                    static_cast<std::uint32_t>(d_.live.integer(TunableId::HandoffBatch));
                 const std::uint32_t k = queue_.pop(bufs, batch < kMaxBatch ? batch : kMaxBatch);
                 if (k == 0) {
                     waiter_.waitUntil(-1);
                     continue;
                 }
-                self.counters.add(C::HandoffTakes);
+                self.counters.add(CounterId::HandoffTakes);
                 proc.process(bufs, k);
                 d_.tx.xmit(bufs, k, self.counters);
             }
@@ -64,7 +65,7 @@ class FifoHandoff final : public Handoff {
     {
         const std::uint32_t k = queue_.push(bufs, n);
         if (k < n) {
-            c.add(C::HandoffFull, n - k);
+            c.add(CounterId::HandoffFull, n - k);
             d_.pool.release(bufs + k, n - k);
         }
         waiter_.wake(); // a system call only when the consumer sleeps
@@ -105,7 +106,7 @@ class WorkHandoff final : public Handoff {
         for (std::uint32_t k = 0; k < n; ++k) {
             Buffer *b = bufs[k];
             if (room == 0) {
-                c.add(C::HandoffFull);
+                c.add(CounterId::HandoffFull);
                 d_.pool.release(&b, 1);
                 continue;
             }
@@ -132,7 +133,7 @@ class WorkHandoff final : public Handoff {
         // The packet has left the queue once a worker has it: count it out before it is
         // transmitted, since from then on the buffer can be recycled at any moment.
         self->started_.fetch_add(1, std::memory_order_release);
-        currentCounters().add(C::HandoffTakes);
+        currentCounters().add(CounterId::HandoffTakes);
         thread_local std::unique_ptr<Processor> proc;
         if (!proc) proc = std::make_unique<Processor>(self->d_.live);
         proc->process(&b, 1);

@@ -21,13 +21,19 @@ class LiveParams {
             slots_[static_cast<std::size_t>(t.id)].store(bits, std::memory_order_relaxed);
         }
     }
-    std::int64_t i(P p) const { return slot(p).load(std::memory_order_relaxed); }
-    double r(P p) const { return std::bit_cast<double>(slot(p).load(std::memory_order_relaxed)); }
-    bool flag(P p) const { return i(p) != 0; }
-    template <class E> E choice(P p) const { return static_cast<E>(i(p)); }
+    std::int64_t integer(TunableId p) const { return slot(p).load(std::memory_order_relaxed); }
+    double real(TunableId p) const
+    {
+        return std::bit_cast<double>(slot(p).load(std::memory_order_relaxed));
+    }
+    bool flag(TunableId p) const { return integer(p) != 0; }
+    template <class E> E choice(TunableId p) const { return static_cast<E>(integer(p)); }
 
   private:
-    const std::atomic<std::int64_t> &slot(P p) const { return slots_[static_cast<std::size_t>(p)]; }
+    const std::atomic<std::int64_t> &slot(TunableId p) const
+    {
+        return slots_[static_cast<std::size_t>(p)];
+    }
     std::array<std::atomic<std::int64_t>, kParamCount> slots_{};
 };
 

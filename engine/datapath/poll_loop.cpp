@@ -45,7 +45,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
     // net_dim's running totals: interrupts, and what they harvested.
     std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
     while (!st.stop_requested()) {
-        const auto budget = static_cast<std::uint32_t>(live_.i(P::PollBudget));
+        const auto budget = static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget));
         const std::int64_t now = nowNs();
         // One relaxed load per poll; a store only when this gap is the interval's longest.
         if (const std::int64_t gap = now - lastPoll;
@@ -54,18 +54,18 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         lastPoll = now;
         self.lastPollNs.store(now, std::memory_order_relaxed);
         const std::uint32_t n = dev_.rxHarvest(bufs.data(), budget, now, c);
-        c.add(C::Polls);
+        c.add(CounterId::Polls);
         refill_.afterHarvest(now, c);
         if (n == 0) {
-            c.add(C::EmptyPolls);
+            c.add(CounterId::EmptyPolls);
         } else {
             std::uint64_t bytes = 0;
             for (std::uint32_t k = 0; k < n; ++k) {
                 bufs[k]->at(Stage::Harvest) = now;
                 bytes += bufs[k]->len;
             }
-            c.add(C::RxPackets, n);
-            c.add(C::RxBytes, bytes);
+            c.add(CounterId::RxPackets, n);
+            c.add(CounterId::RxBytes, bytes);
             packets += n;
             bytesIn += bytes;
             handoff_.deliver(bufs.data(), n, c);
@@ -73,12 +73,13 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         ++passes;
         if (n == budget) continue; // a full round: more work is waiting, poll again
 
-        const auto mode = live_.choice<PollMode>(P::PollMode);
+        const auto mode = live_.choice<PollMode>(TunableId::PollMode);
         if (mode != PollMode::Interrupt)
-            moderationUs_.store(static_cast<std::uint32_t>(live_.i(P::IrqUsecs)),
+            moderationUs_.store(static_cast<std::uint32_t>(live_.integer(TunableId::IrqUsecs)),
                                 std::memory_order_relaxed);
         // KNI's kthread: KNI_RX_LOOP_NUM passes per wakeup, found work or not, then sleep.
-        if ((mode == PollMode::Sleep || mode == PollMode::Tick) && passes < live_.i(P::PollPasses))
+        if ((mode == PollMode::Sleep || mode == PollMode::Tick) &&
+            passes < live_.integer(TunableId::PollPasses))
             continue;
         passes = 0;
         switch (mode) {
@@ -89,29 +90,33 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         case PollMode::Tick: {
             std::int64_t slack = 0;
             const std::int64_t deadline =
-                sleepDeadline(mode, nowNs(), live_.i(P::PollSleepMinUs), live_.i(P::PollSleepMaxUs),
-                              live_.i(P::PollTickHz), slack);
+                sleepDeadline(mode, nowNs(), live_.integer(TunableId::PollSleepMinUs),
+                              live_.integer(TunableId::PollSleepMaxUs),
+                              live_.integer(TunableId::PollTickHz), slack);
             setTimerSlackNs(slack);
             waiter_.waitUntil(deadline);
             break;
         }
         case PollMode::Interrupt: {
-            const bool adaptive = live_.flag(P::IrqAdaptive);
-            if (adaptive && dim_.sample(nowNs(), irqs, packets, bytesIn)) c.add(C::DimSteps);
-            const std::int64_t usecs = adaptive ? dim_.profile().usec : live_.i(P::IrqUsecs);
-            const std::int64_t frames = adaptive ? dim_.profile().pkts : live_.i(P::IrqFrames);
+            const bool adaptive = live_.flag(TunableId::IrqAdaptive);
+            if (adaptive && dim_.sample(nowNs(), irqs, packets, bytesIn))
+                c.add(CounterId::DimSteps);
+            const std::int64_t usecs =
+                adaptive ? dim_.profile().usec : live_.integer(TunableId::IrqUsecs);
+            const std::int64_t frames =
+                adaptive ? dim_.profile().pkts : live_.integer(TunableId::IrqFrames);
             moderationUs_.store(static_cast<std::uint32_t>(usecs), std::memory_order_relaxed);
             // Re-enable the interrupt and block until the device raises it.
             setTimerSlackNs(1);
             const IrqWait w = dev_.waitRxInterrupt(-1);
             if (w == IrqWait::Interrupt) {
-                c.add(C::Interrupts);
+                c.add(CounterId::Interrupts);
                 ++irqs;
             }
             if (w != IrqWait::Unsupported) break;
             const std::int64_t irq = dev_.nextInterruptNs(nowNs(), usecs, frames);
             if (!waiter_.waitUntil(irq)) {
-                c.add(C::Interrupts);
+                c.add(CounterId::Interrupts);
                 ++irqs;
             }
             break;

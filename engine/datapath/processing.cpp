@@ -86,11 +86,12 @@ Processor::Processor(const LiveParams &live) : live_(live), app_(BufferPool::kDa
 
 void Processor::process(Buffer *const *bufs, std::uint32_t n)
 {
-    const std::int64_t work = live_.i(P::ProcNsPerPacket);
-    const bool copy = live_.flag(P::ProcCopy);
-    const auto header = live_.choice<HeaderMode>(P::TxHeader);
+    const std::int64_t work = live_.integer(TunableId::ProcNsPerPacket);
+    const bool copy = live_.flag(TunableId::ProcCopy);
+    const auto header = live_.choice<HeaderMode>(TunableId::TxHeader);
     // The target's cost of packing, per field packed, on top of packField()'s own.
-    const std::int64_t headerCost = live_.i(P::CostHeaderFieldNs) * headerFieldsPacked(header);
+    const std::int64_t headerCost =
+        live_.integer(TunableId::CostHeaderFieldNs) * headerFieldsPacked(header);
     const std::int64_t start = nowNs();
     if (work > 0 || copy || header != HeaderMode::None || headerCost > 0)
         processEach(bufs, n, work, copy, header, headerCost);

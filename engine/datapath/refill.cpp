@@ -16,19 +16,20 @@ bool Refiller::fillRing(Counters &c)
     for (;;) {
         const std::uint32_t free = dev_.rxFree();
         if (free == 0) return true;
-        const auto batch = static_cast<std::uint32_t>(live_.i(P::RefillBatch));
+        const auto batch = static_cast<std::uint32_t>(live_.integer(TunableId::RefillBatch));
         const std::uint32_t want = free < batch ? free : batch;
         const std::uint32_t got = pool_.alloc(bufs, want);
         if (got) {
             // The target's per-buffer work (mhi_net: an skb allocated and mapped, then queued
             // with a doorbell per buffer), on top of the engine's descriptor fill.
-            CalibratedSpin::spinNs((live_.i(P::CostRefillBufferNs) + live_.i(P::CostDoorbellNs)) *
+            CalibratedSpin::spinNs((live_.integer(TunableId::CostRefillBufferNs) +
+                                    live_.integer(TunableId::CostDoorbellNs)) *
                                    static_cast<std::int64_t>(got));
             const std::uint32_t posted = dev_.rxPost(bufs, got, nowNs());
-            c.add(C::RefillPosted, posted);
+            c.add(CounterId::RefillPosted, posted);
         }
         if (got < want) {
-            c.add(C::AllocFail);
+            c.add(CounterId::AllocFail);
             return false;
         }
     }
@@ -42,7 +43,7 @@ class InlineRefill final : public Refiller {
     void afterHarvest(std::int64_t nowNs, Counters &c) override
     {
         if (nowNs < retryAt_ || !due(dev_.rxFree())) return;
-        if (!fillRing(c)) retryAt_ = nowNs + live_.i(P::RefillRetryMs) * 1'000'000;
+        if (!fillRing(c)) retryAt_ = nowNs + live_.integer(TunableId::RefillRetryMs) * 1'000'000;
     }
 
   private:
@@ -62,14 +63,15 @@ class WorkqueueRefill final : public Refiller {
         // queue() is a no-op while the item is pending: at most one refill in flight.
         if (!work_.pending.load(std::memory_order_relaxed) && due(dev_.rxFree()) &&
             wq_.queue(&work_))
-            c.add(C::RefillWakeups);
+            c.add(CounterId::RefillWakeups);
     }
 
   private:
     void run()
     {
         Counters &c = currentCounters();
-        if (!fillRing(c)) wq_.queueDelayed(&work_, live_.i(P::RefillRetryMs) * 1'000'000);
+        if (!fillRing(c))
+            wq_.queueDelayed(&work_, live_.integer(TunableId::RefillRetryMs) * 1'000'000);
     }
     WorkQueue &wq_;
     WorkItem work_;
@@ -93,12 +95,12 @@ class ThreadRefill final : public Refiller {
                 // on its own initiative below the threshold.
                 if (deadline >= 0 || due(dev_.rxFree())) {
                     if (!fillRing(c))
-                        deadline = nowNs() + live_.i(P::RefillRetryMs) * 1'000'000;
+                        deadline = nowNs() + live_.integer(TunableId::RefillRetryMs) * 1'000'000;
                     else
                         deadline = -1;
                 }
                 waiter_.waitUntil(deadline);
-                if (!st.stop_requested()) c.add(C::RefillWakeups);
+                if (!st.stop_requested()) c.add(CounterId::RefillWakeups);
             }
         });
     }

@@ -38,7 +38,7 @@ class Refiller {
   protected:
     bool due(std::uint32_t free) const
     {
-        return free >= static_cast<std::uint32_t>(live_.i(P::RefillThreshold));
+        return free >= static_cast<std::uint32_t>(live_.integer(TunableId::RefillThreshold));
     }
     const LiveParams &live_;
     Device &dev_;

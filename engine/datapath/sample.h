@@ -92,12 +92,12 @@ struct Sample {
     std::uint32_t rxModerationUs = 0, txCoalesceUs = 0;
     std::vector<DeviceMetric> device; // what the device measures itself (link, traffic client)
 
-    double rateOf(C c) const { return rate[static_cast<std::size_t>(c)]; }
+    double rateOf(CounterId c) const { return rate[static_cast<std::size_t>(c)]; }
     // Frames lost per second, all causes (kDropCauses).
     double dropsPerS() const
     {
         double d = 0;
-        for (C c : kDropCauses)
+        for (CounterId c : kDropCauses)
             d += rateOf(c);
         return d;
     }
@@ -107,7 +107,7 @@ struct Sample {
             if (m.name == name) return &m;
         return nullptr;
     }
-    std::uint64_t totalOf(C c) const { return total[static_cast<std::size_t>(c)]; }
+    std::uint64_t totalOf(CounterId c) const { return total[static_cast<std::size_t>(c)]; }
     const ThreadStat *thread(const std::string &name) const
     {
         for (const auto &th : threads)

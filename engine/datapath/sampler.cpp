@@ -180,15 +180,15 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     if (dp.device.arrivalsUntilNs > 0 && prevArrivalsNs_ > 0) {
         const double span = static_cast<double>(dp.device.arrivalsUntilNs - prevArrivalsNs_) / 1e9;
         if (span > 0)
-            for (C c : kArrivalCounters) {
+            for (CounterId c : kArrivalCounters) {
                 const auto k = static_cast<std::size_t>(c);
                 s->rate[k] = static_cast<double>(total.v[k] - prevTotal_.v[k]) / span;
             }
     }
     prevArrivalsNs_ = dp.device.arrivalsUntilNs;
     prevTotal_ = total;
-    s->rxMbps = s->rateOf(C::RxBytes) * 8 / 1e6;
-    s->txMbps = s->rateOf(C::TxBytes) * 8 / 1e6;
+    s->rxMbps = s->rateOf(CounterId::RxBytes) * 8 / 1e6;
+    s->txMbps = s->rateOf(CounterId::TxBytes) * 8 / 1e6;
 
     const Histogram::Snapshot lat = dp.latency.total.minus(prevLatency_.total);
     s->latency = summarizeLatency(lat);

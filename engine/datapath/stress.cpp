@@ -21,7 +21,7 @@ void StressPool::resize(int threads)
                 setTimerSlackNs(1000);
                 std::int64_t start = nowNs();
                 while (!st.stop_requested()) {
-                    const double duty = live_.r(P::StressDutyPct) / 100.0;
+                    const double duty = live_.real(TunableId::StressDutyPct) / 100.0;
                     const std::int64_t busyUntil =
                         start + static_cast<std::int64_t>(duty * kPeriod);
                     while (nowNs() < busyUntil)

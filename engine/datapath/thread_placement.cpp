@@ -16,8 +16,9 @@ namespace ringlab {
 namespace {
 
 // The tunable that places each role, in ThreadRole order.
-constexpr P kRoleCpu[] = {P::ThreadsPollCpu, P::ThreadsCleanCpu, P::ThreadsRefillCpu,
-                          P::ThreadsWorkCpu, P::ThreadsSamplerCpu};
+constexpr TunableId kRoleCpu[] = {TunableId::ThreadsPollCpu, TunableId::ThreadsCleanCpu,
+                                  TunableId::ThreadsRefillCpu, TunableId::ThreadsWorkCpu,
+                                  TunableId::ThreadsSamplerCpu};
 static_assert(std::size(kRoleCpu) == kThreadRoles, "one tunable per thread role");
 
 // The names engine threads give themselves (EngineThread), and their roles. A trailing '/'
@@ -82,7 +83,7 @@ bool hasCapSysNice()
     return false;
 }
 
-std::string name(P p)
+std::string name(TunableId p)
 {
     return std::string(info(p).name);
 }
@@ -93,10 +94,11 @@ Placement placementOf(const ParamSet &params)
 {
     Placement p;
     for (std::size_t r = 0; r < kThreadRoles; ++r)
-        p.cpu[r] = static_cast<int>(params.i(kRoleCpu[r]));
-    p.pollPolicy = params.choice<SchedPolicy>(P::ThreadsPollPolicy);
-    p.pollPriority =
-        p.pollPolicy == SchedPolicy::Fifo ? static_cast<int>(params.i(P::ThreadsPollPriority)) : 0;
+        p.cpu[r] = static_cast<int>(params.integer(kRoleCpu[r]));
+    p.pollPolicy = params.choice<SchedPolicy>(TunableId::ThreadsPollPolicy);
+    p.pollPriority = p.pollPolicy == SchedPolicy::Fifo
+                         ? static_cast<int>(params.integer(TunableId::ThreadsPollPriority))
+                         : 0;
     return p;
 }
 
@@ -134,8 +136,9 @@ Status checkPlacement(const Placement &p)
         rlimit lim{};
         getrlimit(RLIMIT_RTPRIO, &lim);
         if (lim.rlim_cur < static_cast<rlim_t>(p.pollPriority))
-            return Status{name(P::ThreadsPollPolicy) + ": fifo at " + name(P::ThreadsPollPriority) +
-                          " " + std::to_string(p.pollPriority) +
+            return Status{name(TunableId::ThreadsPollPolicy) + ": fifo at " +
+                          name(TunableId::ThreadsPollPriority) + " " +
+                          std::to_string(p.pollPriority) +
                           " is not allowed for this process: it needs CAP_SYS_NICE or an "
                           "RLIMIT_RTPRIO of at least " +
                           std::to_string(p.pollPriority) +
@@ -167,11 +170,10 @@ Status applyPlacement(pid_t tid, std::string_view threadName, const Placement &p
     sp.sched_priority = p.pollPriority;
     const int policy = p.pollPolicy == SchedPolicy::Fifo ? SCHED_FIFO : SCHED_OTHER;
     if (sched_setscheduler(tid, policy, &sp) != 0 && errno != ESRCH)
-        return Status{
-            "cannot set " + thread + "'s policy to " +
-            std::string(
-                info(P::ThreadsPollPolicy).choices[static_cast<std::size_t>(p.pollPolicy)]) +
-            ": " + std::strerror(errno)};
+        return Status{"cannot set " + thread + "'s policy to " +
+                      std::string(info(TunableId::ThreadsPollPolicy)
+                                      .choices[static_cast<std::size_t>(p.pollPolicy)]) +
+                      ": " + std::strerror(errno)};
     return Status::success();
 }
 

@@ -53,14 +53,15 @@ void Transmitter::armTimer(Counters &c, std::uint32_t frames)
     coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
     timer_.start(nowNs() + us * 1000);
     // The target's cost of each arm on top of ours.
-    CalibratedSpin::spinNs(live_.i(P::CostTimerArmNs) * static_cast<std::int64_t>(frames));
-    c.add(C::TimerArms, frames);
+    CalibratedSpin::spinNs(live_.integer(TunableId::CostTimerArmNs) *
+                           static_cast<std::int64_t>(frames));
+    c.add(CounterId::TimerArms, frames);
 }
 
 void Transmitter::cancelTimer(Counters &c)
 {
     timer_.cancel();
-    c.add(C::TimerCancels);
+    c.add(CounterId::TimerCancels);
 }
 
 bool Transmitter::napiSchedule()
@@ -93,7 +94,7 @@ bool Transmitter::napiScheduled()
 
 void Transmitter::timerArm(Counters &c, std::uint32_t frames)
 {
-    if (live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm) {
+    if (live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm) {
         armTimer(c, frames); // before the fix: always
         return;
     }
@@ -112,7 +113,7 @@ void Transmitter::timerArm(Counters &c, std::uint32_t frames)
 void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
 {
     if (n == 0) return;
-    c.add(C::Processed, n);
+    c.add(CounterId::Processed, n);
     std::unique_lock lock(lock_, std::defer_lock);
     if (concurrent_) lock.lock();
 
@@ -126,12 +127,13 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
             lastSeq_ = bufs[k]->seq;
         anySeq_ = true;
     }
-    if (reordered) c.add(C::Reordered, reordered);
-    if (dev_.txFree() < static_cast<std::uint32_t>(live_.i(P::TxFreeThresh)) && reclaim(c) > 0)
-        c.add(C::TxInlineCleans);
+    if (reordered) c.add(CounterId::Reordered, reordered);
+    if (dev_.txFree() < static_cast<std::uint32_t>(live_.integer(TunableId::TxFreeThresh)) &&
+        reclaim(c) > 0)
+        c.add(CounterId::TxInlineCleans);
     const std::uint32_t sent = dev_.txPost(bufs, n, now);
     if (sent < n) {
-        c.add(C::TxFull, n - sent);
+        c.add(CounterId::TxFull, n - sent);
         pool_.release(bufs + sent, n - sent);
     }
 
@@ -140,7 +142,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
         // tx.coalesce_frames frames are flushed here.
         if (sent) timerArm(c);
-        if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(C::TxInlineCleans);
+        if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
         return;
     }
     // stmmac_xmit(), once per frame: the tx.coalesce_frames-th frame is marked to interrupt
@@ -158,7 +160,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         if (framesSinceIc_ < coalesceFrames) continue;
         framesSinceIc_ = 0;
         if (napiSchedule()) {
-            c.add(C::TxCleanKicks);
+            c.add(CounterId::TxCleanKicks);
             kick();
         }
     }
@@ -166,15 +168,15 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
 
 std::int64_t Transmitter::coalesceUsecs() const
 {
-    return live_.flag(P::TxCoalesceAdaptive) ? dimUsec_.load(std::memory_order_relaxed)
-                                             : live_.i(P::TxCoalesceUsecs);
+    return live_.flag(TunableId::TxCoalesceAdaptive) ? dimUsec_.load(std::memory_order_relaxed)
+                                                     : live_.integer(TunableId::TxCoalesceUsecs);
 }
 
 std::uint32_t Transmitter::coalesceFrames() const
 {
-    return live_.flag(P::TxCoalesceAdaptive)
+    return live_.flag(TunableId::TxCoalesceAdaptive)
                ? dimPkts_.load(std::memory_order_relaxed)
-               : static_cast<std::uint32_t>(live_.i(P::TxCoalesceFrames));
+               : static_cast<std::uint32_t>(live_.integer(TunableId::TxCoalesceFrames));
 }
 
 std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
@@ -194,9 +196,9 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
         if (k) {
             std::uint32_t dropped = 0;
             if (!dev_.txRetire(done, k, dropped)) pool_.release(done, k);
-            if (dropped) c.add(C::TxFull, dropped);
-            c.add(C::TxPackets, k - dropped);
-            c.add(C::TxBytes, bytes);
+            if (dropped) c.add(CounterId::TxFull, dropped);
+            c.add(CounterId::TxPackets, k - dropped);
+            c.add(CounterId::TxBytes, bytes);
             if (bytesOut) *bytesOut += bytes;
         }
     } while (k == kBurst);
@@ -208,21 +210,22 @@ bool Transmitter::napiPoll(Counters &c)
 {
     // stmmac_napi_poll_tx(): stmmac_tx_clean(), napi_complete_done(), then the timer for
     // frames still pending.
-    c.add(C::TxCleans);
+    c.add(CounterId::TxCleans);
     std::uint64_t bytes = 0;
     const std::uint32_t cleaned = reclaim(c, &bytes);
     // net_dim over the cleans: each poll is an event, as a TX completion interrupt is.
     dimPackets_ += cleaned;
     dimBytes_ += bytes;
-    if (live_.flag(P::TxCoalesceAdaptive) &&
+    if (live_.flag(TunableId::TxCoalesceAdaptive) &&
         dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {
         dimUsec_.store(dim_.profile().usec, std::memory_order_relaxed);
         dimPkts_.store(dim_.profile().pkts, std::memory_order_relaxed);
-        c.add(C::DimSteps);
+        c.add(CounterId::DimSteps);
     }
-    CalibratedSpin::spinNs(live_.i(P::CostTxCleanNs) * static_cast<std::int64_t>(cleaned));
+    CalibratedSpin::spinNs(live_.integer(TunableId::CostTxCleanNs) *
+                           static_cast<std::int64_t>(cleaned));
     const bool pending = dev_.txPending() > 0;
-    const bool rearm = live_.choice<TimerPolicy>(P::TxTimerPolicy) == TimerPolicy::Rearm;
+    const bool rearm = live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm;
     if (pending && rearm) armTimer(c); // before the fix: inside the clean, unconditionally
     const bool done = napiComplete();
     if (pending && !rearm) timerArm(c); // the fix: after completion, under the policy
@@ -241,7 +244,7 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
         if (fds[0].revents & POLLIN && read(timer_.fd(), &v, sizeof v) == sizeof v &&
             timer_.expire(nowNs())) {
             // stmmac_tx_timer(): schedules the TX NAPI (a miss if it already is).
-            c.add(C::TimerFires);
+            c.add(CounterId::TimerFires);
             napiSchedule();
         }
         if (fds[1].revents & POLLIN) [[maybe_unused]]

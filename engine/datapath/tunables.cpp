@@ -54,182 +54,182 @@ constexpr std::span<const std::string_view> none{};
 
 // clang-format off
 const TunableInfo kTable[] = {
-    {P::LoadRatePps, "load.rate_pps", "Load", T::Integer, "pps", 0, 100e6, 100000, L, none,
+    {TunableId::LoadRatePps, "load.rate_pps", "Load", T::Integer, "pps", 0, 100e6, 100000, L, none,
      "Offered load of the simulated NIC in frames per second, before the link cap. The device "
      "generates arrivals at this mean rate; an arrival that finds no posted RX buffer is dropped "
      "as rx_missed, as real hardware does."},
-    {P::LoadFrameBytes, "load.frame_bytes", "Load", T::Integer, "bytes", 64, 9018, 256, L, none,
+    {TunableId::LoadFrameBytes, "load.frame_bytes", "Load", T::Integer, "bytes", 64, 9018, 256, L, none,
      "Size of each generated frame including the FCS. Wire time adds 20 bytes of preamble and "
      "inter-frame gap, so 64-byte frames at 10 Gbit/s are 14.88 Mpps."},
-    {P::LoadPattern, "load.pattern", "Load", T::Choice, "", 0, 2, 1, L, kPatterns,
+    {TunableId::LoadPattern, "load.pattern", "Load", T::Choice, "", 0, 2, 1, L, kPatterns,
      "How arrivals are spaced: constant (evenly), poisson (exponential gaps, like many "
      "independent senders) or bursty (load.rate_pps during load.burst_on_us, then silence for "
      "load.burst_off_us)."},
-    {P::LoadBurstOnUs, "load.burst_on_us", "Load", T::Integer, "us", 1, 10e6, 1000, L, none,
+    {TunableId::LoadBurstOnUs, "load.burst_on_us", "Load", T::Integer, "us", 1, 10e6, 1000, L, none,
      "Length of a burst when load.pattern is bursty. Frames arrive at load.rate_pps during "
      "the burst."},
-    {P::LoadBurstOffUs, "load.burst_off_us", "Load", T::Integer, "us", 0, 10e6, 9000, L, none,
+    {TunableId::LoadBurstOffUs, "load.burst_off_us", "Load", T::Integer, "us", 0, 10e6, 9000, L, none,
      "Silence between bursts when load.pattern is bursty."},
-    {P::LinkMbps, "link.mbps", "Load", T::Integer, "Mbit/s", 10, 400000, 10000, L, none,
+    {TunableId::LinkMbps, "link.mbps", "Load", T::Integer, "Mbit/s", 10, 400000, 10000, L, none,
      "Line rate of the simulated link. It caps the offered load and sets the wire time after "
      "which a transmitted frame completes."},
-    {P::ProbeRateHz, "probe.rate_hz", "Load", T::Integer, "Hz", 0, 100000, 10, L, none,
+    {TunableId::ProbeRateHz, "probe.rate_hz", "Load", T::Integer, "Hz", 0, 100000, 10, L, none,
      "Probe frames per second, on top of the load. Each probe goes through the whole pipeline "
      "and its round trip (arrival to transmit completion on the wire) is measured, as ping "
      "measured the KNI thread. 0 turns probes off."},
-    {P::LoadSeed, "load.seed", "Load", T::Integer, "", 0, 2147483647, 1, R, none,
+    {TunableId::LoadSeed, "load.seed", "Load", T::Integer, "", 0, 2147483647, 1, R, none,
      "Seed of the simulated NIC's random arrival gaps (load.pattern poisson) and probe timing. "
      "One profile with one seed offers the same arrival sequence in every run, so a difference "
      "between two runs is the host's; vary it to see how much the traffic itself varies."},
-    {P::RxRingSize, "rx.ring_size", "RX refill", T::Integer, "descriptors", 64, 32768, 1024, R, none,
+    {TunableId::RxRingSize, "rx.ring_size", "RX refill", T::Integer, "descriptors", 64, 32768, 1024, R, none,
      "Number of RX descriptors. A power of two. Changing it quiesces the datapath, rebuilds the "
      "rings and resumes.", true},
     // At most 262144: the RX ring, the hand-off queue and the TX ring at their largest hold
     // 131072 buffers, so a larger pool never has more in use; its free list is a FIFO, so
     // every buffer is still cycled through and keeps a page resident, faulted in at start
     // (1048576 buffers: 4.3 GB and 16-30 s of page faults before a 1 s run).
-    {P::RxPoolBuffers, "rx.pool_buffers", "RX refill", T::Integer, "buffers", 64, 262144, 4096, R, none,
+    {TunableId::RxPoolBuffers, "rx.pool_buffers", "RX refill", T::Integer, "buffers", 64, 262144, 4096, R, none,
      "Buffers preallocated in the pool that RX refill draws from. Buffers are held by the RX "
      "ring, the hand-off, and the TX ring until TX completion is cleaned; a pool smaller than "
      "what is in flight makes allocations fail (counted as alloc_fail). At most 262144, twice "
      "what the largest rings and hand-off queue can hold: each buffer keeps a 4 KiB page "
      "resident, prepared before the run starts."},
-    {P::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
+    {TunableId::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
-    {P::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
+    {TunableId::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
      "Refill is triggered when this many RX descriptors are free (not posted). mhi_net used "
      "ring_size/2 with the work queue and ring_size/3 with the thread. Must be less than "
      "rx.ring_size."},
-    {P::RefillBatch, "refill.batch", "RX refill", T::Integer, "buffers", 1, 1024, 32, L, none,
+    {TunableId::RefillBatch, "refill.batch", "RX refill", T::Integer, "buffers", 1, 1024, 32, L, none,
      "Buffers allocated and posted per step. The tail (doorbell) is written once per step; the "
      "refill thread yields the CPU between steps."},
-    {P::RefillRetryMs, "refill.retry_ms", "RX refill", T::Integer, "ms", 1, 10000, 10, L, none,
+    {TunableId::RefillRetryMs, "refill.retry_ms", "RX refill", T::Integer, "ms", 1, 10000, 10, L, none,
      "After a buffer allocation fails, refill tries again after this delay (mhi_net waits "
      "250 ms)."},
-    {P::PollMode, "poll.mode", "Polling", T::Choice, "", 0, lastOf(kPollNames.size()), 1, L, kPollNames,
+    {TunableId::PollMode, "poll.mode", "Polling", T::Choice, "", 0, lastOf(kPollNames.size()), 1, L, kPollNames,
      "How the poll thread waits between polls.", false, kPollHelp},
-    {P::PollSleepMinUs, "poll.sleep_min_us", "Polling", T::Integer, "us", 1, 1000000, 100, L, none,
+    {TunableId::PollSleepMinUs, "poll.sleep_min_us", "Polling", T::Integer, "us", 1, 1000000, 100, L, none,
      "Minimum sleep between polls (sleep and tick modes). Must not exceed poll.sleep_max_us."},
-    {P::PollSleepMaxUs, "poll.sleep_max_us", "Polling", T::Integer, "us", 1, 1000000, 200, L, none,
+    {TunableId::PollSleepMaxUs, "poll.sleep_max_us", "Polling", T::Integer, "us", 1, 1000000, 200, L, none,
      "Maximum sleep between polls in sleep mode: the kernel may end the sleep anywhere in "
      "[min, max] to batch wakeups (timer slack). The KNI case settled on 100..200 us."},
-    {P::PollTickHz, "poll.tick_hz", "Polling", T::Integer, "Hz", 10, 10000, 250, L, none,
+    {TunableId::PollTickHz, "poll.tick_hz", "Polling", T::Integer, "Hz", 10, 10000, 250, L, none,
      "Tick rate of the tick grid in tick mode (CONFIG_HZ). A sleep request is rounded up to "
      "whole ticks and ends on a tick boundary, so at 250 Hz a 5 us request sleeps up to 4 ms."},
-    {P::PollBudget, "poll.budget", "Polling", T::Integer, "packets", 1, 4096, 64, L, none,
+    {TunableId::PollBudget, "poll.budget", "Polling", T::Integer, "packets", 1, 4096, 64, L, none,
      "Most packets harvested per poll round (the NAPI weight). A round that fills its budget "
      "polls again at once instead of sleeping or re-enabling the interrupt."},
-    {P::PollPasses, "poll.passes", "Polling", T::Integer, "passes", 1, 100000, 1, L, none,
+    {TunableId::PollPasses, "poll.passes", "Polling", T::Integer, "passes", 1, 100000, 1, L, none,
      "Harvest passes per wakeup in sleep and tick modes: the poll thread polls this many times "
      "before it sleeps again, whether or not the passes found packets. KNI's kthread makes "
      "KNI_RX_LOOP_NUM (1000) passes per wakeup; NAPI-style loops make 1."},
-    {P::IrqUsecs, "irq.usecs", "Polling", T::Integer, "us", 0, 100000, 50, L, none,
+    {TunableId::IrqUsecs, "irq.usecs", "Polling", T::Integer, "us", 0, 100000, 50, L, none,
      "Interrupt moderation delay (rx-usecs): in interrupt mode the device raises its interrupt "
      "this long after the first frame that arrived with interrupts enabled, or earlier when "
      "irq.frames have arrived."},
-    {P::IrqFrames, "irq.frames", "Polling", T::Integer, "frames", 1, 4096, 32, L, none,
+    {TunableId::IrqFrames, "irq.frames", "Polling", T::Integer, "frames", 1, 4096, 32, L, none,
      "Interrupt moderation frame count (rx-frames): the interrupt is raised once this many "
      "frames have arrived, even before irq.usecs."},
-    {P::IrqAdaptive, "irq.adaptive", "Polling", T::Flag, "", 0, 1, 0, L, none,
+    {TunableId::IrqAdaptive, "irq.adaptive", "Polling", T::Flag, "", 0, 1, 0, L, none,
      "Adaptive RX moderation (ethtool adaptive-rx): in interrupt mode the kernel's net_dim "
      "algorithm replaces irq.usecs/irq.frames, stepping through its five profiles (2 us/256 "
      "frames .. 64 us/64 frames) every 64 interrupts by whether bytes, packets and interrupts "
      "per ms improved. rx_moderation_us shows the profile in force."},
-    {P::TxRingSize, "tx.ring_size", "TX coalescing", T::Integer, "descriptors", 64, 32768, 1024, R, none,
+    {TunableId::TxRingSize, "tx.ring_size", "TX coalescing", T::Integer, "descriptors", 64, 32768, 1024, R, none,
      "Number of TX descriptors. A power of two. A transmit that finds the ring full is dropped "
      "(tx_full).", true},
-    {P::TxCoalesceUsecs, "tx.coalesce_usecs", "TX coalescing", T::Integer, "us", 1, 100000, 1000, L, none,
+    {TunableId::TxCoalesceUsecs, "tx.coalesce_usecs", "TX coalescing", T::Integer, "us", 1, 100000, 1000, L, none,
      "The TX coalesce timer: completions of transmitted frames are cleaned at the latest this "
      "long after the timer is armed. stmmac used 1 ms and moved to 5 ms."},
-    {P::TxCoalesceFrames, "tx.coalesce_frames", "TX coalescing", T::Integer, "frames", 1, 4096, 25, L, none,
+    {TunableId::TxCoalesceFrames, "tx.coalesce_frames", "TX coalescing", T::Integer, "frames", 1, 4096, 25, L, none,
      "Clean TX completions as soon as this many frames are pending, without waiting for the "
      "timer (stmmac: 25). Must be less than tx.ring_size."},
-    {P::TxCoalesceAdaptive, "tx.coalesce_adaptive", "TX coalescing", T::Flag, "", 0, 1, 0, L, none,
+    {TunableId::TxCoalesceAdaptive, "tx.coalesce_adaptive", "TX coalescing", T::Flag, "", 0, 1, 0, L, none,
      "Adaptive TX coalescing (ethtool adaptive-tx): net_dim over the TX cleans replaces "
      "tx.coalesce_usecs/tx.coalesce_frames with its TX profiles (5 us/128 frames .. 64 us/32 "
      "frames). tx_coalesce_us shows the profile in force."},
-    {P::TxTimerPolicy, "tx.timer_policy", "TX coalescing", T::Choice, "", 0, 1, 1, L, kTimerPolicies,
+    {TunableId::TxTimerPolicy, "tx.timer_policy", "TX coalescing", T::Choice, "", 0, 1, 1, L, kTimerPolicies,
      "When the coalesce timer is armed. rearm: on every transmit (stmmac before the fix; each "
      "arm is a timer syscall). skip_if_scheduled: only when a TX clean is not already "
      "scheduled, cancelling the timer otherwise (the stmmac fix)."},
-    {P::TxFreeThresh, "tx.free_thresh", "TX coalescing", T::Integer, "descriptors", 0, 32767, 32, L, none,
+    {TunableId::TxFreeThresh, "tx.free_thresh", "TX coalescing", T::Integer, "descriptors", 0, 32767, 32, L, none,
      "When fewer TX descriptors than this are free at transmit, the transmit path reclaims "
      "completed ones itself before posting, as DPDK PMDs do (tx_free_thresh), instead of "
      "dropping frames while the TX clean context is late. 0 leaves all cleaning to the "
      "coalesce timer and tx.coalesce_frames. Must be less than tx.ring_size."},
-    {P::HandoffMode, "handoff.mode", "Hand-off", T::Choice, "", 0, lastOf(kHandoffNames.size()), 0, R, kHandoffNames,
+    {TunableId::HandoffMode, "handoff.mode", "Hand-off", T::Choice, "", 0, lastOf(kHandoffNames.size()), 0, R, kHandoffNames,
      "How harvested packets reach processing.", false, kHandoffHelp},
-    {P::HandoffQueueLen, "handoff.queue_len", "Hand-off", T::Integer, "packets", 16, 65536, 1024, R, none,
+    {TunableId::HandoffQueueLen, "handoff.queue_len", "Hand-off", T::Integer, "packets", 16, 65536, 1024, R, none,
      "Packets that may wait between RX and processing in fifo and work modes; beyond it "
      "packets are dropped (handoff_full)."},
-    {P::HandoffBatch, "handoff.batch", "Hand-off", T::Integer, "packets", 1, 1024, 32, L, none,
+    {TunableId::HandoffBatch, "handoff.batch", "Hand-off", T::Integer, "packets", 1, 1024, 32, L, none,
      "Packets the fifo thread takes out of the queue at a time. Zephyr's RX thread takes one "
      "net_pkt per k_fifo_get (1); larger batches amortise the hand-off."},
-    {P::HandoffWorkQueue, "handoff.work_queue", "Hand-off", T::Choice, "", 0, 1, 0, R, kWorkQueues,
+    {TunableId::HandoffWorkQueue, "handoff.work_queue", "Hand-off", T::Choice, "", 0, 1, 0, R, kWorkQueues,
      "Which work queue runs per-packet work in work mode. shared: the shared queue with its "
      "workqueue.threads workers (kworker). dedicated: a queue of its own with one thread "
      "(rx_q), as Zephyr's per-traffic-class RX queue."},
-    {P::WorkqueueThreads, "workqueue.threads", "Hand-off", T::Integer, "threads", 1, 16, 1, R, none,
+    {TunableId::WorkqueueThreads, "workqueue.threads", "Hand-off", T::Integer, "threads", 1, 16, 1, R, none,
      "Worker threads (kworker/N) of the shared work queue that runs refill work, per-packet "
      "work and housekeeping. With more than one worker, per-packet work can complete out of "
      "order."},
-    {P::ProcNsPerPacket, "proc.ns_per_packet", "Processing", T::Integer, "ns", 0, 1000000, 200, L, none,
+    {TunableId::ProcNsPerPacket, "proc.ns_per_packet", "Processing", T::Integer, "ns", 0, 1000000, 200, L, none,
      "Calibrated CPU work done on every packet by the processing stage (the protocol stack)."},
-    {P::ProcCopy, "proc.copy", "Processing", T::Flag, "", 0, 1, 0, L, none,
+    {TunableId::ProcCopy, "proc.copy", "Processing", T::Flag, "", 0, 1, 0, L, none,
      "Copy each payload into an application buffer, as copy_to_user does."},
-    {P::TxHeader, "tx.header", "Processing", T::Choice, "", 0, 2, 1, L, kHeaderModes,
+    {TunableId::TxHeader, "tx.header", "Processing", T::Choice, "", 0, 2, 1, L, kHeaderModes,
      "How the injection header of each transmitted frame is made. per_packet: built field by "
      "field with bit packing (ocelot before the fix). precomputed: copied from a prepared "
      "template with the per-packet fields patched (ocelot after). none: no header, as a plain "
      "NIC. The header is written ahead of the frame, which leaves unchanged."},
-    {P::StressThreads, "stress.threads", "Interference", T::Integer, "threads", 0, 64, 0, L, none,
+    {TunableId::StressThreads, "stress.threads", "Interference", T::Integer, "threads", 0, 64, 0, L, none,
      "Threads competing for the CPU, each busy for stress.duty_pct of every millisecond, to "
      "see how a mechanism holds up under concurrent load."},
-    {P::StressDutyPct, "stress.duty_pct", "Interference", T::Real, "%", 0, 100, 50, L, none,
+    {TunableId::StressDutyPct, "stress.duty_pct", "Interference", T::Real, "%", 0, 100, 50, L, none,
      "Share of each millisecond a stress thread spends busy."},
-    {P::FwdMode, "fwd.mode", "Forwarding", T::Choice, "", 0, lastOf(kFwdNames.size()), 0, L, kFwdNames,
+    {TunableId::FwdMode, "fwd.mode", "Forwarding", T::Choice, "", 0, lastOf(kFwdNames.size()), 0, L, kFwdNames,
      "Where a DPDK device sends what it receives, as testpmd's forwarding engines. The "
      "simulated NIC always reflects.", false, kFwdHelp},
-    {P::CostTimerArmNs, "cost.timer_arm_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+    {TunableId::CostTimerArmNs, "cost.timer_arm_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of one coalesce timer arm (hrtimer_start), spent on top of this host's "
      "own timer system call. Models a slower target: see docs/experiments.md for the stmmac "
      "figure. 0: this host's cost only."},
-    {P::CostTxCleanNs, "cost.tx_clean_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+    {TunableId::CostTxCleanNs, "cost.tx_clean_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of cleaning one transmitted frame in the TX clean (DMA unmap and free), "
      "spent in the clean context while it holds the clean scheduled."},
-    {P::CostRefillBufferNs, "cost.refill_buffer_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+    {TunableId::CostRefillBufferNs, "cost.refill_buffer_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of preparing one RX buffer in the refill context (mhi_net: allocate an "
      "skb and map it), spent on top of the engine's own descriptor fill."},
-    {P::CostDoorbellNs, "cost.doorbell_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+    {TunableId::CostDoorbellNs, "cost.doorbell_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of one doorbell write, charged per buffer queued to the device (mhi_queue "
      "rings the doorbell for every buffer)."},
-    {P::CostHeaderFieldNs, "cost.header_field_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
+    {TunableId::CostHeaderFieldNs, "cost.header_field_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of packing one injection header field (lib/packing on the target CPU), "
      "spent per field packed: 8 per frame per_packet, 1 precomputed, 0 none."},
     // CPUs: -1 is "any", the set this process was started with; at most CPU_SETSIZE - 1.
-    {P::ThreadsPollCpu, "threads.poll_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+    {TunableId::ThreadsPollCpu, "threads.poll_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
      "The CPU the poll thread runs on (its affinity), or any: wherever the scheduler puts it, "
      "among the CPUs this process may use. A DPDK device's poll thread takes its lcore's CPU "
      "from it. Applied at start and live; a CPU that is offline or outside the process's "
      "allowed set is refused.", false, {}, "any"},
-    {P::ThreadsCleanCpu, "threads.clean_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+    {TunableId::ThreadsCleanCpu, "threads.clean_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
      "The CPU the TX clean thread (txclean) runs on, or any. On the poll thread's CPU the "
      "clean's wakeups preempt the poll loop; on another they cost a cross-CPU wakeup.",
      false, {}, "any"},
-    {P::ThreadsRefillCpu, "threads.refill_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+    {TunableId::ThreadsRefillCpu, "threads.refill_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
      "The CPU the refill thread runs on (refill.context thread), or any.", false, {}, "any"},
-    {P::ThreadsWorkCpu, "threads.work_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+    {TunableId::ThreadsWorkCpu, "threads.work_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
      "The CPU the hand-off and work queue threads run on (rx-fifo, rx_q, kworker), or any.",
      false, {}, "any"},
-    {P::ThreadsSamplerCpu, "threads.sampler_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
+    {TunableId::ThreadsSamplerCpu, "threads.sampler_cpu", "Threads", T::Integer, "", -1, 1023, -1, L, none,
      "The CPU the sampler runs on, or any. Away from the poll thread's CPU it never preempts "
      "the datapath it measures.", false, {}, "any"},
-    {P::ThreadsPollPolicy, "threads.poll_policy", "Threads", T::Choice, "", 0, 1, 0, L, kSchedPolicies,
+    {TunableId::ThreadsPollPolicy, "threads.poll_policy", "Threads", T::Choice, "", 0, 1, 0, L, kSchedPolicies,
      "The poll thread's scheduling policy. other: the normal time-shared class (SCHED_OTHER). "
      "fifo: real-time first-in first-out at threads.poll_priority, never preempted by "
      "normal threads; needs CAP_SYS_NICE or an RLIMIT_RTPRIO at least that priority. A busy "
      "fifo poll thread owns its CPU: pin it (threads.poll_cpu) away from the others."},
-    {P::ThreadsPollPriority, "threads.poll_priority", "Threads", T::Integer, "", 1, 99, 50, L, none,
+    {TunableId::ThreadsPollPriority, "threads.poll_priority", "Threads", T::Integer, "", 1, 99, 50, L, none,
      "The real-time priority of the poll thread when threads.poll_policy is fifo (1..99, higher "
      "runs first)."},
 };
@@ -279,7 +279,7 @@ std::span<const TunableInfo> tunables()
     return kTable;
 }
 
-const TunableInfo &info(P p)
+const TunableInfo &info(TunableId p)
 {
     return kTable[static_cast<std::size_t>(p)];
 }
@@ -368,7 +368,7 @@ ParamSet::ParamSet()
     }
 }
 
-std::string ParamSet::text(P p) const
+std::string ParamSet::text(TunableId p) const
 {
     return format(info(p), value(p));
 }
@@ -428,24 +428,25 @@ Status ParamSet::parse(const TunableInfo &t, std::string_view text, Value &out)
 
 Status ParamSet::checkCrossRules() const
 {
-    auto rule = [&](P a, std::string_view relation, P b) {
+    auto rule = [&](TunableId a, std::string_view relation, TunableId b) {
         return Status{std::string(info(a).name) + ": " + text(a) + " is not allowed: must be " +
                       std::string(relation) + " " + std::string(info(b).name) + " (" + text(b) +
                       ")"};
     };
-    if (i(P::PollSleepMinUs) > i(P::PollSleepMaxUs))
-        return rule(P::PollSleepMinUs, "at most", P::PollSleepMaxUs);
-    if (i(P::RefillThreshold) >= i(P::RxRingSize))
-        return rule(P::RefillThreshold, "less than", P::RxRingSize);
-    if (i(P::TxCoalesceFrames) >= i(P::TxRingSize))
-        return rule(P::TxCoalesceFrames, "less than", P::TxRingSize);
-    if (i(P::TxFreeThresh) >= i(P::TxRingSize))
-        return rule(P::TxFreeThresh, "less than", P::TxRingSize);
-    if (i(P::RefillBatch) > i(P::RxRingSize)) return rule(P::RefillBatch, "at most", P::RxRingSize);
+    if (integer(TunableId::PollSleepMinUs) > integer(TunableId::PollSleepMaxUs))
+        return rule(TunableId::PollSleepMinUs, "at most", TunableId::PollSleepMaxUs);
+    if (integer(TunableId::RefillThreshold) >= integer(TunableId::RxRingSize))
+        return rule(TunableId::RefillThreshold, "less than", TunableId::RxRingSize);
+    if (integer(TunableId::TxCoalesceFrames) >= integer(TunableId::TxRingSize))
+        return rule(TunableId::TxCoalesceFrames, "less than", TunableId::TxRingSize);
+    if (integer(TunableId::TxFreeThresh) >= integer(TunableId::TxRingSize))
+        return rule(TunableId::TxFreeThresh, "less than", TunableId::TxRingSize);
+    if (integer(TunableId::RefillBatch) > integer(TunableId::RxRingSize))
+        return rule(TunableId::RefillBatch, "at most", TunableId::RxRingSize);
     return Status::success();
 }
 
-Status ParamSet::setValue(P p, Value v)
+Status ParamSet::setValue(TunableId p, Value v)
 {
     ParamSet next = *this;
     next.values_[idx(p)] = v;
@@ -483,7 +484,7 @@ Status ParamSet::set(const Assignments &assignments, std::vector<Change> *change
         changes->clear();
         for (std::size_t k = 0; k < kParamCount; ++k)
             if (!(values_[k] == next.values_[k]))
-                changes->push_back({static_cast<P>(k), values_[k], next.values_[k]});
+                changes->push_back({static_cast<TunableId>(k), values_[k], next.values_[k]});
     }
     *this = next;
     return Status::success();

@@ -19,7 +19,7 @@ enum class Type { Integer, Real, Choice, Flag };
 enum class Apply { Live, Restart };
 
 // Index of every tunable. Order matches the table in tunables.cpp.
-enum class P : std::uint16_t {
+enum class TunableId : std::uint16_t {
     LoadRatePps,
     LoadFrameBytes,
     LoadPattern,
@@ -74,7 +74,7 @@ enum class P : std::uint16_t {
     ThreadsPollPriority,
     Count
 };
-inline constexpr std::size_t kParamCount = static_cast<std::size_t>(P::Count);
+inline constexpr std::size_t kParamCount = static_cast<std::size_t>(TunableId::Count);
 
 // Choice values, in the order of their names in the registry.
 enum class LoadPattern { Constant, Poisson, Bursty };
@@ -88,7 +88,7 @@ enum class FwdMode { Io, Macswap, Txonly, Rxonly };
 enum class SchedPolicy { Other, Fifo };
 
 struct TunableInfo {
-    P id;
+    TunableId id;
     std::string_view name;
     std::string_view group;
     Type type;
@@ -104,9 +104,9 @@ struct TunableInfo {
     std::string_view minWord{}; // an integer's minimum spelled as a word ("any" for -1)
 };
 
-// Every tunable, in P order.
+// Every tunable, in TunableId order.
 std::span<const TunableInfo> tunables();
-const TunableInfo &info(P p);
+const TunableInfo &info(TunableId p);
 const TunableInfo *findTunable(std::string_view name);
 // The help, and for a choice its members' help: "How ... busy: never sleeps. sleep: ...".
 std::string helpText(const TunableInfo &t);
@@ -127,7 +127,7 @@ Status unknownTunable(std::string_view name);
 using Assignments = std::vector<std::pair<std::string, std::string>>;
 
 struct Change {
-    P id;
+    TunableId id;
     Value before;
     Value after;
 };
@@ -137,12 +137,12 @@ class ParamSet {
   public:
     ParamSet(); // the registry defaults
 
-    std::int64_t i(P p) const { return values_[idx(p)].i; }
-    double r(P p) const { return values_[idx(p)].r; }
-    bool flag(P p) const { return values_[idx(p)].i != 0; }
-    template <class E> E choice(P p) const { return static_cast<E>(values_[idx(p)].i); }
-    Value value(P p) const { return values_[idx(p)]; }
-    std::string text(P p) const;
+    std::int64_t integer(TunableId p) const { return values_[idx(p)].i; }
+    double real(TunableId p) const { return values_[idx(p)].r; }
+    bool flag(TunableId p) const { return values_[idx(p)].i != 0; }
+    template <class E> E choice(TunableId p) const { return static_cast<E>(values_[idx(p)].i); }
+    Value value(TunableId p) const { return values_[idx(p)]; }
+    std::string text(TunableId p) const;
 
     // Parses and validates one text value; nothing changes on error.
     static Status parse(const TunableInfo &t, std::string_view text, Value &out);
@@ -152,12 +152,12 @@ class ParamSet {
     Status set(std::string_view name, std::string_view text,
                std::vector<Change> *changes = nullptr);
     // Sets a parsed value (still subject to the cross-field rules).
-    Status setValue(P p, Value v);
+    Status setValue(TunableId p, Value v);
 
     static std::string format(const TunableInfo &t, Value v);
 
   private:
-    static std::size_t idx(P p) { return static_cast<std::size_t>(p); }
+    static std::size_t idx(TunableId p) { return static_cast<std::size_t>(p); }
     Status checkCrossRules() const;
     std::array<Value, kParamCount> values_{};
 };

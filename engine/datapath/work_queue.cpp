@@ -114,7 +114,7 @@ void WorkQueue::worker(std::stop_token)
                 lock.unlock();
                 w->pending.store(false, std::memory_order_release);
                 w->fn(w);
-                c.add(C::WorkItems);
+                c.add(CounterId::WorkItems);
                 lock.lock();
                 // Compared by address only: the item may be gone unless queued again.
                 if (!removeOne(rerun_, w)) break;

@@ -14,7 +14,7 @@ std::uint32_t u32(double v)
     return v <= 0 ? 0u : static_cast<std::uint32_t>(v);
 }
 
-MetricDef counterRate(const std::string &name, C c, int better)
+MetricDef counterRate(const std::string &name, CounterId c, int better)
 {
     const auto k = static_cast<std::size_t>(c);
     return {name,
@@ -27,10 +27,11 @@ MetricDef counterRate(const std::string &name, C c, int better)
 }
 
 // Counters whose rate follows the load (work done), rather than judging the setting.
-bool followsLoad(C c)
+bool followsLoad(CounterId c)
 {
-    return c == C::RefillPosted || c == C::Polls || c == C::WorkItems || c == C::TxCleans ||
-           c == C::TxCleanKicks || c == C::TxInlineCleans || c == C::DimSteps;
+    return c == CounterId::RefillPosted || c == CounterId::Polls || c == CounterId::WorkItems ||
+           c == CounterId::TxCleans || c == CounterId::TxCleanKicks ||
+           c == CounterId::TxInlineCleans || c == CounterId::DimSteps;
 }
 
 void addLatency(std::vector<MetricDef> &t, const std::string &prefix, LatencySummary Sample::*field)
@@ -71,8 +72,8 @@ void addLatency(std::vector<MetricDef> &t, const std::string &prefix, LatencySum
 std::vector<MetricDef> build()
 {
     std::vector<MetricDef> t;
-    t.push_back(counterRate("offered_pps", C::Offered, 0));
-    t.push_back(counterRate("rx_pps", C::RxPackets, +1));
+    t.push_back(counterRate("offered_pps", CounterId::Offered, 0));
+    t.push_back(counterRate("rx_pps", CounterId::RxPackets, +1));
     t.push_back({"rx_mbps",
                  "Mbit/s",
                  +1,
@@ -80,7 +81,7 @@ std::vector<MetricDef> build()
                  [](Sample &s, double v) { s.rxMbps = v; },
                  {},
                  {}});
-    t.push_back(counterRate("tx_pps", C::TxPackets, +1));
+    t.push_back(counterRate("tx_pps", CounterId::TxPackets, +1));
     t.push_back({"tx_mbps",
                  "Mbit/s",
                  +1,
@@ -93,9 +94,9 @@ std::vector<MetricDef> build()
                  "1/frame",
                  -1,
                  [](const Sample &s) -> std::optional<double> {
-                     const double tx = s.rateOf(C::TxPackets);
+                     const double tx = s.rateOf(CounterId::TxPackets);
                      if (tx <= 0) return std::nullopt;
-                     return s.rateOf(C::TimerArms) / tx;
+                     return s.rateOf(CounterId::TimerArms) / tx;
                  },
                  {},
                  {},
@@ -108,9 +109,9 @@ std::vector<MetricDef> build()
                  {},
                  {}});
     for (std::size_t k = 0; k < kCounterCount; ++k) {
-        const C c = static_cast<C>(k);
-        if (c == C::Offered || c == C::RxPackets || c == C::TxPackets || c == C::RxBytes ||
-            c == C::TxBytes || c == C::Processed)
+        const CounterId c = static_cast<CounterId>(k);
+        if (c == CounterId::Offered || c == CounterId::RxPackets || c == CounterId::TxPackets ||
+            c == CounterId::RxBytes || c == CounterId::TxBytes || c == CounterId::Processed)
             continue;
         t.push_back(
             counterRate(std::string(counterName(c)) + "_per_s", c, followsLoad(c) ? 0 : -1));

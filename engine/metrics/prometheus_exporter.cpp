@@ -83,9 +83,9 @@ std::string label(std::string_view name, std::string_view value)
     return std::string(name) + "=\"" + promLabelValue(value) + "\"";
 }
 
-bool isDropCause(C c)
+bool isDropCause(CounterId c)
 {
-    for (C d : kDropCauses)
+    for (CounterId d : kDropCauses)
         if (d == c) return true;
     return false;
 }
@@ -182,14 +182,14 @@ std::string PrometheusExporter::text() const
     const Sample &s = *last_;
 
     for (std::size_t k = 0; k < kCounterCount; ++k) {
-        const C c = static_cast<C>(k);
+        const CounterId c = static_cast<CounterId>(k);
         if (isDropCause(c)) continue;
         const std::string name = "ringlab_" + std::string(counterName(c)) + "_total";
         w.family(name, "counter", counterHelp(c));
         w.value(name, {}, static_cast<double>(s.total[k]));
     }
     w.family("ringlab_dropped_frames_total", "counter", "Frames lost, by cause");
-    for (C c : kDropCauses)
+    for (CounterId c : kDropCauses)
         w.value("ringlab_dropped_frames_total", label("cause", counterName(c)),
                 static_cast<double>(s.totalOf(c)));
 

@@ -22,11 +22,13 @@ const char *stageSpanName(std::size_t k)
 namespace {
 // The counters whose rates are "events_per_s"; with "throughput" (offered, rx, tx and their
 // bytes as Mbit/s) and "drops_per_s" every counter's rate is in a sample line once.
-constexpr C kEventCounters[] = {
-    C::Processed,      C::Polls,        C::EmptyPolls,   C::Interrupts,
-    C::RefillWakeups,  C::RefillPosted, C::WorkItems,    C::TimerArms,
-    C::TimerCancels,   C::TimerFires,   C::TxCleans,     C::TxCleanKicks,
-    C::TxInlineCleans, C::Reordered,    C::HandoffTakes, C::DimSteps};
+constexpr CounterId kEventCounters[] = {
+    CounterId::Processed,      CounterId::Polls,         CounterId::EmptyPolls,
+    CounterId::Interrupts,     CounterId::RefillWakeups, CounterId::RefillPosted,
+    CounterId::WorkItems,      CounterId::TimerArms,     CounterId::TimerCancels,
+    CounterId::TimerFires,     CounterId::TxCleans,      CounterId::TxCleanKicks,
+    CounterId::TxInlineCleans, CounterId::Reordered,     CounterId::HandoffTakes,
+    CounterId::DimSteps};
 
 json latencyJson(const LatencySummary &l)
 {
@@ -43,22 +45,22 @@ json toJson(const Sample &s)
     j["t"] = s.t;
     j["interval"] = s.interval;
     if (s.stall != Stall::None) j["stall"] = stallName(s.stall);
-    j["throughput"] = {{"offered_pps", s.rateOf(C::Offered)},
-                       {"rx_pps", s.rateOf(C::RxPackets)},
+    j["throughput"] = {{"offered_pps", s.rateOf(CounterId::Offered)},
+                       {"rx_pps", s.rateOf(CounterId::RxPackets)},
                        {"rx_mbps", s.rxMbps},
-                       {"tx_pps", s.rateOf(C::TxPackets)},
+                       {"tx_pps", s.rateOf(CounterId::TxPackets)},
                        {"tx_mbps", s.txMbps}};
     json drops = json::object();
-    for (C c : kDropCauses)
+    for (CounterId c : kDropCauses)
         drops[std::string(counterName(c))] = s.rateOf(c);
     j["drops_per_s"] = drops;
     json events = json::object();
-    for (C c : kEventCounters)
+    for (CounterId c : kEventCounters)
         events[std::string(counterName(c))] = s.rateOf(c);
     j["events_per_s"] = events;
     json totals = json::object();
     for (std::size_t k = 0; k < kCounterCount; ++k)
-        totals[std::string(counterName(static_cast<C>(k)))] = s.total[k];
+        totals[std::string(counterName(static_cast<CounterId>(k)))] = s.total[k];
     j["totals"] = totals;
     if (!s.device.empty()) {
         json device = json::object(), units = json::object(), running = json::array();
@@ -149,7 +151,7 @@ void readLatency(const json &j, LatencySummary &l)
     l.count = count<std::uint64_t>(j.at("count"));
 }
 
-void setRate(Sample &s, C c, double v)
+void setRate(Sample &s, CounterId c, double v)
 {
     s.rate[static_cast<std::size_t>(c)] = v;
 }
@@ -165,20 +167,21 @@ void readSample(const json &j, Sample &s)
             throw std::range_error("stall: \"sampler\" was expected");
     }
     const json &tp = j.at("throughput");
-    setRate(s, C::Offered, real(tp.at("offered_pps")));
-    setRate(s, C::RxPackets, real(tp.at("rx_pps")));
-    setRate(s, C::TxPackets, real(tp.at("tx_pps")));
+    setRate(s, CounterId::Offered, real(tp.at("offered_pps")));
+    setRate(s, CounterId::RxPackets, real(tp.at("rx_pps")));
+    setRate(s, CounterId::TxPackets, real(tp.at("tx_pps")));
     s.rxMbps = real(tp.at("rx_mbps"));
     s.txMbps = real(tp.at("tx_mbps"));
-    setRate(s, C::RxBytes, s.rxMbps * 1e6 / 8);
-    setRate(s, C::TxBytes, s.txMbps * 1e6 / 8);
-    for (C c : kDropCauses)
+    setRate(s, CounterId::RxBytes, s.rxMbps * 1e6 / 8);
+    setRate(s, CounterId::TxBytes, s.txMbps * 1e6 / 8);
+    for (CounterId c : kDropCauses)
         setRate(s, c, real(j.at("drops_per_s").at(std::string(counterName(c)))));
-    for (C c : kEventCounters)
+    for (CounterId c : kEventCounters)
         setRate(s, c, real(j.at("events_per_s").at(std::string(counterName(c)))));
     const json &totals = j.at("totals");
     for (std::size_t k = 0; k < kCounterCount; ++k)
-        s.total[k] = count<std::uint64_t>(totals.at(std::string(counterName(static_cast<C>(k)))));
+        s.total[k] =
+            count<std::uint64_t>(totals.at(std::string(counterName(static_cast<CounterId>(k)))));
     if (j.contains("device")) {
         if (j.at("device").size() > kMaxLineItems)
             throw std::range_error("too many device figures");

@@ -54,7 +54,7 @@ std::vector<std::string> engineMetricNames()
 {
     Sample s;
     s.latency.count = s.rtt.count = 1;
-    s.rate[static_cast<std::size_t>(C::TxPackets)] = 1;
+    s.rate[static_cast<std::size_t>(CounterId::TxPackets)] = 1;
     s.threads.push_back({"thread", 0, 0, 0, 0}); // a polling thread: every family
     std::vector<std::string> names;
     for (const auto &m : flattenSample(s))

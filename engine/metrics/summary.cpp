@@ -11,20 +11,21 @@ void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
 {
     ++samples;
     auto put = [&](const std::string &k, double v) { metrics[k].add(v); };
-    put("offered_pps", s.rateOf(C::Offered));
-    put("rx_pps", s.rateOf(C::RxPackets));
+    put("offered_pps", s.rateOf(CounterId::Offered));
+    put("rx_pps", s.rateOf(CounterId::RxPackets));
     put("rx_mbps", s.rxMbps);
-    put("tx_pps", s.rateOf(C::TxPackets));
+    put("tx_pps", s.rateOf(CounterId::TxPackets));
     put("tx_mbps", s.txMbps);
     put("drops_per_s", s.dropsPerS());
-    for (C c : kDropCauses)
+    for (CounterId c : kDropCauses)
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
-    for (C c : {C::Polls, C::EmptyPolls, C::Interrupts, C::RefillWakeups, C::WorkItems,
-                C::TimerArms, C::TimerCancels, C::TimerFires, C::TxCleans, C::TxCleanKicks,
-                C::HandoffTakes, C::DimSteps})
+    for (CounterId c : {CounterId::Polls, CounterId::EmptyPolls, CounterId::Interrupts,
+                        CounterId::RefillWakeups, CounterId::WorkItems, CounterId::TimerArms,
+                        CounterId::TimerCancels, CounterId::TimerFires, CounterId::TxCleans,
+                        CounterId::TxCleanKicks, CounterId::HandoffTakes, CounterId::DimSteps})
         put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
-    if (const double tx = s.rateOf(C::TxPackets); tx > 0)
-        put("timer_arms_per_frame", s.rateOf(C::TimerArms) / tx);
+    if (const double tx = s.rateOf(CounterId::TxPackets); tx > 0)
+        put("timer_arms_per_frame", s.rateOf(CounterId::TimerArms) / tx);
     for (const auto &m : s.device) {
         if (m.total) continue; // a running total: its last value, in totals
         device[m.name].add(m.value);
@@ -61,7 +62,7 @@ void RunSummarizer::add(const Sample &s)
     duration_ = s.t;
     (s.t - s.interval >= warmupS_ - 1e-9 ? used_ : warmup_).add(s, *this);
     for (std::size_t k = 0; k < kCounterCount; ++k)
-        totals_[std::string(counterName(static_cast<C>(k)))] = s.total[k];
+        totals_[std::string(counterName(static_cast<CounterId>(k)))] = s.total[k];
     for (const auto &m : s.device)
         if (m.total && m.isCount()) totals_[m.name] = static_cast<std::uint64_t>(m.value);
 }

@@ -252,7 +252,7 @@ std::vector<double> numericValues(const ParamSet &values)
     std::vector<double> out(kParamCount, 0.0);
     for (const auto &t : tunables())
         out[static_cast<std::size_t>(t.id)] =
-            t.type == Type::Real ? values.r(t.id) : static_cast<double>(values.i(t.id));
+            t.type == Type::Real ? values.real(t.id) : static_cast<double>(values.integer(t.id));
     return out;
 }
 

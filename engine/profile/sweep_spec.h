@@ -64,7 +64,7 @@ Status orderTies(std::vector<SweepTie> &ties);
 // Every point of the grid with its ties (computed in orderTies' order), each checked on top of
 // `base`; the first point the registry refuses is named with the refusal, and nothing is returned.
 Status expandPoints(const SweepSpec &spec, const ParamSet &base, std::vector<SweepPoint> &out);
-// Every tunable's value as a number, indexed by P (choices and flags as their index).
+// Every tunable's value as a number, indexed by TunableId (choices and flags as their index).
 std::vector<double> numericValues(const ParamSet &values);
 // The value of a tie's expression over `values` (as numericValues gives them).
 Status evaluateTie(const SweepTie &tie, const std::vector<double> &values, double &out);
