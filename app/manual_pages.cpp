@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/manual_pages.h"
+#include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "app/man_page.h"
 #include "engine/version.h"
@@ -93,6 +95,15 @@ std::string desktopManual(const CliCommand &cli)
         "window."};
     p.sections = {files(), environment(), seeAlso("ringlab-engine")};
     return renderManPage(p);
+}
+
+Subcommand addManualCommand(CLI::App &app)
+{
+    auto *manual = app.add_subcommand("manual", "Print the manual page (roff)")->group("");
+    return {manual, [&app] {
+                std::fputs(engineManual(describeCli(app)).c_str(), stdout);
+                return 0;
+            }};
 }
 
 } // namespace ringlab

@@ -7,10 +7,14 @@
 #include <string>
 
 #include "app/cli_model.h"
+#include "app/cli_options.h"
 
 namespace ringlab {
 
 std::string engineManual(const CliCommand &cli);
 std::string desktopManual(const CliCommand &cli);
+
+// `manual`: prints ringlab-engine's manual page (roff) for the build; hidden from users.
+Subcommand addManualCommand(CLI::App &app);
 
 } // namespace ringlab

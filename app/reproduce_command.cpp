@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/reproduce_command.h"
+#include "app/cli_model.h"
+#include "engine/common/duration.h"
+#include "engine/profile/reference_cases.h"
+#include <memory>
 
 #include <unistd.h>
 
@@ -40,6 +44,39 @@ int reproduceCommand(const ReproduceOptions &opts)
     if (end != ReproduceEnd::Completed)
         std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
     return end == ReproduceEnd::Completed ? 0 : end == ReproduceEnd::BadInput ? 2 : 1;
+}
+
+Subcommand addReproduceCommand(CLI::App &app)
+{
+    struct Words {
+        ReproduceOptions o;
+        std::string duration = "5s", warmup = "1s";
+    };
+    auto w = std::make_shared<Words>();
+    ReproduceOptions &rp = w->o;
+    auto *reproduce = app.add_subcommand(
+        "reproduce", "Run a reference case's before and after profiles, interleaved, and set the "
+                     "seed's figures beside the measured ones");
+    reproduce->add_option("case", rp.which, "Case: " + referenceCaseNames() + ", or all")
+        ->required()
+        ->type_name(kValueCase);
+    reproduce->add_option("--repeat,-r", rp.repeat, "Runs of each profile")
+        ->check(CLI::Range(1, 100));
+    reproduce->add_option("--duration,-d", w->duration, "Length of each run")
+        ->check(durationValidator(500'000'000));
+    reproduce->add_option("--warmup", w->warmup, "Left out at the start of each run")
+        ->check(durationValidator(0));
+    reproduce->add_flag("--markdown", rp.markdown, "Print Markdown tables (docs/experiments.md)");
+    reproduce->add_option("--device", rp.device, "sim (default) or lab, as for run")
+        ->type_name(kValueDevice);
+    reproduce->add_option("--traffic", rp.traffic, "With --device lab: a real client, as for run");
+    addDbOption(reproduce, rp.db);
+    return {reproduce, [w] {
+                if (!warmupFits(w->warmup, w->duration, "reproduce")) return 2;
+                w->o.durationNs = *parseDurationNs(w->duration);
+                w->o.warmupS = durationSeconds(w->warmup);
+                return reproduceCommand(w->o);
+            }};
 }
 
 } // namespace ringlab

@@ -4,11 +4,15 @@
 // 95 % intervals and a verdict per metric.
 #pragma once
 
+#include "app/cli_options.h"
 #include "engine/experiments/reproduce_job.h"
 
 namespace ringlab {
 
 // The command: 0; 1 when a run failed or was interrupted; 2 for bad input.
 int reproduceCommand(const ReproduceOptions &o);
+
+// `reproduce`: its options, and the reproduction when given.
+Subcommand addReproduceCommand(CLI::App &app);
 
 } // namespace ringlab

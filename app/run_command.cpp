@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/run_command.h"
+#include "app/cli_model.h"
+#include "engine/common/duration.h"
+#include <memory>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -328,6 +331,67 @@ int runCommand(const RunOptions &o)
     close(sigFd);
     close(outFd);
     return exitCode;
+}
+
+Subcommand addRunCommand(CLI::App &app)
+{
+    struct Words {
+        RunOptions o;
+        std::string duration, interval = "100ms", warmup = "1s", output = "table";
+    };
+    auto w = std::make_shared<Words>();
+    RunOptions &ro = w->o;
+    auto *run = app.add_subcommand(
+        "run", "Run the engine, print samples, take live changes on standard input");
+    run->add_option("--profile,-p", ro.profile, "Profile name or path to a .json file")
+        ->type_name(kValueProfile)
+        ->capture_default_str();
+    run->add_option("--set,-s", ro.sets, "Override a tunable: NAME=VALUE (repeatable)")
+        ->type_name(kValueAssignment);
+    run->add_option(
+           "--duration,-d", w->duration,
+           "Stop after this long (e.g. 10s); default: until 'quit', end of input or Ctrl+C")
+        ->check(durationValidator(1'000'000));
+    run->add_option("--interval,-i", w->interval, "Sample interval")
+        ->check(durationValidator(10'000'000))
+        ->capture_default_str();
+    run->add_option("--warmup", w->warmup, "Left out of the summary")
+        ->check(durationValidator(0))
+        ->capture_default_str();
+    run->add_option("--output,-o", w->output, "Output format")
+        ->check(CLI::IsMember({"table", "jsonl"}))
+        ->capture_default_str();
+    run->add_option_function<std::string>(
+        "--seed", [&ro](const std::string &v) { ro.sets.push_back("load.seed=" + v); },
+        "Seed of the simulated traffic: the same as --set load.seed=N (default 1)");
+    run->add_option("--device", ro.device,
+                    "sim, lab, or dpdk:PORT[+PORT] (default: the profile's device, else sim); "
+                    "see 'ringlab-engine devices'")
+        ->type_name(kValueDevice);
+    run->add_option("--eal", ro.eal, "Extra DPDK EAL arguments, e.g. \"-a 0000:03:00.0\"");
+    run->add_option("--traffic", ro.traffic,
+                    "With --device lab: a real client across the engine, \"ping -i 0.01\" or "
+                    "\"iperf3 -u -b 0 -l 1460 -t 20\"");
+    run->add_option("--name", ro.name, "Session name (default: the profile's name)");
+    run->add_option("--metrics-listen", ro.metricsListen,
+                    "Serve the run to Prometheus at http://HOST:PORT/metrics (a loopback address, "
+                    "e.g. 127.0.0.1:9187; port 0 picks a free one)");
+    auto *dbOpt = addDbOption(run, ro.db);
+    run->add_flag(
+           "--no-record", [&ro](std::int64_t) { ro.record = false; },
+           "Do not record the run as a session")
+        ->excludes(dbOpt);
+    run->add_option("--repeat", ro.repeat,
+                    "Run N times, each its own session in one group (needs --duration)")
+        ->check(CLI::Range(1, 1000));
+    return {run, [w] {
+                RunOptions o = w->o;
+                if (!w->duration.empty()) o.durationNs = *parseDurationNs(w->duration);
+                o.intervalNs = *parseDurationNs(w->interval);
+                o.warmupS = durationSeconds(w->warmup);
+                o.output = w->output == "jsonl" ? OutputFormat::Jsonl : OutputFormat::Table;
+                return runCommand(o);
+            }};
 }
 
 } // namespace ringlab

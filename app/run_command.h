@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli_options.h"
 #include "app/sample_printer.h"
 #include "engine/profile/run_defaults.h"
 
@@ -31,5 +32,8 @@ struct RunOptions {
 
 // Returns the process exit code: 0, 1 (failure while running) or 2 (bad input).
 int runCommand(const RunOptions &opts);
+
+// `run`: its options, and the run when it was given.
+Subcommand addRunCommand(CLI::App &app);
 
 } // namespace ringlab

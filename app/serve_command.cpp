@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/serve_command.h"
+#include "app/cli_model.h"
+#include "drivers/registry.h"
+#include <memory>
 
 #include <poll.h>
 #include <sys/resource.h>
@@ -112,6 +115,51 @@ int serveCommand(const ServeOptions &o)
     }
     close(sigFd);
     return 0;
+}
+
+Subcommand addServeCommand(CLI::App &app)
+{
+    auto sv = std::make_shared<ServeOptions>();
+    auto *serve = app.add_subcommand(
+        "serve", "Serve the engine's API (docs/api.md) to the desktop app and scripts");
+    serve->add_option("--listen", sv->listen,
+                      "unix:PATH (default: " + defaultSocketPath() +
+                          ") or tcp:HOST:PORT (needs --token-file)");
+    serve
+        ->add_option("--token-file", sv->tokenFile,
+                     "A file only you can read (mode 0600) holding the bearer token TCP "
+                     "clients must send")
+        ->type_name(kValueFile);
+    serve->add_flag("--metrics-public", sv->metricsPublic,
+                    "Serve GET /metrics without the token (for Prometheus)");
+    serve->add_option("--tls-cert", sv->tlsCert, "PEM certificate: serve HTTPS")
+        ->type_name(kValueFile);
+    serve->add_option("--tls-key", sv->tlsKey, "PEM private key of --tls-cert")
+        ->type_name(kValueFile);
+    auto *socketGroup =
+        serve
+            ->add_option("--socket-group", sv->socketGroup,
+                         "Group of the Unix socket and of its directory (made 0750, that "
+                         "group's); given, a group that cannot be set is refused")
+            ->capture_default_str();
+    serve
+        ->add_option("--allow", sv->allow,
+                     "Let clients start devices that need privilege, comma-separated: lab "
+                     "(network namespaces), dpdk (TAP, af_packet, pcap and PCI ports)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(deviceGrantNames()))
+        ->type_name("GRANT");
+    serve->add_option("--eal", sv->eal, "DPDK EAL arguments for the runs' DPDK devices");
+    auto *serveDb = addDbOption(serve, sv->db);
+    serve
+        ->add_flag(
+            "--no-record", [sv = sv.get()](std::int64_t) { sv->record = false; },
+            "Do not record runs as sessions")
+        ->excludes(serveDb);
+    return {serve, [sv, socketGroup] {
+                sv->socketGroupGiven = socketGroup->count() > 0;
+                return serveCommand(*sv);
+            }};
 }
 
 } // namespace ringlab

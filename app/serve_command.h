@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli_options.h"
 namespace ringlab {
 
 struct ServeOptions {
@@ -23,5 +24,8 @@ struct ServeOptions {
 };
 
 int serveCommand(const ServeOptions &o);
+
+// `serve`: its options, and the engine served when it was given.
+Subcommand addServeCommand(CLI::App &app);
 
 } // namespace ringlab

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/session_commands.h"
+#include "app/cli_model.h"
+#include <memory>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -341,6 +343,92 @@ int compareCommand(const SessionsOptions &o)
                     r.diff.diff, r.diff.pct, ci, r.verdict.c_str());
     }
     return 0;
+}
+
+namespace {
+
+// The options as given: --warmup is a duration's text until the command runs.
+struct SessionsWords {
+    SessionsOptions o;
+    std::string warmup = "1s";
+};
+
+} // namespace
+
+Subcommand addSessionsCommand(CLI::App &app)
+{
+    auto w = std::make_shared<SessionsWords>();
+    SessionsOptions &so = w->o;
+    auto *sessions = app.add_subcommand("sessions", "Work on recorded sessions");
+    sessions->require_subcommand(1);
+    addDbOption(sessions, so.db);
+    auto *list = sessions->add_subcommand(
+        "list", "id, name, start, duration, status, profile, mean throughput");
+    auto *show = sessions->add_subcommand("show", "Parameters, segments with summaries, events");
+    show->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
+    show->add_option("--warmup", w->warmup, "Left out at the start of each segment")
+        ->check(durationValidator(0));
+    auto *exportCmd = sessions->add_subcommand(
+        "export", "One row per sample (CSV), everything (JSON), or a database to import elsewhere");
+    exportCmd->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
+    std::string formatHelp;
+    std::vector<std::string> formats;
+    for (const auto &f : kExportFormats) {
+        formatHelp += std::string(formatHelp.empty() ? "" : "; ") + std::string(f.name) + ": " +
+                      std::string(f.help);
+        formats.emplace_back(f.name);
+    }
+    exportCmd->add_option("--format,-f", so.format, formatHelp)
+        ->check(CLI::IsMember(formats))
+        ->capture_default_str();
+    exportCmd->add_option("-o,--output", so.output, "File to write (default: standard output)")
+        ->type_name(kValueFile);
+    exportCmd->add_flag("--force", so.force,
+                        "Replace an existing SQLite database given as --output (never the one "
+                        "being read)");
+    auto *deleteCmd =
+        sessions->add_subcommand("delete", "Delete a session and everything recorded with it");
+    deleteCmd->add_option("id", so.id, "Session id")->required()->check(sessionIdValidator());
+    auto *importCmd = sessions->add_subcommand(
+        "import", "Merge the sessions of another database (e.g. from another host)");
+    importCmd->add_option("file", so.other, "The other database")
+        ->required()
+        ->type_name(kValueFile);
+    for (auto *sub : {list, show, exportCmd, deleteCmd, importCmd})
+        addDbOption(sub, so.db);
+    // One of them was given (the parser requires it).
+    const std::pair<CLI::App *, int (*)(const SessionsOptions &)> actions[] = {
+        {list, sessionsList},
+        {show, sessionsShow},
+        {exportCmd, sessionsExport},
+        {deleteCmd, sessionsDelete},
+        {importCmd, sessionsImport}};
+    return {sessions, [w, actions = std::vector(std::begin(actions), std::end(actions))] {
+                w->o.warmupS = durationSeconds(w->warmup);
+                for (const auto &[cli, action] : actions)
+                    if (cli->parsed()) return action(w->o);
+                return 2;
+            }};
+}
+
+Subcommand addCompareCommand(CLI::App &app)
+{
+    auto w = std::make_shared<SessionsWords>();
+    auto *compare =
+        app.add_subcommand("compare", "Compare two sessions or segments metric by metric");
+    compare->add_option("a", w->o.a, "A: session ID or segment ID:SEG")->required();
+    compare->add_option("b", w->o.b, "B: session ID or segment ID:SEG")->required();
+    compare
+        ->add_option("--metric,-m", w->o.metrics,
+                     "Metric to compare, e.g. rx_pps or cpu_ms_per_s[refill] (repeatable)")
+        ->type_name(kValueMetric);
+    compare->add_option("--warmup", w->warmup, "Left out at the start of each run or segment")
+        ->check(durationValidator(0));
+    addDbOption(compare, w->o.db);
+    return {compare, [w] {
+                w->o.warmupS = durationSeconds(w->warmup);
+                return compareCommand(w->o);
+            }};
 }
 
 } // namespace ringlab

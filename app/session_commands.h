@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli_options.h"
 #include "engine/profile/run_defaults.h"
 
 namespace ringlab {
@@ -28,5 +29,10 @@ int sessionsExport(const SessionsOptions &o);
 int sessionsDelete(const SessionsOptions &o);
 int sessionsImport(const SessionsOptions &o);
 int compareCommand(const SessionsOptions &o);
+
+// `sessions` (list, show, export, delete, import) and `compare`: their options, and the
+// command when given.
+Subcommand addSessionsCommand(CLI::App &app);
+Subcommand addCompareCommand(CLI::App &app);
 
 } // namespace ringlab

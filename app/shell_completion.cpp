@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/shell_completion.h"
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
 
 #include "drivers/registry.h"
 #include "engine/datapath/tunables.h"
@@ -231,6 +234,21 @@ const std::vector<std::string> &completionShells()
 std::string completionScript(const CliCommand &cli, const std::string &shell)
 {
     return shell == "bash" ? bashScript(cli) : std::string();
+}
+
+Subcommand addCompletionCommand(CLI::App &app)
+{
+    auto shell = std::make_shared<std::string>();
+    auto *completion = app.add_subcommand(
+        "completion", "Print a shell completion script (bash: source it, or install it as "
+                      "/usr/share/bash-completion/completions/ringlab-engine)");
+    completion->add_option("shell", *shell, "The shell")
+        ->required()
+        ->check(CLI::IsMember(completionShells()));
+    return {completion, [&app, shell] {
+                std::fputs(completionScript(describeCli(app), *shell).c_str(), stdout);
+                return 0;
+            }};
 }
 
 } // namespace ringlab

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/cli_model.h"
+#include "app/cli_options.h"
 
 namespace ringlab {
 
@@ -16,5 +17,8 @@ namespace ringlab {
 const std::vector<std::string> &completionShells();
 // The script for `shell` (one of completionShells()); completes `cli.name`.
 std::string completionScript(const CliCommand &cli, const std::string &shell);
+
+// `completion SHELL`: prints the script for the command line `app` holds once parsed.
+Subcommand addCompletionCommand(CLI::App &app);
 
 } // namespace ringlab

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli_options.h"
 #include "engine/experiments/sweep_job.h"
 
 namespace ringlab {
@@ -18,5 +19,8 @@ int sweepCommand(const SweepOptions &o);
 int sweepListCommand(const std::string &db);
 int sweepShowCommand(const std::string &db, const std::string &id,
                      const std::vector<std::string> &metrics, SweepFormat format);
+
+// `sweep`: its options, and the sweep (or --list, --show) when given.
+Subcommand addSweepCommand(CLI::App &app);
 
 } // namespace ringlab

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "app/catalog_commands.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "app/cli_model.h"
+#include "app/devices_command.h"
+#include "app/params_printer.h"
+#include "drivers/registry.h"
+#include "engine/common/utf8_text.h"
+#include "engine/datapath/live_params.h"
+#include "engine/profile/profile.h"
+
+namespace ringlab {
+namespace {
+
+struct ParamsWords {
+    bool json = false;
+    std::string device, eal;
+};
+
+int paramsCommand(const ParamsWords &w)
+{
+    const ParamSet defaults;
+    std::vector<TunableSupport> support;
+    if (!w.device.empty()) {
+        DeviceOptions dev;
+        dev.spec = w.device;
+        dev.eal = splitEalArgs(w.eal);
+        if (auto st = checkDeviceOptions(dev); !st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+            return 2;
+        }
+        try {
+            const LiveParams live(defaults);
+            support = createDevice(dev, defaults, live)->support();
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "ringlab-engine: device %s: %s\n", w.device.c_str(), e.what());
+            return 1;
+        }
+    }
+    w.json ? printParamsJson(std::cout, defaults, support)
+           : printParamsText(std::cout, defaults, support);
+    return 0;
+}
+
+int profilesCommand(bool namesOnly)
+{
+    std::vector<std::string> problems;
+    const auto found = listProfiles(&problems);
+    if (namesOnly) {
+        for (const auto &p : found)
+            std::printf("%s\n", terminalText(p.name).c_str());
+        return 0;
+    }
+    for (const auto &p : found)
+        std::printf("%-22s %s\n%-22s %s\n", terminalText(p.name).c_str(),
+                    terminalText(p.description).c_str(), "", p.file.c_str());
+    for (const auto &e : problems) // a file the user dropped in, and why it is not listed
+        std::fprintf(stderr, "ringlab-engine: skipped %s\n", terminalText(e).c_str());
+    return 0;
+}
+
+} // namespace
+
+Subcommand addParamsCommand(CLI::App &app)
+{
+    auto w = std::make_shared<ParamsWords>();
+    auto *params = app.add_subcommand(
+        "params", "List every tunable: type, unit, range, default, live or restart, explanation");
+    params->add_flag("--json", w->json, "Print as JSON");
+    params
+        ->add_option("--device", w->device,
+                     "Also say what this device does with each tunable (e.g. dpdk:net_null0)")
+        ->type_name(kValueDevice);
+    params->add_option("--eal", w->eal, "EAL arguments for a DPDK device");
+    return {params, [w] { return paramsCommand(*w); }};
+}
+
+Subcommand addProfilesCommand(CLI::App &app)
+{
+    auto names = std::make_shared<bool>(false);
+    auto *profiles = app.add_subcommand("profiles", "List the profiles found and where");
+    profiles->add_flag("--names", *names, "Print only the names, one per line");
+    return {profiles, [names] { return profilesCommand(*names); }};
+}
+
+Subcommand addDevicesCommand(CLI::App &app)
+{
+    auto json = std::make_shared<bool>(false);
+    auto *devices = app.add_subcommand(
+        "devices", "List the devices: sim, the lab, DPDK ports (driver, link, what each supports)");
+    devices->add_flag("--json", *json, "Print as JSON");
+    return {devices, [json] { return devicesCommand(*json); }};
+}
+
+} // namespace ringlab
