@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QPointer>
 #include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
@@ -569,7 +570,16 @@ void TstGui::reproduceFromTheToolsMenu()
     QCOMPARE(done.takeFirst().at(0).toBool(), false);
     QVERIFY2(dlg->status()->text().contains("interrupted"), qPrintable(dlg->status()->text()));
     QCOMPARE(dlg->runButton()->text(), QString("Run"));
-    dlg->close();
+
+    // Esc closes the dialog and cancels the engine's job with it: the measurement is free.
+    QTest::mouseClick(dlg->runButton(), Qt::LeftButton);
+    QVERIFY(dlg->running());
+    QVERIFY(w_->measurementHold().held());
+    QPointer<ReproduceDialog> gone(dlg);
+    QTest::keyClick(dlg, Qt::Key_Escape);
+    QTRY_VERIFY(gone.isNull()); // deleted on close
+    QTRY_VERIFY_WITH_TIMEOUT(!w_->measurementHold().held(), 10000);
+    QVERIFY(w_->startAction()->isEnabled());
 }
 
 void TstGui::aSweepHoldsTheMeasurement()
@@ -685,6 +695,14 @@ void TstGui::sweepTabRunsShowsAndOpens()
     tab->overEdit()->setText("poll.sleep_min_us=50..5000");
     tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
     tab->budgetBox()->setValue(4);
+    tab->objectiveEdit()->setText("engine_cpu_ms_per_z"); // a typo: refused before any run
+    QTest::mouseClick(tab->runButton(), Qt::LeftButton);
+    QVERIFY(!tab->running());
+    QCOMPARE(tab->runButton()->text(), QString("Run"));
+    QVERIFY2(tab->status()->text().contains("\"engine_cpu_ms_per_z\" is not a metric"),
+             qPrintable(tab->status()->text()));
+    QVERIFY(!w_->measurementHold().held());
+    tab->objectiveEdit()->setText("engine_cpu_ms_per_s");
     QTest::mouseClick(tab->runButton(), Qt::LeftButton);
     QVERIFY(done.wait(30000));
     QCOMPARE(done.takeFirst().at(0).toBool(), false);

@@ -200,6 +200,12 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
     const ApiReply typo =
         e.call("POST", "/v1/jobs", json{{"kind", "sweep"}, {"vary", "poll.sleep_mni_us=5,10"}});
     QCOMPARE(typo.status, 400);
+    const ApiReply badGoal =
+        e.call("POST", "/v1/jobs",
+               json{{"kind", "tune"}, {"minimize", "no_such_metric"}, {"over", "poll.budget"}});
+    QCOMPARE(badGoal.status, 400);
+    QVERIFY2(badGoal.body["error"].get<std::string>().find("no_such_metric") != std::string::npos,
+             badGoal.body.dump().c_str());
     QVERIFY2(typo.body["error"].get<std::string>().find("poll.sleep_mni_us") != std::string::npos,
              typo.body.dump().c_str());
     const ApiReply job = e.call("POST", "/v1/jobs", smallSweep("0.3s", "20"));

@@ -445,7 +445,7 @@ void TstSessions::exportCsvAndJson()
 {
     SessionStore store(db("export.db"));
     SessionInfo info;
-    info.name = "=cmd|' /CounterId calc'!A0"; // a name a spreadsheet would run
+    info.name = "=cmd|' /C calc'!A0"; // a name a spreadsheet would run
     info.device = "sim0";
     info.profile = "default";
     info.intervalS = 0.1;

@@ -192,6 +192,7 @@ void EngineController::setLink(std::unique_ptr<EngineLink> link, bool remote)
     link_ = std::move(link);
     remote_ = remote && link_;
     linkUp_ = link_ != nullptr;
+    endedJobs_.clear();    // another engine numbers its own jobs
     if (jobHold_.held()) { // the last engine's job is no longer this window's concern
         jobHold_ = {};
         heldByJob_ = 0;
@@ -495,24 +496,31 @@ void EngineController::handleLine(const nlohmann::json &line)
 
 void EngineController::takeJob(const nlohmann::json &job)
 {
+    // Everything read first: a line that does not parse changes nothing (onLine says why).
+    const int id = static_cast<int>(number(job, "id"));
     const std::string kind = text(job, "kind");
-    const int id = job.value("id", 0);
-    if (text(job, "state") == "running") {
+    const bool running = text(job, "state") == "running";
+    const nlohmann::json &p = job.at("progress");
+    const int run = p.at("run").get<int>(), runs = p.at("runs").get<int>();
+    if (id <= 0) return;
+    if (running && endedJobs_.count(id)) return; // a reply older than the job's end line
+    if (running) {
         jobHold_.kind = kind == "tune"        ? MeasurementHold::Kind::Tune
                         : kind == "reproduce" ? MeasurementHold::Kind::Reproduction
                                               : MeasurementHold::Kind::Sweep;
         jobHold_.since =
             QDateTime::fromString(QString::fromStdString(text(job, "started_at")), Qt::ISODate)
                 .toLocalTime();
-        const nlohmann::json &p = job.at("progress");
-        jobHold_.step = p.value("run", 0);
-        jobHold_.steps = p.value("runs", 0);
+        jobHold_.step = run;
+        jobHold_.steps = runs;
         jobHold_.where = remote_ ? tr("on %1").arg(engineText()) : tr("in this window's engine");
         heldByJob_ = id;
-    } else if (id == heldByJob_ || !jobHold_.held()) {
-        // A late line of an older job (a reply after the stream's end line) frees nothing.
-        jobHold_ = {};
-        heldByJob_ = 0;
+    } else {
+        endedJobs_.insert(id);
+        if (id == heldByJob_ || !jobHold_.held()) {
+            jobHold_ = {};
+            heldByJob_ = 0;
+        }
     }
     emit jobChanged();
     emit jobUpdated(job);
@@ -551,11 +559,13 @@ void EngineController::cancelJob(int id)
 {
     if (!link_) return;
     link_->callLater("POST", QStringLiteral("/v1/jobs/%1/cancel").arg(id), nlohmann::json::object(),
-                     [this, link = link_.get()](const EngineLink::Reply &r) {
+                     [this, id, link = link_.get()](const EngineLink::Reply &r) {
                          if (link != link_.get()) return; // another engine's job by now
                          if (r.ok())
                              onJobReply(r.body);
-                         else if (r.status != 409) // 409: it had ended meanwhile
+                         else if (r.status == 409) // it had ended: its end line may be lost
+                             refreshJob(id);
+                         else
                              emit errorOccurred(tr("cancel: %1").arg(r.error));
                      });
 }
@@ -574,9 +584,26 @@ void EngineController::refreshJob(int id)
 {
     if (!link_) return;
     link_->callLater("GET", QStringLiteral("/v1/jobs/%1").arg(id), nlohmann::json::object(),
-                     [this, link = link_.get()](const EngineLink::Reply &r) {
-                         if (link == link_.get() && r.ok()) onJobReply(r.body);
+                     [this, id, link = link_.get()](const EngineLink::Reply &r) {
+                         if (link != link_.get()) return;
+                         if (r.ok())
+                             onJobReply(r.body);
+                         else if (r.status == 404) // the engine restarted: its jobs are gone
+                             forgetJob(id, tr("the engine no longer knows job %1 (it was "
+                                              "restarted): the job ended there")
+                                               .arg(id));
                      });
+}
+
+void EngineController::forgetJob(int id, const QString &why)
+{
+    endedJobs_.insert(id);
+    if (id == heldByJob_) {
+        jobHold_ = {};
+        heldByJob_ = 0;
+        emit jobChanged();
+    }
+    emit jobLost(id, why);
 }
 
 } // namespace ringlab::ui

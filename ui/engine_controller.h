@@ -14,6 +14,7 @@
 #include <QTimer>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "engine/run/run_service.h"
@@ -107,10 +108,13 @@ class EngineController : public QObject {
     // one. Its runs and sessions are that engine's. The job as the engine answered (its id,
     // state and progress; jobUpdated follows it), or null with why it was refused.
     nlohmann::json submitJob(const nlohmann::json &spec, QString *error = nullptr);
-    // Asks the engine to cancel job `id` without waiting: its end comes as jobUpdated, or
-    // the refusal as errorOccurred.
+    // Asks the engine to cancel job `id`: its end comes as jobUpdated, or the refusal as
+    // errorOccurred. A remote engine's reply is waited for in the event loop; this process's
+    // engine answers once the run going has stopped (within a poll slice and its session's
+    // end, 200 ms at most in tst_jobs).
     void cancelJob(int id);
-    // Asks the engine for job `id` now (after a broken stream): the answer comes as jobUpdated.
+    // Asks the engine for job `id` now (after a broken stream): the answer comes as jobUpdated,
+    // or as jobLost when the engine no longer knows the job.
     void refreshJob(int id);
 
   signals:
@@ -122,6 +126,8 @@ class EngineController : public QObject {
     // The window talks to another engine now (attached, detached): jobs it followed are
     // that engine's, no longer reported here.
     void engineChanged();
+    // The engine no longer knows job `id` (it was restarted): nothing more will be heard of it.
+    void jobLost(int id, const QString &why);
     // fetchSessions() copied an engine's sessions to sessionStore().
     void sessionsCopied();
     void runStarted();
@@ -148,6 +154,7 @@ class EngineController : public QObject {
     void adoptValues(const nlohmann::json &values); // name -> text, from the engine
     void takeJob(const nlohmann::json &job);        // jobHold() and jobUpdated
     void onJobReply(const nlohmann::json &job);     // takeJob, for a reply from the network
+    void forgetJob(int id, const QString &why);     // jobLost, the hold released
     void stopped();
 
     ParamSet params_;
@@ -181,7 +188,8 @@ class EngineController : public QObject {
     std::string runStartedAt_; // with the session, what makes a run the same run
     QString engineInfo_;
     MeasurementHold jobHold_;
-    int heldByJob_ = 0; // the job jobHold_ is about
+    int heldByJob_ = 0;       // the job jobHold_ is about
+    std::set<int> endedJobs_; // of this engine: a later "running" report of one is stale
 };
 
 } // namespace ringlab::ui

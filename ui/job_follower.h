@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace ringlab::ui {
@@ -45,11 +46,15 @@ class JobFollower : public QObject {
 
   private:
     void take(const nlohmann::json &job);
+    void lose(const QString &why); // ends following: the job is out of reach
 
     EngineController *engine_;
     int id_ = 0;
     std::size_t sessions_ = 0; // reported so far
     nlohmann::json last_;
+    int cancelAsked_ = 0;                 // the job a cancel was asked for
+    bool submitting_ = false;             // the submit's reply is awaited
+    std::map<int, nlohmann::json> early_; // reports heard meanwhile, by job
 };
 
 } // namespace ringlab::ui

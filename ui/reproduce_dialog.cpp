@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/reproduce_dialog.h"
 
-#include <QCloseEvent>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -89,17 +88,18 @@ void ReproduceDialog::start()
                                  {"case", case_->currentData().toString().toStdString()},
                                  {"repeat", repeat_->value()},
                                  {"duration", seconds_->value()}};
+    report_->clear();
+    bar_->setRange(0, 1);
+    bar_->setValue(0);
     QString error;
     if (!job_->start(spec, &error)) {
         status_->setText(error);
         return;
     }
-    report_->clear();
-    bar_->setRange(0, 1);
-    bar_->setValue(0);
+    if (!job_->running()) return; // it has ended already (ended() said how)
     run_->setText(tr("Cancel"));
     setEditable(false);
-    if (job_->running()) progressed(job_->last());
+    progressed(job_->last());
 }
 
 void ReproduceDialog::cancel()
@@ -147,12 +147,17 @@ void ReproduceDialog::setEditable(bool on)
     seconds_->setEnabled(on);
 }
 
-void ReproduceDialog::closeEvent(QCloseEvent *e)
+ReproduceDialog::~ReproduceDialog()
 {
-    // The engine's job goes on unless cancelled: closing the dialog cancels it, as it did
-    // when the dialog ran it itself.
+    if (running()) job_->cancel(); // nothing follows it any more
+}
+
+void ReproduceDialog::done(int result)
+{
+    // Closed (the close button, Esc): the engine's job is cancelled, as it was when the
+    // dialog ran it itself, and its runs so far are kept.
     if (running()) cancel();
-    QDialog::closeEvent(e);
+    QDialog::done(result);
 }
 
 } // namespace ringlab::ui

@@ -25,6 +25,7 @@ class ReproduceDialog : public QDialog {
     Q_OBJECT
   public:
     ReproduceDialog(EngineController *engine, QWidget *parent = nullptr);
+    ~ReproduceDialog() override;
 
     QComboBox *caseBox() const { return case_; }
     QSpinBox *repeatBox() const { return repeat_; }
@@ -39,14 +40,13 @@ class ReproduceDialog : public QDialog {
   public slots:
     void start();
     void cancel();
+    // Closing the dialog (its button, Esc) cancels its job.
+    void done(int result) override;
 
   signals:
     void finished(bool completed);
     // A run of the reproduction made a session (the window's session list follows).
     void sessionsChanged();
-
-  protected:
-    void closeEvent(QCloseEvent *e) override;
 
   private:
     void progressed(const nlohmann::json &job);

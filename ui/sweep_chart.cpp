@@ -50,13 +50,22 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
         c->removeAxis(a); // hands it back to us: QChart does not delete a removed axis
         delete a;
     }
-    drawn_.clear();
-    frontCount_ = 0;
     xName_ = QString::fromStdString(x);
     yName_ = QString::fromStdString(y);
+    dirs_ = {directionOf(table, x), directionOf(table, y)};
+    placePoints(table, x, y);
+    const auto [ax, ay] = addAxes();
+    addErrorBars(ax, ay);
+    addPoints(ax, ay);
+    describe();
+    emit captionChanged(caption_);
+}
 
+void SweepChart::placePoints(const SweepTable &table, const std::string &x, const std::string &y)
+{
+    drawn_.clear();
+    frontCount_ = 0;
     // The points that measured both metrics, and where each stands against their front.
-    const std::vector<int> dirs{directionOf(table, x), directionOf(table, y)};
     std::vector<std::vector<Estimate>> rows;
     for (const PointResult &p : table.points) {
         const auto ix = p.metrics.find(x), iy = p.metrics.find(y);
@@ -73,30 +82,36 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
         rows.push_back({ex, ey});
     }
     std::vector<int> by;
-    const bool anyDirection = dirs[0] != 0 || dirs[1] != 0;
+    const bool sided = anyDirection();
+    const std::vector<int> dirs{dirs_[0], dirs_[1]};
     const std::vector<FrontPlace> places =
-        anyDirection ? frontOfMeans(rows, dirs, &by) : std::vector<FrontPlace>{};
-    int withoutInterval = 0;
+        sided ? frontOfMeans(rows, dirs, &by) : std::vector<FrontPlace>{};
     for (std::size_t k = 0; k < drawn_.size(); ++k) {
         Drawn &d = drawn_[k];
-        d.place = anyDirection ? places[k] : FrontPlace::WithinNoise;
-        d.beatenBy = anyDirection && by[k] >= 0 ? drawn_[std::size_t(by[k])].point : -1;
-        frontCount_ += anyDirection && d.place == FrontPlace::On;
-        withoutInterval += d.xHalf == 0 || d.yHalf == 0;
+        d.place = sided ? places[k] : FrontPlace::WithinNoise;
+        d.beatenBy = sided && by[k] >= 0 ? drawn_[std::size_t(by[k])].point : -1;
+        frontCount_ += sided && d.place == FrontPlace::On;
     }
-
     // A metric whose every mean is >= 0 (CPU, latency, rates) cannot go below 0: its error
     // bars are cut there, and so is its axis.
-    const bool xNonNegative =
+    xFloor_ =
         std::all_of(drawn_.begin(), drawn_.end(), [](const Drawn &d) { return d.value.x() >= 0; });
-    const bool yNonNegative =
+    yFloor_ =
         std::all_of(drawn_.begin(), drawn_.end(), [](const Drawn &d) { return d.value.y() >= 0; });
-    auto xLow = [&](const Drawn &d) {
-        return xNonNegative ? std::max(0.0, d.value.x() - d.xHalf) : d.value.x() - d.xHalf;
-    };
-    auto yLow = [&](const Drawn &d) {
-        return yNonNegative ? std::max(0.0, d.value.y() - d.yHalf) : d.value.y() - d.yHalf;
-    };
+}
+
+double SweepChart::xLow(const Drawn &d) const
+{
+    return xFloor_ ? std::max(0.0, d.value.x() - d.xHalf) : d.value.x() - d.xHalf;
+}
+
+double SweepChart::yLow(const Drawn &d) const
+{
+    return yFloor_ ? std::max(0.0, d.value.y() - d.yHalf) : d.value.y() - d.yHalf;
+}
+
+std::pair<QValueAxis *, QValueAxis *> SweepChart::addAxes()
+{
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     for (const Drawn &d : drawn_) {
         xmin = std::min(xmin, xLow(d));
@@ -121,14 +136,20 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
         ax->applyNiceNumbers();
         ay->applyNiceNumbers();
     }
-    c->addAxis(ax, Qt::AlignBottom);
-    c->addAxis(ay, Qt::AlignLeft);
-    auto add = [&](QXYSeries *s) {
-        c->addSeries(s);
-        s->attachAxis(ax);
-        s->attachAxis(ay);
-    };
+    chart()->addAxis(ax, Qt::AlignBottom);
+    chart()->addAxis(ay, Qt::AlignLeft);
+    return {ax, ay};
+}
 
+void SweepChart::addSeries(QXYSeries *s, QValueAxis *ax, QValueAxis *ay)
+{
+    chart()->addSeries(s);
+    s->attachAxis(ax);
+    s->attachAxis(ay);
+}
+
+void SweepChart::addErrorBars(QValueAxis *ax, QValueAxis *ay)
+{
     // Error bars with caps, one line each: the caps are 1 % of the other axis long.
     QPen barPen(QColor(0x50, 0x50, 0x50));
     barPen.setWidthF(1.0);
@@ -142,7 +163,7 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
             bar->append({QPointF(x0, vy - capY), QPointF(x0, vy + capY), QPointF(x0, vy),
                          QPointF(x1, vy), QPointF(x1, vy + capY), QPointF(x1, vy - capY)});
             bar->setPen(barPen);
-            add(bar);
+            addSeries(bar, ax, ay);
         }
         if (d.yHalf > 0) {
             auto *bar = new QLineSeries;
@@ -151,10 +172,14 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
             bar->append({QPointF(vx - capX, y0), QPointF(vx + capX, y0), QPointF(vx, y0),
                          QPointF(vx, y1), QPointF(vx + capX, y1), QPointF(vx - capX, y1)});
             bar->setPen(barPen);
-            add(bar);
+            addSeries(bar, ax, ay);
         }
     }
+}
 
+void SweepChart::addPoints(QValueAxis *ax, QValueAxis *ay)
+{
+    const bool sided = anyDirection();
     // The front as a staircase: from each of its points (in x order) to the next through the
     // corner on the dominated side, so that the line bounds what the front's points beat.
     const QColor orange(0xdd, 0x84, 0x52), darkOrange(0x80, 0x30, 0x10);
@@ -166,16 +191,16 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
     frontLine->setPen(linePen);
     std::vector<QPointF> frontPts;
     for (const Drawn &d : drawn_)
-        if (anyDirection && d.place == FrontPlace::On) frontPts.push_back(d.value);
+        if (sided && d.place == FrontPlace::On) frontPts.push_back(d.value);
     std::sort(frontPts.begin(), frontPts.end(), [](const QPointF &a, const QPointF &b) {
         return a.x() != b.x() ? a.x() < b.x() : a.y() < b.y();
     });
     frontPts.erase(std::unique(frontPts.begin(), frontPts.end()), frontPts.end());
-    if (dirs[0] != 0 && dirs[1] != 0)
+    if (dirs_[0] != 0 && dirs_[1] != 0)
         for (std::size_t k = 0; k < frontPts.size(); ++k) {
             if (k > 0) {
                 const QPointF &a = frontPts[k - 1], &b = frontPts[k];
-                frontLine->append(dirs[0] < 0 ? QPointF(b.x(), a.y()) : QPointF(a.x(), b.y()));
+                frontLine->append(dirs_[0] < 0 ? QPointF(b.x(), a.y()) : QPointF(a.x(), b.y()));
             }
             frontLine->append(frontPts[k]);
         }
@@ -200,11 +225,11 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
          : d.place == FrontPlace::Beaten ? beaten
                                          : noise)
             ->append(d.value);
-    if (!anyDirection) noise->setName(tr("point"));
+    if (!sided) noise->setName(tr("point"));
     for (QXYSeries *s : std::initializer_list<QXYSeries *>{frontLine, beaten, noise, front})
-        add(s);
+        addSeries(s, ax, ay);
     // The legend names the kinds of point there are; the bars and the line are the caption's.
-    for (QLegendMarker *m : c->legend()->markers()) {
+    for (QLegendMarker *m : chart()->legend()->markers()) {
         auto *s = qobject_cast<QXYSeries *>(m->series());
         m->setVisible((s == front || s == noise || s == beaten) && s->count() > 0);
     }
@@ -212,11 +237,17 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
         connect(s, &QScatterSeries::clicked, this, &SweepChart::clickedAt);
         connect(s, &QScatterSeries::hovered, this, &SweepChart::hoveredAt);
     }
+}
 
+void SweepChart::describe()
+{
+    QChart *c = chart();
+    const int withoutInterval = static_cast<int>(std::count_if(
+        drawn_.begin(), drawn_.end(), [](const Drawn &d) { return d.xHalf == 0 || d.yHalf == 0; }));
     if (drawn_.empty()) {
         c->setTitle(tr("No point has measured both %1 and %2").arg(xName_, yName_));
         caption_.clear();
-    } else if (!anyDirection) {
+    } else if (!anyDirection()) {
         c->setTitle(tr("%1 points").arg(drawn_.size()));
         caption_ = tr("Neither metric has a better side: no front. Bars: 95 % intervals.");
     } else {
@@ -229,9 +260,9 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
                         .arg(frontCount_)
                         .arg(noiseCount));
         const QString directions =
-            dirs[0] == dirs[1]
-                ? tr("Both: %1.").arg(directionText(dirs[0]))
-                : tr("x: %1; y: %2.").arg(directionText(dirs[0]), directionText(dirs[1]));
+            dirs_[0] == dirs_[1]
+                ? tr("Both: %1.").arg(directionText(dirs_[0]))
+                : tr("x: %1; y: %2.").arg(directionText(dirs_[0]), directionText(dirs_[1]));
         caption_ = tr("Front (filled, staircase): no other point has means as good on both "
                       "axes and better on one, nor is significantly better (95 %) on one and "
                       "not significantly worse on the other. Hollow: beaten on the means only, "
@@ -243,7 +274,6 @@ void SweepChart::show(const SweepTable &table, const std::string &x, const std::
                                                .arg(withoutInterval)
                                                .arg(drawn_.size());
     }
-    emit captionChanged(caption_);
 }
 
 QPointF SweepChart::positionOf(int k) const

@@ -8,10 +8,15 @@
 
 #include <QChartView>
 
+#include <array>
+#include <utility>
 #include <vector>
 
 #include "engine/experiments/sweep_report.h"
 #include "engine/tune/pareto.h"
+
+class QValueAxis;
+class QXYSeries;
 
 namespace ringlab::ui {
 
@@ -55,8 +60,21 @@ class SweepChart : public QChartView {
     const Drawn *nearest(const QPointF &value) const;
     void clickedAt(const QPointF &value);
     void hoveredAt(const QPointF &value, bool on);
+    // show()'s steps, in order.
+    void placePoints(const SweepTable &table, const std::string &x, const std::string &y);
+    std::pair<QValueAxis *, QValueAxis *> addAxes();
+    void addErrorBars(QValueAxis *ax, QValueAxis *ay);
+    void addPoints(QValueAxis *ax, QValueAxis *ay); // the front's staircase and the points
+    void describe();                                // the title and the caption
+    void addSeries(QXYSeries *s, QValueAxis *ax, QValueAxis *ay);
+    // Where a point's bar begins: cut at 0 for a metric whose every mean is >= 0.
+    double xLow(const Drawn &d) const;
+    double yLow(const Drawn &d) const;
+    bool anyDirection() const { return dirs_[0] != 0 || dirs_[1] != 0; }
 
     std::vector<Drawn> drawn_;
+    std::array<int, 2> dirs_{0, 0}; // each metric's better side (0: none)
+    bool xFloor_ = false, yFloor_ = false;
     int frontCount_ = 0;
     QString caption_, xName_, yName_;
 };

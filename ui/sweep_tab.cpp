@@ -57,6 +57,13 @@ SweepTab::SweepTab(EngineController *engine, QWidget *parent)
     connect(job_, &JobFollower::updated, this, &SweepTab::progressed);
     connect(job_, &JobFollower::ended, this, &SweepTab::ended);
     connect(job_, &JobFollower::sessionAdded, this, &SweepTab::sessionsChanged);
+    auto *layout = new QHBoxLayout(this);
+    layout->addWidget(buildSetup());
+    layout->addLayout(buildResults(), 1);
+}
+
+QWidget *SweepTab::buildSetup()
+{
     mode_ = new QComboBox;
     mode_->addItem(tr("Sweep: one point per setting"));
     mode_->addItem(tr("Tune: find the setting for a goal"));
@@ -138,7 +145,11 @@ SweepTab::SweepTab(EngineController *engine, QWidget *parent)
     setupLayout->addStretch(1);
     setup->setMinimumWidth(250);
     setup->setMaximumWidth(380);
+    return setup;
+}
 
+QLayout *SweepTab::buildResults()
+{
     sweeps_ = new QComboBox;
     sweeps_->setMinimumContentsLength(12);
     sweeps_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -216,10 +227,7 @@ SweepTab::SweepTab(EngineController *engine, QWidget *parent)
     auto *right = new QVBoxLayout;
     right->addLayout(pick);
     right->addWidget(results, 1);
-
-    auto *layout = new QHBoxLayout(this);
-    layout->addWidget(setup);
-    layout->addLayout(right, 1);
+    return right;
 }
 
 bool SweepTab::running() const
@@ -420,16 +428,17 @@ void SweepTab::startTune()
 
 void SweepTab::submit(const nlohmann::json &spec, int runs)
 {
+    shownRuns_ = -1;
+    if (runs > 0) bar_->setRange(0, runs);
+    bar_->setValue(0);
     QString error;
     if (!job_->start(spec, &error)) {
         status_->setText(error);
         return;
     }
-    shownRuns_ = -1;
-    if (runs > 0) bar_->setRange(0, runs);
-    bar_->setValue(0);
+    if (!job_->running()) return; // it has ended already (ended() said how)
     run_->setText(tr("Cancel"));
-    if (job_->running()) progressed(job_->last());
+    progressed(job_->last());
 }
 
 void SweepTab::progressed(const nlohmann::json &job)
@@ -444,7 +453,6 @@ void SweepTab::progressed(const nlohmann::json &job)
         const int done = result.value("completed_runs", 0);
         if (done != shownRuns_) {
             shownRuns_ = done;
-            if (engine_->remote()) copySweepSessions();
             reload(QString::fromStdString(result.value("sweep", std::string())));
         }
     }
@@ -465,10 +473,8 @@ void SweepTab::ended(const nlohmann::json &job)
     status_->setText(text);
     if (tune && result.is_object() && result.contains("report") && result["report"].is_string())
         report_->setPlainText(QString::fromStdString(result["report"].get<std::string>()));
-    if (!tune && result.is_object() && result.contains("sweep")) {
-        if (engine_->remote()) copySweepSessions();
+    if (!tune && result.is_object() && result.contains("sweep"))
         reload(QString::fromStdString(result.value("sweep", std::string())));
-    }
     emit sessionsChanged();
     emit message(completed ? tr("Sweep/tune finished") : text, 8000);
     emit finished(completed);

@@ -16,6 +16,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
@@ -81,6 +82,8 @@ class SweepTab : public QWidget {
     void message(const QString &text, int timeoutMs);
 
   private:
+    QWidget *buildSetup();   // the left: mode, profile, the sweep's or tune's words, Run
+    QLayout *buildResults(); // the right: the sweep shown, its chart, table and report
     void startSweep();
     void startTune();
     void submit(const nlohmann::json &spec, int runs);

@@ -184,7 +184,7 @@ Status tuneFrom(const json &b, TuneOptions &t)
     if (auto st = count(b, "budget", 4, 1000, t.budget); !st.ok()) return st;
     if (auto st = duration(b, t.durationNs); !st.ok()) return st;
     t.warmupS = warmupFor(t.durationNs);
-    return {};
+    return checkTune(t); // the request's mistake (400), not a job that fails at once
 }
 
 Status reproduceFrom(const json &b, ReproduceOptions &r)

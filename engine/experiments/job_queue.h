@@ -35,7 +35,8 @@ struct JobInfo {
     std::string startedAt, endedAt;
     JobProgress progress;
     std::vector<std::int64_t> sessions;
-    nlohmann::json result; // per kind (docs/api.md); null until the job ends
+    nlohmann::json result; // per kind (docs/api.md); null until there is one (a sweep's after
+                           // its first run, a reproduction's after its first case)
     std::string error;     // why it failed or ended early
     bool ended() const { return state != "running"; }
 };

@@ -238,6 +238,14 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     return result.found ? TuneEnd::Found : TuneEnd::NotFound;
 }
 
+Status checkTune(const TuneOptions &o)
+{
+    Prepared p;
+    std::string error;
+    if (!prepare(o, p, error)) return Status{error};
+    return {};
+}
+
 bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error)
 {
     Prepared p;

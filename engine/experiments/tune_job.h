@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/experiments/job_progress.h"
 #include "engine/profile/run_defaults.h"
 #include "engine/tune/tuner.h"
@@ -39,6 +40,9 @@ enum class TuneEnd { Found, NotFound, BadInput, Interrupted, Failed };
 // `report` receives what the command prints: the answer (or why there is none) and the trail.
 TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
                 std::string &error);
+// Everything runTune checks before its first run (the objective, constraints, tunables,
+// ties, budget, profile): a job's parameters are refused with it at submission.
+[[nodiscard]] Status checkTune(const TuneOptions &o);
 // The answer as a profile file: the base profile's values, --set, and the tuned ones.
 bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error);
 
