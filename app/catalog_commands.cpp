@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/cli_model.h"
 #include "app/devices_command.h"
@@ -11,6 +12,7 @@
 #include "drivers/registry.h"
 #include "engine/common/utf8_text.h"
 #include "engine/datapath/live_params.h"
+#include "engine/metrics/metric_table.h"
 #include "engine/profile/profile.h"
 
 namespace ringlab {
@@ -63,7 +65,51 @@ int profilesCommand(bool namesOnly)
     return 0;
 }
 
+// The metric table as it is: what a session stores, a line holds and a summary names.
+int metricsCommand(bool json)
+{
+    auto direction = [](int better) {
+        return better > 0 ? "higher" : better < 0 ? "lower" : "neither";
+    };
+    if (json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const MetricDef &d : metricTable())
+            out.push_back({{"name", d.perThread() ? d.name + "[THREAD]" : d.name},
+                           {"unit", d.unit},
+                           {"kind", metricKindName(d.kind)},
+                           {"better", direction(d.better)},
+                           {"label", d.label},
+                           {"line", d.line.empty()  ? nlohmann::json()
+                                    : d.perThread() ? nlohmann::json("cpu.threads[]." + d.line)
+                                                    : nlohmann::json(d.line)}});
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    std::printf("%-28s %-12s %-11s %-17s %-34s %s\n", "metric", "unit", "kind", "better",
+                "in a sample line", "label");
+    for (const MetricDef &d : metricTable()) {
+        const std::string name = d.perThread() ? d.name + "[THREAD]" : d.name;
+        const std::string line = d.line.empty()  ? "(derived)"
+                                 : d.perThread() ? "cpu.threads[]." + d.line
+                                                 : d.line;
+        std::printf("%-28s %-12s %-11s %-17s %-34s %s\n", name.c_str(), d.unit.c_str(),
+                    std::string(metricKindName(d.kind)).c_str(), direction(d.better), line.c_str(),
+                    d.label.c_str());
+    }
+    return 0;
+}
+
 } // namespace
+
+Subcommand addMetricsCommand(CLI::App &app)
+{
+    auto json = std::make_shared<bool>(false);
+    auto *metrics = app.add_subcommand(
+        "metrics",
+        "List every metric: unit, kind, which way is better, where a sample line has it");
+    metrics->add_flag("--json", *json, "Print as JSON");
+    return {metrics, [json] { return metricsCommand(*json); }};
+}
 
 Subcommand addParamsCommand(CLI::App &app)
 {

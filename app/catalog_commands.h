@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // What the engine offers, as commands: `params` (every tunable, and what a device does with
-// each), `profiles` and `devices`.
+// each), `metrics` (every figure it records), `profiles` and `devices`.
 #pragma once
 
 #include "app/cli_options.h"
@@ -8,6 +8,7 @@
 namespace ringlab {
 
 Subcommand addParamsCommand(CLI::App &app);
+Subcommand addMetricsCommand(CLI::App &app);
 Subcommand addProfilesCommand(CLI::App &app);
 Subcommand addDevicesCommand(CLI::App &app);
 

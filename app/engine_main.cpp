@@ -26,9 +26,10 @@ namespace {
 
 // In the order --help lists them.
 constexpr Subcommand (*kSubcommands[])(CLI::App &) = {
-    addParamsCommand, addProfilesCommand, addDevicesCommand,    addRunCommand,
-    addServeCommand,  addSessionsCommand, addCompareCommand,    addReproduceCommand,
-    addSweepCommand,  addTuneCommand,     addCompletionCommand, addManualCommand,
+    addParamsCommand,    addMetricsCommand, addProfilesCommand, addDevicesCommand,
+    addRunCommand,       addServeCommand,   addSessionsCommand, addCompareCommand,
+    addReproduceCommand, addSweepCommand,   addTuneCommand,     addCompletionCommand,
+    addManualCommand,
 };
 
 // An unknown command gets its own message, not CLI11's "A subcommand is required".

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_json.h"
 
 namespace ringlab {
@@ -182,34 +183,26 @@ void SamplePrinter::printSummary(const RunSummary &r)
     std::fprintf(
         out_, "\n== summary: %.1f s, %zu samples after %.1f s warm-up (mean / median / max) ==\n",
         r.duration, r.samples, r.warmup);
-    auto row = [&](const char *label, const std::string &key, const char *unit) {
-        const MetricSummary m = get(key);
+    // Labels and units are the metric table's; a thread's figures name the thread.
+    auto row = [&](const MetricDef &d, const std::string &thread = {}) {
+        const MetricSummary m = get(thread.empty() ? d.name : d.name + "[" + thread + "]");
+        const std::string label = thread.empty() ? d.label : d.label + " (" + thread + ")";
         if (m.n)
-            std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", label, m.mean, m.median, m.max,
-                         unit);
+            std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", label.c_str(), m.mean,
+                         m.median, m.max, d.unit.c_str());
     };
-    row("offered", "offered_pps", "pps");
-    row("received", "rx_pps", "pps");
-    row("received", "rx_mbps", "Mbit/s");
-    row("transmitted", "tx_pps", "pps");
-    row("latency p50", "latency_p50_us", "us");
-    row("latency p99", "latency_p99_us", "us");
-    row("latency max", "latency_max_us", "us");
-    row("probe round trip", "probe_rtt_us", "us");
-    row("probe round trip p50", "probe_rtt_p50_us", "us");
-    row("probe round trip p99", "probe_rtt_p99_us", "us");
-    row("engine CPU", "engine_cpu_ms_per_s", "ms/s");
-    row("process CPU", "process_cpu_ms_per_s", "ms/s");
-    row("other processes' CPU", "neighbour_cpu_ms_per_s", "ms/s");
-    for (const auto &name : r.threadNames) {
-        row(("CPU " + name).c_str(), "thread." + name + ".cpu_ms_per_s", "ms/s");
-        row(("wakeups " + name).c_str(), "thread." + name + ".wakeups_per_s", "/s");
-        row(("gap max " + name).c_str(), "thread." + name + ".poll_gap_max_us", "us");
-    }
-    for (const char *k :
+    for (const char *name :
+         {"offered_pps", "rx_pps", "rx_mbps", "tx_pps", "latency_p50_us", "latency_p99_us",
+          "latency_max_us", "rtt_mean_us", "rtt_p50_us", "rtt_p99_us", "engine_cpu_ms_per_s",
+          "process_cpu_ms_per_s", "neighbour_cpu_ms_per_s"})
+        row(metric(name));
+    for (const auto &name : r.threadNames)
+        for (const MetricDef &d : metricTable())
+            if (d.perThread()) row(d, name);
+    for (const char *name :
          {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",
           "work_items_per_s", "timer_arms_per_s", "timer_fires_per_s"})
-        row(k, k, "/s");
+        row(metric(name));
     for (const auto &[name, m] : r.deviceMetrics)
         if (m.n)
             std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", name.c_str(), m.mean, m.median,

@@ -10,6 +10,7 @@
 #include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_json.h"
 #include "engine/metrics/sample_metrics.h"
+#include "engine/metrics/summary.h"
 
 using namespace ringlab;
 using nlohmann::json;
@@ -23,6 +24,7 @@ class TstSampleLine : public QObject {
     void aLineMissingAFigureIsRefusedNamingIt();
     void figuresWithoutAValueAreLeftOut();
     void everyMetricIsInTheLineUnlessDerived();
+    void theSummaryNamesFiguresAsTheSessionDoes();
 };
 
 namespace {
@@ -188,6 +190,33 @@ void TstSampleLine::everyMetricIsInTheLineUnlessDerived()
             d.write(changed, 4242);
         QVERIFY2(toJson(changed).dump() != before, d.name.c_str());
     }
+}
+
+void TstSampleLine::theSummaryNamesFiguresAsTheSessionDoes()
+{
+    // One name per figure: what a session stores is what the summary reports, a derived
+    // metric (one entry of the table) included.
+    const Sample s = filledSample();
+    RunSummarizer summarizer(0);
+    summarizer.add(s);
+    const RunSummary r = summarizer.result();
+    std::size_t engineFigures = 0;
+    for (const MetricValue &m : flattenSample(s)) {
+        if (m.thread.empty() && !findMetric(m.name)) {
+            QVERIFY2(!r.metrics.count(m.name), m.name.c_str()); // the device's: apart
+            continue;
+        }
+        ++engineFigures;
+        QVERIFY2(r.metrics.count(m.label()), m.label().c_str());
+        QCOMPARE(r.metrics.at(m.label()).mean, m.value);
+    }
+    QCOMPARE(r.metrics.size(), engineFigures);
+    QCOMPARE(r.metrics.at("rx_per_poll").mean,
+             s.rateOf(CounterId::RxPackets) / s.rateOf(CounterId::Polls));
+    QCOMPARE(r.metrics.at("cpu_ms_per_s[poll]").mean, 512.5);
+    QCOMPARE(r.metrics.at("rtt_p50_us").mean, 101.5);
+    QVERIFY(toJson(s).dump().find("rx_per_poll") ==
+            std::string::npos); // derived: its sources are there
 }
 
 QTEST_GUILESS_MAIN(TstSampleLine)

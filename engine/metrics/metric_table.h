@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Every metric the engine records, defined once: its name, unit, which direction is better,
-// how it is read from a Sample and written back (reading a stored session), and whether it is
-// derived from other metrics. Per-thread metrics are families (one value per thread).
-// flattenSample, setSampleMetric, betterDirection and engineMetricNames all read this table.
+// Every metric the engine records, defined once: its name, unit, kind, which direction is
+// better, its label for people, where a sample line holds it, how it is read from a Sample and
+// written back (reading a line or a stored session), and whether it is derived from other
+// metrics. Per-thread metrics are families (one value per thread).
+// flattenSample, the sample line (toJson, sampleFromJson), the run summary, the desktop's
+// charts and segment columns all read this table: a new metric is one entry here.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,10 +18,26 @@
 
 namespace ringlab {
 
+enum class MetricKind : std::uint8_t {
+    Rate,       // per second over the interval
+    Gauge,      // a level at the end of the interval, or a share of it
+    Percentile, // of the interval's latency distribution (with its mean and maximum)
+    Count,      // of the interval's events (the packets a latency distribution holds)
+    Ratio,      // one rate over another
+};
+std::string_view metricKindName(MetricKind k);
+
 struct MetricDef {
     std::string name;
     std::string unit;
-    int better = -1; // +1 higher is better, -1 lower is better, 0 it follows the load
+    MetricKind kind = MetricKind::Gauge;
+    int better = -1;   // +1 higher is better, -1 lower is better, 0 it follows the load
+    std::string label; // for people: legends, columns, the run summary
+    // Where a sample line holds it: a dotted path ("throughput.rx_pps"); for a per-thread
+    // family, the key in each thread's object. Empty: derived, its sources are in the line.
+    std::string line;
+    bool whole = false;    // a whole number (a count, a level of buffers or microseconds)
+    bool optional = false; // left out of a line when it has no value; else written as 0
     // Whole-engine metrics: absent from a sample when read returns nullopt.
     std::function<std::optional<double>(const Sample &)> read;
     std::function<void(Sample &, double)> write; // null: derived, nothing to set
@@ -28,11 +47,15 @@ struct MetricDef {
     std::function<std::optional<double>(const ThreadStat &)> readThread;
     std::function<void(ThreadStat &, double)> writeThread;
     bool perThread() const { return static_cast<bool>(readThread); }
+    bool derived() const { return !write && !writeThread; }
 };
 
 // In the order samples are flattened: the columns of a CSV export.
 const std::vector<MetricDef> &metricTable();
 // The definition of a name (without its "[thread]"), or null: a device's own metric.
 const MetricDef *findMetric(std::string_view name);
+// The definition of a name that must be one (a name written in the program): aborts naming it
+// otherwise, so that a misspelt name fails at its first use, in every test that reaches it.
+const MetricDef &metric(std::string_view name);
 
 } // namespace ringlab

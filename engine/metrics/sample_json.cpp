@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/common/utf8_text.h"
+#include "engine/metrics/metric_table.h"
 
 namespace ringlab {
 
@@ -20,20 +21,28 @@ const char *stageSpanName(std::size_t k)
 }
 
 namespace {
-// The counters whose rates are "events_per_s"; with "throughput" (offered, rx, tx and their
-// bytes as Mbit/s) and "drops_per_s" every counter's rate is in a sample line once.
-constexpr CounterId kEventCounters[] = {
-    CounterId::Processed,      CounterId::Polls,         CounterId::EmptyPolls,
-    CounterId::Interrupts,     CounterId::RefillWakeups, CounterId::RefillPosted,
-    CounterId::WorkItems,      CounterId::TimerArms,     CounterId::TimerCancels,
-    CounterId::TimerFires,     CounterId::TxCleans,      CounterId::TxCleanKicks,
-    CounterId::TxInlineCleans, CounterId::Reordered,     CounterId::HandoffTakes,
-    CounterId::DimSteps};
-
-json latencyJson(const LatencySummary &l)
+// Where a line holds a figure: "a.b.c" in nested objects, made as needed.
+json &place(json &root, std::string_view path)
 {
-    return {{"p50", l.p50}, {"p90", l.p90},   {"p99", l.p99},    {"p999", l.p999},
-            {"max", l.max}, {"mean", l.mean}, {"count", l.count}};
+    json *at = &root;
+    for (std::size_t from = 0;;) {
+        const std::size_t dot = path.find('.', from);
+        at = &(*at)[std::string(path.substr(from, dot - from))];
+        if (dot == std::string_view::npos) return *at;
+        from = dot + 1;
+    }
+}
+
+// A figure in a line: a whole number when the metric is one, and a figure without a value
+// left out when the metric says so, else 0.
+void put(json &obj, const MetricDef &d, std::string_view path, std::optional<double> v)
+{
+    if (!v && d.optional) return;
+    json &slot = place(obj, path);
+    if (d.whole)
+        slot = static_cast<std::uint64_t>(v.value_or(0));
+    else
+        slot = v.value_or(0);
 }
 } // namespace
 
@@ -45,19 +54,23 @@ json toJson(const Sample &s)
     j["t"] = s.t;
     j["interval"] = s.interval;
     if (s.stall != Stall::None) j["stall"] = stallName(s.stall);
-    j["throughput"] = {{"offered_pps", s.rateOf(CounterId::Offered)},
-                       {"rx_pps", s.rateOf(CounterId::RxPackets)},
-                       {"rx_mbps", s.rxMbps},
-                       {"tx_pps", s.rateOf(CounterId::TxPackets)},
-                       {"tx_mbps", s.txMbps}};
-    json drops = json::object();
-    for (CounterId c : kDropCauses)
-        drops[std::string(counterName(c))] = s.rateOf(c);
-    j["drops_per_s"] = drops;
-    json events = json::object();
-    for (CounterId c : kEventCounters)
-        events[std::string(counterName(c))] = s.rateOf(c);
-    j["events_per_s"] = events;
+    for (const MetricDef &d : metricTable())
+        if (!d.line.empty() && !d.perThread()) put(j, d, d.line, d.read(s));
+    json threads = json::array();
+    for (const auto &t : s.threads) {
+        json th = {{"name", t.name}, {"cpu_pct", t.cpuPct}};
+        for (const MetricDef &d : metricTable())
+            if (d.perThread()) put(th, d, d.line, d.readThread(t));
+        threads.push_back(std::move(th));
+    }
+    j["cpu"]["threads"] = std::move(threads);
+    // Kept for the readers of the first lines: percentages beside the ms/s figures, the
+    // stages' sum, every counter's running total and what the device measures itself.
+    j["cpu"]["process_pct"] = s.processCpuPct;
+    double sum = 0;
+    for (double v : s.stageUs)
+        sum += v;
+    j["stages_us"]["total"] = sum;
     json totals = json::object();
     for (std::size_t k = 0; k < kCounterCount; ++k)
         totals[std::string(counterName(static_cast<CounterId>(k)))] = s.total[k];
@@ -73,37 +86,6 @@ json toJson(const Sample &s)
         j["device_units"] = units;
         j["device_totals"] = running;
     }
-    j["latency_us"] = latencyJson(s.latency);
-    json stages = json::object();
-    double sum = 0;
-    for (std::size_t k = 0; k < kStageSpans; ++k) {
-        stages[stageSpanName(k)] = s.stageUs[k];
-        sum += s.stageUs[k];
-    }
-    stages["total"] = sum;
-    j["stages_us"] = stages;
-    j["probe_rtt_us"] = latencyJson(s.rtt);
-    json threads = json::array();
-    for (const auto &t : s.threads) {
-        json th = {{"name", t.name},
-                   {"cpu_ms_per_s", t.cpuMsPerS},
-                   {"cpu_pct", t.cpuPct},
-                   {"wakeups_per_s", t.wakeupsPerS}};
-        if (t.pollGapMaxUs >= 0) th["poll_gap_max_us"] = t.pollGapMaxUs;
-        threads.push_back(std::move(th));
-    }
-    j["cpu"] = {{"engine_ms_per_s", s.engineCpuMsPerS},
-                {"process_ms_per_s", s.processCpuMsPerS},
-                {"process_pct", s.processCpuPct},
-                {"machine_pct", s.machineCpuPct},
-                {"threads", threads}};
-    if (s.neighbourCpuMsPerS >= 0) j["cpu"]["neighbour_ms_per_s"] = s.neighbourCpuMsPerS;
-    j["gauges"] = {{"pool_free", s.poolFree},
-                   {"rx_posted", s.rxPosted},
-                   {"tx_pending", s.txPending},
-                   {"handoff_depth", s.handoffDepth},
-                   {"rx_moderation_us", s.rxModerationUs},
-                   {"tx_coalesce_us", s.txCoalesceUs}};
     return j;
 }
 
@@ -140,20 +122,42 @@ template <class U> U count(const json &v)
         throw std::range_error("a count was expected, got " + std::string(v.type_name()));
     return static_cast<U>(v.get<std::uint64_t>());
 }
-void readLatency(const json &j, LatencySummary &l)
+// The figure at a dotted path, or null.
+const json *find(const json &root, std::string_view path)
 {
-    l.p50 = real(j.at("p50"));
-    l.p90 = real(j.at("p90"));
-    l.p99 = real(j.at("p99"));
-    l.p999 = real(j.at("p999"));
-    l.max = real(j.at("max"));
-    l.mean = real(j.at("mean"));
-    l.count = count<std::uint64_t>(j.at("count"));
+    const json *at = &root;
+    for (std::size_t from = 0;;) {
+        const std::size_t dot = path.find('.', from);
+        if (!at->is_object()) return nullptr;
+        const auto it = at->find(std::string(path.substr(from, dot - from)));
+        if (it == at->end()) return nullptr;
+        at = &*it;
+        if (dot == std::string_view::npos) return at;
+        from = dot + 1;
+    }
 }
 
-void setRate(Sample &s, CounterId c, double v)
+// Reads a figure of the table from `obj` (the line, or one thread's object); true when the
+// line has it. A figure that must be there and is not throws, naming it.
+bool figure(const json &obj, const MetricDef &d, double &out)
 {
-    s.rate[static_cast<std::size_t>(c)] = v;
+    const json *v = find(obj, d.line);
+    if (!v) {
+        if (d.optional) return false;
+        throw std::range_error(d.line + " is missing");
+    }
+    try {
+        if (!d.whole) {
+            out = real(*v);
+        } else if (d.kind == MetricKind::Count) {
+            out = static_cast<double>(count<std::uint64_t>(*v));
+        } else {
+            out = count<std::uint32_t>(*v);
+        }
+    } catch (const std::range_error &e) {
+        throw std::range_error(d.line + ": " + e.what());
+    }
+    return true;
 }
 
 void readSample(const json &j, Sample &s)
@@ -166,27 +170,23 @@ void readSample(const json &j, Sample &s)
         if (!stall.is_string() || !stallFromName(stall.get<std::string>(), s.stall))
             throw std::range_error("stall: \"sampler\" was expected");
     }
-    const json &tp = j.at("throughput");
-    setRate(s, CounterId::Offered, real(tp.at("offered_pps")));
-    setRate(s, CounterId::RxPackets, real(tp.at("rx_pps")));
-    setRate(s, CounterId::TxPackets, real(tp.at("tx_pps")));
-    s.rxMbps = real(tp.at("rx_mbps"));
-    s.txMbps = real(tp.at("tx_mbps"));
-    setRate(s, CounterId::RxBytes, s.rxMbps * 1e6 / 8);
-    setRate(s, CounterId::TxBytes, s.txMbps * 1e6 / 8);
-    for (CounterId c : kDropCauses)
-        setRate(s, c, real(j.at("drops_per_s").at(std::string(counterName(c)))));
-    for (CounterId c : kEventCounters)
-        setRate(s, c, real(j.at("events_per_s").at(std::string(counterName(c)))));
+    double v = 0;
+    for (const MetricDef &d : metricTable())
+        if (!d.line.empty() && !d.perThread() && figure(j, d, v)) d.write(s, v);
+    if (s.neighbourCpuMsPerS < 0 && find(j, "cpu.neighbour_ms_per_s"))
+        throw std::range_error("cpu.neighbour_ms_per_s is negative");
+    s.processCpuPct = real(j.at("cpu").at("process_pct"));
     const json &totals = j.at("totals");
-    for (std::size_t k = 0; k < kCounterCount; ++k)
-        s.total[k] =
-            count<std::uint64_t>(totals.at(std::string(counterName(static_cast<CounterId>(k)))));
+    for (std::size_t k = 0; k < kCounterCount; ++k) {
+        const std::string name(counterName(static_cast<CounterId>(k)));
+        if (!totals.contains(name)) throw std::range_error("totals." + name + " is missing");
+        s.total[k] = count<std::uint64_t>(totals.at(name));
+    }
     if (j.contains("device")) {
         if (j.at("device").size() > kMaxLineItems)
             throw std::range_error("too many device figures");
-        for (const auto &[name, v] : j.at("device").items())
-            s.device.push_back({name, {}, real(v), false});
+        for (const auto &[name, value] : j.at("device").items())
+            s.device.push_back({name, {}, real(value), false});
         // Optional (lines written before they existed have neither): each figure's unit,
         // and which figures are running totals.
         const json none = json::object();
@@ -207,36 +207,17 @@ void readSample(const json &j, Sample &s)
                                        " is a running total: a count was expected");
         }
     }
-    readLatency(j.at("latency_us"), s.latency);
-    readLatency(j.at("probe_rtt_us"), s.rtt);
-    for (std::size_t k = 0; k < kStageSpans; ++k)
-        s.stageUs[k] = real(j.at("stages_us").at(stageSpanName(k)));
-    const json &cpu = j.at("cpu");
-    s.engineCpuMsPerS = real(cpu.at("engine_ms_per_s"));
-    s.processCpuMsPerS = real(cpu.at("process_ms_per_s"));
-    s.processCpuPct = real(cpu.at("process_pct"));
-    s.machineCpuPct = real(cpu.at("machine_pct"));
-    if (cpu.contains("neighbour_ms_per_s")) { // absent in lines written before it
-        s.neighbourCpuMsPerS = real(cpu.at("neighbour_ms_per_s"));
-        if (s.neighbourCpuMsPerS < 0) throw std::range_error("neighbour_ms_per_s is negative");
-    }
-    if (cpu.at("threads").size() > kMaxLineItems) throw std::range_error("too many threads");
-    for (const json &th : cpu.at("threads")) {
+    const json &threads = j.at("cpu").at("threads");
+    if (!threads.is_array()) throw std::range_error("cpu.threads must be a list");
+    if (threads.size() > kMaxLineItems) throw std::range_error("too many threads");
+    for (const json &th : threads) {
         ThreadStat t;
         t.name = th.at("name").get<std::string>();
-        t.cpuMsPerS = real(th.at("cpu_ms_per_s"));
+        for (const MetricDef &d : metricTable())
+            if (d.perThread() && figure(th, d, v)) d.writeThread(t, v);
         t.cpuPct = real(th.at("cpu_pct"));
-        t.wakeupsPerS = real(th.at("wakeups_per_s"));
-        t.pollGapMaxUs = th.contains("poll_gap_max_us") ? real(th.at("poll_gap_max_us")) : -1.0;
         s.threads.push_back(std::move(t));
     }
-    const json &g = j.at("gauges");
-    s.poolFree = count<std::uint32_t>(g.at("pool_free"));
-    s.rxPosted = count<std::uint32_t>(g.at("rx_posted"));
-    s.txPending = count<std::uint32_t>(g.at("tx_pending"));
-    s.handoffDepth = count<std::uint32_t>(g.at("handoff_depth"));
-    s.rxModerationUs = count<std::uint32_t>(g.at("rx_moderation_us"));
-    s.txCoalesceUs = count<std::uint32_t>(g.at("tx_coalesce_us"));
 }
 } // namespace
 

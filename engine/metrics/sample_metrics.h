@@ -15,6 +15,8 @@ struct MetricValue {
     std::string unit;
     std::string thread; // empty for whole-engine metrics
     double value = 0;
+    // As a session's rows and reports name it: "rx_pps", "cpu_ms_per_s[poll]".
+    std::string label() const { return thread.empty() ? name : name + "[" + thread + "]"; }
 };
 
 std::vector<MetricValue> flattenSample(const Sample &s);

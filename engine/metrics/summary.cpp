@@ -3,54 +3,23 @@
 
 #include <algorithm>
 
-#include "engine/metrics/sample_json.h"
+#include "engine/metrics/metric_table.h"
+#include "engine/metrics/sample_metrics.h"
 
 namespace ringlab {
 
 void RunSummarizer::Part::add(const Sample &s, RunSummarizer &owner)
 {
     ++samples;
-    auto put = [&](const std::string &k, double v) { metrics[k].add(v); };
-    put("offered_pps", s.rateOf(CounterId::Offered));
-    put("rx_pps", s.rateOf(CounterId::RxPackets));
-    put("rx_mbps", s.rxMbps);
-    put("tx_pps", s.rateOf(CounterId::TxPackets));
-    put("tx_mbps", s.txMbps);
-    put("drops_per_s", s.dropsPerS());
-    for (CounterId c : kDropCauses)
-        put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
-    for (CounterId c : {CounterId::Polls, CounterId::EmptyPolls, CounterId::Interrupts,
-                        CounterId::RefillWakeups, CounterId::WorkItems, CounterId::TimerArms,
-                        CounterId::TimerCancels, CounterId::TimerFires, CounterId::TxCleans,
-                        CounterId::TxCleanKicks, CounterId::HandoffTakes, CounterId::DimSteps})
-        put(std::string(counterName(c)) + "_per_s", s.rateOf(c));
-    if (const double tx = s.rateOf(CounterId::TxPackets); tx > 0)
-        put("timer_arms_per_frame", s.rateOf(CounterId::TimerArms) / tx);
+    // The engine's metrics under the names a session stores them by ("cpu_ms_per_s[poll]").
+    for (const MetricValue &m : flattenSample(s))
+        if (!m.thread.empty() || findMetric(m.name)) metrics[m.label()].add(m.value);
     for (const auto &m : s.device) {
         if (m.total) continue; // a running total: its last value, in totals
         device[m.name].add(m.value);
         owner.deviceUnits_[m.name] = m.unit;
     }
-    if (s.latency.count) {
-        put("latency_p50_us", s.latency.p50);
-        put("latency_p99_us", s.latency.p99);
-        put("latency_max_us", s.latency.max);
-        for (std::size_t k = 0; k < kStageSpans; ++k)
-            put(std::string("stage_") + stageSpanName(k) + "_us", s.stageUs[k]);
-    }
-    if (s.rtt.count) {
-        put("probe_rtt_us", s.rtt.mean);
-        put("probe_rtt_p50_us", s.rtt.p50);
-        put("probe_rtt_p99_us", s.rtt.p99);
-    }
-    put("engine_cpu_ms_per_s", s.engineCpuMsPerS);
-    put("process_cpu_ms_per_s", s.processCpuMsPerS);
-    put("machine_cpu_pct", s.machineCpuPct);
-    if (s.neighbourCpuMsPerS >= 0) put("neighbour_cpu_ms_per_s", s.neighbourCpuMsPerS);
     for (const auto &t : s.threads) {
-        put("thread." + t.name + ".cpu_ms_per_s", t.cpuMsPerS);
-        put("thread." + t.name + ".wakeups_per_s", t.wakeupsPerS);
-        if (t.pollGapMaxUs >= 0) put("thread." + t.name + ".poll_gap_max_us", t.pollGapMaxUs);
         auto &names = owner.threadNames_;
         if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
     }

@@ -17,7 +17,7 @@ struct RunSummary {
     double duration = 0;                          // seconds covered by all samples
     double warmup = 0;                            // seconds left out
     std::size_t samples = 0;                      // samples used
-    std::map<std::string, MetricSummary> metrics; // "rx_pps", "thread.poll.cpu_ms_per_s", ...
+    std::map<std::string, MetricSummary> metrics; // "rx_pps", "cpu_ms_per_s[poll]", ...
     std::map<std::string, std::uint64_t> totals;  // counter totals over the whole run
     std::vector<std::string> threadNames;
     std::map<std::string, MetricSummary> deviceMetrics; // the device's own (link, traffic)
