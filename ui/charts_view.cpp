@@ -137,9 +137,9 @@ void ChartsView::saveChoices(int k) const
     for (const SeriesDef &def : seriesDefs()) {
         if (static_cast<int>(def.chart) != k) continue;
         const QString key = QLatin1String(def.key);
-        const bool chosen = c->chosenNames().contains(tr(def.label));
+        const bool chosen = c->chosenNames().contains(QString::fromStdString(def.label));
         // Only the series present can be judged; the others keep what was stored.
-        if (!c->seriesNames().contains(tr(def.label))) continue;
+        if (!c->seriesNames().contains(QString::fromStdString(def.label))) continue;
         on.removeAll(key);
         off.removeAll(key);
         (chosen ? on : off) << key;
@@ -152,7 +152,7 @@ void ChartsView::saveChoices(int k) const
 QString ChartsView::keyForLabel(int k, const QString &label) const
 {
     for (const SeriesDef &def : seriesDefs())
-        if (static_cast<int>(def.chart) == k && tr(def.label) == label)
+        if (static_cast<int>(def.chart) == k && QString::fromStdString(def.label) == label)
             return QLatin1String(def.key);
     // A series present in the chart (a thread): its own key.
     const QString key = charts_[static_cast<std::size_t>(k)]->keyOf(label);
@@ -166,7 +166,7 @@ void ChartsView::refreshLegend(int k)
     // The menu offers every catalogue series of this chart and every series present.
     QStringList all;
     for (const SeriesDef &def : seriesDefs())
-        if (static_cast<int>(def.chart) == k) all << tr(def.label);
+        if (static_cast<int>(def.chart) == k) all << QString::fromStdString(def.label);
     QStringList chosenLabels;
     for (const QString &n : c->seriesNames()) {
         if (c->isDashed(n)) continue; // B of a comparison: A's entry stands for both
@@ -231,7 +231,7 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
     // batch, not once per sample.
     for (const SeriesDef &def : seriesDefs())
         out.series.push_back({static_cast<int>(def.chart),
-                              tr(def.label) + suffix,
+                              QString::fromStdString(def.label) + suffix,
                               QLatin1String(def.key),
                               def.right,
                               {}});
@@ -281,7 +281,7 @@ QString ChartsView::threadSeriesName(const QString &thread, const ThreadSeriesDe
     // the refill thread, not its context switches): the thread's series says "thread".
     const QString name = thread + tr(def.suffix);
     for (const SeriesDef &s : seriesDefs())
-        if (s.chart == def.chart && tr(s.label) == name)
+        if (s.chart == def.chart && QString::fromStdString(s.label) == name)
             return thread + tr(" thread") + tr(def.suffix);
     return name;
 }

@@ -14,33 +14,39 @@ namespace ringlab::ui {
 const std::vector<SegmentMetric> &segmentMetrics()
 {
     static const std::vector<SegmentMetric> m = [] {
-        const std::vector<SegmentMetric> rows = {
-            {"rx_pps", "", "rx pps", true},
-            {"engine_cpu_ms_per_s", "", "engine CPU ms/s", true},
-            {"wakeups_per_s", "poll", "poll wakeups/s", true},
-            {"latency_p99_us", "", "p99 µs", true},
-            {"drops_per_s", "", "drops/s", true},
-            {"latency_p50_us", "", "p50 µs", false},
-            {"rtt_p50_us", "", "rtt p50 µs", false},
-            {"tx_pps", "", "tx pps", false},
-            {"cpu_ms_per_s", "poll", "poll CPU ms/s", false},
-            {"interrupts_per_s", "", "interrupts/s", false},
-            {"timer_arms_per_s", "", "timer arms/s", false},
-            {"timer_arms_per_frame", "", "timer arms/frame", false},
-            {"refill_wakeups_per_s", "", "refill wakeups/s", false},
-            {"wakeups_per_s", "refill", "refill thread wakeups/s", false},
-            {"poll_gap_max_us", "poll", "longest poll gap µs", false},
-            {"rx_missed_per_s", "", "rx missed/s", false},
-            {"alloc_fail_per_s", "", "alloc fail/s", false},
-            {"machine_cpu_pct", "", "machine CPU %", false},
+        // Headings are the metric table's (engine/metrics: metricHeading).
+        const struct {
+            const char *name, *thread;
+            bool defaultOn;
+        } rows[] = {
+            {"rx_pps", "", true},
+            {"engine_cpu_ms_per_s", "", true},
+            {"wakeups_per_s", "poll", true},
+            {"latency_p99_us", "", true},
+            {"drops_per_s", "", true},
+            {"latency_p50_us", "", false},
+            {"rtt_p50_us", "", false},
+            {"tx_pps", "", false},
+            {"cpu_ms_per_s", "poll", false},
+            {"rx_per_poll", "", false},
+            {"interrupts_per_s", "", false},
+            {"timer_arms_per_s", "", false},
+            {"timer_arms_per_frame", "", false},
+            {"refill_wakeups_per_s", "", false},
+            {"wakeups_per_s", "refill", false},
+            {"poll_gap_max_us", "poll", false},
+            {"rx_missed_per_s", "", false},
+            {"alloc_fail_per_s", "", false},
+            {"machine_cpu_pct", "", false},
         };
-        // Every column is an engine metric, read through the metric table.
+        std::vector<SegmentMetric> out;
         for (const auto &r : rows) {
             const MetricDef *d = findMetric(r.name);
             if (!d || d->perThread() != (*r.thread != 0))
                 qFatal("segment columns: %s is not an engine metric of that kind", r.name);
+            out.push_back({r.name, r.thread, metricHeading(*d, r.thread), r.defaultOn});
         }
-        return rows;
+        return out;
     }();
     return m;
 }
@@ -181,7 +187,8 @@ QVariant SegmentModel::headerData(int section, Qt::Orientation o, int role) cons
     if (section == 3) return tr("setting");
     const auto k = static_cast<std::size_t>((section - kFixedColumns) / 2);
     if (k >= columns_.size()) return {};
-    const QString title = tr(segmentMetrics()[static_cast<std::size_t>(columns_[k])].title);
+    const QString title =
+        QString::fromStdString(segmentMetrics()[static_cast<std::size_t>(columns_[k])].title);
     return (section - kFixedColumns) % 2 == 0 ? title : tr("Δ %1").arg(title);
 }
 

@@ -17,7 +17,7 @@ namespace ringlab::ui {
 struct SegmentMetric {
     const char *name;   // the engine's metric
     const char *thread; // for per-thread metrics, else ""
-    const char *title;
+    std::string title;  // the metric table's heading
     bool defaultOn;
     std::string label() const
     {

@@ -157,7 +157,8 @@ void SegmentTable::chooseColumns()
     menu->clear();
     const auto &cols = model_->columns();
     for (int k = 0; k < static_cast<int>(segmentMetrics().size()); ++k) {
-        QAction *a = menu->addAction(tr(segmentMetrics()[static_cast<std::size_t>(k)].title));
+        QAction *a = menu->addAction(
+            QString::fromStdString(segmentMetrics()[static_cast<std::size_t>(k)].title));
         a->setCheckable(true);
         a->setChecked(std::find(cols.begin(), cols.end(), k) != cols.end());
         connect(a, &QAction::toggled, this, [this, k](bool on) {

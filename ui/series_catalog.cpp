@@ -21,60 +21,66 @@ const std::vector<ChartDef> &chartDefs()
 const std::vector<SeriesDef> &seriesDefs()
 {
     using T = ChartId;
-    // Keys are the engine's metric names (engine/metric_table): the value is read from there.
+    // Keys are the engine's metric names (engine/metric_table): the value and the legend are
+    // read from there. A legend is the metric's label, with its unit on a right axis; where a
+    // chart's title already says what the series is, the row shortens it.
     static const std::vector<SeriesDef> defs = [] {
         const struct {
             ChartId chart;
-            const char *metric, *label;
+            const char *metric;
             bool right, defaultOn;
+            const char *shortLabel = nullptr;
         } rows[] = {
-            {T::Throughput, "rx_mbps", "rx", false, true},
-            {T::Throughput, "tx_mbps", "tx", false, true},
-            {T::Throughput, "rx_pps", "rx pps", true, true},
-            {T::Throughput, "offered_pps", "offered pps", true, false},
-            {T::Throughput, "tx_pps", "tx pps", true, false},
+            {T::Throughput, "rx_mbps", false, true},
+            {T::Throughput, "tx_mbps", false, true},
+            {T::Throughput, "rx_pps", true, true},
+            {T::Throughput, "offered_pps", true, false},
+            {T::Throughput, "tx_pps", true, false},
             // The engine's threads summed: the headline, equal in the desktop and headless.
-            {T::Cpu, "engine_cpu_ms_per_s", "engine", false, true},
+            {T::Cpu, "engine_cpu_ms_per_s", false, true, "engine"},
             // The machine's CPU used outside this process: a busy neighbour shows here.
-            {T::Cpu, "neighbour_cpu_ms_per_s", "other processes", false, true},
-            {T::Latency, "latency_p50_us", "p50", false, true},
-            {T::Latency, "latency_p90_us", "p90", false, false},
-            {T::Latency, "latency_p99_us", "p99", false, true},
-            {T::Latency, "latency_p999_us", "p99.9", false, false},
-            {T::Latency, "latency_max_us", "max", false, true},
+            {T::Cpu, "neighbour_cpu_ms_per_s", false, true, "other processes"},
+            {T::Latency, "latency_p50_us", false, true, "p50"},
+            {T::Latency, "latency_p90_us", false, false, "p90"},
+            {T::Latency, "latency_p99_us", false, true, "p99"},
+            {T::Latency, "latency_p999_us", false, false, "p99.9"},
+            {T::Latency, "latency_max_us", false, true, "max"},
             // Round trips: the simulated NIC's probes, or a real ping across the lab.
-            {T::Latency, "rtt_p50_us", "rtt p50", false, true},
-            {T::Latency, "rtt_p99_us", "rtt p99", false, false},
+            {T::Latency, "rtt_p50_us", false, true},
+            {T::Latency, "rtt_p99_us", false, false},
             // Mean time per stage span (the Zephyr-style breakdown of the seeds).
-            {T::Latency, "stage_harvest_us", "harvest", false, false},
-            {T::Latency, "stage_handoff_us", "hand-off", false, false},
-            {T::Latency, "stage_process_us", "processing", false, false},
-            {T::Latency, "stage_tx_post_us", "TX post", false, false},
-            {T::Latency, "stage_tx_wire_us", "TX wire", false, false},
-            {T::Events, "drops_per_s", "drops", false, true},
-            {T::Events, "interrupts_per_s", "interrupts", false, true},
-            {T::Events, "timer_arms_per_s", "timer arms", false, true},
-            {T::Events, "timer_fires_per_s", "timer fires", false, true},
-            {T::Events, "refill_wakeups_per_s", "refill wakeups", false, true},
-            {T::Events, "timer_cancels_per_s", "timer cancels", false, false},
-            {T::Events, "polls_per_s", "polls", false, false},
-            {T::Events, "empty_polls_per_s", "empty polls", false, false},
-            {T::Events, "tx_cleans_per_s", "TX cleans", false, false},
-            {T::Events, "work_items_per_s", "work items", false, false},
-            {T::Events, "dim_steps_per_s", "net_dim steps", false, false},
-            {T::Events, "rx_missed_per_s", "drops: rx missed", false, false},
-            {T::Events, "alloc_fail_per_s", "drops: alloc fail", false, false},
-            {T::Events, "tx_full_per_s", "drops: TX full", false, false},
-            {T::Events, "handoff_full_per_s", "drops: hand-off full", false, false},
-            {T::Events, "rx_errors_per_s", "drops: rx errors", false, false},
-            {T::Events, "tx_errors_per_s", "drops: TX errors", false, false},
+            {T::Latency, "stage_harvest_us", false, false},
+            {T::Latency, "stage_handoff_us", false, false},
+            {T::Latency, "stage_process_us", false, false},
+            {T::Latency, "stage_tx_post_us", false, false},
+            {T::Latency, "stage_tx_wire_us", false, false},
+            {T::Events, "drops_per_s", false, true},
+            {T::Events, "interrupts_per_s", false, true},
+            {T::Events, "timer_arms_per_s", false, true},
+            {T::Events, "timer_fires_per_s", false, true},
+            {T::Events, "refill_wakeups_per_s", false, true},
+            {T::Events, "timer_cancels_per_s", false, false},
+            {T::Events, "polls_per_s", false, false},
+            {T::Events, "empty_polls_per_s", false, false},
+            {T::Events, "tx_cleans_per_s", false, false},
+            {T::Events, "work_items_per_s", false, false},
+            {T::Events, "dim_steps_per_s", false, false},
+            {T::Events, "rx_missed_per_s", false, false},
+            {T::Events, "alloc_fail_per_s", false, false},
+            {T::Events, "tx_full_per_s", false, false},
+            {T::Events, "handoff_full_per_s", false, false},
+            {T::Events, "rx_errors_per_s", false, false},
+            {T::Events, "tx_errors_per_s", false, false},
         };
         std::vector<SeriesDef> out;
         for (const auto &r : rows) {
             const MetricDef *m = findMetric(r.metric);
             if (!m || m->perThread())
                 qFatal("series catalogue: %s is not an engine metric", r.metric);
-            out.push_back({r.chart, r.metric, r.label, r.right, r.defaultOn, m->read});
+            const std::string label = r.shortLabel ? r.shortLabel
+                                      : r.right    ? m->label + " " + m->unit
+                                                   : m->label;
+            out.push_back({r.chart, r.metric, label, r.right, r.defaultOn, m->read});
         }
         return out;
     }();

@@ -30,7 +30,7 @@ const std::vector<ChartDef> &chartDefs();
 struct SeriesDef {
     ChartId chart;
     const char *key;   // stable: settings, colours
-    const char *label; // shown in the legend and used as the series' name
+    std::string label; // shown in the legend and used as the series' name
     bool right = false;
     bool defaultOn = true;
     std::function<std::optional<double>(const Sample &)> read; // nullopt: not in this sample

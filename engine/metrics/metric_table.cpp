@@ -49,14 +49,14 @@ bool followsLoad(CounterId c)
            c == CounterId::TxInlineCleans || c == CounterId::DimSteps;
 }
 
-// "tx_clean_kicks" -> "TX clean kicks", as the kernel's documentation spells them.
+// "tx_clean_kicks" -> "TX clean kicks" ("rx" stays as "rx pps" and the charts write it).
 std::string counterLabel(CounterId c)
 {
     std::string out;
     std::string word;
     const std::string name(counterName(c));
     auto flush = [&] {
-        if (word == "tx" || word == "rx") word = word == "tx" ? "TX" : "RX";
+        if (word == "tx") word = "TX";
         if (word == "handoff") word = "hand-off";
         if (word == "dim") word = "net_dim";
         out += (out.empty() ? "" : " ") + word;
@@ -256,20 +256,30 @@ std::vector<MetricDef> build()
                  .optional = true,
                  .read = knownOrAbsent(&Sample::neighbourCpuMsPerS),
                  .write = setTo(&Sample::neighbourCpuMsPerS)});
+    // The levels at the end of the interval, each a Prometheus gauge too.
     auto gauge = [&](const char *name, const char *unit, int better, const char *label,
-                     std::uint32_t Sample::*f) {
-        t.push_back(field(
+                     std::uint32_t Sample::*f, const char *prometheus, const char *help) {
+        MetricDef d = field(
             name, unit, K::Gauge, better, label, (std::string("gauges.") + name).c_str(), true,
             [f](const Sample &s) { return double(s.*f); },
-            [f](Sample &s, double v) { s.*f = u32(v); }));
+            [f](Sample &s, double v) { s.*f = u32(v); });
+        d.prometheus = prometheus;
+        d.help = help;
+        t.push_back(std::move(d));
     };
-    gauge("pool_free", "buffers", 0, "free buffers", &Sample::poolFree);
-    gauge("rx_posted", "descriptors", 0, "RX posted", &Sample::rxPosted);
-    gauge("tx_pending", "descriptors", 0, "TX pending", &Sample::txPending);
-    gauge("handoff_depth", "packets", -1, "hand-off depth", &Sample::handoffDepth);
+    gauge("pool_free", "buffers", 0, "free buffers", &Sample::poolFree, "ringlab_pool_free_buffers",
+          "Free buffers in the pool");
+    gauge("rx_posted", "descriptors", 0, "rx posted", &Sample::rxPosted,
+          "ringlab_rx_posted_descriptors", "RX descriptors holding an empty buffer");
+    gauge("tx_pending", "descriptors", 0, "TX pending", &Sample::txPending,
+          "ringlab_tx_pending_descriptors", "TX descriptors posted and not yet cleaned");
+    gauge("handoff_depth", "packets", -1, "hand-off depth", &Sample::handoffDepth,
+          "ringlab_handoff_depth_frames", "Frames waiting in the hand-off");
     // In force: irq.usecs, or net_dim's.
-    gauge("rx_moderation_us", "us", 0, "RX moderation", &Sample::rxModerationUs);
-    gauge("tx_coalesce_us", "us", 0, "TX coalesce timer", &Sample::txCoalesceUs);
+    gauge("rx_moderation_us", "us", 0, "rx moderation", &Sample::rxModerationUs,
+          "ringlab_rx_moderation_seconds", "RX interrupt moderation in force");
+    gauge("tx_coalesce_us", "us", 0, "TX coalesce timer", &Sample::txCoalesceUs,
+          "ringlab_tx_coalesce_seconds", "TX coalesce timer in force");
     // Per-thread families, after the device's own metrics in a flattened sample.
     t.push_back(
         {.name = "cpu_ms_per_s",
@@ -295,7 +305,7 @@ std::vector<MetricDef> build()
     t.push_back({.name = "poll_gap_max_us",
                  .unit = "us",
                  .kind = K::Gauge,
-                 .label = "longest poll gap",
+                 .label = "longest gap",
                  .line = "poll_gap_max_us",
                  .optional = true,
                  .readThread = knownOrAbsent(&ThreadStat::pollGapMaxUs),
@@ -315,6 +325,14 @@ const MetricDef *findMetric(std::string_view name)
     for (const MetricDef &m : metricTable())
         if (m.name == name) return &m;
     return nullptr;
+}
+
+std::string metricHeading(const MetricDef &d, std::string_view thread)
+{
+    std::string h = thread.empty() ? d.label : std::string(thread) + " thread " + d.label;
+    if (d.kind == MetricKind::Ratio) return h;
+    if (d.unit.starts_with("1/")) return h + d.unit.substr(1); // "drops/s"
+    return h + " " + (d.unit == "us" ? "\u00b5s" : d.unit);
 }
 
 const MetricDef &metric(std::string_view name)

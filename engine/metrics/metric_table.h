@@ -38,6 +38,10 @@ struct MetricDef {
     std::string line;
     bool whole = false;    // a whole number (a count, a level of buffers or microseconds)
     bool optional = false; // left out of a line when it has no value; else written as 0
+    // Exposed by GET /metrics as a gauge of this name (in base units: seconds for "us"), with
+    // this help; empty: the exposition has it otherwise (counters, histograms) or not at all.
+    std::string prometheus;
+    std::string help;
     // Whole-engine metrics: absent from a sample when read returns nullopt.
     std::function<std::optional<double>(const Sample &)> read;
     std::function<void(Sample &, double)> write; // null: derived, nothing to set
@@ -54,6 +58,10 @@ struct MetricDef {
 const std::vector<MetricDef> &metricTable();
 // The definition of a name (without its "[thread]"), or null: a device's own metric.
 const MetricDef *findMetric(std::string_view name);
+// A compact heading for a column, a legend or a printed row: the label and the unit as people
+// write them ("engine CPU ms/s", "drops/s", "latency p99 µs"; a ratio's label says its unit);
+// a thread's figure names the thread ("poll thread wakeups/s").
+std::string metricHeading(const MetricDef &d, std::string_view thread = {});
 // The definition of a name that must be one (a name written in the program): aborts naming it
 // otherwise, so that a misspelt name fails at its first use, in every test that reaches it.
 const MetricDef &metric(std::string_view name);

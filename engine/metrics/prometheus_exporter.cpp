@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/metrics/prometheus_exporter.h"
 
+#include "engine/metrics/metric_table.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -211,23 +213,11 @@ std::string PrometheusExporter::text() const
     histogram(w, "ringlab_probe_rtt_seconds", "Probe round trips", rtt_.buckets, rtt_.count,
               rtt_.sumS);
 
-    const struct {
-        const char *name, *help;
-        double value;
-    } gauges[] = {
-        {"ringlab_pool_free_buffers", "Free buffers in the pool", double(s.poolFree)},
-        {"ringlab_rx_posted_descriptors", "RX descriptors holding an empty buffer",
-         double(s.rxPosted)},
-        {"ringlab_tx_pending_descriptors", "TX descriptors posted and not yet cleaned",
-         double(s.txPending)},
-        {"ringlab_handoff_depth_frames", "Frames waiting in the hand-off", double(s.handoffDepth)},
-        {"ringlab_rx_moderation_seconds", "RX interrupt moderation in force",
-         s.rxModerationUs / 1e6},
-        {"ringlab_tx_coalesce_seconds", "TX coalesce timer in force", s.txCoalesceUs / 1e6},
-    };
-    for (const auto &g : gauges) {
-        w.family(g.name, "gauge", g.help);
-        w.value(g.name, {}, g.value);
+    // The gauges of the metric table, in base units.
+    for (const MetricDef &d : metricTable()) {
+        if (d.prometheus.empty()) continue;
+        w.family(d.prometheus, "gauge", d.help);
+        w.value(d.prometheus, {}, d.read(s).value_or(0) * (d.unit == "us" ? 1e-6 : 1.0));
     }
     // The device's own figures: one family for values and one for running totals, each
     // figure a label (its names are the device's: port_b_rx_mbps, iperf_jitter_ms).
