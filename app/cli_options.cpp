@@ -73,4 +73,18 @@ bool warmupFits(const std::string &warmup, const std::string &duration, const ch
     return false;
 }
 
+int exitCode(Outcome o)
+{
+    switch (o) {
+    case Outcome::Done:
+        return 0;
+    case Outcome::Refused:
+        return 2;
+    case Outcome::Failed:
+    case Outcome::Interrupted:
+        break;
+    }
+    return 1;
+}
+
 } // namespace ringlab

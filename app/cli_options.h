@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/datapath/tunables.h"
 
 namespace ringlab {
@@ -35,5 +36,13 @@ double durationSeconds(const std::string &text);
 bool assignmentsFrom(const std::vector<std::string> &sets, Assignments &out, const char *command);
 // Whether --warmup leaves some of --duration to measure; a message on stderr when not.
 bool warmupFits(const std::string &warmup, const std::string &duration, const char *command);
+
+// The exit status of a command that ended so (docs/cli.md, "Exit status"): 0 done, 2 refused
+// (bad input: the user's to change), 1 failed or interrupted.
+int exitCode(Outcome o);
+inline int exitCode(const Status &st)
+{
+    return exitCode(st.outcome());
+}
 
 } // namespace ringlab

@@ -39,11 +39,11 @@ int reproduceCommand(const ReproduceOptions &opts)
     std::fflush(stdout);
     // Signals are taken through a descriptor; engine threads inherit the blocked mask.
     const int sigFd = takeStopSignals();
-    const ReproduceEnd end = runReproduce(o, sigFd, error);
+    const Outcome end = runReproduce(o, sigFd, error);
     close(sigFd);
-    if (end != ReproduceEnd::Completed)
+    if (end != Outcome::Done)
         std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
-    return end == ReproduceEnd::Completed ? 0 : end == ReproduceEnd::BadInput ? 2 : 1;
+    return exitCode(end);
 }
 
 Subcommand addReproduceCommand(CLI::App &app)

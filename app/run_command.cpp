@@ -265,10 +265,9 @@ int runCommand(const RunOptions &o)
         }
         // The parameters first, once the device has taken them, then the start event.
         const auto header = [&] { printer.printParams(profile.name, setup.params); };
-        if (const StartStatus st = service.start(setup, store.get(), subscribers, header);
-            !st.ok()) {
+        if (const Status st = service.start(setup, store.get(), subscribers, header); !st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-            exitCode = st.refused ? 2 : 1;
+            exitCode = ringlab::exitCode(st);
             break;
         }
         if (exporter)

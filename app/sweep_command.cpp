@@ -23,9 +23,9 @@ int sweepCommand(const SweepOptions &opts)
     };
     const int sigFd = takeStopSignals();
     std::string id, error;
-    const SweepEnd end = runSweep(o, sigFd, id, error);
+    const Outcome end = runSweep(o, sigFd, id, error);
     close(sigFd);
-    if (end == SweepEnd::BadInput) {
+    if (end == Outcome::Refused) {
         std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
         return 2;
     }
@@ -41,11 +41,8 @@ int sweepCommand(const SweepOptions &opts)
             std::fputs(formatSweep(sweep, sweepTable(store, sweep, labels), o.format).c_str(),
                        stdout);
     }
-    if (end != SweepEnd::Completed) {
-        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
-        return 1;
-    }
-    return 0;
+    if (end != Outcome::Done) std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
+    return exitCode(end);
 }
 
 int sweepListCommand(const std::string &db)

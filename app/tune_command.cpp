@@ -21,14 +21,15 @@ int tuneCommand(const TuneOptions &opts)
     const int sigFd = takeStopSignals();
     TuneResult result;
     std::string report, error;
-    const TuneEnd end = runTune(o, sigFd, result, report, error);
+    const Outcome end = runTune(o, sigFd, result, report, error);
     close(sigFd);
-    if (end == TuneEnd::BadInput) {
+    if (end == Outcome::Refused) {
         std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
         return 2;
     }
     std::fputs(report.c_str(), stdout);
-    if (end == TuneEnd::Found && !o.saveProfile.empty()) {
+    const bool found = end == Outcome::Done && result.found;
+    if (found && !o.saveProfile.empty()) {
         if (!saveTunedProfile(o, result, error)) {
             std::fprintf(stderr, "ringlab-engine: tune: --save-profile: %s\n", error.c_str());
             return 1;
@@ -36,7 +37,8 @@ int tuneCommand(const TuneOptions &opts)
         std::printf("\nsaved as %s\n", o.saveProfile.c_str());
     }
     if (!error.empty()) std::fprintf(stderr, "ringlab-engine: tune: %s\n", error.c_str());
-    return end == TuneEnd::Found ? 0 : 1;
+    // No setting that meets the constraints is not a success either.
+    return found ? 0 : end == Outcome::Done ? 1 : exitCode(end);
 }
 
 Subcommand addTuneCommand(CLI::App &app)

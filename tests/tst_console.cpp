@@ -127,7 +127,7 @@ void TstConsole::aSetWhoseRestartFailsEndsTheSessionFailed()
     setup.profile = "default";
     setup.intervalNs = 50'000'000;
     auto c = std::make_shared<Collector>();
-    const StartStatus started = service.start(setup, &store, {c});
+    const Status started = service.start(setup, &store, {c});
     QVERIFY2(started.ok(), started.error.c_str());
     QVERIFY(c->waitSamples(2));
 

@@ -108,7 +108,7 @@ void TstPrometheus::liveRunPassesPromtoolAndAgreesWithItsSamples()
         PrometheusExporter::RunLabels{0, "sim0", "default"}, setup.params);
     auto c = std::make_shared<Collector>();
     RunService service(registryDevices());
-    const StartStatus st = service.start(setup, nullptr, {exporter, c});
+    const Status st = service.start(setup, nullptr, {exporter, c});
     QVERIFY2(st.ok(), st.error.c_str());
     QVERIFY(c->waitSamples(5));
     QVERIFY(

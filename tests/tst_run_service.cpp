@@ -130,7 +130,7 @@ void TstRunService::recordedRunFromStartToStop()
     std::vector<std::string> errors;
     RunService service(registryDevices(), [&](const std::string &m) { errors.push_back(m); });
     auto c = std::make_shared<Collector>();
-    const StartStatus st = service.start(setup, &store, {c});
+    const Status st = service.start(setup, &store, {c});
     QVERIFY2(st.ok(), st.error.c_str());
     QVERIFY(service.running());
     QVERIFY(service.sessionId() > 0);
@@ -238,7 +238,7 @@ void TstRunService::refusedDeviceLeavesNothing()
     setup.params = params({});
     setup.profile = "default";
     setup.device.spec = "nonsense0";
-    StartStatus st = service.start(setup, &store);
+    Status st = service.start(setup, &store);
     QVERIFY(!st.ok());
     QVERIFY(st.refused);
     QVERIFY2(st.error.find("nonsense0") != std::string::npos, st.error.c_str());
@@ -262,7 +262,7 @@ void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
     RunService service(registryDevices());
     RunSetup setup;
     setup.params = params({});
-    const StartStatus st = service.start(setup, &store);
+    const Status st = service.start(setup, &store);
     QVERIFY(!st.ok());
     QVERIFY(st.refused);
     QVERIFY2(st.error.find("read-only") != std::string::npos &&
@@ -277,7 +277,7 @@ void TstRunService::secondStartWhileRunningIsRefused()
     RunSetup setup;
     setup.params = params({});
     QVERIFY(service.start(setup, nullptr).ok());
-    const StartStatus again = service.start(setup, nullptr);
+    const Status again = service.start(setup, nullptr);
     QVERIFY(!again.ok());
     QVERIFY2(again.error.find("already") != std::string::npos, again.error.c_str());
     QVERIFY(service.running());

@@ -64,7 +64,7 @@ void TstSweepRuns::idleSweepFallsMonotonically()
     int runs = 0;
     o.onRun = [&](const SweepRecord &r) { QCOMPARE(r.completedRuns(), ++runs); };
     std::string id, error;
-    QCOMPARE(int(runSweep(o, -1, id, error)), int(SweepEnd::Completed));
+    QCOMPARE(int(runSweep(o, -1, id, error)), int(Outcome::Done));
     QCOMPARE(runs, 4);
     QCOMPARE(progress.size(), std::size_t{4});
     QVERIFY2(QString::fromStdString(progress[0])
@@ -197,7 +197,8 @@ void TstSweepRuns::tunerMeetsAConstraintTheProfileBreaks()
     o.saveProfile = db("tuned.json").toStdString();
     TuneResult r;
     std::string report, error;
-    QCOMPARE(int(runTune(o, -1, r, report, error)), int(TuneEnd::Found));
+    QCOMPARE(int(runTune(o, -1, r, report, error)), int(Outcome::Done));
+    QVERIFY(r.found);
     QVERIFY(r.runsUsed <= o.budget);
     // The search starts at the centre of the (log) range: the profile's own 100..200 us,
     // which breaks the constraint.

@@ -15,6 +15,22 @@ using nlohmann::json;
 
 namespace {
 
+// A job's state once it has ended (docs/api.md): a job refused late, when its first run
+// finds what submission could not check, has failed like one whose run failed.
+const char *jobState(Outcome end)
+{
+    switch (end) {
+    case Outcome::Done:
+        return "completed";
+    case Outcome::Interrupted:
+        return "interrupted";
+    case Outcome::Refused:
+    case Outcome::Failed:
+        break;
+    }
+    return "failed";
+}
+
 json estimateJson(const Estimate &e)
 {
     return {{"n", e.n}, {"mean", e.mean}, {"ci_half", e.ciHalf}, {"batches", e.batches}};
@@ -243,13 +259,11 @@ void JobQueue::runSweepJob(Job &job)
         publish(copy);
     };
     std::string id, error;
-    const SweepEnd end = runSweep(o, -1, id, error);
+    const Outcome end = runSweep(o, -1, id, error);
     std::lock_guard lock(mutex_);
     job.info.result = {{"sweep", id}, {"completed_runs", completed}, {"planned_runs", planned}};
     job.info.error = error;
-    job.info.state = end == SweepEnd::Completed     ? "completed"
-                     : end == SweepEnd::Interrupted ? "interrupted"
-                                                    : "failed";
+    job.info.state = jobState(end);
 }
 
 void JobQueue::runTuneJob(Job &job)
@@ -261,7 +275,7 @@ void JobQueue::runTuneJob(Job &job)
     o.cancelled = [&] { return job.cancel.load(); };
     TuneResult r;
     std::string report, error;
-    const TuneEnd end = runTune(o, -1, r, report, error);
+    const Outcome end = runTune(o, -1, r, report, error);
     std::lock_guard lock(mutex_);
     job.info.result = {{"found", r.found},
                        {"best", valuesJson(r.best)},
@@ -272,9 +286,7 @@ void JobQueue::runTuneJob(Job &job)
                        {"why", r.why},
                        {"report", report}};
     job.info.error = error;
-    job.info.state = end == TuneEnd::Found || end == TuneEnd::NotFound ? "completed"
-                     : end == TuneEnd::Interrupted                     ? "interrupted"
-                                                                       : "failed";
+    job.info.state = jobState(end);
 }
 
 void JobQueue::runReproduceJob(Job &job)
@@ -307,13 +319,11 @@ void JobQueue::runReproduceJob(Job &job)
         publish(copy);
     };
     std::string error;
-    const ReproduceEnd end = runReproduce(o, -1, error);
+    const Outcome end = runReproduce(o, -1, error);
     std::lock_guard lock(mutex_);
     job.info.result = {{"header", header}, {"cases", cases}};
     job.info.error = error;
-    job.info.state = end == ReproduceEnd::Completed     ? "completed"
-                     : end == ReproduceEnd::Interrupted ? "interrupted"
-                                                        : "failed";
+    job.info.state = jobState(end);
 }
 
 std::string JobQueue::metricsText() const

@@ -12,18 +12,18 @@
 
 namespace ringlab {
 
-RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
-                 const std::function<bool()> &cancelled,
-                 const std::function<void(const std::string &)> &say, std::int64_t &session)
+Outcome recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
+                  const std::function<bool()> &cancelled,
+                  const std::function<void(const std::string &)> &say, std::int64_t &session)
 {
     session = 0;
     RunSetup setup = run.setup;
     if (setup.device.spec.empty()) setup.device.spec = DeviceOptions{}.spec;
     setup.device.trafficBoundS = static_cast<int>(run.durationNs / 1'000'000'000) + 1;
     RunService service(registryDevices());
-    if (const StartStatus st = service.start(setup, &store); !st.ok()) {
+    if (const Status st = service.start(setup, &store); !st.ok()) {
         say(st.error);
-        return RunEnd::Failed;
+        return Outcome::Failed;
     }
     session = service.sessionId();
     if (run.started) run.started(session);
@@ -42,14 +42,14 @@ RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
     const RunOutcome out = service.stop(interrupted ? "interrupted" : "completed");
     if (const std::string what = store.rescueIfReplaced(out.session); !what.empty()) {
         say(what);
-        return RunEnd::Failed;
+        return Outcome::Failed;
     }
     if (out.samplesLost > 0) {
         say("session " + std::to_string(out.session) + " lost " + std::to_string(out.samplesLost) +
             " samples (" + out.recordError + ")");
-        return RunEnd::Failed;
+        return Outcome::Failed;
     }
-    return interrupted ? RunEnd::Interrupted : RunEnd::Completed;
+    return interrupted ? Outcome::Interrupted : Outcome::Done;
 }
 
 } // namespace ringlab

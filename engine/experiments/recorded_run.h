@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/run/run_service.h"
 
 namespace ringlab {
@@ -20,12 +21,10 @@ struct RecordedRun {
     std::function<void(std::int64_t session)> started;
 };
 
-enum class RunEnd { Completed, Failed, Interrupted };
-
 // Records the run in `store`; a signal on `sigFd` (-1: none) or `cancelled` interrupts it.
 // `say` gets what went wrong. `session` receives the new session's id (0 if none was made).
-RunEnd recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
-                 const std::function<bool()> &cancelled,
-                 const std::function<void(const std::string &)> &say, std::int64_t &session);
+Outcome recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
+                  const std::function<bool()> &cancelled,
+                  const std::function<void(const std::string &)> &say, std::int64_t &session);
 
 } // namespace ringlab

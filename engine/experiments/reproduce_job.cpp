@@ -226,19 +226,19 @@ std::string reproduceHeader(const ReproduceOptions &o, bool markdown)
     return out;
 }
 
-ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
+Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
 {
     const Say say = [&](const std::string &msg) {
         if (o.progress) o.progress(msg);
     };
     const auto cases = casesFor(o.which, error);
-    if (cases.empty()) return ReproduceEnd::BadInput;
+    if (cases.empty()) return Outcome::Refused;
     // Every profile first: a bad one stops the command before anything runs.
     std::vector<std::pair<Side, Side>> sides;
     for (const auto *c : cases) {
         Side a, b;
         if (!loadSide(*c, c->before, a, error) || !loadSide(*c, c->after, b, error))
-            return ReproduceEnd::BadInput;
+            return Outcome::Refused;
         sides.emplace_back(std::move(a), std::move(b));
     }
     const std::filesystem::path path =
@@ -278,18 +278,18 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
                 run.setup.device.traffic = o.traffic;
                 run.durationNs = o.durationNs;
                 std::int64_t id = 0;
-                const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, id);
+                const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
                 if (id) {
                     if (!s->firstId) s->firstId = id;
                     s->ids.push_back(id);
                 }
-                if (end == RunEnd::Interrupted) {
+                if (end == Outcome::Interrupted) {
                     error = "interrupted; the runs so far are in " + store.file().string();
-                    return ReproduceEnd::Interrupted;
+                    return Outcome::Interrupted;
                 }
-                if (end == RunEnd::Failed) {
+                if (end == Outcome::Failed) {
                     error = std::string(c.name) + ": a run of " + s->profileName + " failed";
-                    return ReproduceEnd::Failed;
+                    return Outcome::Failed;
                 }
             }
         }
@@ -297,7 +297,7 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
         if (!loadCompareSide(store, std::to_string(a.firstId), o.warmupS, sa, error) ||
             !loadCompareSide(store, std::to_string(b.firstId), o.warmupS, sb, error)) {
             error = std::string(c.name) + ": " + error;
-            return ReproduceEnd::Failed;
+            return Outcome::Failed;
         }
         ReproduceCase rc{&c, sa.label, sb.label, {}, {}};
         for (const auto &m : c.metrics) {
@@ -320,7 +320,7 @@ ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &err
         recordComparison(store, rc, a, b);
         if (o.onCase) o.onCase(rc);
     }
-    return ReproduceEnd::Completed;
+    return Outcome::Done;
 }
 
 } // namespace ringlab

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/experiments/job_progress.h"
 #include "engine/metrics/statistics.h"
 #include "engine/profile/reference_cases.h"
@@ -50,12 +51,10 @@ struct ReproduceCase {
     std::string loadWarning; // the machine's load differed between its runs (run_load.h)
 };
 
-enum class ReproduceEnd { Completed, BadInput, Failed, Interrupted };
-
 // Runs the cases, recording every run; a signal on `sigFd` (-1: none) or `cancelled`
 // interrupts it. `error` says why it ended early. Throws DbError if the database cannot
 // be opened.
-ReproduceEnd runReproduce(const ReproduceOptions &o, int sigFd, std::string &error);
+Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error);
 // What `reproduce` prints first: the version, the machine and how the runs are made.
 std::string reproduceHeader(const ReproduceOptions &o, bool markdown);
 // One case's table: plain text for a terminal, or Markdown (docs/experiments.md).

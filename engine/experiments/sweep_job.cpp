@@ -36,7 +36,7 @@ Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out)
                           spec.device.empty() ? DeviceOptions{}.spec : spec.device, deviceDefaults);
 }
 
-SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error)
+Outcome runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error)
 {
     auto say = [&](const std::string &msg) {
         if (o.progress) o.progress(msg);
@@ -44,25 +44,25 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
     std::vector<std::string> labels;
     if (!sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true, labels,
                            error))
-        return SweepEnd::BadInput;
+        return Outcome::Refused;
     SessionStore store(SessionStore::pathOr(o.db));
     SweepRecord sweep;
     if (!o.resume.empty()) {
-        if (!loadSweep(store, o.resume, sweep, error)) return SweepEnd::BadInput;
+        if (!loadSweep(store, o.resume, sweep, error)) return Outcome::Refused;
     } else {
         sweep.spec = o.spec;
     }
     ResolvedProfile resolved;
     if (auto st = resolveSweepBase(sweep.spec, resolved); !st.ok()) {
         error = st.error;
-        return SweepEnd::BadInput;
+        return Outcome::Refused;
     }
     const ParamSet &base = resolved.params;
     const std::string &profileName = resolved.profile.name;
     if (o.resume.empty()) {
         if (auto st = expandPoints(sweep.spec, base, sweep.points); !st.ok()) {
             error = st.error;
-            return SweepEnd::BadInput;
+            return Outcome::Refused;
         }
         sweep.id = newSweepId(store);
     } else {
@@ -73,7 +73,7 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
             if (auto st = check.set(p.values); !st.ok()) {
                 error = "sweep " + sweep.id + " point " + std::to_string(p.index) + " (" +
                         p.text() + "): " + st.error;
-                return SweepEnd::BadInput;
+                return Outcome::Refused;
             }
         }
     }
@@ -118,21 +118,21 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
             run.setup.atStart = {sweepEvent(sweep.id, sweep.spec, sweep.points, pt.index)};
             run.started = o.onSessionStarted;
             std::int64_t session = 0;
-            const RunEnd end = recordRun(run, store, sigFd, o.cancelled, say, session);
+            const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, session);
             if (session)
                 sweep.runs.push_back({pt.index, r, session,
-                                      end == RunEnd::Completed     ? "completed"
-                                      : end == RunEnd::Interrupted ? "interrupted"
-                                                                   : "failed"});
-            if (end == RunEnd::Interrupted) {
+                                      end == Outcome::Done          ? "completed"
+                                      : end == Outcome::Interrupted ? "interrupted"
+                                                                    : "failed"});
+            if (end == Outcome::Interrupted) {
                 error = "interrupted after " + std::to_string(sweep.completedRuns()) + " of " +
                         std::to_string(planned) + " runs; continue with --resume " + sweep.id;
-                return SweepEnd::Interrupted;
+                return Outcome::Interrupted;
             }
-            if (end == RunEnd::Failed) {
+            if (end == Outcome::Failed) {
                 error = "a run of point " + std::to_string(pt.index) + " (" + pt.text() +
                         ") failed; the runs so far are kept (--resume " + sweep.id + ")";
-                return SweepEnd::Failed;
+                return Outcome::Failed;
             }
             --left;
             ++runsThisTime;
@@ -144,7 +144,7 @@ SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string
         if (run.status == "completed") sessions.push_back(run.session);
     if (auto w = loadSpreadWarning(loadSpread(store, sessions, sweep.spec.warmupS)); !w.empty())
         say("sweep " + sweep.id + ": " + w);
-    return SweepEnd::Completed;
+    return Outcome::Done;
 }
 
 } // namespace ringlab

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/experiments/job_progress.h"
 #include "engine/experiments/sweep_report.h"
 #include "engine/profile/resolve_profile.h"
@@ -34,14 +35,12 @@ struct SweepOptions {
     std::function<bool()> cancelled;
 };
 
-enum class SweepEnd { Completed, BadInput, Failed, Interrupted };
-
 // The values every point of a sweep starts from: its profile over the defaults of the runs'
 // device, the sweep's --set on top (resolveProfile).
 [[nodiscard]] Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out);
 
 // Checks everything (profile, values, every point, metrics) before the first run. `id`
 // receives the sweep's id as soon as it has one.
-SweepEnd runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error);
+Outcome runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error);
 
 } // namespace ringlab

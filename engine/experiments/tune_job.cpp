@@ -156,11 +156,11 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
 
 } // namespace
 
-TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
+Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
                 std::string &error)
 {
     Prepared p;
-    if (!prepare(o, p, error)) return TuneEnd::BadInput;
+    if (!prepare(o, p, error)) return Outcome::Refused;
     const std::filesystem::path path =
         o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
     SessionStore store(path);
@@ -202,9 +202,9 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
             why = msg;
             say(msg);
         };
-        const RunEnd end = recordRun(run, store, sigFd, o.cancelled, sayAndKeep, session);
-        if (end != RunEnd::Completed) {
-            if (end == RunEnd::Failed) m.failure = why.empty() ? "no reason given" : why;
+        const Outcome end = recordRun(run, store, sigFd, o.cancelled, sayAndKeep, session);
+        if (end != Outcome::Done) {
+            if (end == Outcome::Failed) m.failure = why.empty() ? "no reason given" : why;
             return m;
         }
         mine.push_back(session);
@@ -226,16 +226,16 @@ TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
     }
     if (!result.failure.empty() && !result.found) {
         error = result.failure + "; the runs so far are kept as sessions";
-        return TuneEnd::Failed;
+        return Outcome::Failed;
     }
     if (!result.failure.empty()) // the answer stands on the runs made before it
         error = result.failure + "; the answer is from the " + std::to_string(result.runsUsed) +
                 " runs before it";
     if (result.interrupted && !result.found) {
         error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
-        return TuneEnd::Interrupted;
+        return Outcome::Interrupted;
     }
-    return result.found ? TuneEnd::Found : TuneEnd::NotFound;
+    return Outcome::Done;
 }
 
 Status checkTune(const TuneOptions &o)

@@ -35,10 +35,9 @@ struct TuneOptions {
     std::function<bool()> cancelled;
 };
 
-enum class TuneEnd { Found, NotFound, BadInput, Interrupted, Failed };
-
 // `report` receives what the command prints: the answer (or why there is none) and the trail.
-TuneEnd runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
+// Done when every run was made, whether or not a setting met the constraints (result.found).
+Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
                 std::string &error);
 // Everything runTune checks before its first run (the objective, constraints, tunables,
 // ties, budget, profile): a job's parameters are refused with it at submission.

@@ -27,6 +27,24 @@ ApiReply ApiReply::error(int status, const std::string &message)
 
 namespace {
 
+// The HTTP status of an engine's refusal or failure (docs/api.md): a request it understood
+// but cannot do as given is 422, one it failed under is 500, one stopped by a shutdown 503.
+// (Malformed requests are 400 and missing things 404 where they are read.)
+int httpStatus(const Status &st)
+{
+    switch (st.outcome()) {
+    case Outcome::Done:
+        return 200;
+    case Outcome::Refused:
+        return 422;
+    case Outcome::Interrupted:
+        return 503;
+    case Outcome::Failed:
+        break;
+    }
+    return 500;
+}
+
 // Text from clients and the system may not be UTF-8: replaced, never thrown on.
 std::string safeDump(const json &j)
 {
@@ -530,11 +548,10 @@ ApiReply RunApi::start(const json &body)
     if (!holdToken_) return ApiReply::error(409, "start: " + refusal);
     auto exporter = std::make_shared<PrometheusExporter>(
         PrometheusExporter::RunLabels{0, setup.device.spec, setup.profile}, setup.params);
-    if (const StartStatus st =
-            service_.start(setup, record ? store_.get() : nullptr, {hub_, exporter});
+    if (const Status st = service_.start(setup, record ? store_.get() : nullptr, {hub_, exporter});
         !st.ok()) {
         releaseHold();
-        return ApiReply::error(st.refused ? 422 : 500, st.error);
+        return ApiReply::error(httpStatus(st), st.error);
     }
     exporter->setRun({service_.sessionId(), service_.deviceInfo().name, setup.profile});
     {

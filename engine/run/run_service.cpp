@@ -42,30 +42,30 @@ void RunService::discardSession(SessionStore &store, std::string &why)
     session_ = 0;
 }
 
-StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
-                              const std::vector<std::shared_ptr<Subscriber>> &subscribers,
-                              const std::function<void()> &ready)
+Status RunService::start(const RunSetup &setup, SessionStore *store,
+                         const std::vector<std::shared_ptr<Subscriber>> &subscribers,
+                         const std::function<void()> &ready)
 {
-    if (running()) return {"a run is already going: stop it first", true};
+    if (running()) return Status::refused("a run is already going: stop it first");
     session_ = 0;
     ended_ = {};
     endStatus_.clear();
     store_ = store;
     if (store && store->readOnly())
-        return {"cannot record: database " + store->file().string() +
-                    " is read-only here; its sessions can be viewed, but recording needs write "
-                    "access (turn recording off, or record to another database)",
-                true};
-    if (auto st = devices_.check(setup.device); !st.ok()) return {st.error, true};
+        return Status::refused(
+            "cannot record: database " + store->file().string() +
+            " is read-only here; its sessions can be viewed, but recording needs write "
+            "access (turn recording off, or record to another database)");
+    if (auto st = devices_.check(setup.device); !st.ok()) return Status::refused(st.error);
 
     // The device and its check first: a device that cannot be had records nothing.
     if (auto st = Engine::create(setup.params, devices_.factory(setup.device),
                                  EngineOptions{setup.intervalNs}, engine_);
         !st.ok())
-        return {"device " + setup.device.spec + ": " + st.error, false};
+        return Status::failed("device " + setup.device.spec + ": " + st.error);
     if (auto st = engine_->checkDevice(); !st.ok()) {
         engine_.reset();
-        return {st.error, true};
+        return Status::refused(st.error);
     }
     deviceInfo_ = engine_->deviceInfo();
     deviceSupport_ = engine_->deviceSupport();
@@ -89,7 +89,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
             std::string why = std::string("cannot record: ") + e.what();
             if (session_) discardSession(*store, why);
             engine_.reset();
-            return {why, false};
+            return Status::failed(why);
         }
     }
     for (const auto &s : subscribers)
@@ -108,7 +108,7 @@ StartStatus RunService::start(const RunSetup &setup, SessionStore *store,
         if (recorder_) recorder_->finish("failed");
         recorder_.reset();
         if (store && session_) discardSession(*store, why);
-        return {why, false};
+        return Status::failed(why);
     }
     // The real ports as they attached and were configured for this run.
     recordFacts(engine_->portFacts(), "the ports' facts were not recorded");

@@ -37,14 +37,6 @@ struct RunSetup {
     std::int64_t intervalNs = kSampleIntervalNs;
 };
 
-// Why a start failed: the setup was refused (a device spec, values the device does not take:
-// the user's to change, exit code 2), or the device or the database failed (exit code 1).
-struct StartStatus {
-    std::string error;
-    bool refused = false;
-    bool ok() const { return error.empty(); }
-};
-
 // What a stopped run left behind.
 struct RunOutcome {
     std::int64_t session = 0; // 0: not recorded
@@ -70,10 +62,11 @@ class RunService {
     // records nothing), then the session in `store` (null: not recorded) and its recorder,
     // subscribes `subscribers`, calls `ready` (what must come before the first event: a
     // header), and starts. On failure nothing is left: no engine, no session.
-    [[nodiscard]] StartStatus
-    start(const RunSetup &setup, SessionStore *store,
-          const std::vector<std::shared_ptr<Subscriber>> &subscribers = {},
-          const std::function<void()> &ready = {});
+    // Refused: the setup is the user's to change (a device spec, values the device does not
+    // take); failed: the device or the database failed.
+    Status start(const RunSetup &setup, SessionStore *store,
+                 const std::vector<std::shared_ptr<Subscriber>> &subscribers = {},
+                 const std::function<void()> &ready = {});
     bool running() const { return engine_ != nullptr; }
 
     // Validated together through the registry; a refusal leaves every value as it was and
