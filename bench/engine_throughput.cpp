@@ -43,16 +43,16 @@ Assignments base(std::int64_t ratePps)
     return a;
 }
 
-struct Result {
+struct Rate {
     double offered = 0, delivered = 0, dropFraction = 0, nsPerPacket = 0, pollCpuPct = 0;
     double missed = 0, txFull = 0, allocFail = 0; // frames, after warm-up
 };
 
-Result measure(std::int64_t rate, std::size_t samples)
+Rate measure(std::int64_t rate, std::size_t samples)
 {
     const auto s = runSim(paramsOrDie(base(rate)), samples);
     const std::size_t warm = 3; // 300 ms
-    Result r;
+    Rate r;
     r.offered =
         median(series(s, warm, [](const Sample &x) { return x.rateOf(CounterId::Offered); }));
     r.delivered =
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     const int rounds = quick ? 3 : 5;
     std::vector<double> sat, ns;
     for (int k = 0; k < rounds; ++k) {
-        const Result r = measure(100'000'000, 15);
+        const Rate r = measure(100'000'000, 15);
         sat.push_back(r.delivered);
         ns.push_back(r.nsPerPacket);
         std::printf("saturation run %d: offered %.2f Mpps, delivered %.2f Mpps, poll thread %.1f "
@@ -109,12 +109,12 @@ int main(int argc, char **argv)
                 *std::max_element(sat.begin(), sat.end()) / 1e6, rounds, median(ns));
 
     std::int64_t lo = 500'000, hi = static_cast<std::int64_t>(capacity * 1.05);
-    Result best;
+    Rate best;
     for (int step = 0; step < (quick ? 4 : 7) && hi - lo > 100'000; ++step) {
         const std::int64_t mid = (lo + hi) / 2;
         bool lossless = false;
         for (int trial = 1; trial <= 2 && !lossless; ++trial) {
-            const Result r = measure(mid, 12);
+            const Rate r = measure(mid, 12);
             lossless = r.dropFraction <= 1e-4;
             std::printf("offered %6.2f Mpps (trial %d): delivered %6.2f Mpps, drops %.4f %% "
                         "(rx_missed %.0f, tx_full %.0f, alloc_fail %.0f) -> %s\n",

@@ -327,7 +327,9 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     QCOMPARE(w.shownSession(), qint64(0));
     QTRY_VERIFY_WITH_TIMEOUT(w.segments()->rowCount() >= 1, 20'000);
     // A session still being recorded is not copied: it opens when its run ends.
-    QVERIFY(!ctl->fetchSessions({ctl->sessionId()}, &error));
+    const Status fetched = ctl->fetchSessions({ctl->sessionId()});
+    error = QString::fromStdString(fetched.error);
+    QVERIFY(!fetched.ok());
     QVERIFY2(error.contains("still being recorded"), qPrintable(error));
     e.post("/v1/run/stop", json::object(), started["control"].get<std::string>());
     QTRY_VERIFY_WITH_TIMEOUT(!ctl->isRunning(), 20'000);

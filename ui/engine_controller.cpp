@@ -20,6 +20,12 @@
 namespace ringlab::ui {
 
 namespace {
+// Why the engine did not do what it was asked: a 4xx is a refusal (the request is the
+// user's to change), anything else (no reply, a 5xx) a failure.
+Status statusOf(const EngineLink::Reply &r)
+{
+    return r.status >= 400 && r.status < 500 ? refusedBecause(r.error) : failedBecause(r.error);
+}
 using json_fields::number;
 using json_fields::text;
 
@@ -130,21 +136,22 @@ SessionMirror *EngineController::mirror(QString *error)
     return mirror_;
 }
 
-bool EngineController::fetchSessions(const QList<qint64> &ids, QString *error)
+Status EngineController::fetchSessions(const QList<qint64> &ids)
 {
-    if (!remote_) return true;
-    SessionMirror *m = mirror(error);
-    if (!m || !m->fetch(ids, error)) return false;
+    if (!remote_) return Status::success();
+    QString error;
+    SessionMirror *m = mirror(&error);
+    if (!m || !m->fetch(ids, &error)) return failedBecause(error);
     emit sessionsCopied();
-    return true;
+    return Status::success();
 }
 
-bool EngineController::useLocalEngine(QString *error)
+Status EngineController::useLocalEngine()
 {
-    if (remote_) return true;
+    if (remote_) return Status::success();
     // Kept while it records where the window records (a scratch one while nothing is).
-    if (link_ && (localScratch_ ? !recording_ : localDb_ == dbPath_)) return true;
-    if (running_ || jobHold_.held()) return true; // the database changes for the next one
+    if (link_ && (localScratch_ ? !recording_ : localDb_ == dbPath_)) return Status::success();
+    if (running_ || jobHold_.held()) return Status::success(); // the database changes next run
     RunApiOptions o;
     o.db = dbPath_.toStdString();
     o.endpoint = "in-process";
@@ -156,8 +163,7 @@ bool EngineController::useLocalEngine(QString *error)
         local = std::make_unique<LocalLink>(o, registryDevices());
     } catch (const DbError &e) {
         if (recording_) {
-            if (error) *error = QStringLiteral("cannot record: ") + QString::fromUtf8(e.what());
-            return false;
+            return Status::failed(std::string("cannot record: ") + e.what());
         }
         // Not recording: a colleague's read-only file need not stop a run.
         o.db = ":memory:";
@@ -165,15 +171,14 @@ bool EngineController::useLocalEngine(QString *error)
         try {
             local = std::make_unique<LocalLink>(o, registryDevices());
         } catch (const DbError &e2) {
-            if (error) *error = QString::fromUtf8(e2.what());
-            return false;
+            return Status::failed(e2.what());
         }
         scratch = true;
     }
     setLink(std::move(local), false);
     localDb_ = dbPath_;
     localScratch_ = scratch;
-    return true;
+    return Status::success();
 }
 
 void EngineController::setLink(std::unique_ptr<EngineLink> link, bool remote)
@@ -209,10 +214,10 @@ void EngineController::setLink(std::unique_ptr<EngineLink> link, bool remote)
     link_->openStream(); // its first line is the engine's state: a run going is watched
 }
 
-bool EngineController::start(QString *error)
+Status EngineController::start()
 {
-    if (running_) return true;
-    if (!useLocalEngine(error)) return false;
+    if (running_) return Status::success();
+    if (Status st = useLocalEngine(); !st.ok()) return st;
     nlohmann::json set = nlohmann::json::object();
     for (const auto &t : tunables())
         set[std::string(t.name)] = params_.text(t.id);
@@ -243,8 +248,7 @@ bool EngineController::start(QString *error)
     if (!r.ok()) {
         pendingSamples_.clear();
         pendingEvents_.clear();
-        if (error) *error = r.error;
-        return false;
+        return statusOf(r);
     }
     link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
     controlId_ = text(r.body, "control_id");
@@ -267,7 +271,7 @@ bool EngineController::start(QString *error)
                                           text(e.at("device"), "reason")});
             }
     emit runStarted();
-    return true;
+    return Status::success();
 }
 
 void EngineController::stop()
@@ -331,28 +335,19 @@ void EngineController::deliver()
     }
 }
 
-bool EngineController::attach(const QUrl &url, const QByteArray &token, QString *error)
+Status EngineController::attach(const QUrl &url, const QByteArray &token)
 {
-    if (running_ && !remote_) {
-        if (error) *error = tr("stop the run in this process first");
-        return false;
-    }
-    if (jobHold_.held() && !remote_) { // its engine would go with the link
-        if (error) *error = tr("%1 in this process first").arg(jobHold_.blockedReason());
-        return false;
-    }
+    if (running_ && !remote_) return refusedBecause(tr("stop the run in this process first"));
+    if (jobHold_.held() && !remote_) // its engine would go with the link
+        return refusedBecause(tr("%1 in this process first").arg(jobHold_.blockedReason()));
     auto link = std::make_unique<RemoteLink>(url, token);
     const auto v = link->call("GET", QStringLiteral("/v1/version"));
     const bool ours = v.ok() && v.body.is_object() && v.body.contains("api") &&
                       v.body.at("api").is_number_integer() && v.body.at("api") == kApiVersion;
-    if (!ours) {
-        if (error)
-            *error =
-                v.ok()
-                    ? tr("%1 does not offer Ringlab's API v%2").arg(url.toString()).arg(kApiVersion)
-                    : tr("%1: %2").arg(url.toString(), v.error);
-        return false;
-    }
+    if (!ours)
+        return failedBecause(
+            v.ok() ? tr("%1 does not offer Ringlab's API v%2").arg(url.toString()).arg(kApiVersion)
+                   : tr("%1: %2").arg(url.toString(), v.error));
     detach();
     engineInfo_ = tr("ringlab-engine %1 on %2 (%3)")
                       .arg(QString::fromStdString(text(v.body, "version")),
@@ -360,7 +355,7 @@ bool EngineController::attach(const QUrl &url, const QByteArray &token, QString 
     setLink(std::move(link), true); // the engine in this process (no run going) goes
     localDb_.clear();
     sessionId_ = 0; // the engine numbers its own sessions
-    return true;
+    return Status::success();
 }
 
 void EngineController::detach()
@@ -387,21 +382,18 @@ QString EngineController::engineText() const
     return remote_ ? engineInfo_ : tr("the engine in this process (%1)").arg(RINGLAB_VERSION);
 }
 
-bool EngineController::takeControl(QString *error)
+Status EngineController::takeControl()
 {
-    if (!remote_ || !link_) return true;
+    if (!remote_ || !link_) return Status::success();
     busy_ = true;
     const auto r =
         link_->call("POST", QStringLiteral("/v1/run/control"), {{"client", clientName()}});
     busy_ = false;
-    if (!r.ok()) {
-        if (error) *error = r.error;
-        return false;
-    }
+    if (!r.ok()) return statusOf(r);
     link_->setControl(QByteArray::fromStdString(text(r.body, "control")));
     controlId_ = text(r.body, "control_id");
     emit runStarted(); // the window's state: this window now drives the run
-    return true;
+    return Status::success();
 }
 
 void EngineController::stopped()
@@ -526,31 +518,23 @@ void EngineController::takeJob(const nlohmann::json &job)
     emit jobUpdated(job);
 }
 
-nlohmann::json EngineController::submitJob(const nlohmann::json &spec, QString *error)
+Result<nlohmann::json> EngineController::submitJob(const nlohmann::json &spec)
 {
-    if (running_) {
-        if (error) *error = tr("a run is measuring: stop it first (one measurement at a time)");
-        return nullptr;
-    }
-    if (!useLocalEngine(error)) return nullptr;
-    if (!remote_ && localScratch_) {
-        if (error)
-            *error = tr("the session database %1 cannot be written, and a job's runs are "
-                        "recorded: choose another under File")
-                         .arg(dbPath_);
-        return nullptr;
-    }
+    if (running_)
+        return refusedBecause(tr("a run is measuring: stop it first (one measurement at a time)"));
+    if (Status st = useLocalEngine(); !st.ok()) return st;
+    if (!remote_ && localScratch_)
+        return refusedBecause(tr("the session database %1 cannot be written, and a job's runs "
+                                 "are recorded: choose another under File")
+                                  .arg(dbPath_));
     const auto r = link_->call("POST", QStringLiteral("/v1/jobs"), spec);
-    if (!r.ok() || !r.body.is_object()) {
-        if (error)
-            *error = r.error.isEmpty() ? tr("the engine answered %1").arg(r.status) : r.error;
-        return nullptr;
-    }
+    if (!r.ok() || !r.body.is_object())
+        return failedBecause(r.error.isEmpty() ? tr("the engine answered %1").arg(r.status)
+                                               : r.error);
     try {
         takeJob(r.body); // the stream's line may come later than the reply
     } catch (const nlohmann::json::exception &e) {
-        if (error) *error = tr("the engine's job was not understood: %1").arg(e.what());
-        return nullptr;
+        return failedBecause(tr("the engine's job was not understood: %1").arg(e.what()));
     }
     return r.body;
 }

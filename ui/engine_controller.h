@@ -20,6 +20,7 @@
 #include "engine/run/run_service.h"
 #include "ui/measurement_hold.h"
 #include "ui/remote_link.h"
+#include "ui/status_text.h"
 
 namespace ringlab::ui {
 
@@ -60,9 +61,9 @@ class EngineController : public QObject {
     SessionMirror *mirror(QString *error = nullptr);
     // Makes sure the sessions can be read from sessionStore(): always so for this process's;
     // an engine's are copied the first time.
-    bool fetchSessions(const QList<qint64> &ids, QString *error);
+    Status fetchSessions(const QList<qint64> &ids);
 
-    bool start(QString *error = nullptr);
+    Status start();
     void stop();
     bool isRunning() const;
     std::int64_t sessionId() const { return sessionId_; }
@@ -87,7 +88,7 @@ class EngineController : public QObject {
     // Attached to an engine that `ringlab-engine serve` offers (docs/api.md) instead of the
     // one in this process: runs start, change and stop there, and its stream feeds the same
     // signals. A run going there when attaching is watched until control is taken.
-    bool attach(const QUrl &url, const QByteArray &token, QString *error = nullptr);
+    Status attach(const QUrl &url, const QByteArray &token);
     void detach(); // back to the engine in this process (a run there goes on)
     bool remote() const { return remote_; }
     bool connected() const { return remote_ && linkUp_; }
@@ -99,15 +100,15 @@ class EngineController : public QObject {
     // Whether this window may drive: always locally; remotely when no run is going (it may
     // start one) or with the running run's control key.
     bool controlling() const { return !remote_ || !running_ || !link_->control().isEmpty(); }
-    bool takeControl(QString *error = nullptr);
+    Status takeControl();
     // A job of the engine's (a sweep, tune or reproduction: /v1/jobs) holding the
     // measurement, from the stream's job lines: whoever started it, Start waits for it.
     const MeasurementHold &jobHold() const { return jobHold_; }
     // Starts a job (POST /v1/jobs, docs/api.md "Jobs": a sweep, tune or reproduction) on the
     // engine: the one in this process, recording to the window's database, or the attached
     // one. Its runs and sessions are that engine's. The job as the engine answered (its id,
-    // state and progress; jobUpdated follows it), or null with why it was refused.
-    nlohmann::json submitJob(const nlohmann::json &spec, QString *error = nullptr);
+    // state and progress; jobUpdated follows it), or why it was refused.
+    Result<nlohmann::json> submitJob(const nlohmann::json &spec);
     // Asks the engine to cancel job `id`: its end comes as jobUpdated, or the refusal as
     // errorOccurred. A remote engine's reply is waited for in the event loop; this process's
     // engine answers once the run going has stopped (within a poll slice and its session's
@@ -146,7 +147,7 @@ class EngineController : public QObject {
     void queue(const Event &e);
     void deliver();
     // The engine in this process, for a start: opened on the database the window records to.
-    bool useLocalEngine(QString *error);
+    Status useLocalEngine();
     void setLink(std::unique_ptr<EngineLink> link, bool remote);
     RemoteLink *remoteLink() const;
     void onLine(const nlohmann::json &line);

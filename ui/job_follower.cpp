@@ -118,8 +118,10 @@ bool JobFollower::start(const nlohmann::json &spec, QString *error)
     // as the job was submitted.
     early_.clear();
     submitting_ = true;
-    const nlohmann::json reply = engine_->submitJob(spec, error);
+    const Result<nlohmann::json> submitted = engine_->submitJob(spec);
     submitting_ = false;
+    if (!submitted.ok() && error) *error = errorText(submitted.status());
+    const nlohmann::json reply = submitted.ok() ? submitted.value() : nlohmann::json();
     const int id = reply.is_object() ? idOf(reply) : 0;
     const auto early = early_.find(id);
     const nlohmann::json job = early != early_.end() ? early->second : reply;

@@ -344,8 +344,8 @@ void MainWindow::buildMenus()
     run->addSeparator();
     run->addAction(record_);
     takeControl_ = run->addAction(tr("&Take control of the run"), this, [this] {
-        QString error;
-        if (!ctl_->takeControl(&error)) statusBar()->showMessage(error, 10000);
+        if (const Status st = ctl_->takeControl(); !st.ok())
+            statusBar()->showMessage(errorText(st), 10000);
         updateStatus();
     });
 
@@ -427,8 +427,9 @@ void MainWindow::buildDocks()
     connect(sessions_, &SessionsPanel::compareRequested, this, [this](qint64 a, qint64 b) {
         QString error;
         SessionStore *store = ctl_->sessionStore(&error);
-        if (!store || !ctl_->fetchSessions({a, b}, &error)) {
-            statusBar()->showMessage(error, 10000);
+        if (const Status st = store ? ctl_->fetchSessions({a, b}) : failedBecause(error);
+            !st.ok()) {
+            statusBar()->showMessage(errorText(st), 10000);
             return;
         }
         auto *dlg = new CompareDialog(*store, a, b, this);
@@ -575,8 +576,8 @@ bool MainWindow::startRun()
         return false;
     }
     clearForNewRun();
-    QString error;
-    if (!ctl_->start(&error)) {
+    if (const Status st = ctl_->start(); !st.ok()) {
+        const QString error = errorText(st);
         if (headless_ || ctl_->device().spec == "sim") {
             if (headless_)
                 std::fprintf(stderr, "ringlab: cannot start: %s\n", qPrintable(error));
@@ -616,7 +617,10 @@ bool MainWindow::connectToEngine(const QUrl &url, const QByteArray &token, QStri
         if (error) *error = tr("Stop the run in this process first");
         return false;
     }
-    if (!ctl_->attach(url, token, error)) return false;
+    if (const Status st = ctl_->attach(url, token); !st.ok()) {
+        if (error) *error = errorText(st);
+        return false;
+    }
     clearForNewRun(); // what was shown was this process's (or another engine's)
     ConnectDialog::remember(url);
     connectionProblem_.clear();
@@ -683,8 +687,8 @@ void MainWindow::openSession(qint64 id)
     }
     QString error;
     SessionStore *store = ctl_->sessionStore(&error);
-    if (!store || !ctl_->fetchSessions({id}, &error)) {
-        statusBar()->showMessage(error, 10000);
+    if (const Status st = store ? ctl_->fetchSessions({id}) : failedBecause(error); !st.ok()) {
+        statusBar()->showMessage(errorText(st), 10000);
         return;
     }
     // Read on a worker thread; the window stays live. Only the newest open is shown, and
@@ -722,8 +726,8 @@ void MainWindow::showSession(SessionData &session)
 
 void MainWindow::chooseExport(qint64 id)
 {
-    if (QString error; !ctl_->fetchSessions({id}, &error)) {
-        statusBar()->showMessage(error, 10000);
+    if (const Status st = ctl_->fetchSessions({id}); !st.ok()) {
+        statusBar()->showMessage(errorText(st), 10000);
         return;
     }
     QFileDialog dialog(
@@ -776,7 +780,11 @@ void MainWindow::chooseExport(qint64 id)
 bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
 {
     SessionStore *store = ctl_->sessionStore(error);
-    if (!store || !ctl_->fetchSessions({id}, error)) return false;
+    if (!store) return false;
+    if (const Status st = ctl_->fetchSessions({id}); !st.ok()) {
+        if (error) *error = errorText(st);
+        return false;
+    }
     return exportSessionFile(*store, id, file, error);
 }
 

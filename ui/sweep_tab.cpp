@@ -490,8 +490,8 @@ void SweepTab::copySweepSessions(const QList<qint64> &ids)
         for (const auto &s : list)
             if (s.runGroup.starts_with("sweep ") && s.status != "running") wanted << s.id;
     }
-    QString error;
-    if (!wanted.isEmpty() && !engine_->fetchSessions(wanted, &error)) status_->setText(error);
+    if (wanted.isEmpty()) return;
+    if (const Status st = engine_->fetchSessions(wanted); !st.ok()) status_->setText(errorText(st));
 }
 
 void SweepTab::cancel()
