@@ -262,9 +262,8 @@ int main(int argc, char **argv)
     ui::MainWindow w(p.value("db")); // empty: the settings' database, or the default
     w.setHeadless(p.isSet("screenshot"));
     if (p.isSet("profile")) {
-        QString error;
-        if (!w.loadProfile(p.value("profile"), &error)) {
-            std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
+        if (const Status st = w.loadProfile(p.value("profile")); !st.ok()) {
+            std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
             return 2;
         }
     }
@@ -332,8 +331,8 @@ int main(int argc, char **argv)
         }
         if (token.isEmpty() && !ui::RemoteLink::isLocalSocket(url))
             askConnect = url;
-        else if (!w.connectToEngine(url, token, &error)) {
-            std::fprintf(stderr, "ringlab: cannot connect: %s\n", qPrintable(error));
+        else if (const Status st = w.connectToEngine(url, token); !st.ok()) {
+            std::fprintf(stderr, "ringlab: cannot connect: %s\n", st.error.c_str());
             return 1;
         }
     }

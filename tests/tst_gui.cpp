@@ -127,7 +127,7 @@ void TstGui::init()
 {
     w_ = std::make_unique<MainWindow>(dbPath());
     QCOMPARE(w_->controller()->databasePath(), dbPath()); // from the start, not after a first open
-    QVERIFY(w_->loadProfile("default"));
+    QVERIFY(w_->loadProfile("default").ok());
     w_->resize(1280, 800);
     w_->show();
     QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
@@ -294,7 +294,7 @@ void TstGui::openRecordedSessionAndExport()
     const QString csv = dir_.filePath("s.csv"), json = dir_.filePath("s.json"),
                   png = dir_.filePath("s.png"), svg = dir_.filePath("s.svg");
     for (const QString &f : {csv, json, png, svg})
-        QVERIFY2(w_->exportSession(id, f, &error), qPrintable(error));
+        QVERIFY2(succeeded(w_->exportSession(id, f), error), qPrintable(error));
     QFile c(csv);
     QVERIFY(c.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = c.readAll().split('\n');
@@ -310,7 +310,7 @@ void TstGui::openRecordedSessionAndExport()
     QFile s(svg);
     QVERIFY(s.open(QIODevice::ReadOnly));
     QVERIFY(s.readAll().contains("<svg"));
-    QVERIFY(!w_->exportSession(id, dir_.filePath("s.xls"), &error));
+    QVERIFY(!succeeded(w_->exportSession(id, dir_.filePath("s.xls")), error));
     QVERIFY(error.contains("allowed: .csv, .json, .png, .svg"));
 }
 
@@ -484,7 +484,7 @@ void TstGui::databaseSurvivesExportDialogAndSqlite3()
     const QString db = dir.filePath("x.db");
     w_.reset();
     w_ = std::make_unique<MainWindow>(db);
-    QVERIFY(w_->loadProfile("default"));
+    QVERIFY(w_->loadProfile("default").ok());
     w_->show();
     QSignalSpy samples(w_->controller(), &EngineController::samplesArrived);
     QVERIFY(w_->startRun());
@@ -845,12 +845,12 @@ void TstGui::pairedEditAppliedAsOneChange()
 // Issue 9 item 3: a whole profile's values applied live, as one change.
 void TstGui::profileAppliedLiveAsOneChange()
 {
-    QVERIFY(w_->loadProfile("default"));
+    QVERIFY(w_->loadProfile("default").ok());
     QVERIFY(w_->startRun());
     QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 5, 10000);
     const std::size_t before = w_->controller()->events().size();
     QString error;
-    QVERIFY2(w_->loadProfile("kni-tick", &error), qPrintable(error));
+    QVERIFY2(succeeded(w_->loadProfile("kni-tick"), error), qPrintable(error));
     QVERIFY(w_->controller()->isRunning());
     QCOMPARE(w_->controller()->profileName(), QStringLiteral("kni-tick"));
     const auto &ev = w_->controller()->events();
@@ -995,7 +995,7 @@ void TstGui::fitsAndFollowsAt1280x800()
     QVERIFY2(min.width() <= 1280 && min.height() <= 800,
              qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
     w_->resize(1280, 800);
-    QVERIFY(w_->loadProfile("kni-tick"));
+    QVERIFY(w_->loadProfile("kni-tick").ok());
     QVERIFY(w_->startRun());
     auto *ctl = w_->controller();
     QTRY_VERIFY_WITH_TIMEOUT(ctl->samples().size() >= 10, 10000);

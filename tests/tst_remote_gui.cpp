@@ -130,7 +130,7 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
     w.resize(1280, 800);
     w.show();
     QString error;
-    QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(e.url(), kToken), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QVERIFY(ctl->remote());
     QVERIFY2(w.engineLabel()->text().contains("ringlab-engine") &&
@@ -204,7 +204,7 @@ void TstRemoteGui::watchesARunItDidNotStartUntilItTakesControl()
     w.setHeadless(true);
     w.show();
     QString error;
-    QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(e.url(), kToken), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QTRY_VERIFY_WITH_TIMEOUT(ctl->isRunning(), 20'000);
     QCOMPARE(ctl->sessionId(), started["session"].get<qint64>());
@@ -251,7 +251,7 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     w.setHeadless(true);
     w.show();
     QString error;
-    QVERIFY2(w.connectToEngine(e.url(), kToken, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(e.url(), kToken), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QList<qint64> ids;
     for (int run = 0; run < 2; ++run) {
@@ -306,7 +306,7 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     QVERIFY(tip(ids[1]).contains("environment: kept on the engine"));
     // Exported from the copy, as a local one is.
     const QString csv = home_.filePath("remote.csv");
-    QVERIFY2(w.exportSession(ids[1], csv, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.exportSession(ids[1], csv), error), qPrintable(error));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
@@ -355,7 +355,7 @@ void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()
     MainWindow w(home_.filePath("local5.db"));
     w.setHeadless(true);
     w.show();
-    QVERIFY2(w.connectToEngine(url, {}, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(url, {}), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QVERIFY2(w.engineLabel()->text().contains("unix:" + socket),
              qPrintable(w.engineLabel()->text()));
@@ -386,7 +386,8 @@ void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()
     QCOMPARE(changed.first().at(0).toBool(), false);
 
     // No engine at a socket: refused with the path and a hint.
-    QVERIFY(!w.connectToEngine(ConnectDialog::parseAddress(dir.filePath("none.sock")), {}, &error));
+    QVERIFY(!succeeded(
+        w.connectToEngine(ConnectDialog::parseAddress(dir.filePath("none.sock")), {}), error));
     QVERIFY2(error.contains("none.sock") && error.contains("is ringlab-engine serve running?"),
              qPrintable(error));
 
@@ -432,7 +433,7 @@ void TstRemoteGui::anEnginesJobHoldsStartAndItsSessionsAreListed()
     MainWindow w(home_.filePath("local7.db"));
     w.setHeadless(true);
     w.show();
-    QVERIFY2(w.connectToEngine(QUrl("unix:" + socket), {}, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(QUrl("unix:" + socket), {}), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QVERIFY(w.startAction()->isEnabled());
 
@@ -515,7 +516,7 @@ void TstRemoteGui::killedEngineIsShownAndFoundAgain()
     w.setHeadless(true);
     w.show();
     QString error;
-    QVERIFY2(w.connectToEngine(url, kToken, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(url, kToken), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QVERIFY(w.startRun());
     const qint64 session = ctl->sessionId();
@@ -557,7 +558,7 @@ void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
     w.setHeadless(true);
     w.resize(1280, 800);
     w.show();
-    QVERIFY2(w.connectToEngine(QUrl("unix:" + socket), {}, &error), qPrintable(error));
+    QVERIFY2(succeeded(w.connectToEngine(QUrl("unix:" + socket), {}), error), qPrintable(error));
     EngineController *ctl = w.controller();
     QVERIFY(!w.reconnectAction()->isEnabled()); // nothing to reconnect
     QVERIFY(w.startRun());
@@ -625,10 +626,10 @@ void TstRemoteGui::wrongTokenOrAddressIsRefused()
     MainWindow w(home_.filePath("local4.db"));
     w.setHeadless(true);
     QString error;
-    QVERIFY(!w.connectToEngine(e.url(), "not-the-token-not-the-token", &error));
+    QVERIFY(!succeeded(w.connectToEngine(e.url(), "not-the-token-not-the-token"), error));
     QVERIFY2(error.contains("refused the token"), qPrintable(error));
     QVERIFY(!w.controller()->remote());
-    QVERIFY(!w.connectToEngine(QUrl("http://127.0.0.1:1"), kToken, &error));
+    QVERIFY(!succeeded(w.connectToEngine(QUrl("http://127.0.0.1:1"), kToken), error));
     QVERIFY2(error.contains("127.0.0.1:1"), qPrintable(error));
     QVERIFY(w.engineLabel()->text().contains("this process"));
 }

@@ -141,7 +141,8 @@ Status EngineController::fetchSessions(const QList<qint64> &ids)
     if (!remote_) return Status::success();
     QString error;
     SessionMirror *m = mirror(&error);
-    if (!m || !m->fetch(ids, &error)) return failedBecause(error);
+    if (!m) return failedBecause(error);
+    if (Status st = m->fetch(ids); !st.ok()) return st;
     emit sessionsCopied();
     return Status::success();
 }

@@ -104,12 +104,9 @@ void JobFollower::lose(const QString &why)
     emit ended(gone);
 }
 
-bool JobFollower::start(const nlohmann::json &spec, QString *error)
+Status JobFollower::start(const nlohmann::json &spec)
 {
-    if (id_) {
-        if (error) *error = tr("job %1 is still going").arg(id_);
-        return false;
-    }
+    if (id_) return refusedBecause(tr("job %1 is still going").arg(id_));
     sessions_ = 0;
     last_ = nullptr;
     // The job's stream lines may come before the reply that names it (this process's engine
@@ -120,20 +117,16 @@ bool JobFollower::start(const nlohmann::json &spec, QString *error)
     submitting_ = true;
     const Result<nlohmann::json> submitted = engine_->submitJob(spec);
     submitting_ = false;
-    if (!submitted.ok() && error) *error = errorText(submitted.status());
     const nlohmann::json reply = submitted.ok() ? submitted.value() : nlohmann::json();
     const int id = reply.is_object() ? idOf(reply) : 0;
     const auto early = early_.find(id);
     const nlohmann::json job = early != early_.end() ? early->second : reply;
     early_.clear();
-    if (!reply.is_object()) return false;
-    if (!id) {
-        if (error) *error = tr("the engine's reply names no job");
-        return false;
-    }
+    if (!submitted.ok()) return submitted.status();
+    if (!id) return failedBecause(tr("the engine's reply names no job"));
     id_ = id;
     take(job);
-    return true;
+    return Status::success();
 }
 
 void JobFollower::cancel()

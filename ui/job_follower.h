@@ -6,6 +6,8 @@
 // is read from English text.
 #pragma once
 
+#include "ui/status_text.h"
+
 #include <QObject>
 #include <QString>
 #include <cstddef>
@@ -23,7 +25,7 @@ class JobFollower : public QObject {
 
     // Submits the job ({"kind", ...} in the API's words); false with the engine's refusal
     // (a parameter, or what holds the measurement).
-    bool start(const nlohmann::json &spec, QString *error);
+    Status start(const nlohmann::json &spec);
     // Asks the engine to cancel it; `ended` follows when the run going has stopped.
     void cancel();
     bool running() const { return id_ != 0; }

@@ -176,9 +176,8 @@ void MainWindow::buildToolbar()
     }
     profileBox_->setMinimumContentsLength(18);
     connect(profileBox_, &QComboBox::activated, this, [this](int i) {
-        QString error;
-        if (!loadProfile(profileBox_->itemData(i).toString(), &error))
-            statusBar()->showMessage(error, 10000);
+        if (const Status st = loadProfile(profileBox_->itemData(i).toString()); !st.ok())
+            statusBar()->showMessage(errorText(st), 10000);
     });
     tb->addWidget(profileBox_);
     tb->addSeparator();
@@ -438,14 +437,11 @@ void MainWindow::buildDocks()
     });
 }
 
-bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
+Status MainWindow::loadProfile(const QString &nameOrPath)
 {
     // A profile is a set of values over the defaults, checked as one.
     ResolvedProfile resolved;
-    if (auto st = resolveProfile(nameOrPath.toStdString(), {}, resolved); !st.ok()) {
-        if (error) *error = QString::fromStdString(st.error);
-        return false;
-    }
+    if (Status st = resolveProfile(nameOrPath.toStdString(), {}, resolved); !st.ok()) return st;
     const Profile &p = resolved.profile;
     const ParamSet &ps = resolved.params;
     const std::filesystem::path &file = p.file;
@@ -456,19 +452,12 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
         before.emplace_back(std::string(t.name), was.text(t.id));
     }
     // One change, checked and applied as a whole: while running, a single segment.
-    const Status st = ctl_->apply(all, QStringLiteral("profile"));
-    if (!st.ok()) {
-        if (error) *error = QString::fromStdString(st.error);
-        return false;
-    }
+    if (Status st = ctl_->apply(all, QStringLiteral("profile")); !st.ok()) return st;
     ctl_->setProfileName(QString::fromStdString(p.name), QString::fromStdString(file.string()));
     // A profile names its device; a stopped workbench follows it.
-    if (DeviceSpec spec; !parseDeviceSpec(p.device, spec).ok()) {
-        if (error)
-            *error = QString::fromStdString(file.string() + ": " +
-                                            parseDeviceSpec(p.device, spec).error);
-        return false;
-    }
+    DeviceSpec spec;
+    if (Status st = parseDeviceSpec(p.device, spec); !st.ok())
+        return st.within(file.string() + ": ");
     if (!ctl_->isRunning() && p.device != ctl_->device().spec) selectDevice(p.device);
     const int i = profileBox_->findText(QString::fromStdString(p.name));
     if (i >= 0) profileBox_->setCurrentIndex(i);
@@ -477,7 +466,7 @@ bool MainWindow::loadProfile(const QString &nameOrPath, QString *error)
     else
         undo_->clear();
     updateStatus();
-    return true;
+    return Status::success();
 }
 
 void MainWindow::fillDeviceBox()
@@ -606,27 +595,21 @@ void MainWindow::chooseEngine(const QUrl &address)
     ConnectDialog d(this);
     if (address.isValid()) d.setAddress(address);
     if (d.exec() != QDialog::Accepted) return;
-    QString error;
-    if (!connectToEngine(d.url(), d.token(), &error))
-        QMessageBox::warning(this, tr("Cannot connect"), error);
+    if (const Status st = connectToEngine(d.url(), d.token()); !st.ok())
+        QMessageBox::warning(this, tr("Cannot connect"), errorText(st));
 }
 
-bool MainWindow::connectToEngine(const QUrl &url, const QByteArray &token, QString *error)
+Status MainWindow::connectToEngine(const QUrl &url, const QByteArray &token)
 {
-    if (ctl_->isRunning() && !ctl_->remote()) {
-        if (error) *error = tr("Stop the run in this process first");
-        return false;
-    }
-    if (const Status st = ctl_->attach(url, token); !st.ok()) {
-        if (error) *error = errorText(st);
-        return false;
-    }
+    if (ctl_->isRunning() && !ctl_->remote())
+        return refusedBecause(tr("Stop the run in this process first"));
+    if (Status st = ctl_->attach(url, token); !st.ok()) return st;
     clearForNewRun(); // what was shown was this process's (or another engine's)
     ConnectDialog::remember(url);
     connectionProblem_.clear();
     updateStatus();
     sessions_->reload(); // the engine's sessions
-    return true;
+    return Status::success();
 }
 
 void MainWindow::stopRun()
@@ -771,21 +754,20 @@ void MainWindow::chooseExport(qint64 id)
         watcher->setFuture(readSessionAsync(*store, id));
         return;
     }
-    if (!exportSession(id, file, &error))
-        QMessageBox::warning(this, tr("Export failed"), error);
+    if (const Status st = exportSession(id, file); !st.ok())
+        QMessageBox::warning(this, tr("Export failed"), errorText(st));
     else
         statusBar()->showMessage(tr("Session %1 written to %2").arg(id).arg(file), 8000);
 }
 
-bool MainWindow::exportSession(qint64 id, const QString &file, QString *error)
+Status MainWindow::exportSession(qint64 id, const QString &file)
 {
-    SessionStore *store = ctl_->sessionStore(error);
-    if (!store) return false;
-    if (const Status st = ctl_->fetchSessions({id}); !st.ok()) {
-        if (error) *error = errorText(st);
-        return false;
-    }
-    return exportSessionFile(*store, id, file, error);
+    QString error;
+    SessionStore *store = ctl_->sessionStore(&error);
+    if (!store) return failedBecause(error);
+    if (Status st = ctl_->fetchSessions({id}); !st.ok()) return st;
+    if (!exportSessionFile(*store, id, file, &error)) return failedBecause(error);
+    return Status::success();
 }
 
 MeasurementHold MainWindow::measurementHold() const
@@ -899,10 +881,9 @@ void MainWindow::restoreSettings()
     const int w = windowBox_->findData(s.value(QStringLiteral("charts/window"), 120.0).toDouble());
     if (w >= 0) windowBox_->setCurrentIndex(w);
     charts_->setWindow(windowBox_->currentData().toDouble());
-    QString error;
-    if (!loadProfile(s.value(QStringLiteral("profile/last"), QStringLiteral("default")).toString(),
-                     &error))
-        loadProfile(QStringLiteral("default"));
+    if (!loadProfile(s.value(QStringLiteral("profile/last"), QStringLiteral("default")).toString())
+             .ok())
+        (void)loadProfile(QStringLiteral("default")); // the defaults' profile always loads
 }
 
 void MainWindow::saveSettings()

@@ -67,10 +67,10 @@ class MainWindow : public QMainWindow {
     // tune of the Sweep tab, or a reproduction; none when nothing measures.
     MeasurementHold measurementHold() const;
 
-    bool loadProfile(const QString &nameOrPath, QString *error = nullptr);
+    Status loadProfile(const QString &nameOrPath);
     // Reads the session off the GUI thread, then shows it (sessionShown).
     void openSession(qint64 id);
-    bool exportSession(qint64 id, const QString &file, QString *error = nullptr);
+    Status exportSession(qint64 id, const QString &file);
 
   public slots:
     // The Export dialog for a session (Qt's own dialog, files typed by name only).
@@ -91,7 +91,7 @@ class MainWindow : public QMainWindow {
     // Headless (--screenshot): errors go to stderr, never to a dialog.
     void setHeadless(bool on) { headless_ = on; }
     // Drives an engine that `ringlab-engine serve` offers (File > Connect to engine...).
-    bool connectToEngine(const QUrl &url, const QByteArray &token, QString *error = nullptr);
+    Status connectToEngine(const QUrl &url, const QByteArray &token);
     // The Connect dialog (its address filled in with `address` when valid); connects on OK.
     void chooseEngine(const QUrl &address = {});
     QLabel *engineLabel() const { return engineLabel_; }

@@ -91,9 +91,8 @@ void ReproduceDialog::start()
     report_->clear();
     bar_->setRange(0, 1);
     bar_->setValue(0);
-    QString error;
-    if (!job_->start(spec, &error)) {
-        status_->setText(error);
+    if (const Status st = job_->start(spec); !st.ok()) {
+        status_->setText(errorText(st));
         return;
     }
     if (!job_->running()) return; // it has ended already (ended() said how)

@@ -64,14 +64,12 @@ bool SessionMirror::takeList(const nlohmann::json &body, std::vector<SessionInfo
     return true;
 }
 
-bool SessionMirror::list(std::vector<SessionInfo> &out, QString *error)
+Result<std::vector<SessionInfo>> SessionMirror::list()
 {
     const auto r = link_.call("GET", QStringLiteral("/v1/sessions"));
-    if (r.ok() && takeList(r.body, out)) return true;
-    if (error)
-        *error =
-            tr("sessions on the engine: %1").arg(r.ok() ? tr("the reply is not a list") : r.error);
-    return false;
+    if (std::vector<SessionInfo> out; r.ok() && takeList(r.body, out)) return out;
+    return failedBecause(
+        tr("sessions on the engine: %1").arg(r.ok() ? tr("the reply is not a list") : r.error));
 }
 
 void SessionMirror::listLater(
@@ -90,78 +88,61 @@ void SessionMirror::listLater(
                     });
 }
 
-bool SessionMirror::fetch(const QList<qint64> &ids, QString *error)
+Status SessionMirror::fetch(const QList<qint64> &ids)
 {
     for (qint64 id : ids) {
         // The last list, read again when it lacks the session or had it running (it may
         // have ended since).
         auto it = known_.find(id);
         if (it == known_.end() || it->second.status == "running") {
-            std::vector<SessionInfo> fresh;
-            if (!list(fresh, error)) return false;
+            if (const auto fresh = list(); !fresh.ok()) return fresh.status();
             it = known_.find(id);
         }
-        if (it == known_.end()) {
-            if (error) *error = tr("the engine has no session %1").arg(id);
-            return false;
-        }
+        if (it == known_.end()) return refusedBecause(tr("the engine has no session %1").arg(id));
         // A copy: the list may be read again (listLater's reply) while the export is fetched.
         const SessionInfo remote = it->second;
-        if (!fetchOne(remote, error)) return false;
+        if (Status st = fetchOne(remote); !st.ok()) return st;
     }
-    return true;
+    return Status::success();
 }
 
-bool SessionMirror::fetchOne(const SessionInfo &remote, QString *error)
+Status SessionMirror::fetchOne(const SessionInfo &remote)
 {
     // The copies are a database: busy (another desktop shares the cache) or damaged, it
     // throws; a fetch says so instead.
     try {
-        return fetchOneOrThrow(remote, error);
+        return fetchOneOrThrow(remote);
     } catch (const DbError &e) {
-        if (error)
-            *error = tr("session %1 from the engine: %2")
-                         .arg(remote.id)
-                         .arg(QString::fromUtf8(e.what()));
-        return false;
+        return failedBecause(
+            tr("session %1 from the engine: %2").arg(remote.id).arg(QString::fromUtf8(e.what())));
     }
 }
 
-bool SessionMirror::fetchOneOrThrow(const SessionInfo &remote, QString *error)
+Status SessionMirror::fetchOneOrThrow(const SessionInfo &remote)
 {
     SessionInfo here;
-    if (copies_.get(remote.id, here) && here.uuid == remote.uuid) return true; // fetched before
-    if (remote.status == "running") {
-        if (error)
-            *error = tr("session %1 is still being recorded on the engine; it opens here when "
-                        "its run ends")
-                         .arg(remote.id);
-        return false;
-    }
+    if (copies_.get(remote.id, here) && here.uuid == remote.uuid)
+        return Status::success(); // fetched before
+    if (remote.status == "running")
+        return refusedBecause(tr("session %1 is still being recorded on the engine; it opens "
+                                 "here when its run ends")
+                                  .arg(remote.id));
     const auto r =
         link_.call("GET", QStringLiteral("/v1/sessions/%1/export?format=sqlite").arg(remote.id));
-    if (!r.ok() || r.data.isEmpty()) {
-        if (error)
-            *error = tr("session %1 from the engine: %2")
-                         .arg(remote.id)
-                         .arg(r.ok() ? tr("the export is empty") : r.error);
-        return false;
-    }
+    if (!r.ok() || r.data.isEmpty())
+        return failedBecause(tr("session %1 from the engine: %2")
+                                 .arg(remote.id)
+                                 .arg(r.ok() ? tr("the export is empty") : r.error));
     // The copy goes through the same checks as any imported database: it came over a network.
     QTemporaryFile file(QDir::tempPath() + QStringLiteral("/ringlab-session-XXXXXX.db"));
-    if (!file.open() || file.write(r.data) != r.data.size() || !file.flush()) {
-        if (error) *error = tr("session %1: cannot write %2").arg(remote.id).arg(file.fileName());
-        return false;
-    }
+    if (!file.open() || file.write(r.data) != r.data.size() || !file.flush())
+        return failedBecause(tr("session %1: cannot write %2").arg(remote.id).arg(file.fileName()));
     file.close();
     copies_.importKeepingIds(file.fileName().toStdString(), remote.id);
-    if (!copies_.get(remote.id, here) || here.uuid != remote.uuid) {
-        if (error)
-            *error =
-                tr("session %1 from the engine: the export held another session").arg(remote.id);
-        return false;
-    }
-    return true;
+    if (!copies_.get(remote.id, here) || here.uuid != remote.uuid)
+        return failedBecause(
+            tr("session %1 from the engine: the export held another session").arg(remote.id));
+    return Status::success();
 }
 
 } // namespace ringlab::ui

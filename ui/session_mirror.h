@@ -7,6 +7,8 @@
 // not copied.
 #pragma once
 
+#include "ui/status_text.h"
+
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -37,16 +39,16 @@ class SessionMirror : public QObject {
     static QString databaseFor(const QUrl &engine);
 
     // The engine's sessions, numbered as the engine numbers them.
-    bool list(std::vector<SessionInfo> &out, QString *error);
+    Result<std::vector<SessionInfo>> list();
     // The same without waiting: `done` is called with the list or an error, never after this
     // mirror is gone.
     void listLater(std::function<void(const std::vector<SessionInfo> &, const QString &)> done);
     // Makes sure each session is here; refuses one that is still being recorded.
-    bool fetch(const QList<qint64> &ids, QString *error);
+    Status fetch(const QList<qint64> &ids);
 
   private:
-    bool fetchOne(const SessionInfo &remote, QString *error);
-    bool fetchOneOrThrow(const SessionInfo &remote, QString *error);
+    Status fetchOne(const SessionInfo &remote);
+    Status fetchOneOrThrow(const SessionInfo &remote);
     bool takeList(const nlohmann::json &body, std::vector<SessionInfo> &out);
 
     RemoteLink &link_;

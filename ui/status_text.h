@@ -21,5 +21,11 @@ inline QString errorText(const Status &st)
 {
     return QString::fromStdString(st.error);
 }
+// Whether it succeeded; `why` gets the reason when not (empty when it did).
+inline bool succeeded(const Status &st, QString &why)
+{
+    why = errorText(st);
+    return st.ok();
+}
 
 } // namespace ringlab::ui

@@ -431,9 +431,8 @@ void SweepTab::submit(const nlohmann::json &spec, int runs)
     shownRuns_ = -1;
     if (runs > 0) bar_->setRange(0, runs);
     bar_->setValue(0);
-    QString error;
-    if (!job_->start(spec, &error)) {
-        status_->setText(error);
+    if (const Status st = job_->start(spec); !st.ok()) {
+        status_->setText(errorText(st));
         return;
     }
     if (!job_->running()) return; // it has ended already (ended() said how)
@@ -485,9 +484,10 @@ void SweepTab::copySweepSessions(const QList<qint64> &ids)
     QList<qint64> wanted = ids;
     if (wanted.isEmpty()) {
         SessionMirror *mirror = engine_->mirror();
-        std::vector<SessionInfo> list;
-        if (!mirror || !mirror->list(list, nullptr)) return;
-        for (const auto &s : list)
+        if (!mirror) return;
+        const auto list = mirror->list();
+        if (!list.ok()) return;
+        for (const auto &s : list.value())
             if (s.runGroup.starts_with("sweep ") && s.status != "running") wanted << s.id;
     }
     if (wanted.isEmpty()) return;
