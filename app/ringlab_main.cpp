@@ -110,10 +110,10 @@ int render(QApplication &app, const QStringList &args)
     }
     try {
         SessionStore store(db, Db::Mode::ReadWrite);
-        QString error;
-        if (!ui::renderSessionCharts(store, id, p.value(QStringLiteral("output")), size,
-                                     p.value(QStringLiteral("title")), &error)) {
-            std::fprintf(stderr, "ringlab: render: %s\n", qPrintable(error));
+        if (const Status st = ui::renderSessionCharts(store, id, p.value(QStringLiteral("output")),
+                                                      size, p.value(QStringLiteral("title")));
+            !st.ok()) {
+            std::fprintf(stderr, "ringlab: render: %s\n", st.error.c_str());
             return 1;
         }
     } catch (const DbError &e) {
@@ -322,7 +322,10 @@ int main(int argc, char **argv)
         else if (ui::RemoteLink::isLocalSocket(url))
             ; // a socket needs no token: its group decides
         else if (p.isSet("token-file"))
-            token = ui::ConnectDialog::readToken(p.value("token-file"), &error);
+            if (const auto read = ui::ConnectDialog::readToken(p.value("token-file")); read.ok())
+                token = read.value();
+            else
+                error = ui::errorText(read.status());
         else if (p.isSet("screenshot"))
             error = QStringLiteral("--connect needs --token-file without a window to ask in");
         if (!error.isEmpty()) {

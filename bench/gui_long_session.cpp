@@ -323,7 +323,8 @@ int main(int argc, char **argv)
         const double s = timed(
             [&] {
                 return ui::renderSessionCharts(store, id, dir.filePath("x.png"), QSize(1600, 1000),
-                                               title, nullptr);
+                                               title)
+                    .ok();
             },
             ok);
         std::printf("PNG export in-process, 1600x1000, %s: %.2f s (goal <= 2 s)%s\n",

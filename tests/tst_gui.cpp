@@ -925,13 +925,13 @@ void TstGui::segmentsCompareWithAChosenBaseline()
     QVERIFY(m->headerData(5 + 2, Qt::Horizontal, Qt::ToolTipRole).toString().contains("segment 1"));
     // Another session's segment as the baseline (SESSION:SEGMENT, as the CLI's compare).
     QString error;
-    QVERIFY(!w_->segmentTable()->useOtherSegment("nonsense", &error));
+    QVERIFY(!succeeded(w_->segmentTable()->useOtherSegment("nonsense"), error));
     QVERIFY2(error.contains("SESSION:SEGMENT"), qPrintable(error));
-    QVERIFY(!w_->segmentTable()->useOtherSegment(QString("%1:9").arg(first), &error));
+    QVERIFY(!succeeded(w_->segmentTable()->useOtherSegment(QString("%1:9").arg(first)), error));
     QVERIFY2(error.contains("segment(s), not 9"), qPrintable(error));
     w_->openSession(first);
     QTRY_COMPARE(w_->shownSession(), first); // read off the GUI thread
-    QVERIFY2(w_->segmentTable()->useOtherSegment(QString("%1:2").arg(first), &error),
+    QVERIFY2(succeeded(w_->segmentTable()->useOtherSegment(QString("%1:2").arg(first)), error),
              qPrintable(error));
     QCOMPARE(m->baselineLabel(), QString("session %1 segment 2").arg(first));
     QVERIFY2(pct(0) < -50, qPrintable(m->deltaText(0, cpu))); // 100-200 us against busy

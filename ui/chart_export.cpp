@@ -15,7 +15,7 @@
 
 namespace ringlab::ui {
 
-bool saveWidgetImage(QWidget *widget, const QString &file, QString *error)
+Status saveWidgetImage(QWidget *widget, const QString &file)
 {
     const QString suffix = QFileInfo(file).suffix().toLower();
     if (suffix == QLatin1String("svg")) {
@@ -25,39 +25,30 @@ bool saveWidgetImage(QWidget *widget, const QString &file, QString *error)
         svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
         svg.setTitle(QStringLiteral("Ringlab charts"));
         QPainter p;
-        if (!p.begin(&svg)) {
-            if (error) *error = QObject::tr("cannot write %1").arg(file);
-            return false;
-        }
+        if (!p.begin(&svg)) return failedBecause(QObject::tr("cannot write %1").arg(file));
         widget->render(&p);
         p.end();
-        return true;
+        return Status::success();
     }
-    if (suffix != QLatin1String("png")) {
-        if (error) *error = QObject::tr("%1: unknown image type (allowed: .png, .svg)").arg(file);
-        return false;
-    }
-    if (!widget->grab().save(file, "PNG")) {
-        if (error) *error = QObject::tr("cannot write %1").arg(file);
-        return false;
-    }
-    return true;
+    if (suffix != QLatin1String("png"))
+        return refusedBecause(
+            QObject::tr("%1: unknown image type (allowed: .png, .svg)").arg(file));
+    if (!widget->grab().save(file, "PNG"))
+        return failedBecause(QObject::tr("cannot write %1").arg(file));
+    return Status::success();
 }
 
-bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
-                         const QString &title, QString *error)
+Status renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
+                           const QString &title)
 {
     SessionData session = readSession(store, id);
-    return renderSessionCharts(session, file, size, title, error);
+    return renderSessionCharts(session, file, size, title);
 }
 
-bool renderSessionCharts(SessionData &session, const QString &file, QSize size,
-                         const QString &title, QString *error)
+Status renderSessionCharts(SessionData &session, const QString &file, QSize size,
+                           const QString &title)
 {
-    if (!session.error.isEmpty()) {
-        if (error) *error = session.error;
-        return false;
-    }
+    if (!session.error.isEmpty()) return failedBecause(session.error);
     QWidget page;
     page.setAttribute(Qt::WA_DontShowOnScreen);
     page.setAutoFillBackground(true);
@@ -81,35 +72,26 @@ bool renderSessionCharts(SessionData &session, const QString &file, QSize size,
     QCoreApplication::processEvents(); // lay the charts out at their size before drawing
     view->replot();
     view->settle(); // and line the plot areas up on the new labels
-    return saveWidgetImage(&page, file, error);
+    return saveWidgetImage(&page, file);
 }
 
-bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error)
+Status exportSessionFile(SessionStore &store, std::int64_t id, const QString &file)
 {
     const QString suffix = QFileInfo(file).suffix().toLower();
     if (suffix == QLatin1String("png") || suffix == QLatin1String("svg"))
-        return renderSessionCharts(store, id, file, QSize(1200, 900), {}, error);
-    if (suffix != QLatin1String("csv") && suffix != QLatin1String("json")) {
-        if (error)
-            *error =
-                QObject::tr("%1: unknown export type (allowed: .csv, .json, .png, .svg)").arg(file);
-        return false;
-    }
+        return renderSessionCharts(store, id, file, QSize(1200, 900), {});
+    if (suffix != QLatin1String("csv") && suffix != QLatin1String("json"))
+        return refusedBecause(
+            QObject::tr("%1: unknown export type (allowed: .csv, .json, .png, .svg)").arg(file));
     std::ofstream out(file.toStdString());
-    if (!out) {
-        if (error) *error = QObject::tr("cannot write %1").arg(file);
-        return false;
-    }
+    if (!out) return failedBecause(QObject::tr("cannot write %1").arg(file));
     if (suffix == QLatin1String("csv"))
         exportCsv(store, id, out);
     else
         exportJson(store, id, out);
     out.flush();
-    if (!out) {
-        if (error) *error = QObject::tr("writing %1 failed").arg(file);
-        return false;
-    }
-    return true;
+    if (!out) return failedBecause(QObject::tr("writing %1 failed").arg(file));
+    return Status::success();
 }
 
 } // namespace ringlab::ui

@@ -7,19 +7,20 @@
 
 #include "engine/store/session_store.h"
 #include "ui/session_reader.h"
+#include "ui/status_text.h"
 
 namespace ringlab::ui {
 
-// Draws `widget` into FILE.png or FILE.svg at its current size. False with an error.
-bool saveWidgetImage(QWidget *widget, const QString &file, QString *error);
+// Draws `widget` into FILE.png or FILE.svg at its current size.
+Status saveWidgetImage(QWidget *widget, const QString &file);
 // A recorded session's charts (its markers, the series chosen on screen) under a title
 // (empty: the session's own, see sessionTitle), drawn off screen at `size`, as PNG or SVG.
-bool renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
-                         const QString &title, QString *error);
+Status renderSessionCharts(SessionStore &store, std::int64_t id, const QString &file, QSize size,
+                           const QString &title);
 // The same for a session already read (session_reader.h): drawing only, on the GUI thread.
-bool renderSessionCharts(SessionData &session, const QString &file, QSize size,
-                         const QString &title, QString *error);
+Status renderSessionCharts(SessionData &session, const QString &file, QSize size,
+                           const QString &title);
 // By the file's suffix: .csv, .json, .png or .svg.
-bool exportSessionFile(SessionStore &store, std::int64_t id, const QString &file, QString *error);
+Status exportSessionFile(SessionStore &store, std::int64_t id, const QString &file);
 
 } // namespace ringlab::ui

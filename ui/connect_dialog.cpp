@@ -65,12 +65,10 @@ ConnectDialog::ConnectDialog(QWidget *parent) : QDialog(parent)
     connect(fromFile, &QPushButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Token file"));
         if (f.isEmpty()) return;
-        QString error;
-        const QByteArray t = readToken(f, &error);
-        if (t.isEmpty())
-            problem_->setText(error);
+        if (const auto t = readToken(f); t.ok())
+            token_->setText(QString::fromUtf8(t.value()));
         else
-            token_->setText(QString::fromUtf8(t));
+            problem_->setText(errorText(t.status()));
     });
     const auto recheck = [this, buttons] {
         check();
@@ -150,15 +148,13 @@ QUrl ConnectDialog::parseAddress(const QString &text)
     return u;
 }
 
-QByteArray ConnectDialog::readToken(const QString &file, QString *error)
+Result<QByteArray> ConnectDialog::readToken(const QString &file)
 {
     // The server's own checks (owner, mode, one word): a token others can read is refused
     // here as `serve` refuses it.
     std::string token;
-    if (auto st = readTokenFile(file.toStdString(), file.toStdString(), token); !st.ok()) {
-        if (error) *error = QString::fromStdString(st.error);
-        return {};
-    }
+    if (Status st = readTokenFile(file.toStdString(), file.toStdString(), token); !st.ok())
+        return st;
     return QByteArray::fromStdString(token);
 }
 

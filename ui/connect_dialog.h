@@ -6,6 +6,8 @@
 #include <QDialog>
 #include <QUrl>
 
+#include "ui/status_text.h"
+
 class QComboBox;
 class QLineEdit;
 class QLabel;
@@ -26,7 +28,7 @@ class ConnectDialog : public QDialog {
     static QUrl parseAddress(const QString &text);
     // The token in a file (readTokenFile: this user's, mode 0600 or 0400, one word); empty
     // with `error` when it cannot be read or is not one.
-    static QByteArray readToken(const QString &file, QString *error);
+    static Result<QByteArray> readToken(const QString &file);
 
   private:
     void check();

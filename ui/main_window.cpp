@@ -742,10 +742,10 @@ void MainWindow::chooseExport(qint64 id)
                 [this, watcher, file, size = ask.imageSize(), title = ask.title()] {
                     watcher->deleteLater();
                     SessionData session = watcher->future().takeResult();
-                    QString why;
-                    if (!renderSessionCharts(session, file, size, title, &why)) {
+                    if (const Status st = renderSessionCharts(session, file, size, title);
+                        !st.ok()) {
                         statusBar()->clearMessage();
-                        QMessageBox::warning(this, tr("Export failed"), why);
+                        QMessageBox::warning(this, tr("Export failed"), errorText(st));
                         return;
                     }
                     statusBar()->showMessage(
@@ -766,8 +766,7 @@ Status MainWindow::exportSession(qint64 id, const QString &file)
     SessionStore *store = ctl_->sessionStore(&error);
     if (!store) return failedBecause(error);
     if (Status st = ctl_->fetchSessions({id}); !st.ok()) return st;
-    if (!exportSessionFile(*store, id, file, &error)) return failedBecause(error);
-    return Status::success();
+    return exportSessionFile(*store, id, file);
 }
 
 MeasurementHold MainWindow::measurementHold() const

@@ -97,8 +97,9 @@ SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> 
             this, tr("Baseline"),
             tr("A segment of another session, as SESSION:SEGMENT (e.g. 12:2):"), QLineEdit::Normal,
             {}, &ok);
-        QString error;
-        if (ok && !useOtherSegment(spec.trimmed(), &error)) emit message(error, 10000);
+        if (ok)
+            if (const Status st = useOtherSegment(spec.trimmed()); !st.ok())
+                emit message(errorText(st), 10000);
         fillBaselines();
     });
     fillBaselines();
@@ -120,29 +121,22 @@ void SegmentTable::fillBaselines()
     baseline_->setCurrentIndex(at >= 0 ? at : 0);
 }
 
-bool SegmentTable::useOtherSegment(const QString &spec, QString *error)
+Status SegmentTable::useOtherSegment(const QString &spec)
 {
     SessionStore *store = store_ ? store_() : nullptr;
-    if (!store) {
-        if (error) *error = tr("no session database is open");
-        return false;
-    }
-    if (!spec.contains(QLatin1Char(':'))) {
-        if (error) *error = tr("baseline \"%1\": give SESSION:SEGMENT, e.g. 12:2").arg(spec);
-        return false;
-    }
+    if (!store) return failedBecause(tr("no session database is open"));
+    if (!spec.contains(QLatin1Char(':')))
+        return refusedBecause(tr("baseline \"%1\": give SESSION:SEGMENT, e.g. 12:2").arg(spec));
     CompareSide side;
     std::string err;
-    if (!loadCompareSide(*store, spec.toStdString(), 1.0, side, err)) {
-        if (error) *error = tr("baseline: %1").arg(QString::fromStdString(err));
-        return false;
-    }
+    if (!loadCompareSide(*store, spec.toStdString(), 1.0, side, err))
+        return refusedBecause(tr("baseline: %1").arg(QString::fromStdString(err)));
     std::map<std::string, Estimate> est;
     for (const auto &[label, values] : side.values)
         est[label] = estimate(values);
     model_->setExternalBaseline(QString::fromStdString(side.label), std::move(est));
     fillBaselines();
-    return true;
+    return Status::success();
 }
 
 QMenu *SegmentTable::columnsMenu()

@@ -7,6 +7,8 @@
 #include <QWidget>
 #include <functional>
 
+#include "ui/status_text.h"
+
 class QComboBox;
 class QMenu;
 class QTableView;
@@ -30,7 +32,7 @@ class SegmentTable : public QWidget {
     QComboBox *baselineBox() const { return baseline_; }
     QMenu *columnsMenu(); // filled with the catalogue, the columns shown checked
     // SESSION:SEGMENT of another session as the baseline; false with the reason.
-    bool useOtherSegment(const QString &spec, QString *error);
+    Status useOtherSegment(const QString &spec);
 
   signals:
     void message(const QString &text, int timeoutMs);
