@@ -240,7 +240,7 @@ void TstRunService::refusedDeviceLeavesNothing()
     setup.device.spec = "nonsense0";
     Status st = service.start(setup, &store);
     QVERIFY(!st.ok());
-    QVERIFY(st.refused);
+    QCOMPARE(st.outcome(), Outcome::Refused);
     QVERIFY2(st.error.find("nonsense0") != std::string::npos, st.error.c_str());
     // A device that refuses the values: poll.mode=interrupt on a port without interrupts.
     setup.device.spec = "dpdk:net_null0";
@@ -264,7 +264,7 @@ void TstRunService::readOnlyDatabaseIsRefusedBeforeTheDevice()
     setup.params = params({});
     const Status st = service.start(setup, &store);
     QVERIFY(!st.ok());
-    QVERIFY(st.refused);
+    QCOMPARE(st.outcome(), Outcome::Refused);
     QVERIFY2(st.error.find("read-only") != std::string::npos &&
                  st.error.find("ro.db") != std::string::npos,
              st.error.c_str());

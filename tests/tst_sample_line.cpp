@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <limits>
 
 #include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_json.h"
@@ -22,6 +23,7 @@ class TstSampleLine : public QObject {
     void aLineReadsBackAsTheSample();
     void aLineMissingAFigureIsRefusedNamingIt_data();
     void aLineMissingAFigureIsRefusedNamingIt();
+    void aCountBeyondADoubleIsRefused();
     void figuresWithoutAValueAreLeftOut();
     void everyMetricIsInTheLineUnlessDerived();
     void theSummaryNamesFiguresAsTheSessionDoes();
@@ -145,6 +147,21 @@ void TstSampleLine::aLineMissingAFigureIsRefusedNamingIt_data()
                              << "tx_packets";
 }
 
+void TstSampleLine::aCountBeyondADoubleIsRefused()
+{
+    // Counts travel as doubles in the table: one they cannot hold exactly is refused, not
+    // rounded (UINT64_MAX would round to 2^64, which no count converts back from).
+    json line = toJson(filledSample());
+    line["latency_us"]["count"] = std::numeric_limits<std::uint64_t>::max();
+    Sample s;
+    std::string error;
+    QVERIFY(!sampleFromJson(line, s, error));
+    QVERIFY2(error.find("latency_us.count") != std::string::npos, error.c_str());
+    line["latency_us"]["count"] = std::uint64_t{1} << 53;
+    QVERIFY2(sampleFromJson(line, s, error), error.c_str());
+    QCOMPARE(s.latency.count, std::uint64_t{1} << 53);
+}
+
 void TstSampleLine::aLineMissingAFigureIsRefusedNamingIt()
 {
     QFETCH(QString, path);
@@ -215,8 +232,12 @@ void TstSampleLine::theSummaryNamesFiguresAsTheSessionDoes()
              s.rateOf(CounterId::RxPackets) / s.rateOf(CounterId::Polls));
     QCOMPARE(r.metrics.at("cpu_ms_per_s[poll]").mean, 512.5);
     QCOMPARE(r.metrics.at("rtt_p50_us").mean, 101.5);
-    QVERIFY(toJson(s).dump().find("rx_per_poll") ==
-            std::string::npos); // derived: its sources are there
+    // Derived: its sources are in the line, not it.
+    QVERIFY(toJson(s).dump().find("rx_per_poll") == std::string::npos);
+    // Every entry is a metric a tune or a sweep may name, with a value in this sample or not.
+    for (const char *name : {"rx_per_poll", "neighbour_cpu_ms_per_s", "cpu_ms_per_s[poll]"})
+        QVERIFY2(isEngineMetric(name), name);
+    QVERIFY(!isEngineMetric("rx_per_pol"));
 }
 
 QTEST_GUILESS_MAIN(TstSampleLine)

@@ -24,7 +24,9 @@ namespace {
 // user's to change), anything else (no reply, a 5xx) a failure.
 Status statusOf(const EngineLink::Reply &r)
 {
-    return r.status >= 400 && r.status < 500 ? refusedBecause(r.error) : failedBecause(r.error);
+    const QString why =
+        r.error.isEmpty() ? EngineController::tr("the engine answered %1").arg(r.status) : r.error;
+    return r.status >= 400 && r.status < 500 ? refusedBecause(why) : failedBecause(why);
 }
 using json_fields::number;
 using json_fields::text;
@@ -529,9 +531,8 @@ Result<nlohmann::json> EngineController::submitJob(const nlohmann::json &spec)
                                  "are recorded: choose another under File")
                                   .arg(dbPath_));
     const auto r = link_->call("POST", QStringLiteral("/v1/jobs"), spec);
-    if (!r.ok() || !r.body.is_object())
-        return failedBecause(r.error.isEmpty() ? tr("the engine answered %1").arg(r.status)
-                                               : r.error);
+    if (!r.ok()) return statusOf(r);
+    if (!r.body.is_object()) return failedBecause(tr("the engine answered %1").arg(r.status));
     try {
         takeJob(r.body); // the stream's line may come later than the reply
     } catch (const nlohmann::json::exception &e) {

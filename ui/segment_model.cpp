@@ -28,7 +28,6 @@ const std::vector<SegmentMetric> &segmentMetrics()
             {"rtt_p50_us", "", false},
             {"tx_pps", "", false},
             {"cpu_ms_per_s", "poll", false},
-            {"rx_per_poll", "", false},
             {"interrupts_per_s", "", false},
             {"timer_arms_per_s", "", false},
             {"timer_arms_per_frame", "", false},
@@ -38,6 +37,8 @@ const std::vector<SegmentMetric> &segmentMetrics()
             {"rx_missed_per_s", "", false},
             {"alloc_fail_per_s", "", false},
             {"machine_cpu_pct", "", false},
+            // New rows go last: the chosen columns are kept in the settings by position.
+            {"rx_per_poll", "", false},
         };
         std::vector<SegmentMetric> out;
         for (const auto &r : rows) {

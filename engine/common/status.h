@@ -50,18 +50,29 @@ struct [[nodiscard]] Status {
     static Status success() { return {}; }
     // A request that cannot be done as given: the common failure of input from outside.
     static Status failure(std::string why) { return refused(std::move(why)); }
-    static Status refused(std::string why) { return {std::move(why), Outcome::Refused}; }
-    static Status failed(std::string why) { return {std::move(why), Outcome::Failed}; }
-    static Status interrupted(std::string why) { return {std::move(why), Outcome::Interrupted}; }
+    // A reason is never empty: an empty one would read as success.
+    static Status refused(std::string why) { return {reason(std::move(why)), Outcome::Refused}; }
+    static Status failed(std::string why) { return {reason(std::move(why)), Outcome::Failed}; }
+    static Status interrupted(std::string why)
+    {
+        return {reason(std::move(why)), Outcome::Interrupted};
+    }
     // The same outcome, with context in front ("device X: " + the reason).
     Status within(const std::string &context) const { return {context + error, fault}; }
+
+  private:
+    static std::string reason(std::string why) { return why.empty() ? "no reason given" : why; }
 };
 
 // A value, or why there is none.
 template <class T> class [[nodiscard]] Result {
   public:
     Result(T value) : value_(std::move(value)) {}
-    Result(Status why) : status_(std::move(why)) {}
+    // A Status that is ok holds no value: it is a failure without a reason.
+    Result(Status why)
+        : status_(why.ok() ? Status::failed("no value and no reason given") : std::move(why))
+    {
+    }
     bool ok() const { return value_.has_value(); }
     const Status &status() const { return status_; }
     const std::string &error() const { return status_.error; }

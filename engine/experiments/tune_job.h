@@ -36,7 +36,9 @@ struct TuneOptions {
 };
 
 // `report` receives what the command prints: the answer (or why there is none) and the trail.
-// Done when every run was made, whether or not a setting met the constraints (result.found).
+// Done when it has an answer or every run was made without one (result.found says which),
+// also when a run failed or a signal came after an answer was found (`error` says so);
+// Failed or Interrupted when that happened before any answer.
 Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
                 std::string &error);
 // Everything runTune checks before its first run (the objective, constraints, tunables,

@@ -52,14 +52,13 @@ const std::vector<std::string> &keyMetrics()
 
 std::vector<std::string> engineMetricNames()
 {
-    Sample s;
-    s.latency.count = s.rtt.count = 1;
-    s.rate[static_cast<std::size_t>(CounterId::TxPackets)] = 1;
-    s.threads.push_back({"thread", 0, 0, 0, 0}); // a polling thread: every family
-    std::vector<std::string> names;
-    for (const auto &m : flattenSample(s))
-        names.push_back(m.thread.empty() ? m.name : m.name + "[THREAD]");
-    return names;
+    // Every entry of the table, whether or not a given sample has a value for it (a ratio
+    // while its divisor is 0, the neighbours' CPU before the first tick).
+    std::vector<std::string> whole, perThread;
+    for (const MetricDef &d : metricTable())
+        (d.perThread() ? perThread : whole).push_back(d.perThread() ? d.name + "[THREAD]" : d.name);
+    whole.insert(whole.end(), perThread.begin(), perThread.end());
+    return whole;
 }
 
 bool isEngineMetric(const std::string &label)
