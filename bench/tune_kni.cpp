@@ -29,14 +29,13 @@ const char *kConstraint = "latency_p50_us<=80";
 
 ParamSet baseParams()
 {
-    std::string error;
-    Profile p;
-    const auto file = findProfile("kni-sleep-100-200", error);
-    if (file.empty() || !loadProfile(file, p, error)) {
-        std::fprintf(stderr, "tune_kni: %s\n", error.c_str());
+    const auto file = findProfile("kni-sleep-100-200");
+    const auto p = file.ok() ? loadProfile(file.value()) : Result<Profile>(file.status());
+    if (!p.ok()) {
+        std::fprintf(stderr, "tune_kni: %s\n", p.error().c_str());
         std::exit(1);
     }
-    return paramsOrDie(p.values);
+    return paramsOrDie(p.value().values);
 }
 
 Measurement measureOnce(const ParamSet &base, const Assignments &values)

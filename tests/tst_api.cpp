@@ -804,9 +804,9 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     s.device.push_back({"port_a_rx_pps", "pps", 812.5, false});
     s.device.push_back({"port_a_ipackets", "packets", 4096, true});
     const json line = toJson(s);
-    Sample back;
-    std::string error;
-    QVERIFY2(sampleFromJson(line, back, error), error.c_str());
+    auto read = sampleFromJson(line);
+    QVERIFY2(read.ok(), read.error().c_str());
+    Sample back = read.value();
     QCOMPARE(back.seq, s.seq);
     for (std::size_t k = 0; k < kCounterCount; ++k) { // every counter's rate is in the line once
         QVERIFY2(std::abs(back.rate[k] - s.rate[k]) < 1e-6 * s.rate[k],
@@ -830,7 +830,9 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     json older = line; // a line from before units were sent: the figures, without them
     older.erase("device_units");
     older.erase("device_totals");
-    QVERIFY2(sampleFromJson(older, back, error), error.c_str());
+    read = sampleFromJson(older);
+    QVERIFY2(read.ok(), read.error().c_str());
+    back = read.value();
     QCOMPARE(back.device.size(), std::size_t(2));
     QVERIFY(back.device[0].unit.empty() && !back.device[0].total);
     // A stall the engine saw travels with the sample; none is written as no field.
@@ -840,14 +842,15 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
     late.stall = Stall::Sampler;
     const json stalled = toJson(late);
     QCOMPARE(stalled.at("stall").get<std::string>(), std::string("sampler"));
-    QVERIFY2(sampleFromJson(stalled, back, error), error.c_str());
+    read = sampleFromJson(stalled);
+    QVERIFY2(read.ok(), read.error().c_str());
+    back = read.value();
     QVERIFY(back.stall == Stall::Sampler);
 
     const auto refused = [&](json bad, const char *what) {
-        Sample out;
-        std::string why;
-        QVERIFY2(!sampleFromJson(bad, out, why), what);
-        QVERIFY2(!why.empty(), what);
+        const auto out = sampleFromJson(bad);
+        QVERIFY2(!out.ok(), what);
+        QVERIFY2(out.status().outcome() == Outcome::Refused, what);
     };
     json bad = line;
     bad["stall"] = "poll-ish";
@@ -885,8 +888,7 @@ void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()
         bad["cpu"]["threads"].push_back(line["cpu"]["threads"][0]);
     refused(bad, "too many threads");
     refused(json::array(), "not an object");
-    Event e;
-    QVERIFY(!eventFromJson(json{{"t", 1}, {"kind", 5}}, e, error));
+    QVERIFY(!eventFromJson(json{{"t", 1}, {"kind", 5}}).ok());
 }
 
 // A run whose set-up takes a while (a 65,536-buffer pool: 256 MiB faulted in, about 0.75 s

@@ -12,6 +12,15 @@
 using namespace ringlab;
 namespace fs = std::filesystem;
 
+namespace {
+// Why a lookup or a load was refused; empty when it succeeded or failed for another reason,
+// so that each caller's check of the message fails then.
+template <class T> std::string refusal(const Result<T> &r)
+{
+    return r.status().outcome() == Outcome::Refused ? r.error() : std::string();
+}
+} // namespace
+
 class TstProfiles : public QObject {
     Q_OBJECT
   private slots:
@@ -29,9 +38,9 @@ void TstProfiles::shippedProfilesAreValid()
     bool haveDefault = false;
     for (const auto &e : fs::directory_iterator(RINGLAB_PROFILE_SOURCE_DIR)) {
         if (e.path().extension() != ".json") continue;
-        Profile p;
-        std::string error;
-        QVERIFY2(loadProfile(e.path(), p, error), error.c_str());
+        const auto loaded = loadProfile(e.path());
+        QVERIFY2(loaded.ok(), loaded.error().c_str());
+        const Profile &p = loaded.value();
         QVERIFY2(!p.description.empty(), e.path().c_str());
         QVERIFY2(p.device == "sim" || p.device == "lab", p.device.c_str());
         haveDefault |= p.name == "default";
@@ -74,9 +83,7 @@ void TstProfiles::badProfiles()
 {
     QFETCH(QString, json);
     QFETCH(QString, expect);
-    Profile p;
-    std::string error;
-    QVERIFY(!parseProfile(json.toStdString(), "/tmp/bad.json", p, error));
+    const std::string error = refusal(parseProfile(json.toStdString(), "/tmp/bad.json"));
     QVERIFY2(error.find("profile /tmp/bad.json") == 0, error.c_str());
     QVERIFY2(error.find(expect.toStdString()) != std::string::npos, error.c_str());
 }
@@ -84,14 +91,13 @@ void TstProfiles::badProfiles()
 void TstProfiles::findsByNameAndExplainsMisses()
 {
     qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);
-    std::string error;
-    const fs::path f = findProfile("default", error);
-    QVERIFY2(!f.empty(), error.c_str());
-    QCOMPARE(f.filename().string(), std::string("default.json"));
-    QVERIFY(findProfile("no-such-profile", error).empty());
+    const auto f = findProfile("default");
+    QVERIFY2(f.ok(), f.error().c_str());
+    QCOMPARE(f.value().filename().string(), std::string("default.json"));
+    std::string error = refusal(findProfile("no-such-profile"));
     QVERIFY2(error.find("not found (available: ") != std::string::npos, error.c_str());
     QVERIFY2(error.find("default") != std::string::npos, error.c_str());
-    QVERIFY(findProfile("/nonexistent/x.json", error).empty());
+    error = refusal(findProfile("/nonexistent/x.json"));
     QVERIFY2(error.find("no such file") != std::string::npos, error.c_str());
 }
 
@@ -113,10 +119,9 @@ void TstProfiles::badFilesInTheDirectoryAreSkippedWithTheirReason()
              problems[0].c_str());
     QVERIFY2(problems[1].find("huge.json: not valid JSON") != std::string::npos,
              problems[1].c_str());
-    std::string error;
-    QVERIFY(findProfile("nosuch", error).empty());
+    const std::string error = refusal(findProfile("nosuch"));
     QVERIFY2(error.find("(available: default;") != std::string::npos, error.c_str());
-    QVERIFY(!findProfile("default", error).empty());
+    QVERIFY(findProfile("default").ok());
     qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);
 }
 
@@ -150,18 +155,16 @@ void TstProfiles::fifosDevicesAndBigFilesAreNeverRead()
                               ": is a character device, not a regular file");
 
     // Named: refused with the reason, by name and by path.
-    std::string error;
-    QVERIFY(findProfile("fifo", error).empty());
+    std::string error = refusal(findProfile("fifo"));
     QCOMPARE(error, "profile " + (d / "fifo.json").string() + ": is a FIFO, not a regular file");
-    QVERIFY(findProfile((d / "zero.json").string(), error).empty());
+    error = refusal(findProfile((d / "zero.json").string()));
     QVERIFY2(error.find("is a character device") != std::string::npos, error.c_str());
-    Profile p;
-    QVERIFY(!loadProfile(d / "fifo.json", p, error));
+    error = refusal(loadProfile(d / "fifo.json"));
     QVERIFY2(error.find("is a FIFO") != std::string::npos, error.c_str());
-    QVERIFY(!loadProfile(d / "big.json", p, error));
+    error = refusal(loadProfile(d / "big.json"));
     QVERIFY2(error.find("more than the 1 MiB allowed") != std::string::npos, error.c_str());
     // A miss still lists what there is, without touching the FIFO.
-    QVERIFY(findProfile("nosuch", error).empty());
+    error = refusal(findProfile("nosuch"));
     QVERIFY2(error.find("(available: default;") != std::string::npos, error.c_str());
     QVERIFY(took.elapsed() < 4000);
     qputenv("RINGLAB_PROFILE_DIR", RINGLAB_PROFILE_SOURCE_DIR);

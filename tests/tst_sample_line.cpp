@@ -74,10 +74,9 @@ json golden()
 
 Sample readBack(const json &line)
 {
-    Sample s;
-    std::string error;
-    if (!sampleFromJson(line, s, error)) qFatal("%s", error.c_str());
-    return s;
+    auto s = sampleFromJson(line);
+    if (!s.ok()) qFatal("%s", s.error().c_str());
+    return std::move(s).value();
 }
 
 // Removes the value at a dotted path ("cpu.threads.0.wakeups_per_s").
@@ -153,13 +152,13 @@ void TstSampleLine::aCountBeyondADoubleIsRefused()
     // rounded (UINT64_MAX would round to 2^64, which no count converts back from).
     json line = toJson(filledSample());
     line["latency_us"]["count"] = std::numeric_limits<std::uint64_t>::max();
-    Sample s;
-    std::string error;
-    QVERIFY(!sampleFromJson(line, s, error));
-    QVERIFY2(error.find("latency_us.count") != std::string::npos, error.c_str());
+    auto s = sampleFromJson(line);
+    QVERIFY(!s.ok());
+    QVERIFY2(s.error().find("latency_us.count") != std::string::npos, s.error().c_str());
     line["latency_us"]["count"] = std::uint64_t{1} << 53;
-    QVERIFY2(sampleFromJson(line, s, error), error.c_str());
-    QCOMPARE(s.latency.count, std::uint64_t{1} << 53);
+    s = sampleFromJson(line);
+    QVERIFY2(s.ok(), s.error().c_str());
+    QCOMPARE(s.value().latency.count, std::uint64_t{1} << 53);
 }
 
 void TstSampleLine::aLineMissingAFigureIsRefusedNamingIt()
@@ -168,10 +167,9 @@ void TstSampleLine::aLineMissingAFigureIsRefusedNamingIt()
     QFETCH(QString, named);
     json line = toJson(filledSample());
     erase(line, path.toStdString());
-    Sample s;
-    std::string error;
-    QVERIFY(!sampleFromJson(line, s, error));
-    QVERIFY2(QString::fromStdString(error).contains(named), error.c_str());
+    const auto s = sampleFromJson(line);
+    QVERIFY(!s.ok());
+    QVERIFY2(QString::fromStdString(s.error()).contains(named), s.error().c_str());
 }
 
 void TstSampleLine::figuresWithoutAValueAreLeftOut()

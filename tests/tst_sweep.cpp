@@ -291,19 +291,19 @@ void TstSweep::specSurvivesItsJson()
     s.repeat = 3;
     s.durationNs = 2'500'000'000;
     s.warmupS = 0.5;
-    SweepSpec back;
-    std::string error;
-    QVERIFY2(sweepSpecFromJson(sweepSpecToJson(s), back, error), error.c_str());
-    QCOMPARE(sweepSpecToJson(back).dump(), sweepSpecToJson(s).dump());
+    const auto back = sweepSpecFromJson(sweepSpecToJson(s));
+    QVERIFY2(back.ok(), back.error().c_str());
+    QCOMPARE(sweepSpecToJson(back.value()).dump(), sweepSpecToJson(s).dump());
     // What was changed by hand is refused, not trusted.
     auto j = sweepSpecToJson(s);
     j["repeat"] = -1;
-    QVERIFY(!sweepSpecFromJson(j, back, error));
+    QVERIFY(sweepSpecFromJson(j).status().outcome() == Outcome::Refused);
     j = sweepSpecToJson(s);
     j["axes"][0]["tunable"] = "no.such";
-    QVERIFY(!sweepSpecFromJson(j, back, error));
-    QVERIFY(QString::fromStdString(error).contains("no.such"));
-    QVERIFY(!sweepSpecFromJson(nlohmann::json::array(), back, error));
+    const auto unknown = sweepSpecFromJson(j);
+    QVERIFY(!unknown.ok());
+    QVERIFY(QString::fromStdString(unknown.error()).contains("no.such"));
+    QVERIFY(!sweepSpecFromJson(nlohmann::json::array()).ok());
     QCOMPARE(metricLabel("latency.p99_us"), std::string("latency_p99_us"));
     QCOMPARE(metricLabel("cpu.ms_per_s[rx.q/0]"), std::string("cpu_ms_per_s[rx.q/0]"));
 }

@@ -432,16 +432,16 @@ void EngineController::onLine(const nlohmann::json &line)
 void EngineController::handleLine(const nlohmann::json &line)
 {
     const std::string type = text(line, "type");
-    std::string error;
     if (type == "sample" && (running_ || starting_)) {
-        auto s = std::make_shared<Sample>();
-        if (sampleFromJson(line, *s, error))
-            queue(std::move(s));
+        auto sample = sampleFromJson(line);
+        if (sample.ok())
+            queue(std::make_shared<Sample>(std::move(sample).value()));
         else
-            emit errorOccurred(QString::fromStdString(error));
+            emit errorOccurred(QString::fromStdString(sample.error()));
     } else if (type == "event" && (running_ || starting_)) {
-        Event e;
-        if (!eventFromJson(line, e, error)) return;
+        const auto event = eventFromJson(line);
+        if (!event.ok()) return;
+        const Event &e = event.value();
         if (e.kind == "param") adoptValues(nlohmann::json{{e.tunable, e.after}});
         queue(e);
     } else if (type == "job") {

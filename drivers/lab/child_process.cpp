@@ -32,13 +32,11 @@ ChildProcess::~ChildProcess()
     stop(SIGTERM, std::chrono::milliseconds(500));
 }
 
-bool ChildProcess::start(const std::vector<std::string> &argv, std::string &error)
+Status ChildProcess::start(const std::vector<std::string> &argv)
 {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) {
-        error = std::string("pipe: ") + std::strerror(errno);
-        return false;
-    }
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return Status::failed(std::string("pipe: ") + std::strerror(errno));
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
@@ -65,12 +63,11 @@ bool ChildProcess::start(const std::vector<std::string> &argv, std::string &erro
     if (rc != 0) {
         close(p[0]);
         pid_ = -1;
-        error = argv[0] + ": " + std::strerror(rc);
-        return false;
+        return Status::failed(argv[0] + ": " + std::strerror(rc));
     }
     fd_ = p[0];
     fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
-    return true;
+    return Status::success();
 }
 
 void ChildProcess::pump(int timeoutMs)
@@ -160,9 +157,8 @@ int runCommand(const std::vector<std::string> &argv, std::string &output,
                std::chrono::milliseconds timeout)
 {
     ChildProcess child;
-    std::string error;
-    if (!child.start(argv, error)) {
-        output = error;
+    if (const Status started = child.start(argv); !started.ok()) {
+        output = started.error;
         return -1;
     }
     const auto t0 = std::chrono::steady_clock::now();

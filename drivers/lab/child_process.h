@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/status.h"
+
 namespace ringlab::lab {
 
 class ChildProcess {
@@ -18,8 +20,8 @@ class ChildProcess {
     ChildProcess(const ChildProcess &) = delete;
     ChildProcess &operator=(const ChildProcess &) = delete;
 
-    // False with `error` set when it cannot be started (program not found...).
-    bool start(const std::vector<std::string> &argv, std::string &error);
+    // Failed, saying why, when it cannot be started (program not found...).
+    Status start(const std::vector<std::string> &argv);
     bool running();
     int exitCode() const { return exitCode_; }
     // Complete lines written since the last call (stdout and stderr together).

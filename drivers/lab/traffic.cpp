@@ -137,10 +137,9 @@ Traffic::~Traffic()
 
 void Traffic::start()
 {
-    std::string error;
     if (!serverArgv_.empty()) {
-        if (!server_.start(serverArgv_, error))
-            throw std::runtime_error("traffic: cannot start the iperf3 server: " + error);
+        if (const Status st = server_.start(serverArgv_); !st.ok())
+            throw std::runtime_error("traffic: cannot start the iperf3 server: " + st.error);
         if (!server_.waitForLine("Server listening", std::chrono::seconds(5))) {
             std::string said;
             for (const auto &l : server_.readLines())
@@ -150,9 +149,9 @@ void Traffic::start()
                                      "(is iperf3 installed? apt-get install iperf3)");
         }
     }
-    if (!client_.start(clientArgv_, error))
+    if (const Status st = client_.start(clientArgv_); !st.ok())
         throw std::runtime_error("traffic: cannot start '" + joinWords(clientArgv_) +
-                                 "': " + error);
+                                 "': " + st.error);
 }
 
 void Traffic::parseIperfInterval(const std::string &line, DeviceReading &r)

@@ -87,13 +87,11 @@ void JobQueue::shutdown()
     if (thread_.joinable()) thread_.join();
 }
 
-int JobQueue::submit(const JobSpec &spec, std::string &refusal)
+Result<int> JobQueue::submit(const JobSpec &spec)
 {
-    if (!options_.record) {
-        refusal = "this engine records nothing (serve --no-record), and a job's runs are "
-                  "recorded: it runs no jobs";
-        return 0;
-    }
+    if (!options_.record)
+        return Status::refused("this engine records nothing (serve --no-record), and a job's "
+                               "runs are recorded: it runs no jobs");
     auto job = std::make_shared<Job>();
     job->spec = spec;
     job->info.kind = spec.kind;
@@ -103,14 +101,12 @@ int JobQueue::submit(const JobSpec &spec, std::string &refusal)
         // The measurement is taken under the queue's lock, so that the job's name (its id)
         // is the one it gets (the lock's own mutex is only ever taken after this one).
         std::lock_guard lock(mutex_);
-        if (shutDown_) {
-            refusal = "the engine is shutting down";
-            return 0;
-        }
+        if (shutDown_) return Status::refused("the engine is shutting down");
         const int id = nextId_;
+        std::string refusal;
         job->hold = options_.lock->acquire(
             "job", "job " + std::to_string(id) + " (" + spec.kind + ")", refusal);
-        if (!job->hold) return 0;
+        if (!job->hold) return Status::refused(refusal);
         ++nextId_;
         job->info.id = id;
         job->info.startedAt = isoTimeNow();
@@ -125,22 +121,18 @@ int JobQueue::submit(const JobSpec &spec, std::string &refusal)
     return job->info.id;
 }
 
-bool JobQueue::cancel(int id, std::string &error, int waitMs)
+Status JobQueue::cancel(int id, int waitMs)
 {
     std::unique_lock lock(mutex_);
     const auto it = jobs_.find(id);
-    if (it == jobs_.end()) {
-        error = "no job " + std::to_string(id);
-        return false;
-    }
+    if (it == jobs_.end()) return Status::refused("no job " + std::to_string(id));
     auto job = it->second;
-    if (job->info.ended()) {
-        error = "job " + std::to_string(id) + " has ended (" + job->info.state + ")";
-        return false;
-    }
+    if (job->info.ended())
+        return Status::refused("job " + std::to_string(id) + " has ended (" + job->info.state +
+                               ")");
     job->cancel = true;
     ended_.wait_for(lock, std::chrono::milliseconds(waitMs), [&] { return job->info.ended(); });
-    return true;
+    return Status::success();
 }
 
 std::optional<JobInfo> JobQueue::job(int id) const

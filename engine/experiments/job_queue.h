@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/common/status.h"
 #include "engine/experiments/job_params.h"
 #include "engine/run/measurement_lock.h"
 #include "engine/run/run_api.h"
@@ -58,12 +59,12 @@ class JobQueue : public JobRoutes {
     JobQueue(const JobQueue &) = delete;
     JobQueue &operator=(const JobQueue &) = delete;
 
-    // Starts the job now; 0 and `refusal` when the measurement is held (by a run or a job,
-    // named with since when) or the engine runs no jobs.
-    int submit(const JobSpec &spec, std::string &refusal);
-    // Asks the job to stop and waits (at most `waitMs`) for it to end; false when it is not
-    // running (`error` says why).
-    bool cancel(int id, std::string &error, int waitMs = 5000);
+    // Starts the job now and gives its id; refused when the measurement is held (by a run or
+    // a job, named with since when) or the engine runs no jobs.
+    Result<int> submit(const JobSpec &spec);
+    // Asks the job to stop and waits (at most `waitMs`) for it to end; refused, saying why,
+    // when it is not running.
+    Status cancel(int id, int waitMs = 5000);
     std::optional<JobInfo> job(int id) const;
     std::vector<JobInfo> jobs() const;
     // Until job `id` has ended (true), or `timeoutMs` has passed.

@@ -40,10 +40,9 @@ ApiReply JobQueue::handle(const ApiRequest &r)
         JobSpec spec;
         if (auto st = jobSpecFromJson(body, spec); !st.ok())
             return ApiReply::error(400, "jobs: " + st.error);
-        std::string refusal;
-        const int id = submit(spec, refusal);
-        if (!id) return ApiReply::error(409, "jobs: " + refusal);
-        return {201, jobJson(*job(id)), {}, {}};
+        const auto id = submit(spec);
+        if (!id.ok()) return ApiReply::error(409, "jobs: " + id.error());
+        return {201, jobJson(*job(id.value())), {}, {}};
     }
     // /v1/jobs/ID or /v1/jobs/ID/cancel
     std::string id = p.substr(std::string("/v1/jobs/").size());
@@ -61,8 +60,8 @@ ApiReply JobQueue::handle(const ApiRequest &r)
     if (!cancelling && !get) return wrongMethod("GET");
     if (!job(n)) return ApiReply::error(404, "no job " + id);
     if (cancelling) {
-        std::string error;
-        if (!cancel(n, error)) return ApiReply::error(409, "cancel: " + error);
+        if (const Status st = cancel(n); !st.ok())
+            return ApiReply::error(409, "cancel: " + st.error);
     }
     return {200, jobJson(*job(n)), {}, {}};
 }

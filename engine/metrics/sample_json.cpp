@@ -223,20 +223,18 @@ void readSample(const json &j, Sample &s)
 }
 } // namespace
 
-bool sampleFromJson(const json &j, Sample &out, std::string &error)
+Result<Sample> sampleFromJson(const json &j)
 {
     try {
         Sample s;
         readSample(j, s);
-        out = std::move(s);
-        return true;
+        return s;
     } catch (const std::exception &e) { // json::exception, std::range_error
-        error = std::string("a sample line that is not one: ") + e.what();
-        return false;
+        return Status::refused(std::string("a sample line that is not one: ") + e.what());
     }
 }
 
-bool eventFromJson(const json &j, Event &out, std::string &error)
+Result<Event> eventFromJson(const json &j)
 {
     try {
         Event e;
@@ -247,11 +245,9 @@ bool eventFromJson(const json &j, Event &out, std::string &error)
         e.after = j.value("new", std::string());
         e.source = j.value("source", std::string());
         e.message = j.value("message", std::string());
-        out = std::move(e);
-        return true;
+        return e;
     } catch (const std::exception &e) {
-        error = std::string("an event line that is not one: ") + e.what();
-        return false;
+        return Status::refused(std::string("an event line that is not one: ") + e.what());
     }
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "engine/common/regular_file.h"
 #include "engine/common/utf8_text.h"
@@ -48,28 +49,23 @@ std::string shown(const json &v)
 }
 } // namespace
 
-bool parseProfile(const std::string &text, const fs::path &file, Profile &out, std::string &error)
+Result<Profile> parseProfile(const std::string &text, const fs::path &file)
 {
     const std::string where = "profile " + file.string();
     // A profile is flat: refuse deep nesting before the parser (and every later walk of the
     // document) recurses into it.
-    if (const int depth = nestingDepth(text); depth > kMaxDepth) {
-        error = where + ": nested more than " + std::to_string(kMaxDepth) +
-                " levels deep (a profile is an object with \"params\" holding plain values)";
-        (void)depth;
-        return false;
-    }
+    if (const int depth = nestingDepth(text); depth > kMaxDepth)
+        return Status::refused(
+            where + ": nested more than " + std::to_string(kMaxDepth) +
+            " levels deep (a profile is an object with \"params\" holding plain values)");
     json doc;
     try {
         doc = json::parse(text);
     } catch (const json::exception &e) { // syntax, and numbers out of range such as 1e400
-        error = where + ": not valid JSON: " + utf8OrEscaped(e.what());
-        return false;
+        return Status::refused(where + ": not valid JSON: " + utf8OrEscaped(e.what()));
     }
-    if (!doc.is_object()) {
-        error = where + ": the top level must be an object with \"params\"";
-        return false;
-    }
+    if (!doc.is_object())
+        return Status::refused(where + ": the top level must be an object with \"params\"");
     Profile p;
     p.file = file;
     p.name = file.stem().string();
@@ -91,42 +87,31 @@ bool parseProfile(const std::string &text, const fs::path &file, Profile &out, s
                     textValue = std::to_string(v.get<long long>());
                 else if (v.is_number())
                     textValue = shown(v);
-                else {
-                    error = where + ": " + utf8OrEscaped(name) + ": value " + shown(v) +
-                            " must be a number, a string or a boolean";
-                    return false;
-                }
+                else
+                    return Status::refused(where + ": " + utf8OrEscaped(name) + ": value " +
+                                           shown(v) + " must be a number, a string or a boolean");
                 p.values.emplace_back(name, textValue);
             }
         } else {
-            error = where + ": unknown or malformed key \"" + utf8OrEscaped(key) +
-                    "\" (allowed: name, description, device, params)";
-            return false;
+            return Status::refused(where + ": unknown or malformed key \"" + utf8OrEscaped(key) +
+                                   "\" (allowed: name, description, device, params)");
         }
     }
     // Which devices exist is the device registry's to say (drivers/), when the run starts.
-    if (p.device.empty()) {
-        error = where + ": device \"\" is empty (see 'ringlab-engine devices')";
-        return false;
-    }
+    if (p.device.empty())
+        return Status::refused(where + ": device \"\" is empty (see 'ringlab-engine devices')");
     // Every value through the registry, cross-field rules included.
     ParamSet check;
-    if (auto st = check.set(p.values); !st.ok()) {
-        error = where + ": " + st.error;
-        return false;
-    }
-    out = std::move(p);
-    return true;
+    if (auto st = check.set(p.values); !st.ok()) return st.within(where + ": ");
+    return p;
 }
 
-bool loadProfile(const fs::path &file, Profile &out, std::string &error)
+Result<Profile> loadProfile(const fs::path &file)
 {
     std::string text;
-    if (auto st = readRegularFile(file, kMaxProfileBytes, text); !st.ok()) {
-        error = "profile " + file.string() + ": " + st.error;
-        return false;
-    }
-    return parseProfile(text, file, out, error);
+    if (auto st = readRegularFile(file, kMaxProfileBytes, text); !st.ok())
+        return st.within("profile " + file.string() + ": ");
+    return parseProfile(text, file);
 }
 
 std::vector<fs::path> profileDirs()
@@ -144,33 +129,30 @@ std::vector<fs::path> profileDirs()
     return dirs;
 }
 
-fs::path findProfile(const std::string &nameOrPath, std::string &error)
+Result<fs::path> findProfile(const std::string &nameOrPath)
 {
     std::error_code ec;
     // A FIFO or a device under a profile's name is refused at once, with what it is.
-    const auto special = [&](const fs::path &f) {
+    const auto special = [](const fs::path &f) -> std::optional<Status> {
         const std::string kind = specialFileKind(f);
-        if (!kind.empty())
-            error = "profile " + f.string() + ": is " + kind + ", not a regular file";
-        return !kind.empty();
+        if (kind.empty()) return std::nullopt;
+        return Status::refused("profile " + f.string() + ": is " + kind + ", not a regular file");
     };
     if (nameOrPath.find('/') != std::string::npos || nameOrPath.ends_with(".json")) {
-        if (fs::is_regular_file(nameOrPath, ec)) return nameOrPath;
-        if (!special(nameOrPath)) error = "profile " + nameOrPath + ": no such file";
-        return {};
+        if (fs::is_regular_file(nameOrPath, ec)) return fs::path(nameOrPath);
+        if (auto st = special(nameOrPath)) return *st;
+        return Status::refused("profile " + nameOrPath + ": no such file");
     }
     for (const auto &dir : profileDirs()) {
         const fs::path f = dir / (nameOrPath + ".json");
         if (fs::is_regular_file(f, ec)) return fs::weakly_canonical(f, ec);
-        if (special(f)) return {};
+        if (auto st = special(f)) return *st;
     }
     std::string names;
     for (const auto &p : listProfiles())
         names += (names.empty() ? "" : ", ") + p.name;
-    error = "profile \"" + nameOrPath +
-            "\" not found (available: " + (names.empty() ? "none" : names) +
-            "; or give a path to a .json file)";
-    return {};
+    return Status::refused("profile \"" + nameOrPath + "\" not found (available: " +
+                           (names.empty() ? "none" : names) + "; or give a path to a .json file)");
 }
 
 std::vector<Profile> listProfiles(std::vector<std::string> *problems)
@@ -184,12 +166,11 @@ std::vector<Profile> listProfiles(std::vector<std::string> *problems)
             if (e.path().extension() == ".json") files.push_back(e.path());
         std::sort(files.begin(), files.end());
         for (const auto &f : files) {
-            Profile p;
-            std::string err;
-            if (loadProfile(f, p, err))
-                out.push_back(std::move(p));
+            auto p = loadProfile(f);
+            if (p.ok())
+                out.push_back(std::move(p).value());
             else if (problems)
-                problems->push_back(err);
+                problems->push_back(p.error());
         }
         if (!out.empty()) break; // the first directory that has profiles wins
     }

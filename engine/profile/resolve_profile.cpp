@@ -7,9 +7,12 @@ Status resolveProfile(const std::string &nameOrPath, const Assignments &override
                       ResolvedProfile &out, const std::string &device,
                       const DeviceDefaultsFn &defaults)
 {
-    std::string error;
-    const auto file = findProfile(nameOrPath, error);
-    if (file.empty() || !loadProfile(file, out.profile, error)) return Status{error};
+    const auto found = findProfile(nameOrPath);
+    if (!found.ok()) return found.status();
+    const std::filesystem::path &file = found.value();
+    auto loaded = loadProfile(file);
+    if (!loaded.ok()) return loaded.status();
+    out.profile = std::move(loaded).value();
     out.params = ParamSet{};
     // The device's own defaults first: the profile's values and the overrides go on top.
     if (defaults)
@@ -17,8 +20,8 @@ Status resolveProfile(const std::string &nameOrPath, const Assignments &override
             !st.ok())
             return st;
     if (auto st = out.params.set(out.profile.values); !st.ok())
-        return Status{"profile " + file.string() + ": " + st.error};
-    if (auto st = out.params.set(overrides); !st.ok()) return Status{"--set: " + st.error};
+        return st.within("profile " + file.string() + ": ");
+    if (auto st = out.params.set(overrides); !st.ok()) return st.within("--set: ");
     return {};
 }
 

@@ -366,13 +366,11 @@ nlohmann::json sweepSpecToJson(const SweepSpec &spec)
     return j;
 }
 
-bool sweepSpecFromJson(const nlohmann::json &j, SweepSpec &out, std::string &error)
+Result<SweepSpec> sweepSpecFromJson(const nlohmann::json &j)
 {
     try {
-        if (!j.is_object() || j.value("version", 0) != 1) {
-            error = "not a sweep description of version 1";
-            return false;
-        }
+        if (!j.is_object() || j.value("version", 0) != 1)
+            return Status::refused("not a sweep description of version 1");
         SweepSpec s;
         s.profile = j.at("profile").get<std::string>();
         for (const auto &p : j.at("sets"))
@@ -389,20 +387,16 @@ bool sweepSpecFromJson(const nlohmann::json &j, SweepSpec &out, std::string &err
         s.device = j.value("device", "");
         s.traffic = j.value("traffic", "");
         if (s.repeat < 1 || s.repeat > 1000 || !(d >= 0.001 && d < 1e6) ||
-            !(s.warmupS >= 0 && s.warmupS < d)) {
-            error = "repeat, duration or warm-up out of range";
-            return false;
-        }
+            !(s.warmupS >= 0 && s.warmupS < d))
+            return Status::refused("repeat, duration or warm-up out of range");
         s.durationNs = std::llround(d * 1e9);
         for (const auto &a : s.axes)
-            if (!findTunable(a.tunable)) return (error = unknownTunable(a.tunable).error), false;
+            if (!findTunable(a.tunable)) return unknownTunable(a.tunable);
         for (const auto &t : s.ties)
-            if (!findTunable(t.tunable)) return (error = unknownTunable(t.tunable).error), false;
-        out = std::move(s);
-        return true;
+            if (!findTunable(t.tunable)) return unknownTunable(t.tunable);
+        return s;
     } catch (const nlohmann::json::exception &e) {
-        error = std::string("malformed sweep description: ") + e.what();
-        return false;
+        return Status::refused(std::string("malformed sweep description: ") + e.what());
     }
 }
 

@@ -71,6 +71,6 @@ Status evaluateTie(const SweepTie &tie, const std::vector<double> &values, doubl
 
 nlohmann::json sweepSpecToJson(const SweepSpec &spec);
 // Reads back what sweepSpecToJson wrote; anything else is refused with a message.
-bool sweepSpecFromJson(const nlohmann::json &j, SweepSpec &out, std::string &error);
+Result<SweepSpec> sweepSpecFromJson(const nlohmann::json &j);
 
 } // namespace ringlab

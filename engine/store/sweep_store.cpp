@@ -26,20 +26,17 @@ bool parseGroup(const std::string &group, std::string &id, int &point)
 }
 
 // The description in a session's sweep event.
-bool readDescription(SessionStore &store, std::int64_t session, SweepRecord &out,
-                     std::string &error)
+Status readDescription(SessionStore &store, std::int64_t session, SweepRecord &out)
 {
+    const std::string which = "session " + std::to_string(session);
     for (const auto &e : store.events(session)) {
         if (e.kind != kSweepEventKind) continue;
         const auto j = nlohmann::json::parse(e.message, nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("spec") || !j.contains("points")) {
-            error = "session " + std::to_string(session) + ": its sweep event is not JSON";
-            return false;
-        }
-        if (!sweepSpecFromJson(j["spec"], out.spec, error)) {
-            error = "session " + std::to_string(session) + ": " + error;
-            return false;
-        }
+        if (j.is_discarded() || !j.is_object() || !j.contains("spec") || !j.contains("points"))
+            return Status::refused(which + ": its sweep event is not JSON");
+        auto spec = sweepSpecFromJson(j["spec"]);
+        if (!spec.ok()) return spec.status().within(which + ": ");
+        out.spec = std::move(spec).value();
         out.points.clear();
         try {
             int k = 0;
@@ -52,13 +49,11 @@ bool readDescription(SessionStore &store, std::int64_t session, SweepRecord &out
                 out.points.push_back(std::move(pt));
             }
         } catch (const nlohmann::json::exception &ex) {
-            error = "session " + std::to_string(session) + ": sweep points: " + ex.what();
-            return false;
+            return Status::refused(which + ": sweep points: " + ex.what());
         }
-        return true;
+        return Status::success();
     }
-    error = "session " + std::to_string(session) + " has no sweep event";
-    return false;
+    return Status::refused(which + " has no sweep event");
 }
 
 std::vector<SweepRecord> collectSweeps(SessionStore &store, const std::string *only)
@@ -73,8 +68,7 @@ std::vector<SweepRecord> collectSweeps(SessionStore &store, const std::string *o
             SweepRecord r;
             r.id = id;
             r.createdAt = s.createdAt;
-            std::string error;
-            if (!readDescription(store, s.id, r, error)) continue; // try its next session
+            if (!readDescription(store, s.id, r).ok()) continue; // try its next session
             out.push_back(std::move(r));
             it = out.end() - 1;
         }

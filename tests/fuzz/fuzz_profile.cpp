@@ -7,12 +7,11 @@ namespace ringlab::fuzz {
 
 int profile(const std::uint8_t *data, std::size_t size)
 {
-    Profile p;
-    std::string error;
-    if (parseProfile(std::string(text(data, size)), "fuzz.json", p, error)) {
+    const auto p = parseProfile(std::string(text(data, size)), "fuzz.json");
+    if (p.ok()) {
         ParamSet ps; // what a loaded profile promises: its values are accepted as a whole
-        if (!ps.set(p.values).ok()) __builtin_trap();
-    } else if (error.empty()) {
+        if (!ps.set(p.value().values).ok()) __builtin_trap();
+    } else if (p.error().empty()) {
         __builtin_trap(); // a refusal always says why
     }
     return 0;

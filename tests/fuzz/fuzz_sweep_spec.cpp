@@ -26,9 +26,8 @@ int sweepSpec(const std::uint8_t *data, std::size_t size)
         Status st;
         if (!line.empty() && line.front() == '{') {
             const auto j = nlohmann::json::parse(line, nullptr, false);
-            std::string error;
-            SweepSpec parsed;
-            if (!j.is_discarded() && sweepSpecFromJson(j, parsed, error)) spec = parsed;
+            if (j.is_discarded()) continue;
+            if (auto parsed = sweepSpecFromJson(j); parsed.ok()) spec = std::move(parsed).value();
             continue;
         }
         if (kind == "vary" || kind == "grid") {
@@ -56,13 +55,12 @@ int sweepSpec(const std::uint8_t *data, std::size_t size)
         const Status st = expandPoints(spec, ParamSet{}, out);
         if (!st.ok() && st.error.empty()) __builtin_trap();
     }
-    SweepSpec back;
-    std::string error;
-    if (!sweepSpecFromJson(sweepSpecToJson(spec), back, error)) {
+    const auto back = sweepSpecFromJson(sweepSpecToJson(spec));
+    if (!back.ok()) {
         // Only what the reader refuses on purpose: a spec built from parsed parts is valid
         // unless its repeat/duration defaults were changed, which this target does not do.
         if (!spec.axes.empty() || !spec.ties.empty()) __builtin_trap();
-    } else if (sweepSpecToJson(back).dump() != sweepSpecToJson(spec).dump()) {
+    } else if (sweepSpecToJson(back.value()).dump() != sweepSpecToJson(spec).dump()) {
         __builtin_trap();
     }
     return 0;
