@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QtEndian>
 #include <QtTest>
 
 #include <set>
@@ -35,6 +36,7 @@ class TstEndToEnd : public QObject {
     void fullDiskMidRunSaysWhatWasLost();
     void readOnlyDatabaseCanBeRead();
     void workbenchRefusesBadSizeAndUnreadableDatabaseWithoutADialog();
+    void renderNeedsNoDisplay();
     void workbenchEndsItsSessionOnSigterm();
     void workbenchKeepsCommandLineTrafficForTheLab();
     void reproducePrintsEveryCaseWithVerdicts();
@@ -615,6 +617,34 @@ void TstEndToEnd::readOnlyDatabaseCanBeRead()
                  qPrintable(cmd.join(' ') + ": " + QString::fromUtf8(p.readAllStandardError())));
         QVERIFY(!p.readAllStandardOutput().isEmpty());
     }
+}
+
+void TstEndToEnd::renderNeedsNoDisplay()
+{
+    // `ringlab render` on a server (no DISPLAY, no QT_QPA_PLATFORM) once aborted in
+    // QApplication: it draws offscreen.
+    QTemporaryDir dir;
+    const QString db = dir.filePath("r.db"), png = dir.filePath("charts.png");
+    recordRuns(db, 1);
+    if (QTest::currentTestFailed()) return;
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    p.setProcessEnvironment(env);
+    p.start(RINGLAB_GUI_BIN, {"render", "1", "--db", db, "-o", png});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    // A PNG: its signature, then the IHDR chunk's width and height (big-endian).
+    QFile file(png);
+    QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(png));
+    const QByteArray head = file.read(24);
+    QVERIFY(head.size() == 24 && head.startsWith("\x89PNG\r\n\x1a\n"));
+    const auto be32 = [&](int at) { return qFromBigEndian<quint32>(head.constData() + at); };
+    QVERIFY2(be32(16) > 400 && be32(20) > 300,
+             qPrintable(QString("%1x%2").arg(be32(16)).arg(be32(20))));
 }
 
 void TstEndToEnd::damagedDatabaseIsAnErrorNotACrash()

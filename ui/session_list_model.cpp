@@ -75,7 +75,9 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
     if (!s) return {};
     if (role == Qt::UserRole) return QVariant::fromValue<qint64>(s->id);
     if (role == Qt::ToolTipRole)
-        return tr("%1 on %2 (%3, %4 cores)\nringlab %5 (%6)")
+        return (index.column() == 1 ? QString::fromStdString(s->name) + QStringLiteral("\n")
+                                    : QString()) +
+               tr("%1 on %2 (%3, %4 cores)\nringlab %5 (%6)")
                    .arg(QString::fromStdString(s->device), QString::fromStdString(s->host.hostname),
                         QString::fromStdString(s->host.cpuModel))
                    .arg(s->host.cores)

@@ -119,6 +119,13 @@ void SessionsPanel::updateButtons()
     delete_->setToolTip(here ? QString() : onEngine);
 }
 
+void SessionsPanel::fitColumns()
+{
+    view_->resizeColumnsToContents();
+    const int widest = view_->fontMetrics().averageCharWidth() * 28;
+    if (view_->columnWidth(1) > widest) view_->setColumnWidth(1, widest);
+}
+
 void SessionsPanel::reload()
 {
     QString error;
@@ -139,7 +146,7 @@ void SessionsPanel::reload()
                 if (!why.isEmpty()) emit message(why, 10000);
                 model_->setSessions(sessions);
                 readCopiedEnvironments();
-                view_->resizeColumnsToContents();
+                fitColumns();
                 updateButtons();
             });
         return;
@@ -157,7 +164,7 @@ void SessionsPanel::reload()
             environments[s.id] = store->environment(s.id);
         model_->setSessions(sessions);
         model_->setEnvironments(std::move(environments));
-        view_->resizeColumnsToContents();
+        fitColumns();
     } catch (const DbError &e) {
         emit message(QString::fromStdString(e.what()), 10000);
     }

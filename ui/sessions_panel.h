@@ -36,6 +36,9 @@ class SessionsPanel : public QWidget {
 
   private:
     void updateButtons();
+    // Columns fitted to their contents, a name at most about 28 characters wide (a sweep's
+    // runs are named with their settings; the whole name is in the row's tooltip).
+    void fitColumns();
     EngineController *ctl_;
     quint64 listsAsked_ = 0; // an engine's lists may come back out of order
     SessionListModel *model_;
