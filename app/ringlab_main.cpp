@@ -240,11 +240,140 @@ bool answeredWithoutDisplay(int argc, char **argv)
     p.process(core); // prints and exits
     return true;
 }
+
+// `render` draws into a file: on a machine without a display (a server, CI, ssh) it draws
+// offscreen rather than abort in QApplication. A platform the user chose is kept.
+void drawOffscreenWithoutDisplay(int argc, char **argv)
+{
+    if (argc < 2 || std::string_view(argv[1]) != "render") return;
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+// --device, --eal and --traffic: the device the window starts. False, having said why, when
+// they are refused.
+bool applyDeviceOptions(ui::MainWindow &window, const QCommandLineParser &parser)
+{
+    DeviceOptions dev = window.controller()->device();
+    if (parser.isSet("device")) dev.spec = parser.value("device").toStdString();
+    dev.eal = splitEalArgs(parser.value("eal").toStdString());
+    if (parser.isSet("traffic")) {
+        // The lab's, whichever device starts: another device is never sent it.
+        if (auto st = checkTraffic(parser.value("traffic").toStdString()); !st.ok()) {
+            std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
+            return false;
+        }
+        window.setLabTraffic(parser.value("traffic"));
+    }
+    dev.traffic = takesTraffic(dev.spec) ? window.labTraffic().toStdString() : std::string();
+    if (auto st = checkDeviceOptions(dev); !st.ok()) {
+        std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
+        return false;
+    }
+    window.controller()->setDevice(dev);
+    window.selectDevice(dev.spec);
+    return true;
+}
+
+// --size (or the screenshot's default): the window's size. False, having said why, when it
+// is not a window size.
+bool sizeWindow(ui::MainWindow &window, const QCommandLineParser &parser)
+{
+    if (parser.isSet("size")) {
+        const QStringList wh = parser.value("size").split('x');
+        bool okW = false, okH = false;
+        const int width = wh.value(0).toInt(&okW), height = wh.value(1).toInt(&okH);
+        constexpr int kMin = 320, kMax = 16384;
+        if (wh.size() != 2 || !okW || !okH || width < kMin || height < kMin || width > kMax ||
+            height > kMax) {
+            std::fprintf(stderr,
+                         "ringlab: --size \"%s\" is not a window size (allowed: WIDTHxHEIGHT, "
+                         "each %d..%d, e.g. 1280x800)\n",
+                         qPrintable(parser.value("size")), kMin, kMax);
+            return false;
+        }
+        window.resize(width, height);
+        // Keep it on the screen: the first start centres a window of another size.
+        if (const QScreen *screen = window.screen()) {
+            const QRect avail = screen->availableGeometry();
+            window.move(
+                std::clamp(window.x(), avail.left(), std::max(avail.left(), avail.right() - width)),
+                std::clamp(window.y(), avail.top(),
+                           std::max(avail.top(), avail.bottom() - height)));
+        }
+    } else if (parser.isSet("screenshot")) {
+        window.resize(1280, 800);
+    }
+    return true;
+}
+
+// --connect: the engine the window drives, at once, or `askConnect` for the Connect dialog
+// (no token given). The exit code when it fails, else 0.
+int connectFromCommandLine(ui::MainWindow &window, const QCommandLineParser &parser,
+                           QUrl &askConnect)
+{
+    const QUrl url = ui::ConnectDialog::parseAddress(parser.value("connect"));
+    QString error;
+    QByteArray token;
+    if (!url.isValid())
+        error = QStringLiteral("--connect \"%1\" is not an engine's address (allowed: "
+                               "unix:PATH, HOST:PORT or http(s)://HOST:PORT)")
+                    .arg(parser.value("connect"));
+    else if (ui::RemoteLink::isLocalSocket(url))
+        ; // a socket needs no token: its group decides
+    else if (parser.isSet("token-file"))
+        if (const auto read = ui::ConnectDialog::readToken(parser.value("token-file")); read.ok())
+            token = read.value();
+        else
+            error = ui::errorText(read.status());
+    else if (parser.isSet("screenshot"))
+        error = QStringLiteral("--connect needs --token-file without a window to ask in");
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (token.isEmpty() && !ui::RemoteLink::isLocalSocket(url))
+        askConnect = url;
+    else if (const Status st = window.connectToEngine(url, token); !st.ok()) {
+        std::fprintf(stderr, "ringlab: cannot connect: %s\n", st.error.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+// --screenshot: runs for --duration, saves the window as a PNG and exits; the exit code.
+int takeScreenshot(ui::MainWindow &window, const QCommandLineParser &parser)
+{
+    const auto ns = parseDurationNs(parser.value("duration").toStdString());
+    if (!ns) {
+        std::fprintf(stderr, "ringlab: --duration \"%s\" is not a duration (use e.g. 5s, 500ms)\n",
+                     qPrintable(parser.value("duration")));
+        return 2;
+    }
+    const QString file = parser.value("screenshot");
+    if (!window.startRun()) return 1;
+    int rc = 0;
+    QTimer::singleShot(static_cast<int>(*ns / 1'000'000), &window, [&] {
+        window.stopRun();
+        QCoreApplication::processEvents();
+        if (!window.grab().save(file, "PNG")) {
+            std::fprintf(stderr, "ringlab: cannot write %s\n", qPrintable(file));
+            rc = 1;
+        } else {
+            std::fprintf(stderr, "ringlab: screenshot written to %s\n", qPrintable(file));
+        }
+        window.close();
+        QCoreApplication::exit(rc);
+    });
+    return QApplication::exec() == 0 ? rc : 1;
+}
 } // namespace
 
 int main(int argc, char **argv)
 {
     if (answeredWithoutDisplay(argc, argv)) return 0;
+    drawOffscreenWithoutDisplay(argc, argv);
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(ringlab); // the icons, linked in from the static ui library
     setApplicationInfo();
@@ -267,107 +396,17 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (p.isSet("device") || p.isSet("eal") || p.isSet("traffic")) {
-        DeviceOptions dev = w.controller()->device();
-        if (p.isSet("device")) dev.spec = p.value("device").toStdString();
-        dev.eal = splitEalArgs(p.value("eal").toStdString());
-        if (p.isSet("traffic")) {
-            // The lab's, whichever device starts: another device is never sent it.
-            if (auto st = checkTraffic(p.value("traffic").toStdString()); !st.ok()) {
-                std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
-                return 2;
-            }
-            w.setLabTraffic(p.value("traffic"));
-        }
-        dev.traffic = takesTraffic(dev.spec) ? w.labTraffic().toStdString() : std::string();
-        if (auto st = checkDeviceOptions(dev); !st.ok()) {
-            std::fprintf(stderr, "ringlab: %s\n", st.error.c_str());
-            return 2;
-        }
-        w.controller()->setDevice(dev);
-        w.selectDevice(dev.spec);
-    }
-    if (p.isSet("size")) {
-        const QStringList wh = p.value("size").split('x');
-        bool okW = false, okH = false;
-        const int width = wh.value(0).toInt(&okW), height = wh.value(1).toInt(&okH);
-        constexpr int kMin = 320, kMax = 16384;
-        if (wh.size() != 2 || !okW || !okH || width < kMin || height < kMin || width > kMax ||
-            height > kMax) {
-            std::fprintf(stderr,
-                         "ringlab: --size \"%s\" is not a window size (allowed: WIDTHxHEIGHT, "
-                         "each %d..%d, e.g. 1280x800)\n",
-                         qPrintable(p.value("size")), kMin, kMax);
-            return 2;
-        }
-        w.resize(width, height);
-        // Keep it on the screen: the first start centres a window of another size.
-        if (const QScreen *screen = w.screen()) {
-            const QRect avail = screen->availableGeometry();
-            w.move(std::clamp(w.x(), avail.left(), std::max(avail.left(), avail.right() - width)),
-                   std::clamp(w.y(), avail.top(), std::max(avail.top(), avail.bottom() - height)));
-        }
-    } else if (p.isSet("screenshot")) {
-        w.resize(1280, 800);
-    }
+    if (p.isSet("device") || p.isSet("eal") || p.isSet("traffic"))
+        if (!applyDeviceOptions(w, p)) return 2;
+    if (!sizeWindow(w, p)) return 2;
     QUrl askConnect; // --connect without a token: the Connect dialog asks for it
-    if (p.isSet("connect")) {
-        const QUrl url = ui::ConnectDialog::parseAddress(p.value("connect"));
-        QString error;
-        QByteArray token;
-        if (!url.isValid())
-            error = QStringLiteral("--connect \"%1\" is not an engine's address (allowed: "
-                                   "unix:PATH, HOST:PORT or http(s)://HOST:PORT)")
-                        .arg(p.value("connect"));
-        else if (ui::RemoteLink::isLocalSocket(url))
-            ; // a socket needs no token: its group decides
-        else if (p.isSet("token-file"))
-            if (const auto read = ui::ConnectDialog::readToken(p.value("token-file")); read.ok())
-                token = read.value();
-            else
-                error = ui::errorText(read.status());
-        else if (p.isSet("screenshot"))
-            error = QStringLiteral("--connect needs --token-file without a window to ask in");
-        if (!error.isEmpty()) {
-            std::fprintf(stderr, "ringlab: %s\n", qPrintable(error));
-            return 2;
-        }
-        if (token.isEmpty() && !ui::RemoteLink::isLocalSocket(url))
-            askConnect = url;
-        else if (const Status st = w.connectToEngine(url, token); !st.ok()) {
-            std::fprintf(stderr, "ringlab: cannot connect: %s\n", st.error.c_str());
-            return 1;
-        }
-    }
+    if (p.isSet("connect"))
+        if (const int rc = connectFromCommandLine(w, p, askConnect); rc != 0) return rc;
     w.show();
     closeOnSignals(&w);
     if (askConnect.isValid())
         QTimer::singleShot(0, &w, [&w, askConnect] { w.chooseEngine(askConnect); });
 
-    if (p.isSet("screenshot")) {
-        const auto ns = parseDurationNs(p.value("duration").toStdString());
-        if (!ns) {
-            std::fprintf(stderr,
-                         "ringlab: --duration \"%s\" is not a duration (use e.g. 5s, 500ms)\n",
-                         qPrintable(p.value("duration")));
-            return 2;
-        }
-        const QString file = p.value("screenshot");
-        if (!w.startRun()) return 1;
-        int rc = 0;
-        QTimer::singleShot(static_cast<int>(*ns / 1'000'000), &w, [&] {
-            w.stopRun();
-            QCoreApplication::processEvents();
-            if (!w.grab().save(file, "PNG")) {
-                std::fprintf(stderr, "ringlab: cannot write %s\n", qPrintable(file));
-                rc = 1;
-            } else {
-                std::fprintf(stderr, "ringlab: screenshot written to %s\n", qPrintable(file));
-            }
-            w.close();
-            QCoreApplication::exit(rc);
-        });
-        return QApplication::exec() == 0 ? rc : 1;
-    }
+    if (p.isSet("screenshot")) return takeScreenshot(w, p);
     return QApplication::exec();
 }

@@ -142,69 +142,216 @@ bool reportReplacedDatabase(SessionStore &store, std::int64_t session)
     return !what.empty();
 }
 
-} // namespace
-
-int runCommand(const RunOptions &o)
+// The profile with --set's assignments over it. False, having said why, when either is wrong.
+bool resolveRunProfile(const RunOptions &options, ResolvedProfile &resolved)
 {
     Assignments overrides;
-    ResolvedProfile resolved;
-    if (auto st = parseAssignments(o.sets, overrides); !st.ok()) {
+    if (auto st = parseAssignments(options.sets, overrides); !st.ok()) {
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-        return 2;
+        return false;
     }
-    if (auto st = resolveProfile(o.profile, overrides, resolved, o.device, deviceDefaults);
+    if (auto st =
+            resolveProfile(options.profile, overrides, resolved, options.device, deviceDefaults);
         !st.ok()) {
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-        return 2;
+        return false;
     }
+    return true;
+}
+
+// What the service is started with: the parameters, the device, the interval, the name.
+RunSetup makeRunSetup(const RunOptions &options, const ResolvedProfile &resolved)
+{
     const Profile &profile = resolved.profile;
-    if (o.repeat > 1 && o.durationNs < 0) {
-        std::fprintf(stderr,
-                     "ringlab-engine: --repeat %d needs --duration (each repeat must be as long as "
-                     "the others)\n",
-                     o.repeat);
-        return 2;
-    }
     RunSetup setup;
     setup.params = resolved.params;
     setup.profile = profile.name;
-    setup.device.spec = o.device.empty() ? profile.device : o.device;
-    setup.device.eal = splitEalArgs(o.eal);
-    setup.device.traffic = o.traffic;
-    if (o.durationNs >= 0)
-        setup.device.trafficBoundS = static_cast<int>(o.durationNs / 1'000'000'000) + 1;
-    setup.intervalNs = o.intervalNs;
-    setup.sessionName = o.name;
+    setup.device.spec = options.device.empty() ? profile.device : options.device;
+    setup.device.eal = splitEalArgs(options.eal);
+    setup.device.traffic = options.traffic;
+    if (options.durationNs >= 0)
+        setup.device.trafficBoundS = static_cast<int>(options.durationNs / 1'000'000'000) + 1;
+    setup.intervalNs = options.intervalNs;
+    setup.sessionName = options.name;
     if (setup.sessionName.empty()) { // the profile, and what --set changed in it
         setup.sessionName = profile.name;
-        for (const auto &s : o.sets)
+        for (const auto &s : options.sets)
             setup.sessionName += " " + s;
     }
+    return setup;
+}
+
+// The device's options checked. False, having said why, when they are refused.
+bool checkRunDevice(const RunOptions &options, const Profile &profile, const RunSetup &setup)
+{
     if (auto st = checkDeviceOptions(setup.device); !st.ok()) {
-        if (o.device.empty()) // the device came from the profile: say so
+        if (options.device.empty()) // the device came from the profile: say so
             std::fprintf(stderr, "ringlab-engine: profile %s: %s\n", profile.file.c_str(),
                          st.error.c_str());
         else
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-        return 2;
+        return false;
     }
+    return true;
+}
+
+// The options checked and the run's setup made, before anything starts: the profile, --repeat,
+// the device and --metrics-listen's address. False, having said why, when one is refused.
+bool prepareRun(const RunOptions &options, ResolvedProfile &resolved, RunSetup &setup,
+                std::string &metricsHost, int &metricsPort)
+{
+    if (!resolveRunProfile(options, resolved)) return false;
+    if (options.repeat > 1 && options.durationNs < 0) {
+        std::fprintf(stderr,
+                     "ringlab-engine: --repeat %d needs --duration (each repeat must be as long as "
+                     "the others)\n",
+                     options.repeat);
+        return false;
+    }
+    setup = makeRunSetup(options, resolved);
+    if (!checkRunDevice(options, resolved.profile, setup)) return false;
+    if (!options.metricsListen.empty())
+        if (auto st = parseLoopbackListen(options.metricsListen, metricsHost, metricsPort);
+            !st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+            return false;
+        }
+    return true;
+}
+
+// The database a recorded run writes to (saying what opening it found interrupted), or null.
+std::unique_ptr<SessionStore> openRecordingStore(const RunOptions &options)
+{
+    std::unique_ptr<SessionStore> store = openStore(options);
+    if (store && store->interruptedOnOpen())
+        std::fprintf(stderr,
+                     "ringlab-engine: %d session(s) left running by a process that is gone "
+                     "were marked interrupted\n",
+                     store->interruptedOnOpen());
+    return store;
+}
+
+// Serves the run to Prometheus: each scrape reads `exporter` (the current repeat's). False,
+// having said why, when the endpoint cannot listen.
+bool startMetricsEndpoint(MetricsEndpoint &endpoint, const std::string &metricsHost,
+                          int metricsPort, std::mutex &exporterMutex,
+                          const std::shared_ptr<PrometheusExporter> &exporter)
+{
+    const Status st = endpoint.start(metricsHost, metricsPort, [&exporterMutex, &exporter] {
+        std::lock_guard lock(exporterMutex);
+        // `run` serves its endpoint only while it runs: the run is active from its first
+        // exporter on.
+        return promEngineInfo(exporter != nullptr) + (exporter ? exporter->text() : std::string());
+    });
+    if (!st.ok()) {
+        std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
+        return false;
+    }
+    std::fprintf(stderr, "ringlab-engine: Prometheus metrics at http://%s%s%s:%d/metrics\n",
+                 metricsHost.find(':') != std::string::npos ? "[" : "", metricsHost.c_str(),
+                 metricsHost.find(':') != std::string::npos ? "]" : "", endpoint.port());
+    return true;
+}
+
+// One repeat's subscribers: its printer and, with --metrics-listen, a new exporter, made the
+// one the endpoint serves.
+std::vector<std::shared_ptr<Subscriber>>
+repeatSubscribers(const RunOptions &options, const RunSetup &setup, const Profile &profile,
+                  SamplePrinter &printer, std::mutex &exporterMutex,
+                  std::shared_ptr<PrometheusExporter> &exporter)
+{
+    const std::shared_ptr<Subscriber> printing(&printer, [](Subscriber *) {});
+    std::vector<std::shared_ptr<Subscriber>> subscribers{printing};
+    if (!options.metricsListen.empty()) {
+        auto e = std::make_shared<PrometheusExporter>(
+            PrometheusExporter::RunLabels{0, setup.device.spec, profile.name}, setup.params);
+        subscribers.push_back(e);
+        std::lock_guard lock(exporterMutex);
+        exporter = e;
+    }
+    return subscribers;
+}
+
+// Says what runs (with the first repeat) and, with --repeat, which repeat and the time left.
+void announceRepeat(const RunOptions &options, const Profile &profile, const RunService &service,
+                    int index)
+{
+    if (index == 1)
+        std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n", profile.name.c_str(),
+                     profile.file.c_str(), service.deviceInfo().name.c_str(),
+                     options.durationNs >= 0 ? "running for the given duration"
+                                             : "running until 'quit', end of input or Ctrl+C");
+    if (index == 1 && isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
+    if (options.repeat > 1) {
+        // Each repeat runs for --duration (required with --repeat): the time left follows.
+        const double left = static_cast<double>(options.repeat - index + 1) *
+                            static_cast<double>(options.durationNs) / 1e9;
+        std::fprintf(stderr, "ringlab-engine: run %d of %d, about %.*f s left\n", index,
+                     options.repeat, left < 10 ? 1 : 0, left);
+    }
+}
+
+// Stops the repeat's run, prints its summary and says what the run left behind: standard
+// output lost, the database replaced, samples lost, the session recorded. False when the
+// repeats end here (exitCode is 1 when they end for a failure).
+bool finishRepeat(RunService &service, SamplePrinter &printer, SessionStore *store, Ended ended,
+                  int &exitCode)
+{
+    const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
+    printer.printSummary(printer.summary());
+    if (printer.closed() && ended != Ended::OutputClosed)
+        std::fprintf(stderr,
+                     "ringlab-engine: standard output closed after the run (%s): its last "
+                     "lines and the summary were not written\n",
+                     printer.closedReason().c_str());
+    if (printer.droppedLines() > 0)
+        std::fprintf(stderr,
+                     "ringlab-engine: standard output fell behind: %llu lines were dropped "
+                     "while its reader did not read%s\n",
+                     static_cast<unsigned long long>(printer.droppedLines()),
+                     store && out.samplesLost == 0 ? " (the session has every sample)" : "");
+    if (store && reportReplacedDatabase(*store, out.session)) {
+        exitCode = 1;
+        return false;
+    }
+    if (out.samplesLost > 0) {
+        // Say what the database is missing, and fail: a script must not take it as whole.
+        std::fprintf(stderr,
+                     "ringlab-engine: session %lld in %s is incomplete: %llu of %zu samples "
+                     "were written, %llu lost (%s); it is marked failed (or interrupted, when even "
+                     "that could not be written)\n",
+                     static_cast<long long>(out.session), store->file().c_str(),
+                     static_cast<unsigned long long>(out.samplesWritten), printer.sampleCount(),
+                     static_cast<unsigned long long>(out.samplesLost), out.recordError.c_str());
+        exitCode = 1;
+        return false;
+    }
+    if (store)
+        std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n",
+                     static_cast<long long>(out.session), store->file().c_str());
+    if (ended == Ended::Failed) {
+        exitCode = 1;
+        return false;
+    }
+    // quit, a signal or a closed output ends the repeats too
+    return ended == Ended::Duration;
+}
+
+} // namespace
+
+int runCommand(const RunOptions &o)
+{
+    ResolvedProfile resolved;
+    RunSetup setup;
     std::string metricsHost;
     int metricsPort = 0;
-    if (!o.metricsListen.empty())
-        if (auto st = parseLoopbackListen(o.metricsListen, metricsHost, metricsPort); !st.ok()) {
-            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-            return 2;
-        }
+    if (!prepareRun(o, resolved, setup, metricsHost, metricsPort)) return 2;
+    const Profile &profile = resolved.profile;
     // A run asked to record that cannot open its database fails before it starts.
     std::unique_ptr<SessionStore> store;
     if (o.record) {
-        store = openStore(o);
+        store = openRecordingStore(o);
         if (!store) return 1;
-        if (store->interruptedOnOpen())
-            std::fprintf(stderr,
-                         "ringlab-engine: %d session(s) left running by a process that is gone "
-                         "were marked interrupted\n",
-                         store->interruptedOnOpen());
     }
 
     // Signals are taken through a descriptor; engine threads inherit the blocked mask. A
@@ -218,23 +365,11 @@ int runCommand(const RunOptions &o)
     std::mutex exporterMutex;
     std::shared_ptr<PrometheusExporter> exporter;
     MetricsEndpoint endpoint;
-    if (!o.metricsListen.empty()) {
-        const Status st = endpoint.start(metricsHost, metricsPort, [&] {
-            std::lock_guard lock(exporterMutex);
-            // `run` serves its endpoint only while it runs: the run is active from its first
-            // exporter on.
-            return promEngineInfo(exporter != nullptr) +
-                   (exporter ? exporter->text() : std::string());
-        });
-        if (!st.ok()) {
-            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-            close(sigFd);
-            close(outFd);
-            return 2;
-        }
-        std::fprintf(stderr, "ringlab-engine: Prometheus metrics at http://%s%s%s:%d/metrics\n",
-                     metricsHost.find(':') != std::string::npos ? "[" : "", metricsHost.c_str(),
-                     metricsHost.find(':') != std::string::npos ? "]" : "", endpoint.port());
+    if (!o.metricsListen.empty() &&
+        !startMetricsEndpoint(endpoint, metricsHost, metricsPort, exporterMutex, exporter)) {
+        close(sigFd);
+        close(outFd);
+        return 2;
     }
 
     RunService service(registryDevices(), [](const std::string &msg) {
@@ -254,15 +389,8 @@ int runCommand(const RunOptions &o)
             const std::uint64_t one = 1;
             [[maybe_unused]] auto r = ::write(outFd, &one, sizeof one);
         });
-        const std::shared_ptr<Subscriber> printing(&printer, [](Subscriber *) {});
-        std::vector<std::shared_ptr<Subscriber>> subscribers{printing};
-        if (!o.metricsListen.empty()) {
-            auto e = std::make_shared<PrometheusExporter>(
-                PrometheusExporter::RunLabels{0, setup.device.spec, profile.name}, setup.params);
-            subscribers.push_back(e);
-            std::lock_guard lock(exporterMutex);
-            exporter = e;
-        }
+        const auto subscribers =
+            repeatSubscribers(o, setup, profile, printer, exporterMutex, exporter);
         // The parameters first, once the device has taken them, then the start event.
         const auto header = [&] { printer.printParams(profile.name, setup.params); };
         if (const Status st = service.start(setup, store.get(), subscribers, header); !st.ok()) {
@@ -272,60 +400,9 @@ int runCommand(const RunOptions &o)
         }
         if (exporter)
             exporter->setRun({service.sessionId(), service.deviceInfo().name, profile.name});
-        if (k == 1)
-            std::fprintf(stderr, "ringlab-engine: profile %s (%s) on %s; %s\n",
-                         profile.name.c_str(), profile.file.c_str(),
-                         service.deviceInfo().name.c_str(),
-                         o.durationNs >= 0 ? "running for the given duration"
-                                           : "running until 'quit', end of input or Ctrl+C");
-        if (k == 1 && isatty(STDIN_FILENO)) std::fprintf(stderr, "type 'help' for commands\n");
-        if (o.repeat > 1) {
-            // Each repeat runs for --duration (required with --repeat): the time left follows.
-            const double left =
-                static_cast<double>(o.repeat - k + 1) * static_cast<double>(o.durationNs) / 1e9;
-            std::fprintf(stderr, "ringlab-engine: run %d of %d, about %.*f s left\n", k, o.repeat,
-                         left < 10 ? 1 : 0, left);
-        }
+        announceRepeat(o, profile, service, k);
         const Ended ended = runOnce(o, service, sigFd, outFd, printer, stdinOpen);
-        const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
-        printer.printSummary(printer.summary());
-        if (printer.closed() && ended != Ended::OutputClosed)
-            std::fprintf(stderr,
-                         "ringlab-engine: standard output closed after the run (%s): its last "
-                         "lines and the summary were not written\n",
-                         printer.closedReason().c_str());
-        if (printer.droppedLines() > 0)
-            std::fprintf(stderr,
-                         "ringlab-engine: standard output fell behind: %llu lines were dropped "
-                         "while its reader did not read%s\n",
-                         static_cast<unsigned long long>(printer.droppedLines()),
-                         store && out.samplesLost == 0 ? " (the session has every sample)" : "");
-        if (store && reportReplacedDatabase(*store, out.session)) {
-            exitCode = 1;
-            break;
-        }
-        if (out.samplesLost > 0) {
-            // Say what the database is missing, and fail: a script must not take it as whole.
-            std::fprintf(
-                stderr,
-                "ringlab-engine: session %lld in %s is incomplete: %llu of %zu samples "
-                "were written, %llu lost (%s); it is marked failed (or interrupted, when even "
-                "that could not be written)\n",
-                static_cast<long long>(out.session), store->file().c_str(),
-                static_cast<unsigned long long>(out.samplesWritten), printer.sampleCount(),
-                static_cast<unsigned long long>(out.samplesLost), out.recordError.c_str());
-            exitCode = 1;
-            break;
-        }
-        if (store)
-            std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n",
-                         static_cast<long long>(out.session), store->file().c_str());
-        if (ended == Ended::Failed) {
-            exitCode = 1;
-            break;
-        }
-        // quit, a signal or a closed output ends the repeats too
-        if (ended != Ended::Duration) break;
+        if (!finishRepeat(service, printer, store.get(), ended, exitCode)) break;
     }
     close(sigFd);
     close(outFd);

@@ -24,40 +24,50 @@
 
 namespace ringlab {
 
-int serveCommand(const ServeOptions &o)
+namespace {
+
+// The server's options: where it listens, its token, TLS, the socket's group. False, having
+// said why, when the address or the token file is refused.
+bool makeServerOptions(const ServeOptions &options, ApiServerOptions &so)
 {
-    ApiServerOptions so;
-    if (auto st =
-            parseListen(o.listen.empty() ? "unix:" + defaultSocketPath() : o.listen, so.listen);
+    if (auto st = parseListen(
+            options.listen.empty() ? "unix:" + defaultSocketPath() : options.listen, so.listen);
         !st.ok()) {
         std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-        return 2;
+        return false;
     }
-    if (!o.tokenFile.empty())
-        if (auto st = readTokenFile(o.tokenFile, "--token-file " + o.tokenFile, so.token);
+    if (!options.tokenFile.empty())
+        if (auto st =
+                readTokenFile(options.tokenFile, "--token-file " + options.tokenFile, so.token);
             !st.ok()) {
             std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
-            return 2;
+            return false;
         }
-    so.metricsPublic = o.metricsPublic;
-    so.tlsCert = o.tlsCert;
-    so.tlsKey = o.tlsKey;
-    so.socketGroup = o.socketGroup;
-    so.socketGroupRequired = o.socketGroupGiven;
+    so.metricsPublic = options.metricsPublic;
+    so.tlsCert = options.tlsCert;
+    so.tlsKey = options.tlsKey;
+    so.socketGroup = options.socketGroup;
+    so.socketGroupRequired = options.socketGroupGiven;
+    return true;
+}
 
+// The API with its session database and its job queue, or null (having said why) when the
+// database cannot be opened.
+std::unique_ptr<RunApi> openRunApi(const ServeOptions &options, const ApiServerOptions &so)
+{
     RunApiOptions ao;
     // Recording nothing, it needs no database file (its session list is empty).
-    ao.db = o.record ? o.db : ":memory:";
-    ao.record = o.record;
-    ao.eal = splitEalArgs(o.eal);
+    ao.db = options.record ? options.db : ":memory:";
+    ao.record = options.record;
+    ao.eal = splitEalArgs(options.eal);
     ao.endpoint = so.listen.text();
-    ao.grants = o.allow;
+    ao.grants = options.allow;
     std::unique_ptr<RunApi> api;
     try {
         api = std::make_unique<RunApi>(ao, registryDevices());
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ringlab-engine: cannot open the session database: %s\n", e.what());
-        return 1;
+        return nullptr;
     }
     // Sweeps, tunes and reproductions as the engine's jobs (/v1/jobs): they hold the same
     // measurement as a run started here, record to the same database, report on the stream.
@@ -69,13 +79,40 @@ int serveCommand(const ServeOptions &o)
                      "ringlab-engine: %d session(s) left running by a process that is gone were "
                      "marked interrupted\n",
                      api->interruptedOnOpen());
+    return api;
+}
 
-    // Each client's connection is a file: room for the server's cap on them (connection_gate.h).
+// Each client's connection is a file: room for the server's cap on them (connection_gate.h).
+void raiseOpenFileLimit()
+{
     if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 8192 &&
                         files.rlim_cur < files.rlim_max) {
         files.rlim_cur = std::min<rlim_t>(files.rlim_max, 8192);
         setrlimit(RLIMIT_NOFILE, &files);
     }
+}
+
+// Waits for a stop signal on `sigFd`, and says which one came.
+void waitForStopSignal(int sigFd)
+{
+    pollfd fd{sigFd, POLLIN, 0};
+    while (::poll(&fd, 1, -1) < 0 && errno == EINTR) {
+    }
+    signalfd_siginfo si{};
+    [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
+    std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
+                 strsignal(static_cast<int>(si.ssi_signo)));
+}
+
+} // namespace
+
+int serveCommand(const ServeOptions &o)
+{
+    ApiServerOptions so;
+    if (!makeServerOptions(o, so)) return 2;
+    std::unique_ptr<RunApi> api = openRunApi(o, so);
+    if (!api) return 1;
+    raiseOpenFileLimit();
     // Server and engine threads inherit the blocked stop signals.
     const int sigFd = takeStopSignals();
     if (sigFd < 0) {
@@ -97,13 +134,7 @@ int serveCommand(const ServeOptions &o)
                  so.listen.unixSocket ? "" : "; requests need the bearer token");
     std::fflush(stderr);
 
-    pollfd fd{sigFd, POLLIN, 0};
-    while (::poll(&fd, 1, -1) < 0 && errno == EINTR) {
-    }
-    signalfd_siginfo si{};
-    [[maybe_unused]] auto r = ::read(sigFd, &si, sizeof si);
-    std::fprintf(stderr, "ringlab-engine: %s, stopping\n",
-                 strsignal(static_cast<int>(si.ssi_signo)));
+    waitForStopSignal(sigFd);
     api->shutdown("completed"); // the session is complete; the streams are told to end
     // A client that neither reads nor goes holds its thread until its write times out: the
     // server gets a few seconds, then the process ends anyway (nothing is left to lose).

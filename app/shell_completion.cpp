@@ -94,6 +94,7 @@ std::string tunableValues()
     return arms;
 }
 
+// Long: most of it is the completion script's text, kept whole to read as the script it is.
 std::string bashScript(const CliCommand &cli)
 {
     const std::string f = functionName(cli.name);

@@ -255,6 +255,83 @@ double liveCpuPct(const Sample &tmpl, int history)
     spin([] { return false; }, 2000);
     return median(guiThreadCpuPct(5, 4000));
 }
+
+// Where opening goes: the worker's read, then the GUI thread's charts and segments.
+void timeOpeningParts(const QString &db, std::int64_t id)
+{
+    SessionStore store(db.toStdString(), Db::Mode::ReadOnly);
+    QElapsedTimer t;
+    t.start();
+    const SampleTable table = store.samples(id);
+    const double readS = static_cast<double>(t.nsecsElapsed()) / 1e9;
+    t.restart();
+    const auto rows = samplesFromTable(table);
+    const double rowsS = static_cast<double>(t.nsecsElapsed()) / 1e9;
+    ui::ChartsView view;
+    view.resize(1280, 640);
+    view.show();
+    t.restart();
+    view.adopt(ui::ChartsView::prepare(rows));
+    const double chartS = static_cast<double>(t.nsecsElapsed()) / 1e9;
+    t.restart();
+    ui::SegmentModel segments;
+    segments.setSession(table, store.changes(id));
+    const double segS = static_cast<double>(t.nsecsElapsed()) / 1e9;
+    std::printf("opening's parts: database read %.2f s, rows %.2f s, charts prepared and "
+                "adopted %.2f s, segments %.2f s\n",
+                readS, rowsS, chartS, segS);
+}
+
+// 2. The PNG export, in-process and by `ringlab render`, with the session's title and a
+// 1,000-character one.
+void timeExports(const QString &db, std::int64_t id, const QTemporaryDir &dir)
+{
+    bool ok = false;
+    const QString title1000 = QString(QStringLiteral("long title ")).repeated(91).left(1000);
+    for (const QString &title : {QString(), title1000}) {
+        SessionStore store(db.toStdString());
+        const double s = timed(
+            [&] {
+                return ui::renderSessionCharts(store, id, dir.filePath("x.png"), QSize(1600, 1000),
+                                               title)
+                    .ok();
+            },
+            ok);
+        std::printf("PNG export in-process, 1600x1000, %s: %.2f s (goal <= 2 s)%s\n",
+                    title.isEmpty() ? "the session's title" : "a 1,000-character title", s,
+                    ok ? "" : " FAILED");
+    }
+    for (const QString &title : {QString(), title1000}) {
+        QStringList args{"render", QString::number(id), "--db", db, "-o", dir.filePath("r.png")};
+        if (!title.isEmpty()) args << "--title" << title;
+        QProcess p;
+        const double s = timed(
+            [&] {
+                p.start(QStringLiteral(RINGLAB_DESKTOP_BIN), args);
+                return p.waitForFinished(180'000) && p.exitCode() == 0;
+            },
+            ok);
+        std::printf("ringlab render, 1200x900, %s: %.2f s (goal <= 2 s)%s\n",
+                    title.isEmpty() ? "the session's title" : "a 1,000-character title", s,
+                    ok ? "" : " FAILED");
+    }
+}
+
+// 4. The GUI thread's CPU while a live run is charted, early in the run and later.
+void measureLiveCpu()
+{
+    const Sample tmpl = *runSim(ParamSet{}, 3).back();
+    // At 30 s (the 2-minute window not yet full), 10 minutes and an hour into a run.
+    const double first = liveCpuPct(tmpl, 300);
+    const double tenMin = liveCpuPct(tmpl, 6'000);
+    const double hour = liveCpuPct(tmpl, kSamples);
+    std::printf("GUI thread CPU charting a live run at 10 Hz (2-minute window) with its segments, "
+                "1280x640, median of 5 x 4 s: in the first minute %.1f %%, after 10 minutes "
+                "%.1f %%, after an hour %.1f %% of one core (goal <= 10 %%; hour / 10 minutes "
+                "%.2f)\n",
+                first, tenMin, hour, tenMin > 0 ? hour / tenMin : 0.0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -291,71 +368,11 @@ int main(int argc, char **argv)
                 open.firstPaintS, open.allDrawnS, open.longestBlockS * 1e3);
     std::printf("samples drawn as gaps: %d; samples the engine marked as stalled: %d (%s)\n\n",
                 open.gaps, stalls, open.gaps == stalls ? "equal" : "NOT equal");
-    {
-        // Where opening goes: the worker's read, then the GUI thread's charts and segments.
-        SessionStore store(db.toStdString(), Db::Mode::ReadOnly);
-        QElapsedTimer t;
-        t.start();
-        const SampleTable table = store.samples(id);
-        const double readS = static_cast<double>(t.nsecsElapsed()) / 1e9;
-        t.restart();
-        const auto rows = samplesFromTable(table);
-        const double rowsS = static_cast<double>(t.nsecsElapsed()) / 1e9;
-        ui::ChartsView view;
-        view.resize(1280, 640);
-        view.show();
-        t.restart();
-        view.adopt(ui::ChartsView::prepare(rows));
-        const double chartS = static_cast<double>(t.nsecsElapsed()) / 1e9;
-        t.restart();
-        ui::SegmentModel segments;
-        segments.setSession(table, store.changes(id));
-        const double segS = static_cast<double>(t.nsecsElapsed()) / 1e9;
-        std::printf("opening's parts: database read %.2f s, rows %.2f s, charts prepared and "
-                    "adopted %.2f s, segments %.2f s\n",
-                    readS, rowsS, chartS, segS);
-    }
+    timeOpeningParts(db, id);
 
-    bool ok = false;
-    const QString title1000 = QString(QStringLiteral("long title ")).repeated(91).left(1000);
-    for (const QString &title : {QString(), title1000}) {
-        SessionStore store(db.toStdString());
-        const double s = timed(
-            [&] {
-                return ui::renderSessionCharts(store, id, dir.filePath("x.png"), QSize(1600, 1000),
-                                               title)
-                    .ok();
-            },
-            ok);
-        std::printf("PNG export in-process, 1600x1000, %s: %.2f s (goal <= 2 s)%s\n",
-                    title.isEmpty() ? "the session's title" : "a 1,000-character title", s,
-                    ok ? "" : " FAILED");
-    }
-    for (const QString &title : {QString(), title1000}) {
-        QStringList args{"render", QString::number(id), "--db", db, "-o", dir.filePath("r.png")};
-        if (!title.isEmpty()) args << "--title" << title;
-        QProcess p;
-        const double s = timed(
-            [&] {
-                p.start(QStringLiteral(RINGLAB_DESKTOP_BIN), args);
-                return p.waitForFinished(180'000) && p.exitCode() == 0;
-            },
-            ok);
-        std::printf("ringlab render, 1200x900, %s: %.2f s (goal <= 2 s)%s\n",
-                    title.isEmpty() ? "the session's title" : "a 1,000-character title", s,
-                    ok ? "" : " FAILED");
-    }
+    timeExports(db, id, dir);
     std::printf("\n");
 
-    const Sample tmpl = *runSim(ParamSet{}, 3).back();
-    // At 30 s (the 2-minute window not yet full), 10 minutes and an hour into a run.
-    const double first = liveCpuPct(tmpl, 300);
-    const double tenMin = liveCpuPct(tmpl, 6'000);
-    const double hour = liveCpuPct(tmpl, kSamples);
-    std::printf("GUI thread CPU charting a live run at 10 Hz (2-minute window) with its segments, "
-                "1280x640, median of 5 x 4 s: in the first minute %.1f %%, after 10 minutes "
-                "%.1f %%, after an hour %.1f %% of one core (goal <= 10 %%; hour / 10 minutes "
-                "%.2f)\n",
-                first, tenMin, hour, tenMin > 0 ? hour / tenMin : 0.0);
+    measureLiveCpu();
     return 0;
 }

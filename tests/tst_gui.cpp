@@ -322,7 +322,7 @@ void TstGui::compareTwoSessions()
         QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 25, 10000);
         w_->stopRun();
     }
-    SessionStore *store = w_->controller()->store();
+    SessionStore *store = w_->controller()->store().value();
     const auto all = store->list();
     QVERIFY(all.size() >= 2);
     CompareDialog dlg(*store, all[all.size() - 2].id, all.back().id);
@@ -458,12 +458,12 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
 
     // A device that cannot be had: a clear refusal (no dialog in headless mode), and no
     // session is left behind.
-    const std::size_t before = w_->controller()->store()->list().size();
+    const std::size_t before = w_->controller()->store().value()->list().size();
     w_->setHeadless(true);
     w_->selectDevice("dpdk:net_nosuch0");
     QVERIFY(!w_->startRun());
     QVERIFY(!w_->controller()->isRunning());
-    QCOMPARE(w_->controller()->store()->list().size(), before);
+    QCOMPARE(w_->controller()->store().value()->list().size(), before);
     w_->setHeadless(false);
 
     // Back on the simulated NIC everything applies again.
@@ -605,7 +605,7 @@ void TstGui::aSweepHoldsTheMeasurement()
     w_->stopRun();
     QVERIFY(w_->startAction()->isEnabled());
 
-    SessionStore *store = w_->controller()->store();
+    SessionStore *store = w_->controller()->store().value();
     QVERIFY(store);
     const std::size_t before = store->list().size();
     QSignalSpy done(tab, &SweepTab::finished);
@@ -956,7 +956,7 @@ void TstGui::compareDialogIsPerSegmentAndFits()
     const qint64 three = record({{"poll.mode", "sleep"}}, {{"poll.mode", "busy"}});
     const qint64 one = record({{"poll.mode", "busy"}}, {});
     QVERIFY(three > 0 && one > 0);
-    CompareDialog dlg(*ctl->store(), three, one);
+    CompareDialog dlg(*ctl->store().value(), three, one);
     QVERIFY2(dlg.ok(), qPrintable(dlg.error()));
     // A is a segment, not the three settings averaged; the box offers each and the whole.
     QCOMPARE(dlg.sideBox(0)->count(), 4);

@@ -83,7 +83,7 @@ Status EngineController::apply(const Assignments &a, const QString &source)
     return {};
 }
 
-SessionStore *EngineController::store(QString *error)
+Result<SessionStore *> EngineController::store()
 {
     const std::filesystem::path want = dbPath_.toStdString();
     if (store_ && store_->file() == want) return store_.get();
@@ -96,8 +96,7 @@ SessionStore *EngineController::store(QString *error)
         try {
             store_ = std::make_unique<SessionStore>(want, Db::Mode::ReadOnly);
         } catch (const DbError &) {
-            if (error) *error = QString::fromStdString(e.what());
-            return nullptr;
+            return Status::failed(e.what());
         }
     }
     return store_.get();
@@ -108,9 +107,9 @@ RemoteLink *EngineController::remoteLink() const
     return remote_ ? static_cast<RemoteLink *>(link_.get()) : nullptr;
 }
 
-SessionStore *EngineController::sessionStore(QString *error)
+Result<SessionStore *> EngineController::sessionStore()
 {
-    if (!remote_) return store(error);
+    if (!remote_) return store();
     const QString file = SessionMirror::databaseFor(remoteLink()->url());
     auto &copies = copies_[file];
     if (!copies) {
@@ -119,32 +118,30 @@ SessionStore *EngineController::sessionStore(QString *error)
             copies = std::make_unique<SessionStore>(file.toStdString());
         } catch (const DbError &e) {
             copies_.erase(file);
-            if (error)
-                *error = tr("copies of the engine's sessions: %1").arg(QString::fromUtf8(e.what()));
-            return nullptr;
+            return failedBecause(
+                tr("copies of the engine's sessions: %1").arg(QString::fromUtf8(e.what())));
         }
     }
     return copies.get();
 }
 
-SessionMirror *EngineController::mirror(QString *error)
+Result<SessionMirror *> EngineController::mirror()
 {
-    if (!remote_) return nullptr;
+    if (!remote_) return Status::refused("this window is not attached to an engine");
     if (!mirror_) {
-        SessionStore *copies = sessionStore(error);
-        if (!copies) return nullptr;
-        mirror_ = new SessionMirror(*remoteLink(), *copies);
+        const auto copies = sessionStore();
+        if (!copies.ok()) return copies.status();
+        mirror_ = new SessionMirror(*remoteLink(), *copies.value());
     }
-    return mirror_;
+    return mirror_.data();
 }
 
 Status EngineController::fetchSessions(const QList<qint64> &ids)
 {
     if (!remote_) return Status::success();
-    QString error;
-    SessionMirror *m = mirror(&error);
-    if (!m) return failedBecause(error);
-    if (Status st = m->fetch(ids); !st.ok()) return st;
+    const auto m = mirror();
+    if (!m.ok()) return m.status();
+    if (Status st = m.value()->fetch(ids); !st.ok()) return st;
     emit sessionsCopied();
     return Status::success();
 }

@@ -52,13 +52,14 @@ class EngineController : public QObject {
     bool recording() const { return recording_; }
     void setDatabasePath(const QString &path) { dbPath_ = path; }
     QString databasePath() const { return dbPath_; }
-    // The store the sessions are recorded in (opened on demand); null with an error.
-    SessionStore *store(QString *error = nullptr);
+    // The store the sessions are recorded in (opened on demand, read-only when it cannot be
+    // written); failed, with SQLite's reason, when it cannot be opened.
+    Result<SessionStore *> store();
     // The store the window's Sessions are read from: store(), or when attached the copies of
     // the engine's sessions (SessionMirror), numbered as the engine numbers them.
-    SessionStore *sessionStore(QString *error = nullptr);
-    // The attached engine's sessions; null when not attached (or with an error).
-    SessionMirror *mirror(QString *error = nullptr);
+    Result<SessionStore *> sessionStore();
+    // The attached engine's sessions; refused when not attached.
+    Result<SessionMirror *> mirror();
     // Makes sure the sessions can be read from sessionStore(): always so for this process's;
     // an engine's are copied the first time.
     Status fetchSessions(const QList<qint64> &ids);

@@ -63,20 +63,50 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
 {
     setWindowTitle(tr("Ringlab"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/ringlab.svg")));
+    buildCentralWidget();
+    connectSweepTab();
+
+    buildToolbar();
+    buildDocks();
+    buildMenus();
+    statusBar()->addWidget(stateLabel_);
+    statusBar()->addWidget(dropsLabel_);
+    statusBar()->addPermanentWidget(engineLabel_);
+    statusBar()->addPermanentWidget(dbLabel_);
+
+    segmentTimer_->setInterval(1000); // the segment statistics follow at 1 Hz
+    connect(segmentTimer_, &QTimer::timeout, this, &MainWindow::refreshSegments);
+    connectController();
+    restoreSettings();
+    updateStatus();
+    sessions_->reload();
+}
+
+QWidget *MainWindow::buildRunTab()
+{
     auto *split = new QSplitter(Qt::Vertical);
     charts_->setSettingsGroup(QStringLiteral("charts")); // the series chosen, kept
     split->addWidget(charts_);
-    segmentTable_ = new SegmentTable(segments_, [this] { return ctl_->sessionStore(); });
+    segmentTable_ = new SegmentTable(segments_, [this] {
+        const auto store = ctl_->sessionStore();
+        return store.ok() ? store.value() : nullptr;
+    });
     connect(segmentTable_, &SegmentTable::message, statusBar(), &QStatusBar::showMessage);
     split->addWidget(segmentTable_);
     split->setChildrenCollapsible(false);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
+    return split;
+}
+
+void MainWindow::buildCentralWidget()
+{
+    QWidget *runTab = buildRunTab();
     sweep_ = new SweepTab(ctl_);
     sweep_->blockedReason = [this] { return measurementHold().blockedReason(); };
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
-    tabs_->addTab(split, tr("Run"));
+    tabs_->addTab(runTab, tr("Run"));
     tabs_->addTab(sweep_, tr("Sweep"));
     reconnect_ =
         new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("&Reconnect"), this);
@@ -94,6 +124,10 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     column->addWidget(connectionNotice_);
     column->addWidget(tabs_, 1);
     setCentralWidget(central);
+}
+
+void MainWindow::connectSweepTab()
+{
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int k) {
         if (tabs_->widget(k) == sweep_ && !sweep_->running()) sweep_->reload();
     });
@@ -103,17 +137,10 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
     });
     connect(sweep_, &SweepTab::message, statusBar(), &QStatusBar::showMessage);
     connect(sweep_, &SweepTab::sessionsChanged, this, [this] { sessions_->reload(); });
+}
 
-    buildToolbar();
-    buildDocks();
-    buildMenus();
-    statusBar()->addWidget(stateLabel_);
-    statusBar()->addWidget(dropsLabel_);
-    statusBar()->addPermanentWidget(engineLabel_);
-    statusBar()->addPermanentWidget(dbLabel_);
-
-    segmentTimer_->setInterval(1000); // the segment statistics follow at 1 Hz
-    connect(segmentTimer_, &QTimer::timeout, this, &MainWindow::refreshSegments);
+void MainWindow::connectController()
+{
     connect(ctl_, &EngineController::samplesArrived, this,
             [this](const std::vector<SamplePtr> &batch) {
                 if (shownSession_) return;
@@ -147,9 +174,6 @@ MainWindow::MainWindow(const QString &database, QWidget *parent)
         if (!shownSession_) segments_->setSession(live_.table(), liveChanges_); // all exact
         updateStatus();
     });
-    restoreSettings();
-    updateStatus();
-    sessions_->reload();
 }
 
 MainWindow::~MainWindow()
@@ -312,22 +336,7 @@ void MainWindow::updateTrafficField()
 
 void MainWindow::buildMenus()
 {
-    auto *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Connect to engine…"), this, [this] { chooseEngine(); });
-    file->addAction(tr("Use the engine in this &process"), this, [this] {
-        ctl_->detach();
-        clearForNewRun(); // what was shown was the engine's
-        connectionProblem_.clear();
-        updateStatus();
-        sessions_->reload(); // this process's sessions again
-    });
-    file->addAction(reconnect_);
-    file->addSeparator();
-    file->addAction(export_);
-    file->addSeparator();
-    auto *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-    quit->setShortcutContext(Qt::ApplicationShortcut);
+    buildFileMenu();
 
     auto *edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(undo_->createUndoAction(edit, tr("&Undo")));
@@ -358,6 +367,32 @@ void MainWindow::buildMenus()
     for (auto *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
+    buildToolsMenu();
+    buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu()
+{
+    auto *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Connect to engine…"), this, [this] { chooseEngine(); });
+    file->addAction(tr("Use the engine in this &process"), this, [this] {
+        ctl_->detach();
+        clearForNewRun(); // what was shown was the engine's
+        connectionProblem_.clear();
+        updateStatus();
+        sessions_->reload(); // this process's sessions again
+    });
+    file->addAction(reconnect_);
+    file->addSeparator();
+    file->addAction(export_);
+    file->addSeparator();
+    auto *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setShortcutContext(Qt::ApplicationShortcut);
+}
+
+void MainWindow::buildToolsMenu()
+{
     auto *tools = menuBar()->addMenu(tr("&Tools"));
     reproduce_ = tools->addAction(tr("&Reproduce a reference case…"), this, [this] {
         if (reproduceDialog_) { // one at a time: the open one
@@ -377,7 +412,10 @@ void MainWindow::buildMenus()
         dlg->blockedReason = [this] { return measurementHold().blockedReason(); };
         dlg->show();
     });
+}
 
+void MainWindow::buildHelpMenu()
+{
     auto *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard and mouse"), this, [this] {
         QMessageBox::information(
@@ -424,14 +462,12 @@ void MainWindow::buildDocks()
     connect(sessions_, &SessionsPanel::openRequested, this, &MainWindow::openSession);
     connect(sessions_, &SessionsPanel::exportRequested, this, &MainWindow::chooseExport);
     connect(sessions_, &SessionsPanel::compareRequested, this, [this](qint64 a, qint64 b) {
-        QString error;
-        SessionStore *store = ctl_->sessionStore(&error);
-        if (const Status st = store ? ctl_->fetchSessions({a, b}) : failedBecause(error);
-            !st.ok()) {
+        const auto store = ctl_->sessionStore();
+        if (const Status st = store.ok() ? ctl_->fetchSessions({a, b}) : store.status(); !st.ok()) {
             statusBar()->showMessage(errorText(st), 10000);
             return;
         }
-        auto *dlg = new CompareDialog(*store, a, b, this);
+        auto *dlg = new CompareDialog(*store.value(), a, b, this);
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         dlg->show();
     });
@@ -668,9 +704,8 @@ void MainWindow::openSession(qint64 id)
             tr("Stop the run to open session %1 (or compare it with another)").arg(id), 8000);
         return;
     }
-    QString error;
-    SessionStore *store = ctl_->sessionStore(&error);
-    if (const Status st = store ? ctl_->fetchSessions({id}) : failedBecause(error); !st.ok()) {
+    const auto opened = ctl_->sessionStore();
+    if (const Status st = opened.ok() ? ctl_->fetchSessions({id}) : opened.status(); !st.ok()) {
         statusBar()->showMessage(errorText(st), 10000);
         return;
     }
@@ -689,7 +724,7 @@ void MainWindow::openSession(qint64 id)
         opening_ = true;
         statusBar()->showMessage(tr("Opening session %1…").arg(id));
     });
-    watcher->setFuture(readSessionAsync(*store, id));
+    watcher->setFuture(readSessionAsync(*opened.value(), id));
 }
 
 void MainWindow::showSession(SessionData &session)
@@ -723,12 +758,11 @@ void MainWindow::chooseExport(qint64 id)
     dialog.setIconProvider(&names);
     if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
     const QString file = dialog.selectedFiles().constFirst();
-    QString error;
     const QString suffix = QFileInfo(file).suffix().toLower();
     if (suffix == QLatin1String("png") || suffix == QLatin1String("svg")) {
-        SessionStore *store = ctl_->sessionStore(&error);
+        const auto store = ctl_->sessionStore();
         SessionInfo info;
-        if (!store || !store->get(id, info)) return;
+        if (!store.ok() || !store.value()->get(id, info)) return;
         QSettings settings;
         ImageExportDialog ask(
             sessionTitle(info),
@@ -751,7 +785,7 @@ void MainWindow::chooseExport(qint64 id)
                     statusBar()->showMessage(
                         tr("Session %1 written to %2").arg(session.id).arg(file), 8000);
                 });
-        watcher->setFuture(readSessionAsync(*store, id));
+        watcher->setFuture(readSessionAsync(*store.value(), id));
         return;
     }
     if (const Status st = exportSession(id, file); !st.ok())
@@ -762,11 +796,10 @@ void MainWindow::chooseExport(qint64 id)
 
 Status MainWindow::exportSession(qint64 id, const QString &file)
 {
-    QString error;
-    SessionStore *store = ctl_->sessionStore(&error);
-    if (!store) return failedBecause(error);
+    const auto store = ctl_->sessionStore();
+    if (!store.ok()) return store.status();
     if (Status st = ctl_->fetchSessions({id}); !st.ok()) return st;
-    return exportSessionFile(*store, id, file);
+    return exportSessionFile(*store.value(), id, file);
 }
 
 MeasurementHold MainWindow::measurementHold() const

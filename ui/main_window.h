@@ -115,8 +115,17 @@ class MainWindow : public QMainWindow {
     // The traffic field: enabled for the lab on the engine in this process, else why not.
     void updateTrafficField();
     void chooseDevice(int index);
+    // The constructor's parts: the Run and Sweep tabs under the connection notice, and what
+    // the window does on the Sweep tab's and the engine's signals.
+    void buildCentralWidget();
+    QWidget *buildRunTab(); // the charts over the segment table
+    void connectSweepTab();
+    void connectController();
     void buildToolbar();
     void buildMenus();
+    void buildFileMenu();
+    void buildToolsMenu();
+    void buildHelpMenu();
     void buildDocks();
     void onSamples();
     void addGuiThreadCpu(double t);

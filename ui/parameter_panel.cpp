@@ -129,65 +129,14 @@ QWidget *ParameterPanel::makeControl(const TunableInfo &t)
     QWidget *field = nullptr;
     switch (t.type) {
     case Type::Integer: {
-        auto *spin = new QSpinBox;
-        spin->setRange(static_cast<int>(t.min), static_cast<int>(t.max));
-        spin->setSuffix(unit);
-        spin->setKeyboardTracking(false);
-        spin->setAccelerated(true);
-        // "any" for threads.*_cpu: the minimum shown and typed as its word.
-        if (!t.minWord.empty())
-            spin->setSpecialValueText(
-                QString::fromUtf8(t.minWord.data(), static_cast<int>(t.minWord.size())));
-        connect(spin, &QSpinBox::editingFinished, this, [this, &t, spin] {
-            edited(t, ParamSet::format(t, Value{spin->value(), 0}));
-        });
+        auto *spin = makeIntegerSpin(t, unit);
         input = spin;
-        if (wide(t)) {
-            auto *slider = new QSlider(Qt::Horizontal);
-            slider->setRange(0, 1000);
-            slider->setObjectName(name + QStringLiteral(".slider"));
-            // Dragging shows the value; the change applies where the slider comes to rest
-            // (release, a click on the groove, the wheel or the keyboard).
-            slider->setTracking(false);
-            connect(slider, &QSlider::sliderMoved, spin, [&t, spin](int pos) {
-                QSignalBlocker block(spin);
-                spin->setValue(static_cast<int>(fromSlider(t, pos)));
-            });
-            connect(slider, &QSlider::valueChanged, this, [this, &t, spin](int pos) {
-                {
-                    QSignalBlocker block(spin);
-                    spin->setValue(static_cast<int>(fromSlider(t, pos)));
-                }
-                edited(t, std::to_string(spin->value()));
-            });
-            connect(spin, &QSpinBox::valueChanged, slider, [&t, slider](int v) {
-                QSignalBlocker block(slider);
-                slider->setValue(toSlider(t, v));
-            });
-            field = new QWidget;
-            auto *row = new QHBoxLayout(field);
-            row->setContentsMargins(0, 0, 0, 0);
-            row->addWidget(spin, 2);
-            row->addWidget(slider, 3);
-        }
+        if (wide(t)) field = withLogSlider(t, name, spin);
         break;
     }
-    case Type::Real: {
-        auto *spin = new QDoubleSpinBox;
-        spin->setRange(t.min, t.max);
-        spin->setDecimals(1);
-        spin->setSuffix(unit);
-        spin->setKeyboardTracking(false);
-        connect(spin, &QDoubleSpinBox::editingFinished, this, [this, &t, spin] {
-            // Leaving the field changes nothing: a value shown rounded (33.33 as 33.3)
-            // is not a new value.
-            const double now = std::stod(shownValue(t));
-            if (std::abs(spin->value() - now) < 0.5 * std::pow(10.0, -spin->decimals())) return;
-            edited(t, QString::number(spin->value(), 'g', 10).toStdString());
-        });
-        input = spin;
+    case Type::Real:
+        input = makeRealSpin(t, unit);
         break;
-    }
     case Type::Choice: {
         auto *combo = new QComboBox;
         for (auto c : t.choices)
@@ -210,6 +159,71 @@ QWidget *ParameterPanel::makeControl(const TunableInfo &t)
     input->setObjectName(name);
     controls_.insert(name, input);
     return field ? field : input;
+}
+
+QSpinBox *ParameterPanel::makeIntegerSpin(const TunableInfo &t, const QString &unit)
+{
+    auto *spin = new QSpinBox;
+    spin->setRange(static_cast<int>(t.min), static_cast<int>(t.max));
+    spin->setSuffix(unit);
+    spin->setKeyboardTracking(false);
+    spin->setAccelerated(true);
+    // "any" for threads.*_cpu: the minimum shown and typed as its word.
+    if (!t.minWord.empty())
+        spin->setSpecialValueText(
+            QString::fromUtf8(t.minWord.data(), static_cast<int>(t.minWord.size())));
+    connect(spin, &QSpinBox::editingFinished, this, [this, &t, spin] {
+        edited(t, ParamSet::format(t, Value{spin->value(), 0}));
+    });
+    return spin;
+}
+
+QWidget *ParameterPanel::withLogSlider(const TunableInfo &t, const QString &name, QSpinBox *spin)
+{
+    auto *slider = new QSlider(Qt::Horizontal);
+    slider->setRange(0, 1000);
+    slider->setObjectName(name + QStringLiteral(".slider"));
+    // Dragging shows the value; the change applies where the slider comes to rest
+    // (release, a click on the groove, the wheel or the keyboard).
+    slider->setTracking(false);
+    connect(slider, &QSlider::sliderMoved, spin, [&t, spin](int pos) {
+        QSignalBlocker block(spin);
+        spin->setValue(static_cast<int>(fromSlider(t, pos)));
+    });
+    connect(slider, &QSlider::valueChanged, this, [this, &t, spin](int pos) {
+        {
+            QSignalBlocker block(spin);
+            spin->setValue(static_cast<int>(fromSlider(t, pos)));
+        }
+        edited(t, std::to_string(spin->value()));
+    });
+    connect(spin, &QSpinBox::valueChanged, slider, [&t, slider](int v) {
+        QSignalBlocker block(slider);
+        slider->setValue(toSlider(t, v));
+    });
+    auto *field = new QWidget;
+    auto *row = new QHBoxLayout(field);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(spin, 2);
+    row->addWidget(slider, 3);
+    return field;
+}
+
+QDoubleSpinBox *ParameterPanel::makeRealSpin(const TunableInfo &t, const QString &unit)
+{
+    auto *spin = new QDoubleSpinBox;
+    spin->setRange(t.min, t.max);
+    spin->setDecimals(1);
+    spin->setSuffix(unit);
+    spin->setKeyboardTracking(false);
+    connect(spin, &QDoubleSpinBox::editingFinished, this, [this, &t, spin] {
+        // Leaving the field changes nothing: a value shown rounded (33.33 as 33.3)
+        // is not a new value.
+        const double now = std::stod(shownValue(t));
+        if (std::abs(spin->value() - now) < 0.5 * std::pow(10.0, -spin->decimals())) return;
+        edited(t, QString::number(spin->value(), 'g', 10).toStdString());
+    });
+    return spin;
 }
 
 void ParameterPanel::setDeviceSupport(const QString &device,

@@ -14,8 +14,10 @@
 #include "engine/datapath/tunables.h"
 
 class QCheckBox;
+class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
+class QSpinBox;
 class QUndoStack;
 
 namespace ringlab::ui {
@@ -47,6 +49,11 @@ class ParameterPanel : public QWidget {
 
   private:
     QWidget *makeControl(const TunableInfo &t);
+    // makeControl's parts: the spin box of an integer or a real tunable (`unit`: its suffix),
+    // and the row of an integer's spin box beside a slider that moves logarithmically.
+    QSpinBox *makeIntegerSpin(const TunableInfo &t, const QString &unit);
+    QWidget *withLogSlider(const TunableInfo &t, const QString &name, QSpinBox *spin);
+    QDoubleSpinBox *makeRealSpin(const TunableInfo &t, const QString &unit);
     void edited(const TunableInfo &t, const std::string &value);
     void applyStaged();
     void updateStaged();

@@ -128,21 +128,22 @@ void SessionsPanel::fitColumns()
 
 void SessionsPanel::reload()
 {
-    QString error;
     if (ctl_->remote()) {
         // The engine's sessions: listed from it without waiting (this runs from stream lines
         // and from detaching), copied here when opened.
-        SessionMirror *mirror = ctl_->mirror(&error);
-        if (!mirror) {
-            emit message(error, 10000);
+        const auto attached = ctl_->mirror();
+        if (!attached.ok()) {
+            emit message(errorText(attached.status()), 10000);
             return;
         }
+        SessionMirror *mirror = attached.value();
         QPointer<SessionsPanel> self(this);
         QPointer<SessionMirror> from(mirror);
         mirror->listLater(
             [self, from, this](const std::vector<SessionInfo> &sessions, const QString &why) {
                 // A reply for an engine this window has left since is not shown.
-                if (!self || !from || ctl_->mirror() != from) return;
+                if (!self || !from) return;
+                if (const auto now = ctl_->mirror(); !now.ok() || now.value() != from) return;
                 if (!why.isEmpty()) emit message(why, 10000);
                 model_->setSessions(sessions);
                 readCopiedEnvironments();
@@ -151,12 +152,13 @@ void SessionsPanel::reload()
             });
         return;
     }
-    SessionStore *store = ctl_->store(&error);
-    if (!store) {
-        emit message(error, 10000);
+    const auto opened = ctl_->store();
+    if (!opened.ok()) {
+        emit message(errorText(opened.status()), 10000);
         model_->setSessions({});
         return;
     }
+    SessionStore *store = opened.value();
     try {
         const auto sessions = store->list();
         std::map<std::int64_t, Environment> environments;
@@ -175,7 +177,8 @@ void SessionsPanel::readCopiedEnvironments()
 {
     if (!ctl_->remote()) return;
     std::map<std::int64_t, Environment> environments;
-    SessionStore *copies = ctl_->sessionStore();
+    const auto opened = ctl_->sessionStore();
+    SessionStore *copies = opened.ok() ? opened.value() : nullptr;
     try {
         for (const auto &c : copies ? copies->list() : std::vector<SessionInfo>{}) {
             // The copy of the listed session: the same id and the same run.
@@ -193,11 +196,11 @@ void SessionsPanel::readCopiedEnvironments()
 void SessionsPanel::renameSelected(const QString &name)
 {
     if (ctl_->remote()) return;
-    SessionStore *store = ctl_->store();
+    const auto store = ctl_->store();
     const auto ids = selectedIds();
-    if (!store || ids.isEmpty() || name.trimmed().isEmpty()) return;
+    if (!store.ok() || ids.isEmpty() || name.trimmed().isEmpty()) return;
     try {
-        store->rename(ids.first(), name.trimmed().toStdString());
+        store.value()->rename(ids.first(), name.trimmed().toStdString());
     } catch (const DbError &e) {
         emit message(QString::fromStdString(e.what()), 10000);
     }
@@ -207,8 +210,9 @@ void SessionsPanel::renameSelected(const QString &name)
 void SessionsPanel::deleteSelected()
 {
     if (ctl_->remote()) return;
-    SessionStore *store = ctl_->store();
-    if (!store) return;
+    const auto opened = ctl_->store();
+    if (!opened.ok()) return;
+    SessionStore *store = opened.value();
     for (qint64 id : selectedIds()) {
         const SessionInfo *s = model_->session(model_->rowOf(id));
         if ((ctl_->isRunning() && id == ctl_->sessionId()) || (s && s->status == "running")) {

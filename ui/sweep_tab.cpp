@@ -14,7 +14,6 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -64,6 +63,24 @@ SweepTab::SweepTab(EngineController *engine, QWidget *parent)
 
 QWidget *SweepTab::buildSetup()
 {
+    makeSweepFields();
+    makeTuneFields();
+    makeRunControls();
+
+    auto *setup = new QGroupBox(tr("Set up"));
+    auto *setupLayout = new QVBoxLayout(setup);
+    setupLayout->addLayout(buildForm());
+    setupLayout->addWidget(run_);
+    setupLayout->addWidget(bar_);
+    setupLayout->addWidget(status_);
+    setupLayout->addStretch(1);
+    setup->setMinimumWidth(250);
+    setup->setMaximumWidth(380);
+    return setup;
+}
+
+void SweepTab::makeSweepFields()
+{
     mode_ = new QComboBox;
     mode_->addItem(tr("Sweep: one point per setting"));
     mode_->addItem(tr("Tune: find the setting for a goal"));
@@ -86,7 +103,10 @@ QWidget *SweepTab::buildSetup()
     seconds_->setValue(3);
     seconds_->setSuffix(tr(" s"));
     seconds_->setToolTip(tr("Length of each run; the first half second is left out"));
+}
 
+void SweepTab::makeTuneFields()
+{
     sense_ = new QComboBox;
     sense_->addItems({tr("minimize"), tr("maximize")});
     objective_ = new QLineEdit(QStringLiteral("engine_cpu_ms_per_s"));
@@ -98,27 +118,42 @@ QWidget *SweepTab::buildSetup()
     budget_->setRange(4, 500);
     budget_->setValue(12);
     budget_->setToolTip(tr("Runs in all, the repeats at the best settings included"));
+}
 
-    auto *sweepForm = new QWidget;
-    auto *sf = new QFormLayout(sweepForm);
-    sf->setContentsMargins(0, 0, 0, 0);
-    sf->addRow(tr("Vary"), vary_);
-    sf->addRow(tr("Repeats"), repeat_);
-    auto *tuneForm = new QWidget;
-    auto *tf = new QFormLayout(tuneForm);
-    tf->setContentsMargins(0, 0, 0, 0);
+// One form, so that every field starts at one edge: the mode's own rows are shown, the
+// other mode's hidden (no space kept for them).
+QFormLayout *SweepTab::buildForm()
+{
+    auto *form = new QFormLayout;
+    form->addRow(tr("Mode"), mode_);
+    form->addRow(tr("Profile"), profile_);
+    form->addRow(tr("Vary"), vary_);
+    form->addRow(tr("Repeats"), repeat_);
     auto *goal = new QHBoxLayout;
     goal->addWidget(sense_);
     goal->addWidget(objective_, 1);
-    tf->addRow(tr("Goal"), goal);
-    tf->addRow(tr("Subject to"), constraints_);
-    tf->addRow(tr("Over"), over_);
-    tf->addRow(tr("Budget"), budget_);
-    forms_ = new QStackedWidget;
-    forms_->addWidget(sweepForm);
-    forms_->addWidget(tuneForm);
-    connect(mode_, &QComboBox::currentIndexChanged, forms_, &QStackedWidget::setCurrentIndex);
+    form->addRow(tr("Goal"), goal);
+    form->addRow(tr("Subject to"), constraints_);
+    form->addRow(tr("Over"), over_);
+    form->addRow(tr("Budget"), budget_);
+    form->addRow(tr("Tie"), tie_);
+    form->addRow(tr("Each run"), seconds_);
+    const auto showMode = [form, this](int mode) {
+        const bool tuning = mode == 1;
+        for (QWidget *sweepField : {static_cast<QWidget *>(vary_), static_cast<QWidget *>(repeat_)})
+            form->setRowVisible(sweepField, !tuning);
+        for (QWidget *tuneField : {static_cast<QWidget *>(constraints_),
+                                   static_cast<QWidget *>(over_), static_cast<QWidget *>(budget_)})
+            form->setRowVisible(tuneField, tuning);
+        form->setRowVisible(4, tuning); // the goal's row holds a layout
+    };
+    connect(mode_, &QComboBox::currentIndexChanged, this, showMode);
+    showMode(mode_->currentIndex());
+    return form;
+}
 
+void SweepTab::makeRunControls()
+{
     run_ = new QPushButton(tr("Run"));
     connect(run_, &QPushButton::clicked, this, [this] { running() ? cancel() : start(); });
     bar_ = new QProgressBar;
@@ -127,28 +162,28 @@ QWidget *SweepTab::buildSetup()
     status_ = new QLabel(tr("Every run is recorded as a session; an interrupted sweep keeps "
                             "what it measured."));
     status_->setWordWrap(true);
-
-    auto *setup = new QGroupBox(tr("Set up"));
-    auto *form = new QFormLayout;
-    form->addRow(tr("Mode"), mode_);
-    form->addRow(tr("Profile"), profile_);
-    auto *setupLayout = new QVBoxLayout(setup);
-    setupLayout->addLayout(form);
-    setupLayout->addWidget(forms_);
-    auto *common = new QFormLayout;
-    common->addRow(tr("Tie"), tie_);
-    common->addRow(tr("Each run"), seconds_);
-    setupLayout->addLayout(common);
-    setupLayout->addWidget(run_);
-    setupLayout->addWidget(bar_);
-    setupLayout->addWidget(status_);
-    setupLayout->addStretch(1);
-    setup->setMinimumWidth(250);
-    setup->setMaximumWidth(380);
-    return setup;
 }
 
 QLayout *SweepTab::buildResults()
+{
+    QLayout *pick = buildPicker();
+    makeResultViews();
+    QWidget *chartBox = buildChartBox();
+    auto *results = new QSplitter(Qt::Vertical);
+    results->addWidget(chartBox);
+    results->addWidget(table_);
+    results->addWidget(report_);
+    results->setStretchFactor(0, 4);
+    results->setStretchFactor(1, 2);
+    results->setStretchFactor(2, 1);
+    results->setSizes({4000, 2000, 1000}); // scaled to the space there is: the chart first
+    auto *right = new QVBoxLayout;
+    right->addLayout(pick);
+    right->addWidget(results, 1);
+    return right;
+}
+
+QLayout *SweepTab::buildPicker()
 {
     sweeps_ = new QComboBox;
     sweeps_->setMinimumContentsLength(12);
@@ -179,7 +214,11 @@ QLayout *SweepTab::buildResults()
     pick->addWidget(y_, 1, 3);
     pick->setColumnStretch(1, 1);
     pick->setColumnStretch(3, 1);
+    return pick;
+}
 
+void SweepTab::makeResultViews()
+{
     chart_ = new SweepChart;
     connect(chart_, &SweepChart::pointClicked, this, [this](int, qint64 session) {
         if (session > 0) emit openSessionRequested(session);
@@ -198,7 +237,10 @@ QLayout *SweepTab::buildResults()
     report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     report_->setMinimumHeight(60);
     report_->setLineWrapMode(QTextEdit::NoWrap);
+}
 
+QWidget *SweepTab::buildChartBox()
+{
     // What the front and the bars mean, under the chart.
     auto *caption = new QLabel;
     caption->setWordWrap(true);
@@ -216,18 +258,7 @@ QLayout *SweepTab::buildResults()
     chartLayout->setSpacing(2);
     chartLayout->addWidget(chart_, 1);
     chartLayout->addWidget(caption);
-    auto *results = new QSplitter(Qt::Vertical);
-    results->addWidget(chartBox);
-    results->addWidget(table_);
-    results->addWidget(report_);
-    results->setStretchFactor(0, 4);
-    results->setStretchFactor(1, 2);
-    results->setStretchFactor(2, 1);
-    results->setSizes({4000, 2000, 1000}); // scaled to the space there is: the chart first
-    auto *right = new QVBoxLayout;
-    right->addLayout(pick);
-    right->addWidget(results, 1);
-    return right;
+    return chartBox;
 }
 
 bool SweepTab::running() const
@@ -240,12 +271,12 @@ void SweepTab::reload(const QString &select)
     sweeps_->clear();
     std::vector<SweepRecord> list;
     if (engine_->remote()) copySweepSessions();
-    QString why;
-    SessionStore *store = engine_->sessionStore(&why);
-    if (!store) {
-        status_->setText(why);
+    const auto opened = engine_->sessionStore();
+    if (!opened.ok()) {
+        status_->setText(errorText(opened.status()));
         return;
     }
+    SessionStore *store = opened.value();
     try {
         list = listSweeps(*store);
     } catch (const std::exception &e) {
@@ -275,12 +306,12 @@ void SweepTab::reload(const QString &select)
 
 bool SweepTab::showSweep(const QString &id)
 {
-    QString why;
-    SessionStore *store = engine_->sessionStore(&why);
-    if (!store) {
-        status_->setText(why);
+    const auto opened = engine_->sessionStore();
+    if (!opened.ok()) {
+        status_->setText(errorText(opened.status()));
         return false;
     }
+    SessionStore *store = opened.value();
     try {
         std::string error;
         SweepRecord rec;
@@ -483,9 +514,9 @@ void SweepTab::copySweepSessions(const QList<qint64> &ids)
 {
     QList<qint64> wanted = ids;
     if (wanted.isEmpty()) {
-        SessionMirror *mirror = engine_->mirror();
-        if (!mirror) return;
-        const auto list = mirror->list();
+        const auto mirror = engine_->mirror();
+        if (!mirror.ok()) return;
+        const auto list = mirror.value()->list();
         if (!list.ok()) return;
         for (const auto &s : list.value())
             if (s.runGroup.starts_with("sweep ") && s.status != "running") wanted << s.id;

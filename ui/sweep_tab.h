@@ -21,7 +21,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QStackedWidget;
+class QFormLayout;
 class QTableWidget;
 class QTextBrowser;
 
@@ -84,6 +84,18 @@ class SweepTab : public QWidget {
   private:
     QWidget *buildSetup();   // the left: mode, profile, the sweep's or tune's words, Run
     QLayout *buildResults(); // the right: the sweep shown, its chart, table and report
+    // buildSetup's parts: the mode, the profile and the sweep's fields (with the tie and each
+    // run's length, the tune's too); the tune's fields; the two forms the mode switches
+    // between; Run, the progress bar and the status line.
+    void makeSweepFields();
+    void makeTuneFields();
+    QFormLayout *buildForm();
+    void makeRunControls();
+    // buildResults's parts: the sweep and the metrics of the axes; the chart, table and
+    // report; the chart with its caption under it.
+    QLayout *buildPicker();
+    void makeResultViews();
+    QWidget *buildChartBox();
     void startSweep();
     void startTune();
     void submit(const nlohmann::json &spec, int runs);
@@ -99,7 +111,6 @@ class SweepTab : public QWidget {
     JobFollower *job_;
     int shownRuns_ = -1; // the job's completed runs when its sweep was last shown
     QComboBox *mode_, *profile_;
-    QStackedWidget *forms_;
     QLineEdit *vary_, *tie_, *objective_, *constraints_, *over_;
     QComboBox *sense_;
     QSpinBox *repeat_, *seconds_, *budget_;

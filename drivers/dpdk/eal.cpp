@@ -112,6 +112,112 @@ std::string lastLogLines(std::size_t n)
     return s;
 }
 
+// A later init: the earlier one's failure, or whether what it started with covers this.
+Status coveredByFirstInit(const std::vector<std::string> &pci,
+                          const std::vector<std::string> &userArgs)
+{
+    if (!g_failure.empty()) return Status{g_failure};
+    // The EAL cannot be started twice: what it was started with must cover the request.
+    for (const auto &a : pci)
+        if (std::find(g_args.begin(), g_args.end(), a) == g_args.end())
+            return Status{"PCI device " + a +
+                          " was not allow-listed when DPDK started in this process (EAL "
+                          "arguments: " +
+                          joinWords(g_args) + "); start the program again to use it"};
+    if (!userArgs.empty() && userArgs != g_user)
+        return Status{"--eal \"" + joinWords(userArgs) +
+                      "\": DPDK is already running in this process with \"" + joinWords(g_args) +
+                      "\"; EAL arguments can only be given before the first DPDK device"};
+    return Status::success();
+}
+
+// The program's name, then the memory and the devices, each unless the user's arguments
+// say it.
+std::vector<std::string> memoryAndDeviceArguments(const std::vector<std::string> &pci,
+                                                  const std::vector<std::string> &userArgs)
+{
+    std::vector<std::string> args{"ringlab"};
+    if (!hasAny(userArgs, {"--no-huge", "--socket-mem", "-m", "--huge-dir", "--in-memory",
+                           "--legacy-mem", "--socket-limit"})) {
+        // Without hugepages DPDK 22.11 refuses --in-memory: plain memory, no shared files.
+        if (hugepagesFree() > 0)
+            args.insert(args.end(), {"--in-memory"});
+        else
+            args.insert(args.end(), {"--no-huge", "-m", "512", "--no-shconf"});
+    }
+    if (!hasAny(userArgs, {"-a", "--allow", "-b", "--block", "--no-pci"})) {
+        if (pci.empty()) args.push_back("--no-pci");
+        for (const auto &a : pci)
+            args.insert(args.end(), {"-a", a});
+    }
+    return args;
+}
+
+// The first CPU in `allowed` (0 without an affinity).
+int firstAllowedCpu(bool haveAffinity, const cpu_set_t &allowed)
+{
+    int first = 0;
+    while (haveAffinity && first < CPU_SETSIZE && !CPU_ISSET(first, &allowed))
+        ++first;
+    return first;
+}
+
+// rte_eal_init with `args`. The EAL prints its usage and getopt's complaints straight to
+// stdout and stderr: keep them out of the user's output, and in `printed` for the message.
+int initQuietly(std::vector<std::string> &args, std::string &printed)
+{
+    std::vector<char *> argv;
+    for (auto &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const int out = dup(STDOUT_FILENO), err = dup(STDERR_FILENO);
+    const int capture = memfd_create("ringlab-eal", MFD_CLOEXEC);
+    if (capture >= 0) {
+        dup2(capture, STDOUT_FILENO);
+        dup2(capture, STDERR_FILENO);
+    }
+    const int r = rte_eal_init(static_cast<int>(argv.size() - 1), argv.data());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    close(out);
+    close(err);
+    if (capture >= 0) {
+        char buf[4096];
+        for (ssize_t n;
+             (n = pread(capture, buf, sizeof buf, static_cast<off_t>(printed.size()))) > 0;)
+            printed.append(buf, static_cast<std::size_t>(n));
+        close(capture);
+    }
+    if (logCapture().echo) [[maybe_unused]]
+        auto w = write(STDERR_FILENO, printed.data(), printed.size());
+    return r;
+}
+
+// Why the EAL did not start (rte_errno `err`): getopt's complaint or DPDK's last lines, and
+// what to do about it.
+std::string startFailure(int err, const std::string &printed,
+                         const std::vector<std::string> &userArgs)
+{
+    std::string why;
+    std::istringstream lines(printed);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("ringlab: ", 0) == 0 && why.find(line.substr(9)) == std::string::npos)
+            why += (why.empty() ? "" : " | ") + line.substr(9); // getopt's complaint
+    if (why.empty()) why = lastLogLines(3);
+    std::string failure = "DPDK could not start (EAL arguments: " + joinWords(g_args) +
+                          "): " + rte_strerror(err) + (why.empty() ? "" : " [" + why + "]");
+    if (err == EACCES || err == EPERM)
+        failure += "; run as root or with CAP_SYS_ADMIN and CAP_NET_ADMIN";
+    else if (hasAny(userArgs, {"--socket-mem", "--huge-dir"}) && hugepagesFree() == 0)
+        failure += "; this machine has no free hugepages (see /proc/meminfo), drop "
+                   "--socket-mem to run without them";
+    return failure;
+}
+
 } // namespace
 
 bool isPciAddress(const std::string &s)
@@ -131,105 +237,28 @@ bool Eal::initialised()
 Status Eal::init(const std::vector<std::string> &pci, const std::vector<std::string> &userArgs)
 {
     std::lock_guard lock(g_mutex);
-    if (g_tried) {
-        if (!g_failure.empty()) return Status{g_failure};
-        // The EAL cannot be started twice: what it was started with must cover the request.
-        for (const auto &a : pci)
-            if (std::find(g_args.begin(), g_args.end(), a) == g_args.end())
-                return Status{"PCI device " + a +
-                              " was not allow-listed when DPDK started in this process (EAL "
-                              "arguments: " +
-                              joinWords(g_args) + "); start the program again to use it"};
-        if (!userArgs.empty() && userArgs != g_user)
-            return Status{"--eal \"" + joinWords(userArgs) +
-                          "\": DPDK is already running in this process with \"" +
-                          joinWords(g_args) +
-                          "\"; EAL arguments can only be given before the first DPDK device"};
-        return Status::success();
-    }
+    if (g_tried) return coveredByFirstInit(pci, userArgs);
     g_tried = true;
     g_user = userArgs;
     installLogStream();
 
-    std::vector<std::string> args{"ringlab"};
-    if (!hasAny(userArgs, {"--no-huge", "--socket-mem", "-m", "--huge-dir", "--in-memory",
-                           "--legacy-mem", "--socket-limit"})) {
-        // Without hugepages DPDK 22.11 refuses --in-memory: plain memory, no shared files.
-        if (hugepagesFree() > 0)
-            args.insert(args.end(), {"--in-memory"});
-        else
-            args.insert(args.end(), {"--no-huge", "-m", "512", "--no-shconf"});
-    }
-    if (!hasAny(userArgs, {"-a", "--allow", "-b", "--block", "--no-pci"})) {
-        if (pci.empty()) args.push_back("--no-pci");
-        for (const auto &a : pci)
-            args.insert(args.end(), {"-a", a});
-    }
+    std::vector<std::string> args = memoryAndDeviceArguments(pci, userArgs);
     // One lcore, the first CPU this process may use; the calling thread's CPU set is put
     // back afterwards, since the EAL pins its main lcore and every thread started later would
     // inherit the pin.
     cpu_set_t saved;
     CPU_ZERO(&saved);
     const bool haveAffinity = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
-    if (!hasAny(userArgs, {"-l", "-c", "--lcores"})) {
-        int first = 0;
-        while (haveAffinity && first < CPU_SETSIZE && !CPU_ISSET(first, &saved))
-            ++first;
-        args.insert(args.end(), {"-l", std::to_string(first)});
-    }
+    if (!hasAny(userArgs, {"-l", "-c", "--lcores"}))
+        args.insert(args.end(), {"-l", std::to_string(firstAllowedCpu(haveAffinity, saved))});
     args.insert(args.end(), userArgs.begin(), userArgs.end());
     g_args.assign(args.begin() + 1, args.end());
 
-    std::vector<char *> argv;
-    for (auto &a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // The EAL prints its usage and getopt's complaints straight to stdout and stderr: keep
-    // them out of the user's output, and the complaint for the message.
     std::string printed;
-    const int rc = [&] {
-        std::fflush(stdout);
-        std::fflush(stderr);
-        const int out = dup(STDOUT_FILENO), err = dup(STDERR_FILENO);
-        const int capture = memfd_create("ringlab-eal", MFD_CLOEXEC);
-        if (capture >= 0) {
-            dup2(capture, STDOUT_FILENO);
-            dup2(capture, STDERR_FILENO);
-        }
-        const int r = rte_eal_init(static_cast<int>(argv.size() - 1), argv.data());
-        std::fflush(stdout);
-        std::fflush(stderr);
-        dup2(out, STDOUT_FILENO);
-        dup2(err, STDERR_FILENO);
-        close(out);
-        close(err);
-        if (capture >= 0) {
-            char buf[4096];
-            for (ssize_t n;
-                 (n = pread(capture, buf, sizeof buf, static_cast<off_t>(printed.size()))) > 0;)
-                printed.append(buf, static_cast<std::size_t>(n));
-            close(capture);
-        }
-        if (logCapture().echo) [[maybe_unused]]
-            auto w = write(STDERR_FILENO, printed.data(), printed.size());
-        return r;
-    }();
+    const int rc = initQuietly(args, printed);
     if (haveAffinity) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     if (rc < 0) {
-        const int err = rte_errno;
-        std::string why;
-        std::istringstream lines(printed);
-        for (std::string line; std::getline(lines, line);)
-            if (line.rfind("ringlab: ", 0) == 0 && why.find(line.substr(9)) == std::string::npos)
-                why += (why.empty() ? "" : " | ") + line.substr(9); // getopt's complaint
-        if (why.empty()) why = lastLogLines(3);
-        g_failure = "DPDK could not start (EAL arguments: " + joinWords(g_args) +
-                    "): " + rte_strerror(err) + (why.empty() ? "" : " [" + why + "]");
-        if (err == EACCES || err == EPERM)
-            g_failure += "; run as root or with CAP_SYS_ADMIN and CAP_NET_ADMIN";
-        else if (hasAny(userArgs, {"--socket-mem", "--huge-dir"}) && hugepagesFree() == 0)
-            g_failure += "; this machine has no free hugepages (see /proc/meminfo), drop "
-                         "--socket-mem to run without them";
+        g_failure = startFailure(rte_errno, printed, userArgs);
         return Status{g_failure};
     }
     return Status::success();

@@ -369,8 +369,24 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     if (auto st = moveThreads(placementOf(previous), placementOf(next)); !st.ok()) return st;
     params_ = next;
     live_.publish(params_);
-    bool restart = false;
     const double when = sinceStart(); // one time for the whole batch: one segment boundary
+    const bool restart = announceChanges(changes, source, when);
+    warnIgnored(changes, when);
+    if (!running()) return Status::success();
+    if (restart) {
+        if (auto st = restartDatapath(previous, changes, source); !st.ok()) return st;
+    } else {
+        std::lock_guard dpLock(datapathMutex_);
+        if (datapath_) datapath_->nudge();
+    }
+    stress_.resize(static_cast<int>(params_.integer(TunableId::StressThreads)));
+    return Status::success();
+}
+
+bool Engine::announceChanges(const std::vector<Change> &changes, const std::string &source,
+                             double when)
+{
+    bool restart = false;
     for (const auto &ch : changes) {
         const auto &t = info(ch.id);
         restart |= t.apply == Apply::Restart || device_->needsRestart(ch.id);
@@ -382,6 +398,11 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
                       source,
                       {}});
     }
+    return restart;
+}
+
+void Engine::warnIgnored(const std::vector<Change> &changes, double when)
+{
     const auto support = device_->support();
     for (const auto &ch : changes)
         for (const auto &sup : support)
@@ -394,61 +415,66 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
                               "device",
                               std::string(info(ch.id).name) + " has no effect on " +
                                   device_->info().name + ": " + sup.reason});
-    if (!running()) return Status::success();
-    if (restart) {
-        const std::int64_t t0 = nowNs();
-        std::string failure, lost;
-        {
-            std::lock_guard dpLock(datapathMutex_);
-            datapath_->stop();
-            retiredLatency_.add(datapath_->latency().snapshot());
-            datapath_.reset();
-            failure = rebuild(params_).error;
-            if (!failure.empty()) {
-                // The new settings could not be built: go back to the ones that ran.
-                params_ = previous;
-                live_.publish(params_);
-                (void)threads_.place(placementOf(previous)); // checked when it was applied
-                if (auto again = rebuild(params_); !again.ok()) lost = again.error;
-            }
-        }
-        if (!lost.empty()) {
-            // Neither could be built: there is no datapath to run on, and the run ends here.
-            const std::string why = "restart failed: " + failure +
-                                    "; the previous settings could not be rebuilt either: " + lost +
-                                    "; the run stopped";
-            publishEvent({sinceStart(), "warning", {}, {}, {}, source, why});
-            stopLocked();
-            flush(); // what the run published reaches its subscribers before the caller reads
-            return Status{why};
-        }
-        if (!failure.empty()) {
-            // The changes announced above never ran: record them undone, so segments stay true.
-            const double back = sinceStart();
-            for (const auto &ch : changes) {
-                const auto &t = info(ch.id);
-                publishEvent({back,
-                              "param",
-                              std::string(t.name),
-                              ParamSet::format(t, ch.after),
-                              ParamSet::format(t, ch.before),
-                              "rollback",
-                              {}});
-            }
-            publishEvent(
-                {sinceStart(), "warning", {}, {}, {}, source, "restart failed: " + failure});
-            return Status{"restart failed: " + failure + "; previous settings restored"};
-        }
-        const double ms = static_cast<double>(nowNs() - t0) / 1e6;
-        char msg[96];
-        std::snprintf(msg, sizeof msg, "datapath quiesced, rebuilt and resumed in %.1f ms", ms);
-        publishEvent({sinceStart(), "restart", {}, {}, {}, source, msg});
-    } else {
-        std::lock_guard dpLock(datapathMutex_);
-        if (datapath_) datapath_->nudge();
+}
+
+Status Engine::restartDatapath(const ParamSet &previous, const std::vector<Change> &changes,
+                               const std::string &source)
+{
+    const std::int64_t t0 = nowNs();
+    std::string failure, lost;
+    rebuildDatapath(previous, failure, lost);
+    if (!lost.empty()) {
+        // Neither could be built: there is no datapath to run on, and the run ends here.
+        const std::string why = "restart failed: " + failure +
+                                "; the previous settings could not be rebuilt either: " + lost +
+                                "; the run stopped";
+        publishEvent({sinceStart(), "warning", {}, {}, {}, source, why});
+        stopLocked();
+        flush(); // what the run published reaches its subscribers before the caller reads
+        return Status{why};
     }
-    stress_.resize(static_cast<int>(params_.integer(TunableId::StressThreads)));
+    if (!failure.empty()) {
+        // The changes announced above never ran: record them undone, so segments stay true.
+        announceRollback(changes);
+        publishEvent({sinceStart(), "warning", {}, {}, {}, source, "restart failed: " + failure});
+        return Status{"restart failed: " + failure + "; previous settings restored"};
+    }
+    const double ms = static_cast<double>(nowNs() - t0) / 1e6;
+    char msg[96];
+    std::snprintf(msg, sizeof msg, "datapath quiesced, rebuilt and resumed in %.1f ms", ms);
+    publishEvent({sinceStart(), "restart", {}, {}, {}, source, msg});
     return Status::success();
+}
+
+void Engine::rebuildDatapath(const ParamSet &previous, std::string &failure, std::string &lost)
+{
+    std::lock_guard dpLock(datapathMutex_);
+    datapath_->stop();
+    retiredLatency_.add(datapath_->latency().snapshot());
+    datapath_.reset();
+    failure = rebuild(params_).error;
+    if (!failure.empty()) {
+        // The new settings could not be built: go back to the ones that ran.
+        params_ = previous;
+        live_.publish(params_);
+        (void)threads_.place(placementOf(previous)); // checked when it was applied
+        if (auto again = rebuild(params_); !again.ok()) lost = again.error;
+    }
+}
+
+void Engine::announceRollback(const std::vector<Change> &changes)
+{
+    const double back = sinceStart();
+    for (const auto &ch : changes) {
+        const auto &t = info(ch.id);
+        publishEvent({back,
+                      "param",
+                      std::string(t.name),
+                      ParamSet::format(t, ch.after),
+                      ParamSet::format(t, ch.before),
+                      "rollback",
+                      {}});
+    }
 }
 
 } // namespace ringlab

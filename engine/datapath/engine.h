@@ -100,6 +100,21 @@ class Engine {
     Status rebuild(const ParamSet &ps);
     void stopLocked();                                              // controlMutex_ held
     Status moveThreads(const Placement &from, const Placement &to); // controlMutex_ held
+    // apply()'s parts, controlMutex_ held. Each change as a param event at `when`; true when
+    // one needs a restart.
+    bool announceChanges(const std::vector<Change> &changes, const std::string &source,
+                         double when);
+    // A warning for each change the device ignores.
+    void warnIgnored(const std::vector<Change> &changes, double when);
+    // Quiesces, rebuilds and resumes the datapath with params_; when that fails the previous
+    // settings come back, and when they cannot be built either the run stops.
+    Status restartDatapath(const ParamSet &previous, const std::vector<Change> &changes,
+                           const std::string &source);
+    // Stops the datapath and builds it with params_ (datapathMutex_ taken); `failure` says
+    // why not, and `lost` why `previous`, restored then, could not be built either.
+    void rebuildDatapath(const ParamSet &previous, std::string &failure, std::string &lost);
+    // The changes announced but never run, recorded undone.
+    void announceRollback(const std::vector<Change> &changes);
     double sinceStart() const;
 
     mutable std::mutex controlMutex_; // serialises start/stop/apply

@@ -16,6 +16,53 @@ std::int64_t processCpuNs()
     return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+// A thread's CPU time and voluntary switches: read from the OS while it runs, its final
+// figures once it has exited; false when neither can be had (it is measured next time).
+bool readThreadClocks(const ThreadEntry &e, bool &exited, std::int64_t &cpu, std::uint64_t &vol)
+{
+    if (!exited && !(ThreadRegistry::cpuNs(e, cpu) && ThreadRegistry::voluntarySwitches(e, vol))) {
+        // It ended while we read it: its final figures are valid once exited is seen.
+        exited = e.exited.load(std::memory_order_acquire);
+        if (!exited) return false; // neither readable nor final
+    }
+    if (exited) {
+        cpu = e.finalCpuNs;
+        vol = e.finalVoluntary;
+    }
+    return true;
+}
+
+// The longest gap between a polling thread's polls since the last sample, into its stat.
+void notePollGap(ThreadEntry &e, bool exited, std::int64_t nowNs, ThreadStat &ts)
+{
+    std::int64_t gap = e.longestGapNs.exchange(0, std::memory_order_relaxed);
+    // A stall still going: the ring has been unattended since the last poll.
+    if (const std::int64_t last = e.lastPollNs.load(std::memory_order_relaxed);
+        !exited && last > 0 && nowNs > last)
+        gap = std::max(gap, nowNs - last);
+    ts.pollGapMaxUs = std::max(ts.pollGapMaxUs, static_cast<double>(gap) / 1e3);
+}
+
+// CPU time a running thread used since the last sample, counted on the CPU it is on now.
+void creditCurrentCpu(ThreadEntry &e, std::int64_t ns)
+{
+    const int on = ThreadRegistry::currentCpu(e);
+    if (on >= 0 && on < ThreadEntry::kTrackedCpus)
+        e.cpuNsOn[static_cast<std::size_t>(on)].fetch_add(ns, std::memory_order_relaxed);
+}
+
+// The device's own metrics and the datapath's levels at the end of the interval, as read.
+void copyReadings(Sample &s, const DatapathReading &dp)
+{
+    s.device = dp.device.metrics;
+    s.poolFree = dp.poolFree;
+    s.rxPosted = dp.rxPosted;
+    s.txPending = dp.txPending;
+    s.rxModerationUs = dp.rxModerationUs;
+    s.txCoalesceUs = dp.txCoalesceUs;
+    s.handoffDepth = dp.handoffDepth;
+}
+
 } // namespace
 
 LatencySummary summarizeLatency(const Histogram::Snapshot &h)
@@ -115,6 +162,17 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     const DatapathReading dp = reader_();
     // Threads: CPU and wakeups per thread, summed by name; counters from every block.
     CounterValues total = retired_;
+    measureThreads(*s, nowNs, dt, total);
+    measureCounters(*s, total, dp, dt);
+    measureLatency(*s, dp);
+    copyReadings(*s, dp);
+    measureCpu(*s, nowNs, dt);
+    prevNs_ = nowNs;
+    return s;
+}
+
+void Sampler::measureThreads(Sample &s, std::int64_t nowNs, double dt, CounterValues &total)
+{
     std::map<std::string, ThreadStat> byName;
     std::vector<std::shared_ptr<ThreadEntry>> gone;
     for (const auto &e : reg_.entries()) {
@@ -123,39 +181,18 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         if (e->countersOnly) continue;
         std::int64_t cpu = 0;
         std::uint64_t vol = 0;
-        if (!exited &&
-            !(ThreadRegistry::cpuNs(*e, cpu) && ThreadRegistry::voluntarySwitches(*e, vol))) {
-            // It ended while we read it: its final figures are valid once exited is seen.
-            exited = e->exited.load(std::memory_order_acquire);
-            if (!exited) continue; // neither readable nor final: measure it next time
-        }
-        if (exited) {
-            cpu = e->finalCpuNs;
-            vol = e->finalVoluntary;
-        }
+        if (!readThreadClocks(*e, exited, cpu, vol)) continue; // measure it next time
         ThreadPrev &prev = prevThreads_[e.get()];
         ThreadStat &ts = byName[e->name];
         ts.name = e->name;
-        if (e->measuresGaps.load(std::memory_order_relaxed)) {
-            std::int64_t gap = e->longestGapNs.exchange(0, std::memory_order_relaxed);
-            // A stall still going: the ring has been unattended since the last poll.
-            if (const std::int64_t last = e->lastPollNs.load(std::memory_order_relaxed);
-                !exited && last > 0 && nowNs > last)
-                gap = std::max(gap, nowNs - last);
-            ts.pollGapMaxUs = std::max(ts.pollGapMaxUs, static_cast<double>(gap) / 1e3);
-        }
+        if (e->measuresGaps.load(std::memory_order_relaxed)) notePollGap(*e, exited, nowNs, ts);
         if (dt > 0) {
             ts.cpuMsPerS +=
                 static_cast<double>(std::max<std::int64_t>(0, cpu - prev.cpuNs)) / 1e6 / dt;
             ts.wakeupsPerS +=
                 static_cast<double>(vol >= prev.voluntary ? vol - prev.voluntary : 0) / dt;
         }
-        if (!exited && cpu > prev.cpuNs) {
-            const int on = ThreadRegistry::currentCpu(*e);
-            if (on >= 0 && on < ThreadEntry::kTrackedCpus)
-                e->cpuNsOn[static_cast<std::size_t>(on)].fetch_add(cpu - prev.cpuNs,
-                                                                   std::memory_order_relaxed);
-        }
+        if (!exited && cpu > prev.cpuNs) creditCurrentCpu(*e, cpu - prev.cpuNs);
         prev = {cpu, vol};
         if (exited) gone.push_back(e);
     }
@@ -166,14 +203,17 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
     }
     for (auto &[name, ts] : byName) {
         ts.cpuPct = ts.cpuMsPerS / 10.0;
-        s->engineCpuMsPerS += ts.cpuMsPerS;
-        s->threads.push_back(ts);
+        s.engineCpuMsPerS += ts.cpuMsPerS;
+        s.threads.push_back(ts);
     }
+}
 
+void Sampler::measureCounters(Sample &s, CounterValues &total, const DatapathReading &dp, double dt)
+{
     total.addFrom(dp.device.counters);
     for (std::size_t k = 0; k < kCounterCount; ++k) {
-        s->total[k] = total.v[k];
-        s->rate[k] = dt > 0 ? static_cast<double>(total.v[k] - prevTotal_.v[k]) / dt : 0;
+        s.total[k] = total.v[k];
+        s.rate[k] = dt > 0 ? static_cast<double>(total.v[k] - prevTotal_.v[k]) / dt : 0;
     }
     // Arrivals over the time they cover: a poll thread that stalled for seconds counts that
     // backlog when it wakes, but the frames arrived during the stall.
@@ -182,52 +222,49 @@ std::shared_ptr<Sample> Sampler::take(std::int64_t nowNs)
         if (span > 0)
             for (CounterId c : kArrivalCounters) {
                 const auto k = static_cast<std::size_t>(c);
-                s->rate[k] = static_cast<double>(total.v[k] - prevTotal_.v[k]) / span;
+                s.rate[k] = static_cast<double>(total.v[k] - prevTotal_.v[k]) / span;
             }
     }
     prevArrivalsNs_ = dp.device.arrivalsUntilNs;
     prevTotal_ = total;
-    s->rxMbps = s->rateOf(CounterId::RxBytes) * 8 / 1e6;
-    s->txMbps = s->rateOf(CounterId::TxBytes) * 8 / 1e6;
+    s.rxMbps = s.rateOf(CounterId::RxBytes) * 8 / 1e6;
+    s.txMbps = s.rateOf(CounterId::TxBytes) * 8 / 1e6;
+}
 
+void Sampler::measureLatency(Sample &s, const DatapathReading &dp)
+{
     const Histogram::Snapshot lat = dp.latency.total.minus(prevLatency_.total);
-    s->latency = summarizeLatency(lat);
+    s.latency = summarizeLatency(lat);
     Histogram::Snapshot rtt = dp.latency.rtt.minus(prevLatency_.rtt);
     if (dp.device.hasRtt) { // round trips measured by a real client (ping through the lab)
         rtt.add(dp.device.rtt.minus(prevDeviceRtt_));
         prevDeviceRtt_ = dp.device.rtt;
     }
-    s->rtt = summarizeLatency(rtt);
-    s->device = dp.device.metrics;
-    if (s->latency.count)
+    s.rtt = summarizeLatency(rtt);
+    if (s.latency.count)
         for (std::size_t k = 0; k < kStageSpans; ++k)
-            s->stageUs[k] = static_cast<double>(dp.latency.stageNs[k] - prevLatency_.stageNs[k]) /
-                            static_cast<double>(s->latency.count) / 1e3;
+            s.stageUs[k] = static_cast<double>(dp.latency.stageNs[k] - prevLatency_.stageNs[k]) /
+                           static_cast<double>(s.latency.count) / 1e3;
     prevLatency_ = dp.latency;
-    s->poolFree = dp.poolFree;
-    s->rxPosted = dp.rxPosted;
-    s->txPending = dp.txPending;
-    s->rxModerationUs = dp.rxModerationUs;
-    s->txCoalesceUs = dp.txCoalesceUs;
-    s->handoffDepth = dp.handoffDepth;
+}
 
+void Sampler::measureCpu(Sample &s, std::int64_t nowNs, double dt)
+{
     const std::int64_t pcpu = processCpuNs();
-    if (dt > 0) s->processCpuMsPerS = static_cast<double>(pcpu - prevProcessCpu_) / 1e6 / dt;
-    s->processCpuPct = s->processCpuMsPerS / 10.0;
+    if (dt > 0) s.processCpuMsPerS = static_cast<double>(pcpu - prevProcessCpu_) / 1e6 / dt;
+    s.processCpuPct = s.processCpuMsPerS / 10.0;
     prevProcessCpu_ = pcpu;
     std::uint64_t busy = 0, ticks = 0;
     if (machineTicks(busy, ticks)) {
         if (ticks > prevTicks_)
-            s->machineCpuPct = 100.0 * static_cast<double>(busy - prevBusy_) /
-                               static_cast<double>(ticks - prevTicks_);
+            s.machineCpuPct = 100.0 * static_cast<double>(busy - prevBusy_) /
+                              static_cast<double>(ticks - prevTicks_);
         const CpuReading now{nowNs, pcpu, busy, ticks};
-        s->neighbourCpuMsPerS = neighbourCpuMsPerS(now);
+        s.neighbourCpuMsPerS = neighbourCpuMsPerS(now);
         rememberCpu(now);
     }
     prevBusy_ = busy;
     prevTicks_ = ticks;
-    prevNs_ = nowNs;
-    return s;
 }
 
 } // namespace ringlab

@@ -40,6 +40,16 @@ class Sampler {
         std::uint64_t voluntary = 0;
     };
     static bool machineTicks(std::uint64_t &busy, std::uint64_t &total);
+    // The parts of take(), in its order; each keeps the previous readings it turns into rates.
+    // Per thread, summed by name; `total` gets every thread's counters, and threads that
+    // have exited are retired.
+    void measureThreads(Sample &s, std::int64_t nowNs, double dt, CounterValues &total);
+    // Totals and rates, `total` with the device's counters added.
+    void measureCounters(Sample &s, CounterValues &total, const DatapathReading &dp, double dt);
+    // Latency, round trips and the stages, over the interval.
+    void measureLatency(Sample &s, const DatapathReading &dp);
+    // The process's, the machine's and the neighbours' CPU.
+    void measureCpu(Sample &s, std::int64_t nowNs, double dt);
 
     ThreadRegistry &reg_;
     Reader reader_;

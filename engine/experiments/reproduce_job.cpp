@@ -135,6 +135,102 @@ void recordComparison(SessionStore &store, const ReproduceCase &rc, const Side &
         }
 }
 
+// Before a run: the case, the side and the repeat, its place among the runs, the time left.
+void announceReproduceRun(const ReproduceOptions &o, const ReferenceCase &c, const Side &s, int r,
+                          int done, int runs, const Say &say)
+{
+    say(std::string(c.name) + ": " + s.profileName + ", run " + std::to_string(r) + " of " +
+        std::to_string(o.repeat) + " (" + std::to_string(done) + "/" + std::to_string(runs) + ")");
+    if (o.onStep) o.onStep(done, runs);
+    if (o.onProgress)
+        o.onProgress(
+            {done, runs, done - 1,
+             static_cast<double>(runs - done + 1) * (static_cast<double>(o.durationNs) / 1e9 + 0.3),
+             std::string(c.name) + ": " + s.profileName + ", run " + std::to_string(r)});
+}
+
+// Repeat `r` of a side as a session of its group.
+RecordedRun reproduceRun(const ReproduceOptions &o, const Side &s, int r, const std::string &device)
+{
+    RecordedRun run;
+    run.setup.params = s.params;
+    run.setup.profile = s.profileName;
+    run.setup.sessionName = s.profileName + " #" + std::to_string(r);
+    run.setup.runGroup = s.group;
+    run.setup.repeatIndex = r;
+    run.setup.device.spec = device;
+    run.setup.device.traffic = o.traffic;
+    run.durationNs = o.durationNs;
+    return run;
+}
+
+// One run of a side, its session kept with the side's; Interrupted or Failed stop the command.
+Outcome runSide(const ReproduceOptions &o, int sigFd, SessionStore &store, const ReferenceCase &c,
+                Side &s, int r, const std::string &device, const Say &say, std::string &error)
+{
+    const RecordedRun run = reproduceRun(o, s, r, device);
+    std::int64_t id = 0;
+    const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
+    if (id) {
+        if (!s.firstId) s.firstId = id;
+        s.ids.push_back(id);
+    }
+    if (end == Outcome::Interrupted) {
+        error = "interrupted; the runs so far are in " + store.file().string();
+        return Outcome::Interrupted;
+    }
+    if (end == Outcome::Failed) {
+        error = std::string(c.name) + ": a run of " + s.profileName + " failed";
+        return Outcome::Failed;
+    }
+    return Outcome::Done;
+}
+
+// The case's runs, before and after in ABBA order: a drift over them falls on both alike.
+Outcome runCaseSides(const ReproduceOptions &o, int sigFd, SessionStore &store,
+                     const ReferenceCase &c, Side &a, Side &b, const std::string &device, int runs,
+                     int &done, const Say &say, std::string &error)
+{
+    for (int r = 1; r <= o.repeat; ++r) {
+        Side *first = r % 2 ? &a : &b, *second = r % 2 ? &b : &a;
+        for (Side *s : {first, second}) {
+            ++done;
+            announceReproduceRun(o, c, *s, r, done, runs, say);
+            if (const Outcome end = runSide(o, sigFd, store, c, *s, r, device, say, error);
+                end != Outcome::Done)
+                return end;
+        }
+    }
+    return Outcome::Done;
+}
+
+// Each metric of the case, before against after, with its verdict.
+void compareCaseMetrics(const ReferenceCase &c, const CompareSide &sa, const CompareSide &sb,
+                        ReproduceCase &rc)
+{
+    for (const auto &m : c.metrics) {
+        ReproduceRow row{&m, {}, {}, {}, {}};
+        const auto va = caseValues(sa, m, false), vb = caseValues(sb, m, true);
+        if (va.empty() || vb.empty()) {
+            row.verdict = "not measured on this device";
+        } else {
+            row.a = estimate(va, sa.repeats ? 1 : kSamplesPerBatch);
+            row.b = estimate(vb, sb.repeats ? 1 : kSamplesPerBatch);
+            row.diff = compareEstimates(row.a, row.b);
+            row.verdict = verdictOf(m, row.a, row.b, row.diff);
+        }
+        rc.rows.push_back(row);
+    }
+}
+
+// The load's spread over both sides' runs, when it is worth a warning.
+std::string sidesLoadWarning(SessionStore &store, const Side &a, const Side &b, double warmupS)
+{
+    std::vector<std::int64_t> both = a.ids;
+    both.insert(both.end(), b.ids.begin(), b.ids.end());
+    return loadSpreadWarning(loadSpread(store, both, warmupS));
+}
+
 } // namespace
 
 std::string formatReproduceCase(const ReproduceCase &rc, bool markdown)
@@ -254,45 +350,10 @@ Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
         auto &[a, b] = sides[k];
         a.group = "reproduce " + std::string(c.name) + " " + stamp + " before";
         b.group = "reproduce " + std::string(c.name) + " " + stamp + " after";
-        // ABBA order: a drift over the case's runs falls on both sides alike.
-        for (int r = 1; r <= o.repeat; ++r) {
-            Side *first = r % 2 ? &a : &b, *second = r % 2 ? &b : &a;
-            for (Side *s : {first, second}) {
-                say(std::string(c.name) + ": " + s->profileName + ", run " + std::to_string(r) +
-                    " of " + std::to_string(o.repeat) + " (" + std::to_string(++done) + "/" +
-                    std::to_string(runs) + ")");
-                if (o.onStep) o.onStep(done, runs);
-                if (o.onProgress)
-                    o.onProgress({done, runs, done - 1,
-                                  static_cast<double>(runs - done + 1) *
-                                      (static_cast<double>(o.durationNs) / 1e9 + 0.3),
-                                  std::string(c.name) + ": " + s->profileName + ", run " +
-                                      std::to_string(r)});
-                RecordedRun run;
-                run.setup.params = s->params;
-                run.setup.profile = s->profileName;
-                run.setup.sessionName = s->profileName + " #" + std::to_string(r);
-                run.setup.runGroup = s->group;
-                run.setup.repeatIndex = r;
-                run.setup.device.spec = device;
-                run.setup.device.traffic = o.traffic;
-                run.durationNs = o.durationNs;
-                std::int64_t id = 0;
-                const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
-                if (id) {
-                    if (!s->firstId) s->firstId = id;
-                    s->ids.push_back(id);
-                }
-                if (end == Outcome::Interrupted) {
-                    error = "interrupted; the runs so far are in " + store.file().string();
-                    return Outcome::Interrupted;
-                }
-                if (end == Outcome::Failed) {
-                    error = std::string(c.name) + ": a run of " + s->profileName + " failed";
-                    return Outcome::Failed;
-                }
-            }
-        }
+        if (const Outcome end =
+                runCaseSides(o, sigFd, store, c, a, b, device, runs, done, say, error);
+            end != Outcome::Done)
+            return end;
         CompareSide sa, sb;
         if (!loadCompareSide(store, std::to_string(a.firstId), o.warmupS, sa, error) ||
             !loadCompareSide(store, std::to_string(b.firstId), o.warmupS, sb, error)) {
@@ -300,22 +361,8 @@ Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
             return Outcome::Failed;
         }
         ReproduceCase rc{&c, sa.label, sb.label, {}, {}};
-        for (const auto &m : c.metrics) {
-            ReproduceRow row{&m, {}, {}, {}, {}};
-            const auto va = caseValues(sa, m, false), vb = caseValues(sb, m, true);
-            if (va.empty() || vb.empty()) {
-                row.verdict = "not measured on this device";
-            } else {
-                row.a = estimate(va, sa.repeats ? 1 : kSamplesPerBatch);
-                row.b = estimate(vb, sb.repeats ? 1 : kSamplesPerBatch);
-                row.diff = compareEstimates(row.a, row.b);
-                row.verdict = verdictOf(m, row.a, row.b, row.diff);
-            }
-            rc.rows.push_back(row);
-        }
-        std::vector<std::int64_t> both = a.ids;
-        both.insert(both.end(), b.ids.begin(), b.ids.end());
-        rc.loadWarning = loadSpreadWarning(loadSpread(store, both, o.warmupS));
+        compareCaseMetrics(c, sa, sb, rc);
+        rc.loadWarning = sidesLoadWarning(store, a, b, o.warmupS);
         if (!rc.loadWarning.empty()) say(std::string(c.name) + ": " + rc.loadWarning);
         recordComparison(store, rc, a, b);
         if (o.onCase) o.onCase(rc);

@@ -15,6 +15,8 @@
 namespace ringlab {
 namespace {
 
+using Say = std::function<void(const std::string &)>;
+
 std::string minutes(double s)
 {
     char buf[48];
@@ -24,6 +26,118 @@ std::string minutes(double s)
         std::snprintf(buf, sizeof buf, "%d min %02d s", static_cast<int>(s) / 60,
                       static_cast<int>(s) % 60);
     return buf;
+}
+
+// A resumed sweep's points: one that no longer passes the registry (the profile changed) is
+// refused now.
+bool checkResumedPoints(const SweepRecord &sweep, const ParamSet &base, std::string &error)
+{
+    for (const auto &p : sweep.points) {
+        ParamSet check = base;
+        if (auto st = check.set(p.values); !st.ok()) {
+            error = "sweep " + sweep.id + " point " + std::to_string(p.index) + " (" + p.text() +
+                    "): " + st.error;
+            return false;
+        }
+    }
+    return true;
+}
+
+// Before a run: its point and repeat, its place among the planned runs, the time left.
+void announceSweepRun(const SweepOptions &o, const SweepRecord &sweep, const SweepPoint &pt, int r,
+                      int planned, int left, double perRun, const Say &say)
+{
+    const int n = static_cast<int>(sweep.points.size());
+    say("sweep " + sweep.id + ": point " + std::to_string(pt.index) + " of " + std::to_string(n) +
+        " (" + pt.text() + "), run " + std::to_string(r) + " of " +
+        std::to_string(sweep.spec.repeat) + " (" + std::to_string(planned - left + 1) + "/" +
+        std::to_string(planned) + "), about " + minutes(perRun * left) + " left");
+    if (o.onStep) o.onStep(planned - left + 1, planned);
+    if (o.onProgress)
+        o.onProgress({planned - left + 1, planned, planned - left, perRun * left,
+                      "point " + std::to_string(pt.index) + " (" + pt.text() + "), run " +
+                          std::to_string(r)});
+}
+
+// Repeat `r` of a point as a session of the sweep, its values on top of the base.
+RecordedRun sweepRun(const SweepOptions &o, const SweepRecord &sweep, const SweepPoint &pt, int r,
+                     const ParamSet &base, const std::string &profileName)
+{
+    RecordedRun run;
+    run.setup.params = base;
+    (void)run.setup.params.set(pt.values); // checked above
+    run.setup.profile = profileName;
+    run.setup.sessionName = "sweep " + sweep.id + " #" + std::to_string(pt.index) + "." +
+                            std::to_string(r) + " " + pt.text();
+    run.setup.runGroup = sweepGroup(sweep.id, pt.index);
+    run.setup.repeatIndex = r;
+    run.setup.device.spec = sweep.spec.device;
+    run.setup.device.traffic = sweep.spec.traffic;
+    run.durationNs = sweep.spec.durationNs;
+    run.setup.atStart = {sweepEvent(sweep.id, sweep.spec, sweep.points, pt.index)};
+    run.started = o.onSessionStarted;
+    return run;
+}
+
+// Why the sweep stops after a run that was interrupted or failed; the runs so far are kept.
+std::string stoppedMessage(Outcome end, const SweepRecord &sweep, const SweepPoint &pt, int planned)
+{
+    if (end == Outcome::Interrupted)
+        return "interrupted after " + std::to_string(sweep.completedRuns()) + " of " +
+               std::to_string(planned) + " runs; continue with --resume " + sweep.id;
+    return "a run of point " + std::to_string(pt.index) + " (" + pt.text() +
+           ") failed; the runs so far are kept (--resume " + sweep.id + ")";
+}
+
+// Every run not measured yet, recorded in `sweep` as it goes.
+Outcome runSweepPoints(const SweepOptions &o, int sigFd, SessionStore &store, SweepRecord &sweep,
+                       const ParamSet &base, const std::string &profileName, const Say &say,
+                       std::string &error)
+{
+    const int planned = sweep.plannedRuns();
+    int left = planned - sweep.completedRuns();
+    if (!o.resume.empty())
+        say("resuming sweep " + sweep.id + ": " + std::to_string(sweep.completedRuns()) + " of " +
+            std::to_string(planned) + " runs already measured");
+    const std::int64_t started = nowNs();
+    int runsThisTime = 0;
+    const int n = static_cast<int>(sweep.points.size());
+    for (int r = 1; r <= sweep.spec.repeat; ++r) {
+        // Forward, then backward: a drift over the sweep falls on every point alike.
+        for (int k = 0; k < n; ++k) {
+            const SweepPoint &pt = sweep.points[static_cast<std::size_t>(r % 2 ? k : n - 1 - k)];
+            if (sweep.completed(pt.index, r)) continue;
+            const double perRun = runsThisTime
+                                      ? static_cast<double>(nowNs() - started) / 1e9 / runsThisTime
+                                      : static_cast<double>(sweep.spec.durationNs) / 1e9 + 0.3;
+            announceSweepRun(o, sweep, pt, r, planned, left, perRun, say);
+            const RecordedRun run = sweepRun(o, sweep, pt, r, base, profileName);
+            std::int64_t session = 0;
+            const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, session);
+            if (session)
+                sweep.runs.push_back({pt.index, r, session,
+                                      end == Outcome::Done          ? "completed"
+                                      : end == Outcome::Interrupted ? "interrupted"
+                                                                    : "failed"});
+            if (end == Outcome::Interrupted || end == Outcome::Failed) {
+                error = stoppedMessage(end, sweep, pt, planned);
+                return end;
+            }
+            --left;
+            ++runsThisTime;
+            if (o.onRun) o.onRun(sweep);
+        }
+    }
+    return Outcome::Done;
+}
+
+// The load's spread over the sweep's completed runs, when it is worth a warning.
+std::string completedLoadWarning(SessionStore &store, const SweepRecord &sweep)
+{
+    std::vector<std::int64_t> sessions;
+    for (const auto &run : sweep.runs)
+        if (run.status == "completed") sessions.push_back(run.session);
+    return loadSpreadWarning(loadSpread(store, sessions, sweep.spec.warmupS));
 }
 
 } // namespace
@@ -67,82 +181,14 @@ Outcome runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string 
         sweep.id = newSweepId(store);
     } else {
         sweep.id = o.resume;
-        // A point that no longer passes the registry (the profile changed) is refused now.
-        for (const auto &p : sweep.points) {
-            ParamSet check = base;
-            if (auto st = check.set(p.values); !st.ok()) {
-                error = "sweep " + sweep.id + " point " + std::to_string(p.index) + " (" +
-                        p.text() + "): " + st.error;
-                return Outcome::Refused;
-            }
-        }
+        if (!checkResumedPoints(sweep, base, error)) return Outcome::Refused;
     }
     id = sweep.id;
 
-    const int planned = sweep.plannedRuns();
-    int left = planned - sweep.completedRuns();
-    if (!o.resume.empty())
-        say("resuming sweep " + sweep.id + ": " + std::to_string(sweep.completedRuns()) + " of " +
-            std::to_string(planned) + " runs already measured");
-    const std::int64_t started = nowNs();
-    int runsThisTime = 0;
-    const int n = static_cast<int>(sweep.points.size());
-    for (int r = 1; r <= sweep.spec.repeat; ++r) {
-        // Forward, then backward: a drift over the sweep falls on every point alike.
-        for (int k = 0; k < n; ++k) {
-            const SweepPoint &pt = sweep.points[static_cast<std::size_t>(r % 2 ? k : n - 1 - k)];
-            if (sweep.completed(pt.index, r)) continue;
-            const double perRun = runsThisTime
-                                      ? static_cast<double>(nowNs() - started) / 1e9 / runsThisTime
-                                      : static_cast<double>(sweep.spec.durationNs) / 1e9 + 0.3;
-            say("sweep " + sweep.id + ": point " + std::to_string(pt.index) + " of " +
-                std::to_string(n) + " (" + pt.text() + "), run " + std::to_string(r) + " of " +
-                std::to_string(sweep.spec.repeat) + " (" + std::to_string(planned - left + 1) +
-                "/" + std::to_string(planned) + "), about " + minutes(perRun * left) + " left");
-            if (o.onStep) o.onStep(planned - left + 1, planned);
-            if (o.onProgress)
-                o.onProgress({planned - left + 1, planned, planned - left, perRun * left,
-                              "point " + std::to_string(pt.index) + " (" + pt.text() + "), run " +
-                                  std::to_string(r)});
-            RecordedRun run;
-            run.setup.params = base;
-            (void)run.setup.params.set(pt.values); // checked above
-            run.setup.profile = profileName;
-            run.setup.sessionName = "sweep " + sweep.id + " #" + std::to_string(pt.index) + "." +
-                                    std::to_string(r) + " " + pt.text();
-            run.setup.runGroup = sweepGroup(sweep.id, pt.index);
-            run.setup.repeatIndex = r;
-            run.setup.device.spec = sweep.spec.device;
-            run.setup.device.traffic = sweep.spec.traffic;
-            run.durationNs = sweep.spec.durationNs;
-            run.setup.atStart = {sweepEvent(sweep.id, sweep.spec, sweep.points, pt.index)};
-            run.started = o.onSessionStarted;
-            std::int64_t session = 0;
-            const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, session);
-            if (session)
-                sweep.runs.push_back({pt.index, r, session,
-                                      end == Outcome::Done          ? "completed"
-                                      : end == Outcome::Interrupted ? "interrupted"
-                                                                    : "failed"});
-            if (end == Outcome::Interrupted) {
-                error = "interrupted after " + std::to_string(sweep.completedRuns()) + " of " +
-                        std::to_string(planned) + " runs; continue with --resume " + sweep.id;
-                return Outcome::Interrupted;
-            }
-            if (end == Outcome::Failed) {
-                error = "a run of point " + std::to_string(pt.index) + " (" + pt.text() +
-                        ") failed; the runs so far are kept (--resume " + sweep.id + ")";
-                return Outcome::Failed;
-            }
-            --left;
-            ++runsThisTime;
-            if (o.onRun) o.onRun(sweep);
-        }
-    }
-    std::vector<std::int64_t> sessions;
-    for (const auto &run : sweep.runs)
-        if (run.status == "completed") sessions.push_back(run.session);
-    if (auto w = loadSpreadWarning(loadSpread(store, sessions, sweep.spec.warmupS)); !w.empty())
+    if (const Outcome end = runSweepPoints(o, sigFd, store, sweep, base, profileName, say, error);
+        end != Outcome::Done)
+        return end;
+    if (auto w = completedLoadWarning(store, sweep); !w.empty())
         say("sweep " + sweep.id + ": " + w);
     return Outcome::Done;
 }

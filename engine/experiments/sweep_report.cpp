@@ -58,6 +58,156 @@ std::string intervalNote(const SweepTable &t)
     return note + ".";
 }
 
+// A point's estimate of metric `m`; null when it has none.
+const Estimate *metricOf(const PointResult &p, const std::string &m)
+{
+    const auto it = p.metrics.find(m);
+    return it == p.metrics.end() ? nullptr : &it->second;
+}
+
+// The swept tunables, named as the first point names them.
+std::vector<std::string> sweepKnobs(const SweepRecord &sweep)
+{
+    std::vector<std::string> knobs;
+    if (!sweep.points.empty())
+        for (const auto &[n, v] : sweep.points.front().values)
+            knobs.push_back(n);
+    return knobs;
+}
+
+// The sweep as JSON: its spec, then per point its values, sessions, place on the front and
+// estimates.
+std::string sweepJson(const SweepRecord &sweep, const SweepTable &t)
+{
+    nlohmann::json j;
+    j["sweep"] = sweep.id;
+    j["created_at"] = sweep.createdAt;
+    j["spec"] = sweepSpecToJson(sweep.spec);
+    j["metrics"] = t.metrics;
+    j["points"] = nlohmann::json::array();
+    for (std::size_t k = 0; k < t.points.size(); ++k) {
+        const auto &p = t.points[k];
+        nlohmann::json jp;
+        jp["point"] = p.point.index;
+        for (const auto &[n, v] : p.point.values)
+            jp["values"][n] = v;
+        jp["sessions"] = p.sessions;
+        jp["front"] = static_cast<bool>(t.front[k]);
+        if (t.beatenBy[k] >= 0) jp["beaten_by"] = t.beatenBy[k];
+        jp["metrics"] = nlohmann::json::object();
+        for (const auto &m : t.metrics)
+            if (const Estimate *e = metricOf(p, m))
+                jp["metrics"][m] = {
+                    {"mean", e->mean},
+                    {"ci95", e->batches >= 3 ? nlohmann::json(e->ciHalf) : nlohmann::json(nullptr)},
+                    {"n", e->n},
+                    {"unit", p.units.count(m) ? p.units.at(m) : ""}};
+        j["points"].push_back(jp);
+    }
+    return j.dump(2) + "\n";
+}
+
+// The table as CSV: a row per point, with a mean and an interval per metric.
+std::string sweepCsv(const SweepTable &t, const std::vector<std::string> &knobs)
+{
+    std::string out;
+    out += "point";
+    for (const auto &k : knobs)
+        out += "," + csvField(k);
+    for (const auto &m : t.metrics)
+        out += "," + csvField(m) + "," + csvField(m + " ci95");
+    out += ",front,runs,sessions\n";
+    for (std::size_t k = 0; k < t.points.size(); ++k) {
+        const auto &p = t.points[k];
+        out += std::to_string(p.point.index);
+        for (const auto &[n, v] : p.point.values)
+            out += "," + csvField(v);
+        for (const auto &m : t.metrics) {
+            const Estimate *e = metricOf(p, m);
+            out += "," + (e ? tableNumber(e->mean) : std::string()) + "," +
+                   (e && e->batches >= 3 ? tableNumber(e->ciHalf) : std::string());
+        }
+        std::string ids;
+        for (auto id : p.sessions)
+            ids += (ids.empty() ? "" : " ") + std::to_string(id);
+        out += std::string(",") + (t.front[k] ? "yes" : "no") + "," +
+               std::to_string(p.sessions.size()) + "," + ids + "\n";
+    }
+    return out;
+}
+
+// The terminal table's first lines: the sweep, then the column headings. `widths` receives
+// the tunables' columns' widths.
+std::string sweepTableHeading(const SweepRecord &sweep, const SweepTable &t,
+                              const std::vector<std::string> &knobs,
+                              std::vector<std::size_t> &widths)
+{
+    std::string out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "sweep %s: %s, %d repeat(s) of %.1f s per point, %d/%d runs\n",
+                  sweep.id.c_str(), sweep.spec.profile.c_str(), sweep.spec.repeat,
+                  static_cast<double>(sweep.spec.durationNs) / 1e9, sweep.completedRuns(),
+                  sweep.plannedRuns());
+    out += buf;
+    out += "  point";
+    for (const auto &k : knobs) {
+        widths.push_back(std::max<std::size_t>(k.size(), 6));
+        std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(widths.back()), k.c_str());
+        out += buf;
+    }
+    for (const auto &m : t.metrics) {
+        std::snprintf(buf, sizeof buf, " %20s", m.c_str());
+        out += buf;
+    }
+    out += "\n";
+    return out;
+}
+
+// Point k's line of the terminal table: * when on the front, its values, its cells, and the
+// point that beats it.
+std::string sweepTableLine(const SweepTable &t, std::size_t k,
+                           const std::vector<std::size_t> &widths)
+{
+    std::string out;
+    char buf[256];
+    const auto &p = t.points[k];
+    std::snprintf(buf, sizeof buf, "%s %5d", t.front[k] ? "*" : " ", p.point.index);
+    out += buf;
+    for (std::size_t v = 0; v < p.point.values.size() && v < widths.size(); ++v) {
+        std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(widths[v]),
+                      p.point.values[v].second.c_str());
+        out += buf;
+    }
+    for (const auto &m : t.metrics) {
+        const Estimate *e = metricOf(p, m);
+        std::string cell = !e                ? (p.sessions.empty() ? "not run" : "-")
+                           : e->batches >= 3 ? tableNumber(e->mean) + " ±" + tableNumber(e->ciHalf)
+                                             : tableNumber(e->mean) + " (no CI)";
+        std::snprintf(buf, sizeof buf, " %20s", cell.c_str());
+        out += buf;
+    }
+    if (t.beatenBy[k] >= 0) {
+        std::snprintf(buf, sizeof buf, "  beaten by %d", t.beatenBy[k]);
+        out += buf;
+    }
+    out += "\n";
+    return out;
+}
+
+// What the * means: the metrics the front is over, and what the intervals are over.
+std::string frontNote(const SweepTable &t)
+{
+    std::string out;
+    out += "\n* on the Pareto front of";
+    for (std::size_t m = 0; m < t.metrics.size(); ++m)
+        if (t.directions[m] != 0)
+            out += " " + t.metrics[m] + (t.directions[m] > 0 ? " (higher is better)" : " (lower)");
+    out += ": no other point is significantly better on one of them and significantly worse "
+           "on none";
+    out += intervalNote(t) + "\n";
+    return out;
+}
+
 } // namespace
 
 std::vector<std::string> defaultSweepMetrics()
@@ -122,121 +272,16 @@ SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
 
 std::string formatSweep(const SweepRecord &sweep, const SweepTable &t, SweepFormat format)
 {
-    std::string out;
-    std::vector<std::string> knobs;
-    if (!sweep.points.empty())
-        for (const auto &[n, v] : sweep.points.front().values)
-            knobs.push_back(n);
-    auto metricOf = [&](const PointResult &p, const std::string &m) -> const Estimate * {
-        const auto it = p.metrics.find(m);
-        return it == p.metrics.end() ? nullptr : &it->second;
-    };
-
-    if (format == SweepFormat::Json) {
-        nlohmann::json j;
-        j["sweep"] = sweep.id;
-        j["created_at"] = sweep.createdAt;
-        j["spec"] = sweepSpecToJson(sweep.spec);
-        j["metrics"] = t.metrics;
-        j["points"] = nlohmann::json::array();
-        for (std::size_t k = 0; k < t.points.size(); ++k) {
-            const auto &p = t.points[k];
-            nlohmann::json jp;
-            jp["point"] = p.point.index;
-            for (const auto &[n, v] : p.point.values)
-                jp["values"][n] = v;
-            jp["sessions"] = p.sessions;
-            jp["front"] = static_cast<bool>(t.front[k]);
-            if (t.beatenBy[k] >= 0) jp["beaten_by"] = t.beatenBy[k];
-            jp["metrics"] = nlohmann::json::object();
-            for (const auto &m : t.metrics)
-                if (const Estimate *e = metricOf(p, m))
-                    jp["metrics"][m] = {{"mean", e->mean},
-                                        {"ci95", e->batches >= 3 ? nlohmann::json(e->ciHalf)
-                                                                 : nlohmann::json(nullptr)},
-                                        {"n", e->n},
-                                        {"unit", p.units.count(m) ? p.units.at(m) : ""}};
-            j["points"].push_back(jp);
-        }
-        return j.dump(2) + "\n";
-    }
-    if (format == SweepFormat::Csv) {
-        out += "point";
-        for (const auto &k : knobs)
-            out += "," + csvField(k);
-        for (const auto &m : t.metrics)
-            out += "," + csvField(m) + "," + csvField(m + " ci95");
-        out += ",front,runs,sessions\n";
-        for (std::size_t k = 0; k < t.points.size(); ++k) {
-            const auto &p = t.points[k];
-            out += std::to_string(p.point.index);
-            for (const auto &[n, v] : p.point.values)
-                out += "," + csvField(v);
-            for (const auto &m : t.metrics) {
-                const Estimate *e = metricOf(p, m);
-                out += "," + (e ? tableNumber(e->mean) : std::string()) + "," +
-                       (e && e->batches >= 3 ? tableNumber(e->ciHalf) : std::string());
-            }
-            std::string ids;
-            for (auto id : p.sessions)
-                ids += (ids.empty() ? "" : " ") + std::to_string(id);
-            out += std::string(",") + (t.front[k] ? "yes" : "no") + "," +
-                   std::to_string(p.sessions.size()) + "," + ids + "\n";
-        }
-        return out;
-    }
+    if (format == SweepFormat::Json) return sweepJson(sweep, t);
+    const std::vector<std::string> knobs = sweepKnobs(sweep);
+    if (format == SweepFormat::Csv) return sweepCsv(t, knobs);
 
     // A table for a terminal: one line per point, the front marked with *.
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "sweep %s: %s, %d repeat(s) of %.1f s per point, %d/%d runs\n",
-                  sweep.id.c_str(), sweep.spec.profile.c_str(), sweep.spec.repeat,
-                  static_cast<double>(sweep.spec.durationNs) / 1e9, sweep.completedRuns(),
-                  sweep.plannedRuns());
-    out += buf;
-    out += "  point";
     std::vector<std::size_t> widths;
-    for (const auto &k : knobs) {
-        widths.push_back(std::max<std::size_t>(k.size(), 6));
-        std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(widths.back()), k.c_str());
-        out += buf;
-    }
-    for (const auto &m : t.metrics) {
-        std::snprintf(buf, sizeof buf, " %20s", m.c_str());
-        out += buf;
-    }
-    out += "\n";
-    for (std::size_t k = 0; k < t.points.size(); ++k) {
-        const auto &p = t.points[k];
-        std::snprintf(buf, sizeof buf, "%s %5d", t.front[k] ? "*" : " ", p.point.index);
-        out += buf;
-        for (std::size_t v = 0; v < p.point.values.size() && v < widths.size(); ++v) {
-            std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(widths[v]),
-                          p.point.values[v].second.c_str());
-            out += buf;
-        }
-        for (const auto &m : t.metrics) {
-            const Estimate *e = metricOf(p, m);
-            std::string cell = !e ? (p.sessions.empty() ? "not run" : "-")
-                               : e->batches >= 3
-                                   ? tableNumber(e->mean) + " ±" + tableNumber(e->ciHalf)
-                                   : tableNumber(e->mean) + " (no CI)";
-            std::snprintf(buf, sizeof buf, " %20s", cell.c_str());
-            out += buf;
-        }
-        if (t.beatenBy[k] >= 0) {
-            std::snprintf(buf, sizeof buf, "  beaten by %d", t.beatenBy[k]);
-            out += buf;
-        }
-        out += "\n";
-    }
-    out += "\n* on the Pareto front of";
-    for (std::size_t m = 0; m < t.metrics.size(); ++m)
-        if (t.directions[m] != 0)
-            out += " " + t.metrics[m] + (t.directions[m] > 0 ? " (higher is better)" : " (lower)");
-    out += ": no other point is significantly better on one of them and significantly worse "
-           "on none";
-    out += intervalNote(t) + "\n";
-    return out;
+    std::string out = sweepTableHeading(sweep, t, knobs, widths);
+    for (std::size_t k = 0; k < t.points.size(); ++k)
+        out += sweepTableLine(t, k, widths);
+    return out + frontNote(t);
 }
 
 } // namespace ringlab

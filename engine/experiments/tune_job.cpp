@@ -154,6 +154,71 @@ std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResu
     return out;
 }
 
+// Before a candidate's run: its number among the budget's runs, and the time left.
+void announceTuneRun(const TuneOptions &o, int runs, int candidate, const Assignments &values)
+{
+    if (o.onStep) o.onStep(runs + 1, o.budget);
+    if (o.onProgress)
+        o.onProgress(
+            {runs + 1, o.budget, runs,
+             static_cast<double>(o.budget - runs) * (static_cast<double>(o.durationNs) / 1e9 + 0.3),
+             "candidate " + std::to_string(candidate) + " (" + SweepPoint{0, values}.text() + ")"});
+}
+
+// A candidate's run as a session of the tune: its name, its group and its repeat.
+void describeTuneRun(const TuneOptions &o, const Prepared &p, const std::string &id, int candidate,
+                     const Assignments &values, std::size_t earlierRuns, RecordedRun &run)
+{
+    run.setup.profile = p.profile.name;
+    run.setup.sessionName =
+        "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();
+    run.setup.runGroup = "tune " + id + " candidate " + std::to_string(candidate);
+    run.setup.repeatIndex = static_cast<int>(earlierRuns) + 1;
+    run.setup.device.spec = o.device;
+    run.setup.device.traffic = o.traffic;
+    run.durationNs = o.durationNs;
+    run.started = o.onSessionStarted;
+}
+
+// A candidate's estimates over its sessions so far.
+Measurement measuredOver(SessionStore &store, const std::vector<std::int64_t> &sessions,
+                         double warmupS)
+{
+    Measurement m;
+    const CompareSide side = compareSideOf(store, sessions, warmupS);
+    for (const auto &[label, v] : side.values)
+        if (!v.empty()) m.metrics[label] = estimate(v, side.repeats ? 1 : kSamplesPerBatch);
+    m.runs = static_cast<int>(sessions.size());
+    m.ok = true;
+    return m;
+}
+
+// Every candidate's sessions, in the order of the candidates.
+std::vector<std::int64_t> allSessions(const std::map<int, std::vector<std::int64_t>> &sessions)
+{
+    std::vector<std::int64_t> all;
+    for (const auto &[candidate, ids] : sessions)
+        all.insert(all.end(), ids.begin(), ids.end());
+    return all;
+}
+
+// Failed or Interrupted only when that happened before an answer; `error` says what did.
+Outcome tuneOutcome(const TuneResult &result, std::string &error)
+{
+    if (!result.failure.empty() && !result.found) {
+        error = result.failure + "; the runs so far are kept as sessions";
+        return Outcome::Failed;
+    }
+    if (!result.failure.empty()) // the answer stands on the runs made before it
+        error = result.failure + "; the answer is from the " + std::to_string(result.runsUsed) +
+                " runs before it";
+    if (result.interrupted && !result.found) {
+        error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
+        return Outcome::Interrupted;
+    }
+    return Outcome::Done;
+}
+
 } // namespace
 
 Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string &report,
@@ -179,23 +244,9 @@ Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
             return m;
         }
         auto &mine = sessions[candidate];
-        if (o.onStep) o.onStep(runs + 1, o.budget);
-        if (o.onProgress)
-            o.onProgress({runs + 1, o.budget, runs,
-                          static_cast<double>(o.budget - runs) *
-                              (static_cast<double>(o.durationNs) / 1e9 + 0.3),
-                          "candidate " + std::to_string(candidate) + " (" +
-                              SweepPoint{0, values}.text() + ")"});
+        announceTuneRun(o, runs, candidate, values);
         ++runs;
-        run.setup.profile = p.profile.name;
-        run.setup.sessionName =
-            "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();
-        run.setup.runGroup = "tune " + id + " candidate " + std::to_string(candidate);
-        run.setup.repeatIndex = static_cast<int>(mine.size()) + 1;
-        run.setup.device.spec = o.device;
-        run.setup.device.traffic = o.traffic;
-        run.durationNs = o.durationNs;
-        run.started = o.onSessionStarted;
+        describeTuneRun(o, p, id, candidate, values, mine.size(), run);
         std::int64_t session = 0;
         std::string why; // the last thing a failed run said
         const auto sayAndKeep = [&](const std::string &msg) {
@@ -208,34 +259,16 @@ Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
             return m;
         }
         mine.push_back(session);
-        const CompareSide side = compareSideOf(store, mine, o.warmupS);
-        for (const auto &[label, v] : side.values)
-            if (!v.empty()) m.metrics[label] = estimate(v, side.repeats ? 1 : kSamplesPerBatch);
-        m.runs = static_cast<int>(mine.size());
-        m.ok = true;
-        return m;
+        return measuredOver(store, mine, o.warmupS);
     };
     result = tune(p.spec, p.base, measure, o.progress);
     report = formatResult(o, p, result, id);
-    std::vector<std::int64_t> all;
-    for (const auto &[candidate, ids] : sessions)
-        all.insert(all.end(), ids.begin(), ids.end());
+    const std::vector<std::int64_t> all = allSessions(sessions);
     if (auto w = loadSpreadWarning(loadSpread(store, all, o.warmupS)); !w.empty()) {
         say("tune " + id + ": " + w);
         report += w + "\n";
     }
-    if (!result.failure.empty() && !result.found) {
-        error = result.failure + "; the runs so far are kept as sessions";
-        return Outcome::Failed;
-    }
-    if (!result.failure.empty()) // the answer stands on the runs made before it
-        error = result.failure + "; the answer is from the " + std::to_string(result.runsUsed) +
-                " runs before it";
-    if (result.interrupted && !result.found) {
-        error = "interrupted after " + std::to_string(result.runsUsed) + " runs";
-        return Outcome::Interrupted;
-    }
-    return Outcome::Done;
+    return tuneOutcome(result, error);
 }
 
 Status checkTune(const TuneOptions &o)
@@ -290,8 +323,9 @@ bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &er
         return false;
     }
     // What was written must load as a profile.
-    Profile check;
-    return loadProfile(o.saveProfile, check, error);
+    const auto check = loadProfile(o.saveProfile);
+    if (!check.ok()) error = check.error();
+    return check.ok();
 }
 
 } // namespace ringlab

@@ -193,6 +193,7 @@ MetricDef mbps(const char *name, const char *label, double Sample::*f, CounterId
         });
 }
 
+// Long because it is the table: one entry per metric, in column order, kept in one place.
 std::vector<MetricDef> build()
 {
     std::vector<MetricDef> t;

@@ -229,6 +229,94 @@ Status clientDeviceSpec(const std::string &spec)
     return {};
 }
 
+// What a start asks for, as its fields give it.
+struct StartRequest {
+    std::string profileName = "default", device, name, client = "unnamed client";
+    std::string eal, traffic;
+    bool record = true;
+    Assignments overrides;
+    std::int64_t intervalMs = kSampleIntervalNs / 1'000'000;
+};
+
+// A start's fields (a client in another process may give fewer); a 400 reply when one is not
+// as it should be.
+std::optional<ApiReply> readStartRequest(const json &body, const RunApiOptions &options,
+                                         StartRequest &out)
+{
+    std::string error;
+    out.record = options.record;
+    if (body.contains("interval_ms")) {
+        const json &v = body["interval_ms"];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 10 || v.get<std::int64_t>() > 10'000)
+            return ApiReply::error(
+                400, "interval_ms " + (v.is_number() ? v.dump() : std::string(v.type_name())) +
+                         ": the sample interval is an integer of 10..10000 ms");
+        out.intervalMs = v.get<std::int64_t>();
+    }
+    const bool ok =
+        options.inProcess
+            ? onlyFields(body,
+                         {"profile", "set", "device", "name", "client", "interval_ms", "record",
+                          "eal", "traffic"},
+                         "start", error)
+            : onlyFields(body,
+                         {"profile", "set", "device", "name", "client", "interval_ms", "record"},
+                         "start", error);
+    if (!ok || !stringField(body, "profile", out.profileName, error) ||
+        !stringField(body, "device", out.device, error) ||
+        !stringField(body, "name", out.name, error) ||
+        !stringField(body, "client", out.client, error) ||
+        !stringField(body, "eal", out.eal, error) ||
+        !stringField(body, "traffic", out.traffic, error) ||
+        !boolField(body, "record", out.record, error) ||
+        !assignmentsField(body, out.overrides, error))
+        return ApiReply::error(400, error);
+    if (out.record && !options.record)
+        return ApiReply::error(400, "start: \"record\": true, but this engine records nothing "
+                                    "(it was started with --no-record)");
+    return std::nullopt;
+}
+
+// A client in another process names a profile and gives a device spec, never a path; a 400
+// reply when it gives one.
+std::optional<ApiReply> refuseClientPaths(const StartRequest &r, const RunApiOptions &options)
+{
+    const std::string &profileName = r.profileName;
+    const bool jsonFile =
+        profileName.size() >= 5 && profileName.compare(profileName.size() - 5, 5, ".json") == 0;
+    if (!options.inProcess && (profileName.empty() || profileName.find('/') != std::string::npos ||
+                               profileName.find("..") != std::string::npos || jsonFile))
+        return ApiReply::error(400, "profile \"" + profileName +
+                                        "\": give a profile's name (GET /v1/profiles lists "
+                                        "them); paths are not taken over the API");
+    if (!r.device.empty() && !options.inProcess)
+        if (auto st = clientDeviceSpec(r.device); !st.ok()) return ApiReply::error(400, st.error);
+    return std::nullopt;
+}
+
+// The run a start asks for: the resolved profile on the request's device (the profile's
+// when it names none), named after the profile and its overrides when the request names it
+// not.
+RunSetup startSetup(const StartRequest &r, const ResolvedProfile &resolved,
+                    const RunApiOptions &options)
+{
+    RunSetup setup;
+    setup.params = resolved.params;
+    setup.profile = resolved.profile.name;
+    setup.device.spec = r.device.empty() ? resolved.profile.device : r.device;
+    if (setup.device.spec.rfind("dpdk:", 0) == 0 || setup.device.spec == "lab")
+        setup.device.eal = options.inProcess && !r.eal.empty() ? splitEalArgs(r.eal) : options.eal;
+    setup.device.traffic = r.traffic;
+    setup.intervalNs = r.intervalMs * 1'000'000;
+    setup.sessionName = r.name;
+    if (setup.sessionName.empty()) {
+        setup.sessionName = resolved.profile.name;
+        for (const auto &[k, v] : r.overrides)
+            setup.sessionName += " " + k + "=" + v;
+    }
+    return setup;
+}
+
 } // namespace
 
 RunApi::RunApi(RunApiOptions options, const DeviceProvider &devices)
@@ -472,49 +560,12 @@ std::optional<ApiReply> RunApi::refuseWithoutGrant(const std::string &spec) cons
 
 ApiReply RunApi::start(const json &body)
 {
-    std::string error, profileName = "default", device, name, client = "unnamed client";
-    std::string eal, traffic;
-    bool record = options_.record;
-    Assignments overrides;
-    std::int64_t intervalMs = kSampleIntervalNs / 1'000'000;
-    if (body.contains("interval_ms")) {
-        const json &v = body["interval_ms"];
-        if (!v.is_number_integer() || v.get<std::int64_t>() < 10 || v.get<std::int64_t>() > 10'000)
-            return ApiReply::error(
-                400, "interval_ms " + (v.is_number() ? v.dump() : std::string(v.type_name())) +
-                         ": the sample interval is an integer of 10..10000 ms");
-        intervalMs = v.get<std::int64_t>();
-    }
-    const bool ok =
-        options_.inProcess
-            ? onlyFields(body,
-                         {"profile", "set", "device", "name", "client", "interval_ms", "record",
-                          "eal", "traffic"},
-                         "start", error)
-            : onlyFields(body,
-                         {"profile", "set", "device", "name", "client", "interval_ms", "record"},
-                         "start", error);
-    if (!ok || !stringField(body, "profile", profileName, error) ||
-        !stringField(body, "device", device, error) || !stringField(body, "name", name, error) ||
-        !stringField(body, "client", client, error) || !stringField(body, "eal", eal, error) ||
-        !stringField(body, "traffic", traffic, error) ||
-        !boolField(body, "record", record, error) || !assignmentsField(body, overrides, error))
-        return ApiReply::error(400, error);
-    if (record && !options_.record)
-        return ApiReply::error(400, "start: \"record\": true, but this engine records nothing "
-                                    "(it was started with --no-record)");
-    const bool jsonFile =
-        profileName.size() >= 5 && profileName.compare(profileName.size() - 5, 5, ".json") == 0;
-    if (!options_.inProcess && (profileName.empty() || profileName.find('/') != std::string::npos ||
-                                profileName.find("..") != std::string::npos || jsonFile))
-        return ApiReply::error(400, "profile \"" + profileName +
-                                        "\": give a profile's name (GET /v1/profiles lists "
-                                        "them); paths are not taken over the API");
-    if (!device.empty() && !options_.inProcess)
-        if (auto st = clientDeviceSpec(device); !st.ok()) return ApiReply::error(400, st.error);
+    StartRequest request;
+    if (auto refused = readStartRequest(body, options_, request)) return *refused;
+    if (auto refused = refuseClientPaths(request, options_)) return *refused;
     ResolvedProfile resolved;
     if (auto st =
-            resolveProfile(profileName, overrides, resolved, device,
+            resolveProfile(request.profileName, request.overrides, resolved, request.device,
                            [this](const std::string &spec) { return provider_.defaults(spec); });
         !st.ok())
         return ApiReply::error(422, st.error);
@@ -525,34 +576,28 @@ ApiReply RunApi::start(const json &body)
         return ApiReply::error(409, "start: a run is going (session " +
                                         std::to_string(service_.sessionId()) +
                                         ", controlled by \"" + controller_ + "\"): stop it first");
-    RunSetup setup;
-    setup.params = resolved.params;
-    setup.profile = resolved.profile.name;
-    setup.device.spec = device.empty() ? resolved.profile.device : device;
-    if (setup.device.spec.rfind("dpdk:", 0) == 0 || setup.device.spec == "lab")
-        setup.device.eal = options_.inProcess && !eal.empty() ? splitEalArgs(eal) : options_.eal;
-    setup.device.traffic = traffic;
-    setup.intervalNs = intervalMs * 1'000'000;
-    setup.sessionName = name;
-    if (setup.sessionName.empty()) {
-        setup.sessionName = resolved.profile.name;
-        for (const auto &[k, v] : overrides)
-            setup.sessionName += " " + k + "=" + v;
-    }
+    const RunSetup setup = startSetup(request, resolved, options_);
     if (auto refused = refuseWithoutGrant(setup.device.spec)) return *refused;
     if (auto st = provider_.check(setup.device); !st.ok()) return ApiReply::error(422, st.error);
     std::string refusal;
     holdToken_ = lock_->acquire(
-        "run", "a run of profile " + resolved.profile.name + " (client \"" + client + "\")",
+        "run", "a run of profile " + resolved.profile.name + " (client \"" + request.client + "\")",
         refusal);
     if (!holdToken_) return ApiReply::error(409, "start: " + refusal);
     auto exporter = std::make_shared<PrometheusExporter>(
         PrometheusExporter::RunLabels{0, setup.device.spec, setup.profile}, setup.params);
-    if (const Status st = service_.start(setup, record ? store_.get() : nullptr, {hub_, exporter});
+    if (const Status st =
+            service_.start(setup, request.record ? store_.get() : nullptr, {hub_, exporter});
         !st.ok()) {
         releaseHold();
         return ApiReply::error(httpStatus(st), st.error);
     }
+    return startedLocked(setup, request.client, exporter);
+}
+
+ApiReply RunApi::startedLocked(const RunSetup &setup, const std::string &client,
+                               const std::shared_ptr<PrometheusExporter> &exporter)
+{
     exporter->setRun({service_.sessionId(), service_.deviceInfo().name, setup.profile});
     {
         std::lock_guard exporterLock(exporterMutex_);

@@ -128,6 +128,10 @@ class RunApi {
     // 403 when `spec` needs a grant (DeviceProvider::grant) this server was not given.
     std::optional<ApiReply> refuseWithoutGrant(const std::string &spec) const;
     nlohmann::json stateLocked() const;
+    // The run `setup` just started: the client takes control, watchers are told, and the
+    // reply gives the control key (under mutex_).
+    ApiReply startedLocked(const RunSetup &setup, const std::string &client,
+                           const std::shared_ptr<PrometheusExporter> &exporter);
     std::unique_ptr<SessionStore> reader() const;
 
     // Gives the measurement back once the run has ended (under mutex_).

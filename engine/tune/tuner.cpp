@@ -391,17 +391,12 @@ Status parseTuneAxis(std::string_view text, TuneAxis &out)
     return Status::success();
 }
 
-TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &measure,
-                const std::function<void(const std::string &)> &progress)
+namespace {
+
+// The search proper, within `searchRuns`.
+void runSearch(const TuneSpec &spec, Search &s, const TuneResult &result, int searchRuns)
 {
-    TuneResult result;
-    Search s(spec, base, measure, progress, result);
     const std::size_t n = spec.axes.size();
-    // Keep runs for the repeats at the end: a fifth of the budget, at most two more runs
-    // for each finalist.
-    const int reserve =
-        std::min(spec.budget / 5, spec.finalists * std::max(0, spec.finalRepeats - 1));
-    const int searchRuns = spec.budget - reserve;
     std::vector<double> start(n);
     for (std::size_t k = 0; k < n; ++k)
         start[k] = 0.5 * (s.lower(k) + s.upper(k));
@@ -422,8 +417,11 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
             s.optimise(nlopt::LN_COBYLA, b->x, searchRuns, "refine");
         if (result.runsUsed == before) break;
     }
+}
 
-    // Repeats at the best few, best first, while the budget lasts.
+// The best few by the penalised objective, best first.
+std::vector<Candidate *> finalists(const TuneSpec &spec, Search &s)
+{
     std::vector<Candidate *> order;
     for (auto &c : s.candidates())
         order.push_back(c.get());
@@ -431,22 +429,37 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
               [&](Candidate *a, Candidate *b) { return s.penalized(a->m) < s.penalized(b->m); });
     if (order.size() > static_cast<std::size_t>(spec.finalists))
         order.resize(static_cast<std::size_t>(spec.finalists));
+    return order;
+}
+
+// Repeats at the finalists, best first, while the budget lasts.
+void repeatFinalists(const TuneSpec &spec, Search &s, const TuneResult &result,
+                     const std::vector<Candidate *> &order)
+{
     for (int round = 1; round < spec.finalRepeats && !result.interrupted; ++round)
         for (Candidate *c : order)
             if (result.runsUsed < spec.budget && c->m.runs < spec.finalRepeats &&
                 !result.interrupted)
                 s.run(*c, "repeat");
+}
 
-    // The answer: among settings whose constraints hold by the means, the best objective;
-    // a rival within the noise of it with more confidence in its constraints wins instead.
-    auto probability = [&](const Candidate &c) {
-        double p = 1;
-        for (const auto &k : spec.constraints) {
-            const auto it = c.m.metrics.find(k.metric);
-            p *= it == c.m.metrics.end() ? 0 : probabilityHolds(k, it->second);
-        }
-        return p;
-    };
+// The probability that every constraint holds at c (0 for one not measured).
+double probabilityAllHold(const TuneSpec &spec, const Candidate &c)
+{
+    double p = 1;
+    for (const auto &k : spec.constraints) {
+        const auto it = c.m.metrics.find(k.metric);
+        p *= it == c.m.metrics.end() ? 0 : probabilityHolds(k, it->second);
+    }
+    return p;
+}
+
+// The answer: among settings whose constraints hold by the means, the best objective; a
+// rival within the noise of it with more confidence in its constraints wins instead. Null
+// when no setting meets the constraints.
+Candidate *chooseAnswer(const TuneSpec &spec, Search &s, const std::vector<Candidate *> &order)
+{
+    const auto probability = [&](const Candidate &c) { return probabilityAllHold(spec, c); };
     // Judged among the settings that were run again, when one of them still meets the
     // constraints: one run's interval says nothing of how the next run differs.
     const int dir = spec.maximize ? +1 : -1;
@@ -475,21 +488,27 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
              (dir > 0 ? ec.mean > eb.mean : ec.mean < eb.mean) && c.m.runs >= best->m.runs))
             best = &c;
     }
-    if (best) {
-        result.found = true;
-        result.candidate = best->index;
-        result.best = best->values;
-        result.objective = best->m.metrics.at(spec.objective);
-        for (const auto &k : spec.constraints) {
-            const auto it = best->m.metrics.find(k.metric);
-            result.constraintValues.push_back(it == best->m.metrics.end() ? Estimate{}
-                                                                          : it->second);
-        }
-        result.probability = probability(*best);
-        result.runs = best->m.runs;
-        return result;
+    return best;
+}
+
+// The answer found, into the result.
+void reportAnswer(const TuneSpec &spec, const Candidate &best, TuneResult &result)
+{
+    result.found = true;
+    result.candidate = best.index;
+    result.best = best.values;
+    result.objective = best.m.metrics.at(spec.objective);
+    for (const auto &k : spec.constraints) {
+        const auto it = best.m.metrics.find(k.metric);
+        result.constraintValues.push_back(it == best.m.metrics.end() ? Estimate{} : it->second);
     }
-    // Nothing met the constraints: say which, and how close the closest came.
+    result.probability = probabilityAllHold(spec, best);
+    result.runs = best.m.runs;
+}
+
+// Nothing met the constraints: say which, and how close the closest came.
+void explainNoAnswer(const TuneSpec &spec, Search &s, TuneResult &result)
+{
     Candidate *closest = nullptr;
     for (auto &c : s.candidates())
         if (!closest || s.violation(c->m) < s.violation(closest->m)) closest = c.get();
@@ -498,7 +517,7 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
                      : result.interrupted    ? "interrupted before any run completed"
                                              : "no setting in the ranges was accepted by the "
                                                "registry (see the ties and cross-field rules)";
-        return result;
+        return;
     }
     result.why = "no setting met the constraints in " + std::to_string(result.runsUsed) +
                  " runs; the closest was candidate " + std::to_string(closest->index) + " (" +
@@ -515,6 +534,29 @@ TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &mea
     result.why.back() = '.';
     result.best = closest->values;
     result.candidate = closest->index;
+}
+
+} // namespace
+
+TuneResult tune(const TuneSpec &spec, const ParamSet &base, const MeasureFn &measure,
+                const std::function<void(const std::string &)> &progress)
+{
+    TuneResult result;
+    Search s(spec, base, measure, progress, result);
+    // Keep runs for the repeats at the end: a fifth of the budget, at most two more runs
+    // for each finalist.
+    const int reserve =
+        std::min(spec.budget / 5, spec.finalists * std::max(0, spec.finalRepeats - 1));
+    const int searchRuns = spec.budget - reserve;
+    runSearch(spec, s, result, searchRuns);
+    // Repeats at the best few, best first, while the budget lasts.
+    const std::vector<Candidate *> order = finalists(spec, s);
+    repeatFinalists(spec, s, result, order);
+    if (Candidate *best = chooseAnswer(spec, s, order)) {
+        reportAnswer(spec, *best, result);
+        return result;
+    }
+    explainNoAnswer(spec, s, result);
     return result;
 }
 
