@@ -16,10 +16,9 @@ namespace ringlab {
 int reproduceCommand(const ReproduceOptions &opts)
 {
     ReproduceOptions o = opts;
-    std::string error;
-    if (casesFor(o.which, error).empty()) {
-        std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
-        return 2;
+    if (const auto cases = casesFor(o.which); !cases.ok()) {
+        std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", cases.error().c_str());
+        return exitCode(cases.status().outcome());
     }
     if (o.repeat == 1)
         std::fprintf(stderr, "ringlab-engine: reproduce: with --repeat 1 the intervals show the "
@@ -39,6 +38,7 @@ int reproduceCommand(const ReproduceOptions &opts)
     std::fflush(stdout);
     // Signals are taken through a descriptor; engine threads inherit the blocked mask.
     const int sigFd = takeStopSignals();
+    std::string error;
     const Outcome end = runReproduce(o, sigFd, error);
     close(sigFd);
     if (end != Outcome::Done)

@@ -289,13 +289,13 @@ int compareCommand(const SessionsOptions &o)
 {
     auto store = openExisting(o);
     if (!store) return 2;
-    CompareSide a, b;
-    std::string error;
-    if (!loadCompareSide(*store, o.a, o.warmupS, a, error) ||
-        !loadCompareSide(*store, o.b, o.warmupS, b, error)) {
-        std::fprintf(stderr, "ringlab-engine: compare: %s\n", error.c_str());
-        return 2;
+    auto sideA = loadCompareSide(*store, o.a, o.warmupS);
+    auto sideB = sideA.ok() ? loadCompareSide(*store, o.b, o.warmupS) : sideA;
+    if (!sideB.ok()) {
+        std::fprintf(stderr, "ringlab-engine: compare: %s\n", sideB.error().c_str());
+        return exitCode(sideB.status().outcome());
     }
+    const CompareSide a = std::move(sideA).value(), b = std::move(sideB).value();
     if (a.label == b.label) {
         std::fprintf(
             stderr,

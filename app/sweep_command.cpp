@@ -22,27 +22,27 @@ int sweepCommand(const SweepOptions &opts)
         std::fprintf(stderr, "ringlab-engine: %s\n", msg.c_str());
     };
     const int sigFd = takeStopSignals();
-    std::string id, error;
-    const Outcome end = runSweep(o, sigFd, id, error);
+    std::string id;
+    const Status ended = runSweep(o, sigFd, id);
     close(sigFd);
-    if (end == Outcome::Refused) {
-        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
-        return 2;
+    if (ended.outcome() == Outcome::Refused) {
+        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", ended.error.c_str());
+        return exitCode(Outcome::Refused);
     }
     if (!id.empty()) {
         // The table of what was measured, also after an interruption.
         SessionStore store(SessionStore::pathOr(o.db), Db::Mode::ReadOnly);
-        SweepRecord sweep;
-        std::vector<std::string> labels;
-        std::string e2;
-        if (loadSweep(store, id, sweep, e2) &&
-            sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true, labels,
-                              e2))
-            std::fputs(formatSweep(sweep, sweepTable(store, sweep, labels), o.format).c_str(),
+        const auto sweep = loadSweep(store, id);
+        const auto labels =
+            sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true);
+        if (sweep.ok() && labels.ok())
+            std::fputs(formatSweep(sweep.value(), sweepTable(store, sweep.value(), labels.value()),
+                                   o.format)
+                           .c_str(),
                        stdout);
     }
-    if (end != Outcome::Done) std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
-    return exitCode(end);
+    if (!ended.ok()) std::fprintf(stderr, "ringlab-engine: sweep: %s\n", ended.error.c_str());
+    return exitCode(ended.outcome());
 }
 
 int sweepListCommand(const std::string &db)
@@ -73,20 +73,20 @@ int sweepListCommand(const std::string &db)
 int sweepShowCommand(const std::string &db, const std::string &id,
                      const std::vector<std::string> &metrics, SweepFormat format)
 {
-    std::vector<std::string> labels;
-    std::string error;
-    if (!sweepMetricLabels(metrics.empty() ? defaultSweepMetrics() : metrics, true, labels,
-                           error)) {
-        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
-        return 2;
+    const auto labels = sweepMetricLabels(metrics.empty() ? defaultSweepMetrics() : metrics, true);
+    if (!labels.ok()) {
+        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", labels.error().c_str());
+        return exitCode(labels.status().outcome());
     }
     SessionStore store(SessionStore::pathOr(db));
-    SweepRecord sweep;
-    if (!loadSweep(store, id, sweep, error)) {
-        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", error.c_str());
-        return 2;
+    const auto sweep = loadSweep(store, id);
+    if (!sweep.ok()) {
+        std::fprintf(stderr, "ringlab-engine: sweep: %s\n", sweep.error().c_str());
+        return exitCode(sweep.status().outcome());
     }
-    std::fputs(formatSweep(sweep, sweepTable(store, sweep, labels), format).c_str(), stdout);
+    std::fputs(formatSweep(sweep.value(), sweepTable(store, sweep.value(), labels.value()), format)
+                   .c_str(),
+               stdout);
     return 0;
 }
 

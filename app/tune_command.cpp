@@ -30,8 +30,8 @@ int tuneCommand(const TuneOptions &opts)
     std::fputs(report.c_str(), stdout);
     const bool found = end == Outcome::Done && result.found;
     if (found && !o.saveProfile.empty()) {
-        if (!saveTunedProfile(o, result, error)) {
-            std::fprintf(stderr, "ringlab-engine: tune: --save-profile: %s\n", error.c_str());
+        if (const Status st = saveTunedProfile(o, result); !st.ok()) {
+            std::fprintf(stderr, "ringlab-engine: tune: --save-profile: %s\n", st.error.c_str());
             return 1;
         }
         std::printf("\nsaved as %s\n", o.saveProfile.c_str());

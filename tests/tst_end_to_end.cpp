@@ -471,10 +471,10 @@ void TstEndToEnd::engineCpuAgreesHeadlessAndInTheWorkbench()
     ringlab::SessionStore store(db.toStdString());
     const auto sessions = store.list();
     QCOMPARE(sessions.size(), std::size_t{2});
-    ringlab::CompareSide headless, workbench;
-    std::string err;
-    QVERIFY(ringlab::loadCompareSide(store, std::to_string(sessions[0].id), 1.0, headless, err));
-    QVERIFY(ringlab::loadCompareSide(store, std::to_string(sessions[1].id), 1.0, workbench, err));
+    const auto headlessSide = ringlab::loadCompareSide(store, std::to_string(sessions[0].id), 1.0);
+    const auto workbenchSide = ringlab::loadCompareSide(store, std::to_string(sessions[1].id), 1.0);
+    QVERIFY(headlessSide.ok() && workbenchSide.ok());
+    const ringlab::CompareSide &headless = headlessSide.value(), &workbench = workbenchSide.value();
     std::vector<std::string> missing;
     const auto rows = ringlab::compareSides(
         headless, workbench, {"engine_cpu_ms_per_s", "process_cpu_ms_per_s"}, missing);

@@ -381,11 +381,11 @@ void TstEnvironment::compareListsEveryDifferenceRanked()
     eb.set({factKey("thread.affinity", "poll"), "1", {}});
     store.setEnvironment(a, ea);
     store.setEnvironment(b, eb);
-    CompareSide sa, sb, so;
-    std::string error;
-    QVERIFY(loadCompareSide(store, std::to_string(a), 1, sa, error));
-    QVERIFY(loadCompareSide(store, std::to_string(b), 1, sb, error));
-    QVERIFY(loadCompareSide(store, std::to_string(old), 1, so, error));
+    const auto sideA = loadCompareSide(store, std::to_string(a), 1);
+    const auto sideB = loadCompareSide(store, std::to_string(b), 1);
+    const auto sideOld = loadCompareSide(store, std::to_string(old), 1);
+    QVERIFY(sideA.ok() && sideB.ok() && sideOld.ok());
+    const CompareSide &sa = sideA.value(), &sb = sideB.value(), &so = sideOld.value();
     const auto caveats = environmentCaveats(store, sa, sb);
     std::vector<std::string> keys;
     for (const auto &c : caveats)
@@ -620,12 +620,10 @@ void TstEnvironment::jobsWarnWhenTheMachinesLoadDiffered()
 
     // compare gives it as a caveat of rank load, measured during the runs; not within 100.
     auto caveats = [&](std::int64_t x, std::int64_t y) {
-        CompareSide sx, sy;
-        std::string error;
-        if (!loadCompareSide(store, std::to_string(x), 0.5, sx, error) ||
-            !loadCompareSide(store, std::to_string(y), 0.5, sy, error))
-            qFatal("%s", error.c_str());
-        return environmentCaveats(store, sx, sy);
+        const auto sx = loadCompareSide(store, std::to_string(x), 0.5);
+        const auto sy = loadCompareSide(store, std::to_string(y), 0.5);
+        if (!sx.ok() || !sy.ok()) qFatal("%s", (sx.ok() ? sy : sx).error().c_str());
+        return environmentCaveats(store, sx.value(), sy.value());
     };
     const auto differ = caveats(quiet, busy);
     QCOMPARE(differ.size(), std::size_t{1});

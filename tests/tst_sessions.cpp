@@ -515,11 +515,11 @@ void TstSessions::compareFindsRealDifferencesOnly()
     const auto a = synthetic(store, "a", 1000, 50, 200, 1);
     const auto same = synthetic(store, "same", 1000, 50, 200, 2);
     const auto better = synthetic(store, "better", 1100, 50, 200, 3);
-    CompareSide sa, ss, sb;
-    std::string err;
-    QVERIFY(loadCompareSide(store, std::to_string(a), 0, sa, err));
-    QVERIFY(loadCompareSide(store, std::to_string(same), 0, ss, err));
-    QVERIFY(loadCompareSide(store, std::to_string(better), 0, sb, err));
+    const auto sideA = loadCompareSide(store, std::to_string(a), 0);
+    const auto sideSame = loadCompareSide(store, std::to_string(same), 0);
+    const auto sideBetter = loadCompareSide(store, std::to_string(better), 0);
+    QVERIFY(sideA.ok() && sideSame.ok() && sideBetter.ok());
+    const CompareSide &sa = sideA.value(), &ss = sideSame.value(), &sb = sideBetter.value();
     std::vector<std::string> missing;
     const auto eq = compareSides(sa, ss, {"rx_pps"}, missing);
     QCOMPARE(eq.size(), std::size_t{1});
@@ -537,13 +537,16 @@ void TstSessions::compareFindsRealDifferencesOnly()
     QVERIFY2(up[0].diff.ciHalf > 5 && up[0].diff.ciHalf < 25,
              qPrintable(QString::number(up[0].diff.ciHalf)));
     // Bad specifications are explained.
-    CompareSide x;
-    QVERIFY(!loadCompareSide(store, "abc", 0, x, err));
+    const auto refusal = [&](const std::string &spec) {
+        const auto side = loadCompareSide(store, spec, 0);
+        return side.status().outcome() == Outcome::Refused ? side.error() : std::string();
+    };
+    std::string err = refusal("abc");
     QVERIFY2(err.find("is not a session (ID) or a segment (ID:SEG)") != std::string::npos,
              err.c_str());
-    QVERIFY(!loadCompareSide(store, "99", 0, x, err));
+    err = refusal("99");
     QVERIFY2(err.find("no session 99") != std::string::npos, err.c_str());
-    QVERIFY(!loadCompareSide(store, std::to_string(a) + ":5", 0, x, err));
+    err = refusal(std::to_string(a) + ":5");
     QVERIFY2(err.find("has 1 segment(s), not 5") != std::string::npos, err.c_str());
 }
 
@@ -556,11 +559,11 @@ void TstSessions::repeatsAreTheSamples()
             synthetic(store, "r", 1000 + k, 5, 50, 10 + static_cast<std::uint64_t>(k), "g1", k);
         if (k == 1) first = id;
     }
-    CompareSide side;
-    std::string err;
-    QVERIFY(loadCompareSide(store, std::to_string(first), 0, side, err));
+    const auto loaded = loadCompareSide(store, std::to_string(first), 0);
+    QVERIFY2(loaded.ok(), loaded.error().c_str());
+    const CompareSide &side = loaded.value();
     QVERIFY(side.repeats);
-    QCOMPARE(side.values["rx_pps"].size(), std::size_t{4}); // one mean per repeat
+    QCOMPARE(side.values.at("rx_pps").size(), std::size_t{4}); // one mean per repeat
     QVERIFY2(side.label.find("group of 4 repeats") == 0, side.label.c_str());
 }
 

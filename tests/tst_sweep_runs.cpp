@@ -63,8 +63,9 @@ void TstSweepRuns::idleSweepFallsMonotonically()
     o.progress = [&](const std::string &m) { progress.push_back(m); };
     int runs = 0;
     o.onRun = [&](const SweepRecord &r) { QCOMPARE(r.completedRuns(), ++runs); };
-    std::string id, error;
-    QCOMPARE(int(runSweep(o, -1, id, error)), int(Outcome::Done));
+    std::string id;
+    const Status swept = runSweep(o, -1, id);
+    QVERIFY2(swept.ok(), swept.error.c_str());
     QCOMPARE(runs, 4);
     QCOMPARE(progress.size(), std::size_t{4});
     QVERIFY2(QString::fromStdString(progress[0])
@@ -74,8 +75,9 @@ void TstSweepRuns::idleSweepFallsMonotonically()
              progress[0].c_str());
 
     SessionStore store(o.db, Db::Mode::ReadOnly);
-    SweepRecord rec;
-    QVERIFY2(loadSweep(store, id, rec, error), error.c_str());
+    const auto loaded = loadSweep(store, id);
+    QVERIFY2(loaded.ok(), loaded.error().c_str());
+    const SweepRecord &rec = loaded.value();
     QCOMPARE(rec.points.size(), std::size_t{4});
     // The poll thread's own CPU, not the engine's: the other threads' fixed cost (sampler,
     // clean thread) is ~9 ms/s on this machine, and the last step saves the poll thread
@@ -154,9 +156,9 @@ void TstSweepRuns::killedSweepResumesWithoutRerunning()
     QVERIFY2(r.err.contains("point 2 of 3") && r.err.contains("point 3 of 3"), qPrintable(r.err));
 
     SessionStore store(file.toStdString(), Db::Mode::ReadOnly);
-    SweepRecord rec;
-    std::string error;
-    QVERIFY(loadSweep(store, id.toStdString(), rec, error));
+    const auto loaded = loadSweep(store, id.toStdString());
+    QVERIFY2(loaded.ok(), loaded.error().c_str());
+    const SweepRecord &rec = loaded.value();
     QCOMPARE(rec.completedRuns(), 3);
     int point1 = 0, interrupted = 0;
     for (const auto &run : rec.runs) {
@@ -210,7 +212,8 @@ void TstSweepRuns::tunerMeetsAConstraintTheProfileBreaks()
     QVERIFY2(QString::fromStdString(report).contains("best setting (candidate"), report.c_str());
     QVERIFY(QString::fromStdString(report).contains("probability that every constraint holds"));
     // The answer as a profile that loads, with the tuned values.
-    QVERIFY2(saveTunedProfile(o, r, error), error.c_str());
+    const Status saved = saveTunedProfile(o, r);
+    QVERIFY2(saved.ok(), saved.error.c_str());
     QFile f(QString::fromStdString(o.saveProfile));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const auto j = nlohmann::json::parse(f.readAll().toStdString());

@@ -110,17 +110,17 @@ void CompareDialog::recompute()
         delete w;
     plots_.clear();
     model_->setRows({});
-    CompareSide sa, sb;
-    std::string err;
     const std::string specA = boxA_->currentData().toString().toStdString(),
                       specB = boxB_->currentData().toString().toStdString();
     ok_ = false;
-    if (!loadCompareSide(store_, specA, 1.0, sa, err) ||
-        !loadCompareSide(store_, specB, 1.0, sb, err)) {
-        error_ = QString::fromStdString(err);
+    auto sideA = loadCompareSide(store_, specA, 1.0);
+    auto sideB = sideA.ok() ? loadCompareSide(store_, specB, 1.0) : sideA;
+    if (!sideB.ok()) {
+        error_ = QString::fromStdString(sideB.error());
         notes_->setText(error_);
         return;
     }
+    const CompareSide sa = std::move(sideA).value(), sb = std::move(sideB).value();
     if (sa.label == sb.label) {
         error_ = tr("A and B are the same (%1): pick two different sessions or segments")
                      .arg(QString::fromStdString(sa.label));

@@ -127,10 +127,9 @@ Status SegmentTable::useOtherSegment(const QString &spec)
     if (!store) return failedBecause(tr("no session database is open"));
     if (!spec.contains(QLatin1Char(':')))
         return refusedBecause(tr("baseline \"%1\": give SESSION:SEGMENT, e.g. 12:2").arg(spec));
-    CompareSide side;
-    std::string err;
-    if (!loadCompareSide(*store, spec.toStdString(), 1.0, side, err))
-        return refusedBecause(tr("baseline: %1").arg(QString::fromStdString(err)));
+    const auto loaded = loadCompareSide(*store, spec.toStdString(), 1.0);
+    if (!loaded.ok()) return loaded.status().within("baseline: ");
+    const CompareSide &side = loaded.value();
     std::map<std::string, Estimate> est;
     for (const auto &[label, values] : side.values)
         est[label] = estimate(values);

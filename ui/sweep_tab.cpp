@@ -313,12 +313,12 @@ bool SweepTab::showSweep(const QString &id)
     }
     SessionStore *store = opened.value();
     try {
-        std::string error;
-        SweepRecord rec;
-        if (!loadSweep(*store, id.toStdString(), rec, error)) {
-            status_->setText(QString::fromStdString(error));
+        const auto loaded = loadSweep(*store, id.toStdString());
+        if (!loaded.ok()) {
+            status_->setText(QString::fromStdString(loaded.error()));
             return false;
         }
+        const SweepRecord &rec = loaded.value();
         std::vector<std::string> metrics = defaultSweepMetrics();
         for (QComboBox *b : {x_, y_}) {
             const std::string m = metricLabel(b->currentText().toStdString());

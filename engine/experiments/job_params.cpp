@@ -191,7 +191,7 @@ Status reproduceFrom(const json &b, ReproduceOptions &r)
 {
     if (auto st = onlyFields(b, {"case", "repeat", "duration"}, "reproduce"); !st.ok()) return st;
     if (auto st = word(b, "case", r.which); !st.ok()) return st;
-    if (std::string error; casesFor(r.which, error).empty()) return Status{"\"case\": " + error};
+    if (auto cases = casesFor(r.which); !cases.ok()) return cases.status().within("\"case\": ");
     if (auto st = count(b, "repeat", 1, 100, r.repeat); !st.ok()) return st;
     if (auto st = duration(b, r.durationNs); !st.ok()) return st;
     r.warmupS = warmupFor(r.durationNs);

@@ -250,12 +250,12 @@ void JobQueue::runSweepJob(Job &job)
         }
         publish(copy);
     };
-    std::string id, error;
-    const Outcome end = runSweep(o, -1, id, error);
+    std::string id;
+    const Status ended = runSweep(o, -1, id);
     std::lock_guard lock(mutex_);
     job.info.result = {{"sweep", id}, {"completed_runs", completed}, {"planned_runs", planned}};
-    job.info.error = error;
-    job.info.state = jobState(end);
+    job.info.error = ended.error;
+    job.info.state = jobState(ended.outcome());
 }
 
 void JobQueue::runTuneJob(Job &job)

@@ -287,7 +287,7 @@ std::string formatReproduceCase(const ReproduceCase &rc, bool markdown)
     return out;
 }
 
-std::vector<const ReferenceCase *> casesFor(const std::string &which, std::string &error)
+Result<std::vector<const ReferenceCase *>> casesFor(const std::string &which)
 {
     std::vector<const ReferenceCase *> cases;
     if (which == "all") {
@@ -296,7 +296,8 @@ std::vector<const ReferenceCase *> casesFor(const std::string &which, std::strin
     } else if (const ReferenceCase *c = findReferenceCase(which)) {
         cases.push_back(c);
     } else {
-        error = "unknown case \"" + which + "\" (allowed: " + referenceCaseNames() + ", all)";
+        return Status::refused("unknown case \"" + which + "\" (allowed: " + referenceCaseNames() +
+                               ", all)");
     }
     return cases;
 }
@@ -327,8 +328,12 @@ Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
     const Say say = [&](const std::string &msg) {
         if (o.progress) o.progress(msg);
     };
-    const auto cases = casesFor(o.which, error);
-    if (cases.empty()) return Outcome::Refused;
+    const auto chosen = casesFor(o.which);
+    if (!chosen.ok()) {
+        error = chosen.error();
+        return Outcome::Refused;
+    }
+    const auto &cases = chosen.value();
     // Every profile first: a bad one stops the command before anything runs.
     std::vector<std::pair<Side, Side>> sides;
     for (const auto *c : cases) {
@@ -354,12 +359,14 @@ Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
                 runCaseSides(o, sigFd, store, c, a, b, device, runs, done, say, error);
             end != Outcome::Done)
             return end;
-        CompareSide sa, sb;
-        if (!loadCompareSide(store, std::to_string(a.firstId), o.warmupS, sa, error) ||
-            !loadCompareSide(store, std::to_string(b.firstId), o.warmupS, sb, error)) {
-            error = std::string(c.name) + ": " + error;
+        auto sideA = loadCompareSide(store, std::to_string(a.firstId), o.warmupS);
+        auto sideB =
+            sideA.ok() ? loadCompareSide(store, std::to_string(b.firstId), o.warmupS) : sideA;
+        if (!sideB.ok()) {
+            error = std::string(c.name) + ": " + sideB.error();
             return Outcome::Failed;
         }
+        const CompareSide sa = std::move(sideA).value(), sb = std::move(sideB).value();
         ReproduceCase rc{&c, sa.label, sb.label, {}, {}};
         compareCaseMetrics(c, sa, sb, rc);
         rc.loadWarning = sidesLoadWarning(store, a, b, o.warmupS);

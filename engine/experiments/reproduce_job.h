@@ -60,7 +60,7 @@ std::string reproduceHeader(const ReproduceOptions &o, bool markdown);
 // One case's table: plain text for a terminal, or Markdown (docs/experiments.md).
 std::string formatReproduceCase(const ReproduceCase &c, bool markdown);
 
-// The cases `which` names (a case or all); empty, with `error`, for an unknown name.
-std::vector<const ReferenceCase *> casesFor(const std::string &which, std::string &error);
+// The cases `which` names (a case or all); refused for an unknown name.
+Result<std::vector<const ReferenceCase *>> casesFor(const std::string &which);
 
 } // namespace ringlab

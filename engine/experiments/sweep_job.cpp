@@ -30,17 +30,15 @@ std::string minutes(double s)
 
 // A resumed sweep's points: one that no longer passes the registry (the profile changed) is
 // refused now.
-bool checkResumedPoints(const SweepRecord &sweep, const ParamSet &base, std::string &error)
+Status checkResumedPoints(const SweepRecord &sweep, const ParamSet &base)
 {
     for (const auto &p : sweep.points) {
         ParamSet check = base;
-        if (auto st = check.set(p.values); !st.ok()) {
-            error = "sweep " + sweep.id + " point " + std::to_string(p.index) + " (" + p.text() +
-                    "): " + st.error;
-            return false;
-        }
+        if (auto st = check.set(p.values); !st.ok())
+            return st.within("sweep " + sweep.id + " point " + std::to_string(p.index) + " (" +
+                             p.text() + "): ");
     }
-    return true;
+    return Status::success();
 }
 
 // Before a run: its point and repeat, its place among the planned runs, the time left.
@@ -90,9 +88,8 @@ std::string stoppedMessage(Outcome end, const SweepRecord &sweep, const SweepPoi
 }
 
 // Every run not measured yet, recorded in `sweep` as it goes.
-Outcome runSweepPoints(const SweepOptions &o, int sigFd, SessionStore &store, SweepRecord &sweep,
-                       const ParamSet &base, const std::string &profileName, const Say &say,
-                       std::string &error)
+Status runSweepPoints(const SweepOptions &o, int sigFd, SessionStore &store, SweepRecord &sweep,
+                      const ParamSet &base, const std::string &profileName, const Say &say)
 {
     const int planned = sweep.plannedRuns();
     int left = planned - sweep.completedRuns();
@@ -119,16 +116,16 @@ Outcome runSweepPoints(const SweepOptions &o, int sigFd, SessionStore &store, Sw
                                       end == Outcome::Done          ? "completed"
                                       : end == Outcome::Interrupted ? "interrupted"
                                                                     : "failed"});
-            if (end == Outcome::Interrupted || end == Outcome::Failed) {
-                error = stoppedMessage(end, sweep, pt, planned);
-                return end;
-            }
+            if (end == Outcome::Interrupted)
+                return Status::interrupted(stoppedMessage(end, sweep, pt, planned));
+            if (end == Outcome::Failed)
+                return Status::failed(stoppedMessage(end, sweep, pt, planned));
             --left;
             ++runsThisTime;
             if (o.onRun) o.onRun(sweep);
         }
     }
-    return Outcome::Done;
+    return Status::success();
 }
 
 // The load's spread over the sweep's completed runs, when it is worth a warning.
@@ -150,47 +147,42 @@ Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out)
                           spec.device.empty() ? DeviceOptions{}.spec : spec.device, deviceDefaults);
 }
 
-Outcome runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error)
+Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
 {
     auto say = [&](const std::string &msg) {
         if (o.progress) o.progress(msg);
     };
-    std::vector<std::string> labels;
-    if (!sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true, labels,
-                           error))
-        return Outcome::Refused;
+    if (auto labels =
+            sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true);
+        !labels.ok())
+        return labels.status();
     SessionStore store(SessionStore::pathOr(o.db));
     SweepRecord sweep;
     if (!o.resume.empty()) {
-        if (!loadSweep(store, o.resume, sweep, error)) return Outcome::Refused;
+        auto resumed = loadSweep(store, o.resume);
+        if (!resumed.ok()) return resumed.status();
+        sweep = std::move(resumed).value();
     } else {
         sweep.spec = o.spec;
     }
     ResolvedProfile resolved;
-    if (auto st = resolveSweepBase(sweep.spec, resolved); !st.ok()) {
-        error = st.error;
-        return Outcome::Refused;
-    }
+    if (auto st = resolveSweepBase(sweep.spec, resolved); !st.ok()) return st;
     const ParamSet &base = resolved.params;
     const std::string &profileName = resolved.profile.name;
     if (o.resume.empty()) {
-        if (auto st = expandPoints(sweep.spec, base, sweep.points); !st.ok()) {
-            error = st.error;
-            return Outcome::Refused;
-        }
+        if (auto st = expandPoints(sweep.spec, base, sweep.points); !st.ok()) return st;
         sweep.id = newSweepId(store);
     } else {
         sweep.id = o.resume;
-        if (!checkResumedPoints(sweep, base, error)) return Outcome::Refused;
+        if (auto st = checkResumedPoints(sweep, base); !st.ok()) return st;
     }
     id = sweep.id;
 
-    if (const Outcome end = runSweepPoints(o, sigFd, store, sweep, base, profileName, say, error);
-        end != Outcome::Done)
-        return end;
+    if (Status st = runSweepPoints(o, sigFd, store, sweep, base, profileName, say); !st.ok())
+        return st;
     if (auto w = completedLoadWarning(store, sweep); !w.empty())
         say("sweep " + sweep.id + ": " + w);
-    return Outcome::Done;
+    return Status::success();
 }
 
 } // namespace ringlab

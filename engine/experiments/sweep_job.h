@@ -41,6 +41,6 @@ struct SweepOptions {
 
 // Checks everything (profile, values, every point, metrics) before the first run. `id`
 // receives the sweep's id as soon as it has one.
-Outcome runSweep(const SweepOptions &o, int sigFd, std::string &id, std::string &error);
+Status runSweep(const SweepOptions &o, int sigFd, std::string &id);
 
 } // namespace ringlab

@@ -215,21 +215,20 @@ std::vector<std::string> defaultSweepMetrics()
     return {"engine_cpu_ms_per_s", "latency_p99_us", "rx_pps"};
 }
 
-bool sweepMetricLabels(const std::vector<std::string> &names, bool deviceMetricsToo,
-                       std::vector<std::string> &labels, std::string &error)
+Result<std::vector<std::string>> sweepMetricLabels(const std::vector<std::string> &names,
+                                                   bool deviceMetricsToo)
 {
-    labels.clear();
+    std::vector<std::string> labels;
     for (const auto &n : names) {
         const std::string label = metricLabel(n);
-        if (!deviceMetricsToo && !isEngineMetric(label)) {
-            error = "metric \"" + n + "\" is not one the engine records (e.g. " +
-                    "engine_cpu_ms_per_s, latency_p99_us, rx_pps, drops_per_s, " +
-                    "cpu_ms_per_s[poll]; 'ringlab-engine sessions export' shows them all)";
-            return false;
-        }
+        if (!deviceMetricsToo && !isEngineMetric(label))
+            return Status::refused("metric \"" + n + "\" is not one the engine records (e.g. " +
+                                   "engine_cpu_ms_per_s, latency_p99_us, rx_pps, drops_per_s, " +
+                                   "cpu_ms_per_s[poll]; 'ringlab-engine sessions export' shows "
+                                   "them all)");
         labels.push_back(label);
     }
-    return true;
+    return labels;
 }
 
 SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,

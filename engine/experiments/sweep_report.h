@@ -13,11 +13,11 @@ namespace ringlab {
 
 // What the table and the front are over when the user names nothing.
 std::vector<std::string> defaultSweepMetrics();
-// Each of `names` as a metric label (dots for underscores accepted); false with a message
-// naming the first that is not a metric the engine records (device metrics are allowed
-// when `deviceMetricsToo`).
-bool sweepMetricLabels(const std::vector<std::string> &names, bool deviceMetricsToo,
-                       std::vector<std::string> &labels, std::string &error);
+// Each of `names` as a metric label (dots for underscores accepted); refused, naming the
+// first that is not a metric the engine records (device metrics are allowed when
+// `deviceMetricsToo`).
+Result<std::vector<std::string>> sweepMetricLabels(const std::vector<std::string> &names,
+                                                   bool deviceMetricsToo);
 
 struct SweepTable {
     std::vector<std::string> metrics; // labels

@@ -34,51 +34,44 @@ struct Prepared {
     Profile profile;
 };
 
-bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
+Status prepare(const TuneOptions &o, Prepared &p)
 {
-    if (o.objective.empty()) {
-        error = "give --minimize METRIC or --maximize METRIC";
-        return false;
-    }
+    if (o.objective.empty()) return Status::refused("give --minimize METRIC or --maximize METRIC");
     p.spec.objective = metricLabel(o.objective);
     p.spec.maximize = o.maximize;
     const bool sim = o.device.empty() || o.device == "sim";
-    if (sim && !isEngineMetric(p.spec.objective)) {
-        error = "objective \"" + o.objective +
-                "\" is not a metric the engine records (e.g. engine_cpu_ms_per_s, "
-                "latency_p99_us, rx_pps)";
-        return false;
-    }
+    if (sim && !isEngineMetric(p.spec.objective))
+        return Status::refused("objective \"" + o.objective +
+                               "\" is not a metric the engine records (e.g. engine_cpu_ms_per_s, "
+                               "latency_p99_us, rx_pps)");
     for (const auto &text : o.constraints) {
         Constraint c;
-        if (auto st = parseConstraint(text, c); !st.ok()) return (error = st.error), false;
+        if (auto st = parseConstraint(text, c); !st.ok()) return st;
         p.spec.constraints.push_back(c);
     }
-    if (o.over.empty()) {
-        error = "give --over with the tunables to search (e.g. --over poll.sleep_min_us)";
-        return false;
-    }
+    if (o.over.empty())
+        return Status::refused(
+            "give --over with the tunables to search (e.g. --over poll.sleep_min_us)");
     for (const auto &text : o.over) {
         TuneAxis a;
-        if (auto st = parseTuneAxis(text, a); !st.ok()) return (error = st.error), false;
+        if (auto st = parseTuneAxis(text, a); !st.ok()) return st;
         for (const auto &b : p.spec.axes)
-            if (b.tunable == a.tunable) return (error = a.tunable + " is in --over twice"), false;
+            if (b.tunable == a.tunable) return Status::refused(a.tunable + " is in --over twice");
         p.spec.axes.push_back(a);
     }
     for (const auto &text : o.ties) {
         SweepTie t;
-        if (auto st = parseTie(text, t); !st.ok()) return (error = st.error), false;
+        if (auto st = parseTie(text, t); !st.ok()) return st;
         for (const auto &a : p.spec.axes)
             if (a.tunable == t.tunable)
-                return (error = t.tunable + " is both searched and tied"), false;
+                return Status::refused(t.tunable + " is both searched and tied");
         p.spec.ties.push_back(t);
     }
-    if (auto st = orderTies(p.spec.ties); !st.ok()) return (error = st.error), false;
+    if (auto st = orderTies(p.spec.ties); !st.ok()) return st;
     p.spec.budget = o.budget;
-    if (o.budget < 4) {
-        error = "--budget " + std::to_string(o.budget) + " is too small (at least 4 runs)";
-        return false;
-    }
+    if (o.budget < 4)
+        return Status::refused("--budget " + std::to_string(o.budget) +
+                               " is too small (at least 4 runs)");
     // The runs' device's defaults first: the runs use --device as given (none: the simulated
     // NIC), not the profile's.
     ResolvedProfile resolved;
@@ -86,10 +79,10 @@ bool prepare(const TuneOptions &o, Prepared &p, std::string &error)
             resolveProfile(o.profile, o.sets, resolved,
                            o.device.empty() ? DeviceOptions{}.spec : o.device, deviceDefaults);
         !st.ok())
-        return (error = st.error), false;
+        return st;
     p.profile = std::move(resolved.profile);
     p.base = resolved.params;
-    return true;
+    return Status::success();
 }
 
 std::string formatResult(const TuneOptions &o, const Prepared &p, const TuneResult &r,
@@ -225,7 +218,10 @@ Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
                 std::string &error)
 {
     Prepared p;
-    if (!prepare(o, p, error)) return Outcome::Refused;
+    if (Status st = prepare(o, p); !st.ok()) {
+        error = st.error;
+        return Outcome::Refused;
+    }
     const std::filesystem::path path =
         o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db);
     SessionStore store(path);
@@ -274,15 +270,13 @@ Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
 Status checkTune(const TuneOptions &o)
 {
     Prepared p;
-    std::string error;
-    if (!prepare(o, p, error)) return Status{error};
-    return {};
+    return prepare(o, p);
 }
 
-bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error)
+Status saveTunedProfile(const TuneOptions &o, const TuneResult &r)
 {
     Prepared p;
-    if (!prepare(o, p, error)) return false;
+    if (Status st = prepare(o, p); !st.ok()) return st;
     nlohmann::ordered_json j;
     const std::string name = std::filesystem::path(o.saveProfile).stem().string();
     j["name"] = name;
@@ -318,14 +312,10 @@ bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &er
     std::ofstream out(o.saveProfile);
     out << j.dump(2) << "\n";
     out.close();
-    if (!out) {
-        error = "cannot write " + o.saveProfile;
-        return false;
-    }
+    if (!out) return Status::failed("cannot write " + o.saveProfile);
     // What was written must load as a profile.
     const auto check = loadProfile(o.saveProfile);
-    if (!check.ok()) error = check.error();
-    return check.ok();
+    return check.ok() ? Status::success() : check.status();
 }
 
 } // namespace ringlab

@@ -36,6 +36,8 @@ struct TuneOptions {
 };
 
 // `report` receives what the command prints: the answer (or why there is none) and the trail.
+// An Outcome and a message rather than a Status: a tune that is Done may still say something
+// (a run failed after the answer was found), which an ok Status cannot carry.
 // Done when it has an answer or every run was made without one (result.found says which),
 // also when a run failed or a signal came after an answer was found (`error` says so);
 // Failed or Interrupted when that happened before any answer.
@@ -45,6 +47,6 @@ Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
 // ties, budget, profile): a job's parameters are refused with it at submission.
 [[nodiscard]] Status checkTune(const TuneOptions &o);
 // The answer as a profile file: the base profile's values, --set, and the tuned ones.
-bool saveTunedProfile(const TuneOptions &o, const TuneResult &r, std::string &error);
+Status saveTunedProfile(const TuneOptions &o, const TuneResult &r);
 
 } // namespace ringlab

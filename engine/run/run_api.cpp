@@ -770,11 +770,10 @@ ApiReply RunApi::compare(const ApiRequest &r)
     if (specA.empty() || specB.empty())
         return ApiReply::error(400, "compare: give a=ID[:SEGMENT] and b=ID[:SEGMENT]");
     auto store = reader();
-    CompareSide a, b;
-    std::string error;
-    if (!loadCompareSide(*store, specA, kWarmupS, a, error) ||
-        !loadCompareSide(*store, specB, kWarmupS, b, error))
-        return ApiReply::error(404, "compare: " + error);
+    auto sideA = loadCompareSide(*store, specA, kWarmupS);
+    auto sideB = sideA.ok() ? loadCompareSide(*store, specB, kWarmupS) : sideA;
+    if (!sideB.ok()) return ApiReply::error(404, "compare: " + sideB.error());
+    const CompareSide a = std::move(sideA).value(), b = std::move(sideB).value();
     if (a.label == b.label)
         return ApiReply::error(400, "compare: A and B are the same (" + a.label + ")");
     std::vector<std::string> metrics;

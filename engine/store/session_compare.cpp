@@ -49,32 +49,28 @@ std::vector<std::size_t> allRows(const SampleTable &tab, double warmupS)
 }
 } // namespace
 
-bool loadCompareSide(SessionStore &store, const std::string &spec, double warmupS, CompareSide &out,
-                     std::string &error)
+Result<CompareSide> loadCompareSide(SessionStore &store, const std::string &spec, double warmupS)
 {
     std::int64_t id = 0;
     int seg = 0;
-    if (!parseSpec(spec, id, seg)) {
-        error = "\"" + spec + "\" is not a session (ID) or a segment (ID:SEG), e.g. 3 or 3:2";
-        return false;
-    }
+    if (!parseSpec(spec, id, seg))
+        return Status::refused("\"" + spec +
+                               "\" is not a session (ID) or a segment (ID:SEG), e.g. 3 or 3:2");
     SessionInfo s;
-    if (!store.get(id, s)) {
-        error = "no session " + std::to_string(id) + " in " + store.file().string();
-        return false;
-    }
+    if (!store.get(id, s))
+        return Status::refused("no session " + std::to_string(id) + " in " + store.file().string());
     if (seg > 0) {
         const SampleTable tab = store.samples(id);
         const auto segs = segmentsOf(tab, store.changes(id), warmupS);
-        if (seg > static_cast<int>(segs.size())) {
-            error = "session " + std::to_string(id) + " has " + std::to_string(segs.size()) +
-                    " segment(s), not " + std::to_string(seg);
-            return false;
-        }
+        if (seg > static_cast<int>(segs.size()))
+            return Status::refused("session " + std::to_string(id) + " has " +
+                                   std::to_string(segs.size()) + " segment(s), not " +
+                                   std::to_string(seg));
+        CompareSide out;
         collect(tab, segs[static_cast<std::size_t>(seg - 1)].rows, out);
         out.label = "session " + std::to_string(id) + " segment " + std::to_string(seg);
         out.sessions = {id};
-        return true;
+        return out;
     }
     std::vector<std::int64_t> members;
     if (!s.runGroup.empty())
@@ -82,8 +78,7 @@ bool loadCompareSide(SessionStore &store, const std::string &spec, double warmup
             if (other.runGroup == s.runGroup && other.status == "completed")
                 members.push_back(other.id);
     if (members.size() < 2) members = {id};
-    out = compareSideOf(store, members, warmupS);
-    return true;
+    return compareSideOf(store, members, warmupS);
 }
 
 CompareSide compareSideOf(SessionStore &store, const std::vector<std::int64_t> &sessions,

@@ -22,8 +22,8 @@ struct CompareSide {
 };
 
 // "ID" or "ID:SEG". A session that belongs to a group of repeats stands for the group.
-bool loadCompareSide(SessionStore &store, const std::string &spec, double warmupS, CompareSide &out,
-                     std::string &error);
+// Refused, saying why, for a spec that is not one or names no session or segment.
+Result<CompareSide> loadCompareSide(SessionStore &store, const std::string &spec, double warmupS);
 
 // The given sessions as one side: one session's samples, or several sessions' means (one
 // value per session, as independent repeats). `sessions` must not be empty.

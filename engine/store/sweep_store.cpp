@@ -141,16 +141,13 @@ std::vector<SweepRecord> listSweeps(SessionStore &store)
     return collectSweeps(store, nullptr);
 }
 
-bool loadSweep(SessionStore &store, const std::string &id, SweepRecord &out, std::string &error)
+Result<SweepRecord> loadSweep(SessionStore &store, const std::string &id)
 {
     auto found = collectSweeps(store, &id);
-    if (found.empty()) {
-        error = "no sweep \"" + id + "\" in " + store.file().string() +
-                " (see 'ringlab-engine sweep --list')";
-        return false;
-    }
-    out = std::move(found.front());
-    return true;
+    if (found.empty())
+        return Status::refused("no sweep \"" + id + "\" in " + store.file().string() +
+                               " (see 'ringlab-engine sweep --list')");
+    return std::move(found.front());
 }
 
 std::vector<PointResult> sweepResults(SessionStore &store, const SweepRecord &sweep)

@@ -47,7 +47,7 @@ std::string newSweepId(SessionStore &store);
 // Every sweep in the database, oldest first.
 std::vector<SweepRecord> listSweeps(SessionStore &store);
 // One sweep by id; false with a message naming the id and the database.
-bool loadSweep(SessionStore &store, const std::string &id, SweepRecord &out, std::string &error);
+Result<SweepRecord> loadSweep(SessionStore &store, const std::string &id);
 
 // What a point measured: per metric label, its estimate over the point's completed runs
 // (repeats: one mean per run; one run: batch means of its samples).

@@ -48,9 +48,7 @@ void readEverything(SessionStore &store)
         std::ostringstream csv, json;
         exportCsv(store, s.id, csv);
         exportJson(store, s.id, json);
-        CompareSide side;
-        std::string error;
-        (void)loadCompareSide(store, std::to_string(s.id), 1.0, side, error);
+        (void)loadCompareSide(store, std::to_string(s.id), 1.0);
     }
 }
 
