@@ -13,6 +13,7 @@
 
 #include "engine/profile/reference_cases.h"
 #include "ui/job_follower.h"
+#include "ui/spin_box.h"
 
 namespace ringlab::ui {
 
@@ -32,15 +33,8 @@ ReproduceDialog::ReproduceDialog(EngineController *engine, QWidget *parent)
                            QString::fromUtf8(c.title.data(), static_cast<int>(c.title.size())),
                            Qt::ToolTipRole);
     }
-    repeat_ = new QSpinBox;
-    repeat_->setRange(1, 20);
-    repeat_->setValue(3);
-    repeat_->setToolTip(tr("Runs of each profile; 3 or more give an interval"));
-    seconds_ = new QSpinBox;
-    seconds_->setRange(2, 120);
-    seconds_->setValue(5);
-    seconds_->setSuffix(tr(" s"));
-    seconds_->setToolTip(tr("Length of each run; the first second is left out"));
+    repeat_ = spinBox(1, 20, 3, tr("Runs of each profile; 3 or more give an interval"));
+    seconds_ = spinBox(2, 120, 5, tr("Length of each run; the first second is left out"), tr(" s"));
     run_ = new QPushButton(tr("Run"));
     run_->setDefault(true);
     connect(run_, &QPushButton::clicked, this, [this] { running() ? cancel() : start(); });

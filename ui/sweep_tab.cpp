@@ -28,6 +28,7 @@
 #include "ui/engine_controller.h"
 #include "ui/job_follower.h"
 #include "ui/session_mirror.h"
+#include "ui/spin_box.h"
 #include "ui/sweep_chart.h"
 
 namespace ringlab::ui {
@@ -94,15 +95,9 @@ void SweepTab::makeSweepFields()
                          "Several axes are crossed as a grid."));
     tie_ = new QLineEdit(QStringLiteral("poll.sleep_max_us=2*poll.sleep_min_us"));
     tie_->setToolTip(tr("Tunables computed at every point, NAME=EXPRESSION, separated by ';'"));
-    repeat_ = new QSpinBox;
-    repeat_->setRange(1, 20);
-    repeat_->setValue(1);
-    repeat_->setToolTip(tr("Runs per point; 3 or more give intervals across runs"));
-    seconds_ = new QSpinBox;
-    seconds_->setRange(1, 600);
-    seconds_->setValue(3);
-    seconds_->setSuffix(tr(" s"));
-    seconds_->setToolTip(tr("Length of each run; the first half second is left out"));
+    repeat_ = spinBox(1, 20, 1, tr("Runs per point; 3 or more give intervals across runs"));
+    seconds_ =
+        spinBox(1, 600, 3, tr("Length of each run; the first half second is left out"), tr(" s"));
 }
 
 void SweepTab::makeTuneFields()
@@ -114,10 +109,7 @@ void SweepTab::makeTuneFields()
     constraints_->setToolTip(tr("METRIC OP NUMBER, separated by ';' (OP: <=, <, >=, >, ==)"));
     over_ = new QLineEdit(QStringLiteral("poll.sleep_min_us=5..2000"));
     over_->setToolTip(tr("Tunables to search, NAME or NAME=LO..HI, separated by ';'"));
-    budget_ = new QSpinBox;
-    budget_->setRange(4, 500);
-    budget_->setValue(12);
-    budget_->setToolTip(tr("Runs in all, the repeats at the best settings included"));
+    budget_ = spinBox(4, 500, 12, tr("Runs in all, the repeats at the best settings included"));
 }
 
 // One form, so that every field starts at one edge: the mode's own rows are shown, the
