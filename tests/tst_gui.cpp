@@ -53,6 +53,16 @@
 using namespace ringlab;
 using namespace ringlab::ui;
 
+namespace {
+// The window's session database; the test stops here, saying why, when it cannot be opened.
+SessionStore *storeOf(EngineController *controller)
+{
+    const auto store = controller->store();
+    if (!store.ok()) qFatal("the session database: %s", store.error().c_str());
+    return store.value();
+}
+} // namespace
+
 class TstGui : public QObject {
     Q_OBJECT
   private slots:
@@ -322,7 +332,7 @@ void TstGui::compareTwoSessions()
         QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 25, 10000);
         w_->stopRun();
     }
-    SessionStore *store = w_->controller()->store().value();
+    SessionStore *store = storeOf(w_->controller());
     const auto all = store->list();
     QVERIFY(all.size() >= 2);
     CompareDialog dlg(*store, all[all.size() - 2].id, all.back().id);
@@ -458,12 +468,12 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
 
     // A device that cannot be had: a clear refusal (no dialog in headless mode), and no
     // session is left behind.
-    const std::size_t before = w_->controller()->store().value()->list().size();
+    const std::size_t before = storeOf(w_->controller())->list().size();
     w_->setHeadless(true);
     w_->selectDevice("dpdk:net_nosuch0");
     QVERIFY(!w_->startRun());
     QVERIFY(!w_->controller()->isRunning());
-    QCOMPARE(w_->controller()->store().value()->list().size(), before);
+    QCOMPARE(storeOf(w_->controller())->list().size(), before);
     w_->setHeadless(false);
 
     // Back on the simulated NIC everything applies again.
@@ -605,7 +615,7 @@ void TstGui::aSweepHoldsTheMeasurement()
     w_->stopRun();
     QVERIFY(w_->startAction()->isEnabled());
 
-    SessionStore *store = w_->controller()->store().value();
+    SessionStore *store = storeOf(w_->controller());
     QVERIFY(store);
     const std::size_t before = store->list().size();
     QSignalSpy done(tab, &SweepTab::finished);
@@ -956,7 +966,7 @@ void TstGui::compareDialogIsPerSegmentAndFits()
     const qint64 three = record({{"poll.mode", "sleep"}}, {{"poll.mode", "busy"}});
     const qint64 one = record({{"poll.mode", "busy"}}, {});
     QVERIFY(three > 0 && one > 0);
-    CompareDialog dlg(*ctl->store().value(), three, one);
+    CompareDialog dlg(*storeOf(ctl), three, one);
     QVERIFY2(dlg.ok(), qPrintable(dlg.error()));
     // A is a segment, not the three settings averaged; the box offers each and the whole.
     QCOMPARE(dlg.sideBox(0)->count(), 4);

@@ -130,14 +130,19 @@ QFormLayout *SweepTab::buildForm()
     form->addRow(tr("Budget"), budget_);
     form->addRow(tr("Tie"), tie_);
     form->addRow(tr("Each run"), seconds_);
-    const auto showMode = [form, this](int mode) {
+    const auto showMode = [form, goal, this](int mode) {
         const bool tuning = mode == 1;
-        for (QWidget *sweepField : {static_cast<QWidget *>(vary_), static_cast<QWidget *>(repeat_)})
-            form->setRowVisible(sweepField, !tuning);
-        for (QWidget *tuneField : {static_cast<QWidget *>(constraints_),
-                                   static_cast<QWidget *>(over_), static_cast<QWidget *>(budget_)})
-            form->setRowVisible(tuneField, tuning);
-        form->setRowVisible(4, tuning); // the goal's row holds a layout
+        // Before the form is in the window only hiding is done: a row shown while its layout
+        // has no parent widget would open as a window of its own.
+        const auto setRow = [form](auto *field, bool visible) {
+            if (!visible || form->parentWidget()) form->setRowVisible(field, visible);
+        };
+        setRow(vary_, !tuning);
+        setRow(repeat_, !tuning);
+        setRow(goal, tuning);
+        setRow(constraints_, tuning);
+        setRow(over_, tuning);
+        setRow(budget_, tuning);
     };
     connect(mode_, &QComboBox::currentIndexChanged, this, showMode);
     showMode(mode_->currentIndex());
