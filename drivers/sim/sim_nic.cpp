@@ -11,7 +11,7 @@ namespace {
 // Preamble, start delimiter and inter-frame gap add 20 bytes of wire time to every frame.
 constexpr double kWireOverheadBytes = 20;
 // Descriptors ahead whose buffers are prefetched while filling the RX ring.
-constexpr std::uint32_t kPrefetchAhead = 4;
+constexpr std::uint32_t kPrefetchAhead = 16;
 // Nanoseconds of wire time per byte at `mbps`.
 double wireNsPerByte(double mbps)
 {
