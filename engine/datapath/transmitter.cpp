@@ -183,11 +183,12 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
 {
     if (reclaiming_.test_and_set(std::memory_order_acquire)) return 0;
     std::uint32_t total = 0;
-    constexpr std::uint32_t kBurst = 256;
-    Buffer *done[kBurst];
+    constexpr std::uint32_t kMaxBurst = 256;
+    const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
+    Buffer *done[kMaxBurst];
     std::uint32_t k = 0;
     do {
-        k = dev_.txReclaim(done, kBurst, nowNs());
+        k = dev_.txReclaim(done, burst, nowNs());
         total += k;
         std::uint64_t bytes = 0;
         latency_.record(done, k);
@@ -201,7 +202,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
             c.add(CounterId::TxBytes, bytes);
             if (bytesOut) *bytesOut += bytes;
         }
-    } while (k == kBurst);
+    } while (k == burst);
     reclaiming_.clear(std::memory_order_release);
     return total;
 }
