@@ -16,8 +16,7 @@ class DirectHandoff final : public Handoff {
     explicit DirectHandoff(const HandoffDeps &d) : d_(d), proc_(d.live) {}
     void deliver(Buffer *const *bufs, std::uint32_t n, Counters &c) override
     {
-        proc_.process(bufs, n);
-        d_.tx.xmit(bufs, n, c);
+        d_.tx.xmit(bufs, n, c, proc_.process(bufs, n));
     }
 
   private:
@@ -46,8 +45,7 @@ class FifoHandoff final : public Handoff {
                     continue;
                 }
                 self.counters.add(CounterId::HandoffTakes);
-                proc.process(bufs, k);
-                d_.tx.xmit(bufs, k, self.counters);
+                d_.tx.xmit(bufs, k, self.counters, proc.process(bufs, k));
             }
         });
     }
@@ -136,8 +134,7 @@ class WorkHandoff final : public Handoff {
         currentCounters().add(CounterId::HandoffTakes);
         thread_local std::unique_ptr<Processor> proc;
         if (!proc) proc = std::make_unique<Processor>(self->d_.live);
-        proc->process(&b, 1);
-        self->d_.tx.xmit(&b, 1, currentCounters());
+        self->d_.tx.xmit(&b, 1, currentCounters(), proc->process(&b, 1));
     }
 
     HandoffDeps d_;

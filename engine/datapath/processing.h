@@ -25,16 +25,17 @@ int headerFieldsPacked(HeaderMode mode);
 class Processor {
   public:
     explicit Processor(const LiveParams &live);
-    // Stamps HandoffDone and Processed on each packet.
-    void process(Buffer *const *bufs, std::uint32_t n);
+    // Stamps HandoffDone and Processed on each packet; returns when the batch was done (the
+    // transmitter posts it at that instant, without a clock read of its own).
+    std::int64_t process(Buffer *const *bufs, std::uint32_t n);
     std::uint64_t checksum() const { return sink_; }
 
   private:
     // Each packet's work, copy and header (skipped whole when there is none).
     void processEach(Buffer *const *bufs, std::uint32_t n, std::int64_t work, bool copy,
                      HeaderMode header, std::int64_t headerCost);
-    // HandoffDone and Processed, interpolated between the batch's start and now.
-    static void stamp(Buffer *const *bufs, std::uint32_t n, std::int64_t start);
+    // HandoffDone and Processed, interpolated between the batch's start and end.
+    static void stamp(Buffer *const *bufs, std::uint32_t n, std::int64_t start, std::int64_t end);
 
     const LiveParams &live_;
     std::vector<std::uint8_t> app_;

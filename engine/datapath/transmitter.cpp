@@ -46,12 +46,12 @@ void Transmitter::kick()
     [[maybe_unused]] auto r = write(kickFd_, &one, sizeof one);
 }
 
-void Transmitter::armTimer(Counters &c, std::uint32_t frames)
+void Transmitter::armTimer(Counters &c, std::int64_t now, std::uint32_t frames)
 {
     // hrtimer_start(): on an armed timer it pushes the expiry out.
     const std::int64_t us = coalesceUsecs();
     coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
-    timer_.start(nowNs() + us * 1000);
+    timer_.start(now + us * 1000);
     // The target's cost of each arm on top of ours.
     CalibratedSpin::spinNs(live_.integer(TunableId::CostTimerArmNs) *
                            static_cast<std::int64_t>(frames));
@@ -92,32 +92,33 @@ bool Transmitter::napiScheduled()
     return (napi_.fetch_or(0, std::memory_order_seq_cst) & kSched) != 0;
 }
 
-void Transmitter::timerArm(Counters &c, std::uint32_t frames)
+void Transmitter::timerArm(Counters &c, std::int64_t now, std::uint32_t frames)
 {
     if (live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm) {
-        armTimer(c, frames); // before the fix: always
+        armTimer(c, now, frames); // before the fix: always
         return;
     }
     // The fix: arm only if the TX NAPI is not scheduled; otherwise try to cancel, the poll
     // arms it again if frames are still pending when it completes.
     if (!napiScheduled()) {
-        armTimer(c, frames);
+        armTimer(c, now, frames);
     } else if (timer_.armed()) {
         cancelTimer(c); // the first frame; the others find the timer idle
         // The poll may have completed meanwhile, after its pending check saw our frames:
         // then this frame and the ones after it arm.
-        if (!napiScheduled()) armTimer(c, frames);
+        if (!napiScheduled()) armTimer(c, now, frames);
     }
 }
 
-void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
+void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::int64_t readyNs)
 {
     if (n == 0) return;
     c.add(CounterId::Processed, n);
     std::unique_lock lock(lock_, std::defer_lock);
     if (concurrent_) lock.lock();
 
-    const std::int64_t now = nowNs();
+    // Posted when ready, unless other contexts share the ring: then once it is ours.
+    const std::int64_t now = concurrent_ ? nowNs() : readyNs;
     std::uint64_t reordered = 0;
     for (std::uint32_t k = 0; k < n; ++k) {
         bufs[k]->at(Stage::TxPosted) = now;
@@ -141,7 +142,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
     if (flushInline_) {
         // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
         // tx.coalesce_frames frames are flushed here.
-        if (sent) timerArm(c);
+        if (sent) timerArm(c, now);
         if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
         return;
     }
@@ -154,7 +155,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c)
         const std::uint32_t toIc =
             coalesceFrames > framesSinceIc_ ? coalesceFrames - framesSinceIc_ : 1;
         const std::uint32_t run = std::min(sent - k, toIc);
-        timerArm(c, run);
+        timerArm(c, now, run);
         k += run;
         framesSinceIc_ += run;
         if (framesSinceIc_ < coalesceFrames) continue;
@@ -186,9 +187,10 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
     constexpr std::uint32_t kMaxBurst = 256;
     const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
     Buffer *done[kMaxBurst];
+    const std::int64_t now = nowNs();
     std::uint32_t k = 0;
     do {
-        k = dev_.txReclaim(done, burst, nowNs());
+        k = dev_.txReclaim(done, burst, now);
         total += k;
         std::uint64_t bytes = 0;
         latency_.record(done, k);
@@ -226,10 +228,11 @@ bool Transmitter::napiPoll(Counters &c)
     CalibratedSpin::spinNs(live_.integer(TunableId::CostTxCleanNs) *
                            static_cast<std::int64_t>(cleaned));
     const bool pending = dev_.txPending() > 0;
+    const std::int64_t now = pending ? nowNs() : 0; // the timer runs from the clean's end
     const bool rearm = live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm;
-    if (pending && rearm) armTimer(c); // before the fix: inside the clean, unconditionally
+    if (pending && rearm) armTimer(c, now); // before the fix: inside the clean, unconditionally
     const bool done = napiComplete();
-    if (pending && !rearm) timerArm(c); // the fix: after completion, under the policy
+    if (pending && !rearm) timerArm(c, now); // the fix: after completion, under the policy
     return done;
 }
 

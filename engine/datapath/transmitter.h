@@ -34,8 +34,9 @@ class Transmitter {
     Transmitter(const Transmitter &) = delete;
     Transmitter &operator=(const Transmitter &) = delete;
 
-    // Transmit context. Frames that do not fit are dropped (tx_full) and freed.
-    void xmit(Buffer *const *bufs, std::uint32_t n, Counters &c);
+    // Transmit context, `readyNs` when the frames were ready (Processor::process()'s return).
+    // Frames that do not fit are dropped (tx_full) and freed.
+    void xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::int64_t readyNs);
     void stop();
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
     void flush(Counters &c) { reclaim(c); }
@@ -50,7 +51,8 @@ class Transmitter {
     // One TX NAPI poll: clean, complete, arm for what is still pending. False: it was
     // scheduled again meanwhile (missed) and must run again.
     bool napiPoll(Counters &c);
-    // Reclaims completed frames unless another context is doing so; returns how many.
+    // Reclaims completed frames unless another context is doing so; returns how many. One
+    // clock read per call: each frame it reclaims is done at that instant.
     std::uint32_t reclaim(Counters &c, std::uint64_t *bytesOut = nullptr);
     // The coalescing in force: the tunables', or net_dim's under tx.coalesce_adaptive.
     std::int64_t coalesceUsecs() const;
@@ -65,8 +67,9 @@ class Transmitter {
     // change between them without a clean racing the whole burst, an interleaving the
     // per-frame model allows too). Counts and charges every frame's arm; the timer itself
     // takes the last, as the target's does.
-    void timerArm(Counters &c, std::uint32_t frames = 1);
-    void armTimer(Counters &c, std::uint32_t frames = 1);
+    // `nowNs`: the caller's clock reading (the expiry is `nowNs` + the coalesce timer).
+    void timerArm(Counters &c, std::int64_t nowNs, std::uint32_t frames = 1);
+    void armTimer(Counters &c, std::int64_t nowNs, std::uint32_t frames = 1);
     void cancelTimer(Counters &c);
     void kick();
 
