@@ -72,6 +72,14 @@ void SamplePrinter::onSample(const std::shared_ptr<const Sample> &s)
         finishWrite();
         return;
     }
+    if (s->latency.sampleEvery != sampleEvery_) {
+        sampleEvery_ = s->latency.sampleEvery;
+        std::fprintf(out_, "# latency columns: %s\n",
+                     sampleEvery_ > 1 ? ("1 load frame in " + std::to_string(sampleEvery_) +
+                                         " measured (latency.sample_every)")
+                                            .c_str()
+                                      : "every frame measured (latency.sample_every 1)");
+    }
     if (rowsSinceHeader_ >= 25) header();
     ++rowsSinceHeader_;
     const ThreadStat *poll = s->thread("poll");

@@ -60,6 +60,7 @@ class SamplePrinter final : public Subscriber {
     RunSummarizer summarizer_;
     std::shared_ptr<const Sample> latest_;
     int rowsSinceHeader_ = 1000;
+    std::uint32_t sampleEvery_ = 1; // the latency columns' sampling, said when it changes
     std::function<void()> onClosed_;
     std::atomic<bool> closed_{false};
     std::string closedReason_; // mutex_

@@ -48,6 +48,7 @@ Sample filledSample()
     s.rate[static_cast<std::size_t>(CounterId::TxBytes)] = s.txMbps * 1e6 / 8;
     s.latency = {11.5, 19.5, 31.5, 47.5, 63.5, 14.25, 9001, {}};
     s.rtt = {101.5, 109.5, 131.5, 147.5, 163.5, 114.25, 37, {}};
+    s.latency.sampleEvery = 16;
     for (std::size_t k = 0; k < kStageSpans; ++k)
         s.stageUs[k] = 1.25 * static_cast<double>(k + 1);
     s.processCpuMsPerS = 612.5;

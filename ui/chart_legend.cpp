@@ -28,8 +28,8 @@ QIcon swatch(const QColor &c, bool dashed)
 } // namespace
 
 ChartLegend::ChartLegend(const QString &title, QWidget *parent)
-    : QFrame(parent), title_(new QLabel(title)), button_(new QToolButton), menu_(new QMenu(this)),
-      list_(new QListWidget)
+    : QFrame(parent), title_(new QLabel(title)), baseTitle_(title), button_(new QToolButton),
+      menu_(new QMenu(this)), list_(new QListWidget)
 {
     setFixedWidth(kWidth);
     auto *layout = new QVBoxLayout(this);
@@ -107,6 +107,17 @@ QMenu *ChartLegend::menu()
 {
     if (rebuildPending_) rebuildMenu();
     return menu_;
+}
+
+void ChartLegend::setNote(const QString &note, const QString &tooltip)
+{
+    title_->setText(note.isEmpty() ? baseTitle_ : baseTitle_ + QStringLiteral(" · ") + note);
+    title_->setToolTip(note.isEmpty() ? QString() : tooltip);
+}
+
+QString ChartLegend::titleText() const
+{
+    return title_->text();
 }
 
 QStringList ChartLegend::entryNames() const

@@ -29,6 +29,9 @@ class ChartLegend : public QFrame {
     void setValues(const QHash<QString, std::optional<double>> &values, const QString &unit);
     // The series the menu offers: every series this chart can show, chosen or not.
     void setChoices(const QStringList &all, const QStringList &chosen, bool log, bool canLog);
+    // A few words after the title (the latency chart's sampling), with a tooltip; empty: none.
+    void setNote(const QString &note, const QString &tooltip);
+    QString titleText() const;
     QStringList entryNames() const;
     QString entryText(const QString &name) const;
     QMenu *menu(); // up to date (its rebuilds are deferred)
@@ -43,6 +46,7 @@ class ChartLegend : public QFrame {
   private:
     void rebuildMenu();
     QLabel *title_;
+    QString baseTitle_;
     QToolButton *button_;
     QMenu *menu_;
     QListWidget *list_;

@@ -205,6 +205,8 @@ void ChartsView::clear()
     period_ = 0;
     recentNext_ = 0;
     plottedEnd_ = -1;
+    latencyEvery_ = 1;
+    legend(static_cast<int>(ChartId::Latency))->setNote({}, {});
     setCrosshair(std::nullopt);
     setPaused(false);
     replot();
@@ -323,6 +325,14 @@ void ChartsView::add(const std::vector<std::shared_ptr<const Sample>> &samples,
                      const QString &suffix, bool dashed)
 {
     adopt(prepare(samples, suffix), dashed);
+    // The latency chart says when its figures are sampled (latency.sample_every).
+    if (samples.empty() || samples.back()->latency.sampleEvery == latencyEvery_) return;
+    latencyEvery_ = samples.back()->latency.sampleEvery;
+    legend(static_cast<int>(ChartId::Latency))
+        ->setNote(latencyEvery_ > 1 ? tr("1 in %1").arg(latencyEvery_) : QString(),
+                  tr("Latency is measured on one load frame in %1 (latency.sample_every); "
+                     "probes are always measured")
+                      .arg(latencyEvery_));
 }
 
 void ChartsView::addGuiThreadCpu(double t, double msPerS)

@@ -118,6 +118,7 @@ class ChartsView : public QWidget {
     void saveChoices(int chart) const;
     std::vector<TimeChart *> charts_;
     std::vector<ChartLegend *> legends_;
+    std::uint32_t latencyEvery_ = 1; // the latency legend's sampling note
     QSplitter *split_ = nullptr;
     QString settingsGroup_;
     double window_ = 120;

@@ -36,10 +36,11 @@ inline constexpr std::size_t kLatencyBucketCount = std::size(kLatencyBucketBound
 
 struct LatencySummary {
     double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0, mean = 0; // microseconds
-    std::uint64_t count = 0;
+    std::uint64_t count = 0;                                       // frames measured
     // Frames per coarse bucket in the interval (kLatencyBucketBoundsUs). A frame whose fine
     // histogram bucket straddles a bound counts in the bucket above it.
     std::array<std::uint64_t, kLatencyBucketCount> buckets{};
+    std::uint32_t sampleEvery = 1; // one load frame in this many measured (1: every frame)
 };
 
 // Why a sample does not continue the line before it, as the engine saw it. Sampler: the

@@ -235,6 +235,7 @@ void Sampler::measureLatency(Sample &s, const DatapathReading &dp)
 {
     const Histogram::Snapshot lat = dp.latency.total.minus(prevLatency_.total);
     s.latency = summarizeLatency(lat);
+    s.latency.sampleEvery = dp.latency.sampleEvery;
     Histogram::Snapshot rtt = dp.latency.rtt.minus(prevLatency_.rtt);
     if (dp.device.hasRtt) { // round trips measured by a real client (ping through the lab)
         rtt.add(dp.device.rtt.minus(prevDeviceRtt_));

@@ -188,12 +188,13 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
     const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
     Buffer *done[kMaxBurst];
     const std::int64_t now = nowNs();
+    const auto every = static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery));
     std::uint32_t k = 0;
     do {
         k = dev_.txReclaim(done, burst, now);
         total += k;
         std::uint64_t bytes = 0;
-        latency_.record(done, k);
+        latency_.record(done, k, every);
         for (std::uint32_t j = 0; j < k; ++j)
             bytes += done[j]->len;
         if (k) {

@@ -72,6 +72,7 @@ enum class TunableId : std::uint16_t {
     ThreadsSamplerCpu,
     ThreadsPollPolicy,
     ThreadsPollPriority,
+    LatencySampleEvery,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(TunableId::Count);

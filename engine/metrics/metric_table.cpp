@@ -218,6 +218,26 @@ std::vector<MetricDef> build()
         if (!isThroughput(static_cast<CounterId>(k)))
             t.push_back(counterRate(static_cast<CounterId>(k)));
     addLatency(t, "latency", "latency_us", &Sample::latency);
+    // What the latency figures above were measured on (probes are always measured). Absent
+    // from lines written before it existed: every frame.
+    t.push_back({.name = "latency_sample_every",
+                 .unit = "frames",
+                 .kind = K::Gauge,
+                 .better = 0,
+                 .label = "latency sampled 1 frame in",
+                 .line = "latency_us.sample_every",
+                 .whole = true,
+                 .optional = true,
+                 .prometheus = "ringlab_latency_sample_every",
+                 .help = "Load frames per frame measured in ringlab_latency_seconds and the "
+                         "stage figures (latency.sample_every; 1: every frame)",
+                 .read = [](const Sample &s) -> std::optional<double> {
+                     return static_cast<double>(s.latency.sampleEvery);
+                 },
+                 .write =
+                     [](Sample &s, double v) {
+                         s.latency.sampleEvery = v < 1 ? 1 : static_cast<std::uint32_t>(v);
+                     }});
     addLatency(t, "rtt", "probe_rtt_us", &Sample::rtt);
     static constexpr const char *stageLabels[] = {"harvest", "hand-off", "processing", "TX post",
                                                   "TX wire"};

@@ -208,7 +208,8 @@ std::string PrometheusExporter::text() const
         if (t.pollGapMaxS >= 0)
             w.value("ringlab_thread_poll_gap_max_seconds", label("thread", name), t.pollGapMaxS);
 
-    histogram(w, "ringlab_latency_seconds", "Load frames from arrival to TX completion",
+    histogram(w, "ringlab_latency_seconds",
+              "Load frames from arrival to TX completion (one in ringlab_latency_sample_every)",
               latency_.buckets, latency_.count, latency_.sumS);
     histogram(w, "ringlab_probe_rtt_seconds", "Probe round trips", rtt_.buckets, rtt_.count,
               rtt_.sumS);
