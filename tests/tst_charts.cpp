@@ -82,6 +82,7 @@ class TstCharts : public QObject {
     void crosshairReadsEveryChart();
     void zoomPanAndPause();
     void choicesStoredUnderOldKeysSurvive();
+    void theLatencyLegendSaysItsSampling();
 
   private:
     std::unique_ptr<ChartsView> view_;
@@ -608,6 +609,33 @@ void TstCharts::choicesStoredUnderOldKeysSurvive()
     QVERIFY(view_->events()->isChosen("timer cancels"));
     QVERIFY(!view_->events()->isChosen("drops"));
     s.remove(group);
+}
+
+void TstCharts::theLatencyLegendSaysItsSampling()
+{
+    ChartLegend *legend = view_->legend(static_cast<int>(ChartId::Latency));
+    const QString plain = legend->titleText();
+    auto sampled = [](double from, double to, std::uint32_t every) {
+        std::vector<std::shared_ptr<const Sample>> out;
+        for (const auto &s : run(from, to)) {
+            auto c = std::make_shared<Sample>(*s);
+            c->latency.sampleEvery = every;
+            out.push_back(c);
+        }
+        return out;
+    };
+    // A stored session is shown through prepare() and adopt(), a live run through appends.
+    view_->adopt(ChartsView::prepare(sampled(0, 2, 16), {}));
+    QCOMPARE(legend->titleText(), plain + QStringLiteral(" · 1 in 16"));
+    // Another run overlaid (dashed) does not relabel this run's series.
+    view_->adopt(ChartsView::prepare(sampled(0, 2, 4), QStringLiteral(" (b)")), true);
+    QCOMPARE(legend->titleText(), plain + QStringLiteral(" · 1 in 16"));
+    view_->appendSamples(sampled(2.1, 3, 1)); // changed live to every frame
+    QCOMPARE(legend->titleText(), plain);
+    view_->appendSamples(sampled(3.1, 4, 8));
+    QCOMPARE(legend->titleText(), plain + QStringLiteral(" · 1 in 8"));
+    view_->clear();
+    QCOMPARE(legend->titleText(), plain);
 }
 
 QTEST_MAIN(TstCharts)

@@ -243,6 +243,7 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
         const Sample &s = *sp;
         const double t = s.t;
         out.end = std::max(out.end, t);
+        out.latencyEvery = s.latency.sampleEvery;
         if (s.interval > 0) out.intervals.push_back(s.interval);
         // A stall the engine recorded: the lines break before this sample. Never inferred
         // from intervals (a late sample and its short catch-up are ordinary).
@@ -306,11 +307,14 @@ void PreparedCharts::append(PreparedCharts &&next)
     if (intervals.size() > kRecentIntervals)
         intervals.erase(intervals.begin(), intervals.end() - static_cast<long>(kRecentIntervals));
     end = std::max(end, next.end);
+    if (next.latencyEvery) latencyEvery = next.latencyEvery;
 }
 
 void ChartsView::adopt(PreparedCharts &&prepared, bool dashed)
 {
     end_ = std::max(end_, prepared.end);
+    // A dashed overlay (another run) does not relabel the chart's own series.
+    if (!dashed && prepared.latencyEvery) noteLatencySampling(prepared.latencyEvery);
     for (double interval : prepared.intervals)
         notePeriod(interval);
     for (double t : prepared.gaps)
@@ -325,9 +329,12 @@ void ChartsView::add(const std::vector<std::shared_ptr<const Sample>> &samples,
                      const QString &suffix, bool dashed)
 {
     adopt(prepare(samples, suffix), dashed);
-    // The latency chart says when its figures are sampled (latency.sample_every).
-    if (samples.empty() || samples.back()->latency.sampleEvery == latencyEvery_) return;
-    latencyEvery_ = samples.back()->latency.sampleEvery;
+}
+
+void ChartsView::noteLatencySampling(std::uint32_t every)
+{
+    if (every == latencyEvery_) return;
+    latencyEvery_ = every;
     legend(static_cast<int>(ChartId::Latency))
         ->setNote(latencyEvery_ > 1 ? tr("1 in %1").arg(latencyEvery_) : QString(),
                   tr("Latency is measured on one load frame in %1 (latency.sample_every); "

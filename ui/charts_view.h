@@ -39,6 +39,7 @@ struct PreparedCharts {
     std::vector<double> gaps;      // times of samples after a stall the engine recorded
     std::vector<double> intervals; // the last intervals, for the sampler's period
     double end = 0;
+    std::uint32_t latencyEvery = 0; // the last sample's latency sampling (0: no sample)
     // Adds the next samples' data (prepared with the same suffix) after this one's.
     void append(PreparedCharts &&next);
 };
@@ -113,6 +114,8 @@ class ChartsView : public QWidget {
     void align();
     void requestAlign();
     void refreshLegend(int k);
+    // The latency legend says when its figures are sampled (latency.sample_every).
+    void noteLatencySampling(std::uint32_t every);
     void refreshValues();
     QString keyForLabel(int chart, const QString &label) const;
     void saveChoices(int chart) const;

@@ -26,11 +26,7 @@ class LatencyStats {
     // probe is.
     void record(const Buffer *const *bufs, std::uint32_t n, std::uint32_t every = 1)
     {
-        if (every < 1) every = 1;
-        if (every != every_.load(std::memory_order_relaxed)) {
-            every_.store(every, std::memory_order_relaxed);
-            skip_ = 0;
-        }
+        setSampleEvery(every);
         std::array<std::uint64_t, kStageSpans> sums{};
         for (std::uint32_t k = 0; k < n; ++k) {
             const Buffer &b = *bufs[k];
@@ -53,6 +49,15 @@ class LatencyStats {
         for (std::size_t s = 0; s < kStageSpans; ++s)
             stageNs_[s].store(stageNs_[s].load(std::memory_order_relaxed) + sums[s],
                               std::memory_order_relaxed);
+    }
+
+    // The sampling in force (the recording thread, or before it starts): from the next frame.
+    void setSampleEvery(std::uint32_t every)
+    {
+        if (every < 1) every = 1;
+        if (every == every_.load(std::memory_order_relaxed)) return;
+        every_.store(every, std::memory_order_relaxed);
+        skip_ = 0;
     }
 
     struct Snapshot {

@@ -21,6 +21,9 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
       flushInline_(dev.txCompletesOnFlush())
 {
     coalesceUs_.store(static_cast<std::uint32_t>(coalesceUsecs()), std::memory_order_relaxed);
+    // A datapath says its sampling from the start, not from its first clean.
+    latency_.setSampleEvery(
+        static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (kickFd_ < 0) throw std::system_error(errno, std::generic_category(), "TX clean kick");
     clean_ = EngineThread(reg, "txclean",
@@ -46,15 +49,19 @@ void Transmitter::kick()
     [[maybe_unused]] auto r = write(kickFd_, &one, sizeof one);
 }
 
-void Transmitter::armTimer(Counters &c, std::int64_t now, std::uint32_t frames)
+void Transmitter::armTimer(Counters &c, std::int64_t &now, std::uint32_t frames)
 {
     // hrtimer_start(): on an armed timer it pushes the expiry out.
     const std::int64_t us = coalesceUsecs();
     coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
     timer_.start(now + us * 1000);
     // The target's cost of each arm on top of ours.
-    CalibratedSpin::spinNs(live_.integer(TunableId::CostTimerArmNs) *
-                           static_cast<std::int64_t>(frames));
+    const std::int64_t cost =
+        live_.integer(TunableId::CostTimerArmNs) * static_cast<std::int64_t>(frames);
+    if (cost > 0) {
+        CalibratedSpin::spinNs(cost);
+        now = nowNs(); // the next arm comes after this one's cost
+    }
     c.add(CounterId::TimerArms, frames);
 }
 
@@ -92,7 +99,7 @@ bool Transmitter::napiScheduled()
     return (napi_.fetch_or(0, std::memory_order_seq_cst) & kSched) != 0;
 }
 
-void Transmitter::timerArm(Counters &c, std::int64_t now, std::uint32_t frames)
+void Transmitter::timerArm(Counters &c, std::int64_t &now, std::uint32_t frames)
 {
     if (live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm) {
         armTimer(c, now, frames); // before the fix: always
@@ -129,9 +136,14 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
         anySeq_ = true;
     }
     if (reordered) c.add(CounterId::Reordered, reordered);
+    // When the timer arms below happen: after an inline clean, later than the frames were
+    // ready.
+    std::int64_t armNs = now;
     if (dev_.txFree() < static_cast<std::uint32_t>(live_.integer(TunableId::TxFreeThresh)) &&
-        reclaim(c) > 0)
+        reclaim(c) > 0) {
         c.add(CounterId::TxInlineCleans);
+        armNs = nowNs();
+    }
     const std::uint32_t sent = dev_.txPost(bufs, n, now);
     if (sent < n) {
         c.add(CounterId::TxFull, n - sent);
@@ -142,7 +154,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     if (flushInline_) {
         // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
         // tx.coalesce_frames frames are flushed here.
-        if (sent) timerArm(c, now);
+        if (sent) timerArm(c, armNs);
         if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
         return;
     }
@@ -155,7 +167,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
         const std::uint32_t toIc =
             coalesceFrames > framesSinceIc_ ? coalesceFrames - framesSinceIc_ : 1;
         const std::uint32_t run = std::min(sent - k, toIc);
-        timerArm(c, now, run);
+        timerArm(c, armNs, run);
         k += run;
         framesSinceIc_ += run;
         if (framesSinceIc_ < coalesceFrames) continue;
@@ -187,7 +199,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
     constexpr std::uint32_t kMaxBurst = 256;
     const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
     Buffer *done[kMaxBurst];
-    const std::int64_t now = nowNs();
+    std::int64_t now = nowNs();
     const auto every = static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery));
     std::uint32_t k = 0;
     do {
@@ -205,6 +217,8 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
             c.add(CounterId::TxBytes, bytes);
             if (bytesOut) *bytesOut += bytes;
         }
+        // More may have completed meanwhile: what the next burst takes is done from now.
+        if (k == burst) now = nowNs();
     } while (k == burst);
     reclaiming_.clear(std::memory_order_release);
     return total;
@@ -229,7 +243,7 @@ bool Transmitter::napiPoll(Counters &c)
     CalibratedSpin::spinNs(live_.integer(TunableId::CostTxCleanNs) *
                            static_cast<std::int64_t>(cleaned));
     const bool pending = dev_.txPending() > 0;
-    const std::int64_t now = pending ? nowNs() : 0; // the timer runs from the clean's end
+    std::int64_t now = pending ? nowNs() : 0; // the timer runs from the clean's end
     const bool rearm = live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm;
     if (pending && rearm) armTimer(c, now); // before the fix: inside the clean, unconditionally
     const bool done = napiComplete();

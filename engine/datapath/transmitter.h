@@ -67,9 +67,10 @@ class Transmitter {
     // change between them without a clean racing the whole burst, an interleaving the
     // per-frame model allows too). Counts and charges every frame's arm; the timer itself
     // takes the last, as the target's does.
-    // `nowNs`: the caller's clock reading (the expiry is `nowNs` + the coalesce timer).
-    void timerArm(Counters &c, std::int64_t nowNs, std::uint32_t frames = 1);
-    void armTimer(Counters &c, std::int64_t nowNs, std::uint32_t frames = 1);
+    // `nowNs`: the caller's clock reading (the expiry is `nowNs` + the coalesce timer),
+    // moved on when an arm charges cost.timer_arm_ns, for the arms after it.
+    void timerArm(Counters &c, std::int64_t &nowNs, std::uint32_t frames = 1);
+    void armTimer(Counters &c, std::int64_t &nowNs, std::uint32_t frames = 1);
     void cancelTimer(Counters &c);
     void kick();
 
