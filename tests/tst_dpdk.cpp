@@ -45,6 +45,7 @@ class TstDpdk : public QObject {
     void singlePortModes_data();
     void singlePortModes();
     void txonlyDeliversTheSetRate();
+    void busyPollLoopDrainsTheTxBuffer();
     void restartTunablesReconfigureThePort();
     void livePollModeChangeCutsIdleWakeups();
     void pmdPauseIsDpdksOwnPowerManagement();
@@ -173,6 +174,61 @@ void TstDpdk::txonlyDeliversTheSetRate()
     QVERIFY2(std::abs(rate - kRate) <= 0.02 * kRate,
              qPrintable(QString("port sent %1 pps, asked for %2").arg(rate).arg(kRate)));
     QCOMPARE(missed, std::uint64_t{0});
+}
+
+void TstDpdk::busyPollLoopDrainsTheTxBuffer()
+{
+    // 20 frames per millisecond and a flush only every 500 frames: every frame leaves by the
+    // drain. A busy poll loop checks it itself, as l2fwd's lcore does; a sleeping one leaves
+    // it to the coalesce timer's thread.
+    const ParamSet ps = params({{"fwd.mode", "txonly"},
+                                {"load.rate_pps", "20000"},
+                                {"load.pattern", "constant"},
+                                {"poll.mode", "busy"},
+                                {"tx.coalesce_frames", "500"},
+                                {"tx.coalesce_usecs", "200"}});
+    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{100'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
+    QVERIFY(c->waitSamples(8));
+    QVERIFY(engine.apply({{"poll.mode", "sleep"}}, "test").ok());
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 8));
+    engine.stop();
+    const auto s = c->samples();
+    QVERIFY(s.size() >= at + 8);
+    auto median = [&](std::size_t from, std::size_t to, auto of) {
+        std::vector<double> v;
+        for (std::size_t k = from; k < to; ++k)
+            v.push_back(of(*s[k]));
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    auto rate = [](CounterId id) { return [id](const Sample &x) { return x.rateOf(id); }; };
+    auto cleanWakeups = [](const Sample &x) {
+        const ThreadStat *t = x.thread("txclean");
+        return t ? t->wakeupsPerS : -1.0;
+    };
+    auto p50 = [](const Sample &x) { return x.latency.p50; };
+    const std::size_t busyFrom = 3, sleepFrom = at + 3;
+    const std::size_t busyTo = at - 1, sleepTo = s.size();
+    for (auto [from, to] : {std::pair{busyFrom, busyTo}, std::pair{sleepFrom, sleepTo}}) {
+        // Every frame goes out, each drain period ending in a flush (~4,000 a second).
+        const double sent = median(from, to, rate(CounterId::TxPackets));
+        QVERIFY2(std::abs(sent - 20'000) <= 400, qPrintable(QString::number(sent)));
+        const double fires = median(from, to, rate(CounterId::TimerFires));
+        QVERIFY2(fires > 1000, qPrintable(QString::number(fires)));
+    }
+    // Busy, a frame waits in the buffer for the rest of the period it arrived in: half of it
+    // on average (measured 100.6 us); sleeping, the poll's own sleep comes on top.
+    const double wait = median(busyFrom, busyTo, p50);
+    QVERIFY2(wait > 50 && wait < 200, qPrintable(QString::number(wait)));
+    // Busy: the poll loop drained, the timer thread slept; sleeping: the timer thread woke.
+    QCOMPARE(median(busyFrom, busyTo, cleanWakeups), 0.0);
+    QVERIFY(median(busyFrom, busyTo, rate(CounterId::TimerArms)) > 1000);
+    const double woken = median(sleepFrom, sleepTo, cleanWakeups);
+    QVERIFY2(woken > 1000, qPrintable(QString::number(woken)));
 }
 
 void TstDpdk::restartTunablesReconfigureThePort()

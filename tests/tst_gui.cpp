@@ -863,6 +863,9 @@ void TstGui::profileAppliedLiveAsOneChange()
     QVERIFY2(succeeded(w_->loadProfile("kni-tick"), error), qPrintable(error));
     QVERIFY(w_->controller()->isRunning());
     QCOMPARE(w_->controller()->profileName(), QStringLiteral("kni-tick"));
+    auto *box = w_->findChild<QComboBox *>(QStringLiteral("profileBox"));
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), QStringLiteral("kni-tick"));
     const auto &ev = w_->controller()->events();
     QTRY_VERIFY(ev.size() > before);
     std::set<double> at;
@@ -878,6 +881,21 @@ void TstGui::profileAppliedLiveAsOneChange()
     ParamSet def;
     QCOMPARE(w_->controller()->params().integer(TunableId::PollMode),
              def.integer(TunableId::PollMode));
+    // A profile file of the user's, named like a listed one: the box shows the file loaded.
+    const QString mine = dir_.filePath("mine.json");
+    QFile f(mine);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"name": "default", "params": {"poll.sleep_min_us": 30, "poll.sleep_max_us": 60}})");
+    f.close();
+    const int listed = box->count();
+    QVERIFY2(succeeded(w_->loadProfile(mine), error), qPrintable(error));
+    QCOMPARE(box->count(), listed + 1);
+    QCOMPARE(box->currentText(), QStringLiteral("default"));
+    QCOMPARE(box->currentData().toString(), mine);
+    QVERIFY2(succeeded(w_->loadProfile(mine), error), qPrintable(error)); // again: same item
+    QCOMPARE(box->count(), listed + 1);
+    QVERIFY2(succeeded(w_->loadProfile("kni-tick"), error), qPrintable(error));
+    QCOMPARE(box->currentText(), QStringLiteral("kni-tick"));
     w_->stopRun();
 }
 

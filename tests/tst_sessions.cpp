@@ -42,6 +42,7 @@ class TstSessions : public QObject {
     void exportCsvAndJson();
     void csvCellsAreSafe();
     void compareFindsRealDifferencesOnly();
+    void compareSaysWhenLatencySamplingDiffers();
     void repeatsAreTheSamples();
     void importMergesWithoutClashes();
     void importRefusesWhatItCannotTrust_data();
@@ -548,6 +549,33 @@ void TstSessions::compareFindsRealDifferencesOnly()
     QVERIFY2(err.find("no session 99") != std::string::npos, err.c_str());
     err = refusal(std::to_string(a) + ":5");
     QVERIFY2(err.find("has 1 segment(s), not 5") != std::string::npos, err.c_str());
+}
+
+void TstSessions::compareSaysWhenLatencySamplingDiffers()
+{
+    const std::string metric(kLatencySampleEveryMetric);
+    auto side = [&](std::vector<double> every) {
+        CompareSide s;
+        if (!every.empty()) s.values[metric] = std::move(every);
+        return s;
+    };
+    auto samplingNote = [](const CompareSide &a, const CompareSide &b) {
+        for (const std::string &n : compareNotes(a, b))
+            if (n.find("latency.sample_every") != std::string::npos) return n;
+        return std::string();
+    };
+    std::string note = samplingNote(side({1, 1, 1}), side({16, 16}));
+    QVERIFY2(note.find("measured on every load frame in A and on 1 load frame in 16 in B") !=
+                 std::string::npos,
+             note.c_str());
+    note = samplingNote(side({16}), side({4, 16}));
+    QVERIFY2(note.find("on 1 load frame in 16 in A and on 1 load frame in 4 to 16 in B") !=
+                 std::string::npos,
+             note.c_str());
+    // Alike: nothing to say. A session recorded before the metric existed measured every frame.
+    QCOMPARE(samplingNote(side({16, 16}), side({16})), std::string());
+    QCOMPARE(samplingNote(side({}), side({1, 1})), std::string());
+    QVERIFY(!samplingNote(side({}), side({8})).empty());
 }
 
 void TstSessions::repeatsAreTheSamples()

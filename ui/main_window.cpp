@@ -192,6 +192,7 @@ void MainWindow::buildToolbar()
     tb->setObjectName(QStringLiteral("runToolbar"));
     tb->addWidget(new QLabel(tr(" Profile ")));
     profileBox_ = new QComboBox;
+    profileBox_->setObjectName(QStringLiteral("profileBox"));
     for (const auto &p : listProfiles()) {
         profileBox_->addItem(QString::fromStdString(p.name),
                              QString::fromStdString(p.file.string()));
@@ -495,8 +496,17 @@ Status MainWindow::loadProfile(const QString &nameOrPath)
     if (Status st = parseDeviceSpec(p.device, spec); !st.ok())
         return st.within(file.string() + ": ");
     if (!ctl_->isRunning() && p.device != ctl_->device().spec) selectDevice(p.device);
-    const int i = profileBox_->findText(QString::fromStdString(p.name));
-    if (i >= 0) profileBox_->setCurrentIndex(i);
+    // The box shows what was loaded, found by its file: a profile file outside the listed
+    // ones gets an item of its own (its name; the path in the tooltip).
+    const QString path = QString::fromStdString(file.string());
+    int i = profileBox_->findData(path);
+    if (i < 0) {
+        profileBox_->addItem(QString::fromStdString(p.name), path);
+        i = profileBox_->count() - 1;
+        profileBox_->setItemData(i, path + u'\n' + QString::fromStdString(p.description),
+                                 Qt::ToolTipRole);
+    }
+    profileBox_->setCurrentIndex(i);
     if (ctl_->isRunning())
         undo_->push(new ParamCommand(ctl_, before, all)); // applied; undo goes back
     else

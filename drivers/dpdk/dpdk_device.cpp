@@ -26,6 +26,9 @@ namespace ringlab::dpdk {
 namespace {
 constexpr std::uint16_t kBurst = 64;
 constexpr int kTxRetries = 8; // bounded, as testpmd's --burst-tx-retry-num
+// The device whose poll thread this is (set at each harvest): that thread restarts the
+// ports itself, so its own transmits need no guard against a restart.
+thread_local const void *pollingDevice = nullptr;
 
 [[noreturn]] void fail(const std::string &what)
 {
@@ -367,6 +370,7 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
                                     Counters &c)
 {
     Eal::registerThread();
+    pollingDevice = this;
     const bool wantPause = live_.choice<PollMode>(TunableId::PollMode) == PollMode::PmdPause;
     if (!wantPause) pmgmtFailed_ = false;
     if (wantPause ? !pmgmtFailed_ && pmgmtLcore_ != static_cast<int>(rte_lcore_id())
@@ -450,13 +454,18 @@ std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_
 bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped)
 {
     Eal::registerThread();
-    // Out of the way while the poll thread restarts the ports (a few milliseconds, rare).
-    txBusy_.fetch_add(1, std::memory_order_acq_rel);
-    while (txHold_.load(std::memory_order_acquire)) {
-        txBusy_.fetch_sub(1, std::memory_order_acq_rel);
-        while (txHold_.load(std::memory_order_acquire))
-            rte_pause();
+    // Another thread (the timer's) keeps out of the way while the poll thread restarts the
+    // ports (a few milliseconds, rare). Two atomic read-modify-writes a burst, so the poll
+    // thread, which cannot meet its own restart, skips them.
+    const bool guarded = pollingDevice != this;
+    if (guarded) {
         txBusy_.fetch_add(1, std::memory_order_acq_rel);
+        while (txHold_.load(std::memory_order_acquire)) {
+            txBusy_.fetch_sub(1, std::memory_order_acq_rel);
+            while (txHold_.load(std::memory_order_acquire))
+                rte_pause();
+            txBusy_.fetch_add(1, std::memory_order_acq_rel);
+        }
     }
     dropped = 0;
     rte_mbuf *m[kBurst];
@@ -481,7 +490,7 @@ bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &d
         }
         from += k;
     }
-    txBusy_.fetch_sub(1, std::memory_order_release);
+    if (guarded) txBusy_.fetch_sub(1, std::memory_order_release);
     return true;
 }
 

@@ -17,7 +17,8 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
       tx_(live, dev, pool_, reg,
           params.choice<HandoffMode>(TunableId::HandoffMode) == HandoffMode::Work &&
               params.choice<WorkQueueKind>(TunableId::HandoffWorkQueue) == WorkQueueKind::Shared &&
-              params.integer(TunableId::WorkqueueThreads) > 1),
+              params.integer(TunableId::WorkqueueThreads) > 1,
+          params.choice<HandoffMode>(TunableId::HandoffMode) == HandoffMode::Direct),
       handoff_(makeHandoff(
           params.choice<HandoffMode>(TunableId::HandoffMode),
           HandoffDeps{live, pool_, tx_, reg, wq_,
@@ -25,7 +26,7 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
                       params.choice<WorkQueueKind>(TunableId::HandoffWorkQueue)})),
       refill_(makeRefiller(params.choice<RefillContext>(TunableId::RefillContext),
                            {live, dev, pool_, reg, wq_})),
-      poll_(live, dev, *refill_, *handoff_, reg)
+      poll_(live, dev, *refill_, *handoff_, tx_, reg)
 {
     housekeeping_.ctx = this;
     housekeeping_.fn = [](WorkItem *w) { static_cast<Datapath *>(w->ctx)->housekeeping(); };

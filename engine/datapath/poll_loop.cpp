@@ -75,6 +75,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         }
         c.add(CounterId::Polls);
         refill_.afterHarvest(now, c);
+        tx_.pollDrain(now, c);
         if (n == 0) {
             c.add(CounterId::EmptyPolls);
         } else {

@@ -13,6 +13,7 @@
 #include "engine/datapath/live_params.h"
 #include "engine/datapath/refill.h"
 #include "engine/datapath/thread_registry.h"
+#include "engine/datapath/transmitter.h"
 #include "engine/datapath/waiter.h"
 
 namespace ringlab {
@@ -35,8 +36,8 @@ inline constexpr Strategy<> kPollModes[] = {
 class PollLoop {
   public:
     PollLoop(const LiveParams &live, Device &dev, Refiller &refill, Handoff &handoff,
-             ThreadRegistry &reg)
-        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), reg_(reg)
+             Transmitter &tx, ThreadRegistry &reg)
+        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), tx_(tx), reg_(reg)
     {
     }
     ~PollLoop() { stop(); }
@@ -65,6 +66,7 @@ class PollLoop {
     Device &dev_;
     Refiller &refill_;
     Handoff &handoff_;
+    Transmitter &tx_;
     ThreadRegistry &reg_;
     Waiter waiter_;
     NetDim dim_{kDimRxProfiles}; // poll thread only

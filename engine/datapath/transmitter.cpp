@@ -16,9 +16,9 @@
 namespace ringlab {
 
 Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool,
-                         ThreadRegistry &reg, bool concurrent)
+                         ThreadRegistry &reg, bool concurrent, bool pollTransmits)
     : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent),
-      flushInline_(dev.txCompletesOnFlush())
+      flushInline_(dev.txCompletesOnFlush()), drainsInPoll_(flushInline_ && pollTransmits)
 {
     coalesceUs_.store(static_cast<std::uint32_t>(coalesceUsecs()), std::memory_order_relaxed);
     // A datapath says its sampling from the start, not from its first clean.
@@ -152,9 +152,10 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
 
     const std::uint32_t coalesceFrames = this->coalesceFrames();
     if (flushInline_) {
-        // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst, and every
-        // tx.coalesce_frames frames are flushed here.
-        if (sent) timerArm(c, armNs);
+        // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst (or the busy
+        // poll loop's check, pollDrain()), and every tx.coalesce_frames frames are flushed
+        // here.
+        if (sent && !drainInPoll()) timerArm(c, armNs);
         if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
         return;
     }
@@ -177,6 +178,42 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
             kick();
         }
     }
+}
+
+bool Transmitter::drainInPoll() const
+{
+    if (!drainsInPoll_) return false;
+    const auto mode = live_.choice<PollMode>(TunableId::PollMode);
+    return mode == PollMode::Busy || mode == PollMode::PmdPause;
+}
+
+void Transmitter::pollDrain(std::int64_t now, Counters &c)
+{
+    if (!drainsInPoll_) return;
+    if (!drainInPoll()) {
+        // The loop is about to sleep: what waits on its check goes to the timer.
+        if (drainDueNs_ != 0) {
+            drainDueNs_ = 0;
+            if (dev_.txPending() > 0) timerArm(c, now);
+        }
+        return;
+    }
+    if (dev_.txPending() == 0) {
+        drainDueNs_ = 0;
+        return;
+    }
+    if (drainDueNs_ == 0) { // frames began to wait: the drain period starts
+        const std::int64_t us = coalesceUsecs();
+        coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
+        drainDueNs_ = now + us * 1000;
+        c.add(CounterId::TimerArms);
+        return;
+    }
+    if (now < drainDueNs_) return;
+    drainDueNs_ = 0;
+    c.add(CounterId::TimerFires);
+    c.add(CounterId::TxCleans);
+    reclaim(c);
 }
 
 std::int64_t Transmitter::coalesceUsecs() const
@@ -217,9 +254,12 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
             c.add(CounterId::TxBytes, bytes);
             if (bytesOut) *bytesOut += bytes;
         }
+        if (k < burst) break;
         // More may have completed meanwhile: what the next burst takes is done from now.
-        if (k == burst) now = nowNs();
-    } while (k == burst);
+        // Nothing left on the ring (a flushed DPDK buffer): no reading, no empty call.
+        if (dev_.txPending() == 0) break;
+        now = nowNs();
+    } while (true);
     reclaiming_.clear(std::memory_order_release);
     return total;
 }

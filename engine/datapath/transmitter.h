@@ -28,8 +28,10 @@ class Transmitter {
     // `concurrent`: several threads may transmit at once (per-packet work with several
     // workers); a lock then serialises the TX ring, as the kernel's TX lock does. It is a
     // mutex, not a spinlock: here the holder can be preempted, in the kernel it cannot.
+    // `pollTransmits`: the poll thread transmits (direct hand-off), so a busy poll loop can
+    // drain a TX buffer itself (pollDrain()).
     Transmitter(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg,
-                bool concurrent);
+                bool concurrent, bool pollTransmits = false);
     ~Transmitter();
     Transmitter(const Transmitter &) = delete;
     Transmitter &operator=(const Transmitter &) = delete;
@@ -38,6 +40,13 @@ class Transmitter {
     // Frames that do not fit are dropped (tx_full) and freed.
     void xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::int64_t readyNs);
     void stop();
+    // The poll thread, once per round, `nowNs` its reading. On a device whose TX buffer is
+    // flushed by the transmit path (DPDK), transmitted by the poll thread, and while it polls
+    // without sleeping (poll.mode busy, pmd_pause), the coalesce timer is l2fwd's drain check
+    // in the lcore's loop: due tx.coalesce_usecs after frames began to wait, then the buffer
+    // is flushed here. No timer thread wakes per period, no arm per burst. Leaving busy
+    // polling with frames waiting hands them to the timer.
+    void pollDrain(std::int64_t nowNs, Counters &c);
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
     void flush(Counters &c) { reclaim(c); }
     const LatencyStats &latency() const { return latency_; }
@@ -73,12 +82,16 @@ class Transmitter {
     void armTimer(Counters &c, std::int64_t &nowNs, std::uint32_t frames = 1);
     void cancelTimer(Counters &c);
     void kick();
+    // The poll loop drains the TX buffer now (pollDrain()).
+    bool drainInPoll() const;
 
     const LiveParams &live_;
     Device &dev_;
     BufferSource &pool_;
     const bool concurrent_;
     const bool flushInline_; // tx.coalesce_frames flushes in the transmit context
+    const bool drainsInPoll_;     // flushInline_ and the poll thread transmits
+    std::int64_t drainDueNs_ = 0; // poll thread: when pollDrain() flushes, 0 when nothing waits
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;

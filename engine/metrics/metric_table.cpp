@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "engine/metrics/sample_json.h"
+#include "engine/metrics/sample_metrics.h"
 
 // Entries name the fields they set (designated initializers); the others keep the defaults
 // metric_table.h gives them, which is what GCC's missing-initializer warning asks about.
@@ -220,7 +221,7 @@ std::vector<MetricDef> build()
     addLatency(t, "latency", "latency_us", &Sample::latency);
     // What the latency figures above were measured on (probes are always measured). Absent
     // from lines written before it existed: every frame.
-    t.push_back({.name = "latency_sample_every",
+    t.push_back({.name = std::string(kLatencySampleEveryMetric),
                  .unit = "frames",
                  .kind = K::Gauge,
                  .better = 0,

@@ -4,11 +4,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/datapath/sample.h"
 
 namespace ringlab {
+
+// The metric that says on how many load frames the latency figures were measured: one in N
+// (latency.sample_every).
+inline constexpr std::string_view kLatencySampleEveryMetric = "latency_sample_every";
 
 struct MetricValue {
     std::string name;

@@ -202,9 +202,28 @@ void addEnvironmentCaveat(std::vector<CompareRow> &rows,
         if (r.diff.significant && hasInterval(r.a) && hasInterval(r.b)) r.verdict += note;
 }
 
+namespace {
+// The latency sampling a side was measured at (latency.sample_every): "every load frame",
+// "1 load frame in 16", "1 load frame in 4 to 16" when it changed within the side. Sessions
+// from before the sampling existed measured every frame.
+std::string latencySampling(const CompareSide &side)
+{
+    const auto it = side.values.find(std::string(kLatencySampleEveryMetric));
+    if (it == side.values.end() || it->second.empty()) return "every load frame";
+    const auto [lo, hi] = std::minmax_element(it->second.begin(), it->second.end());
+    const long long l = std::llround(*lo), h = std::llround(*hi);
+    if (l == h) return l <= 1 ? "every load frame" : "1 load frame in " + std::to_string(l);
+    return "1 load frame in " + std::to_string(l) + " to " + std::to_string(h);
+}
+} // namespace
+
 std::vector<std::string> compareNotes(const CompareSide &a, const CompareSide &b)
 {
     std::vector<std::string> notes;
+    if (const std::string sa = latencySampling(a), sb = latencySampling(b); sa != sb)
+        notes.push_back("latency was measured on " + sa + " in A and on " + sb +
+                        " in B (latency.sample_every): the latency rows compare estimates of "
+                        "unequal precision, a sampled side's tail resting on fewer frames");
     if (a.repeats != b.repeats)
         notes.push_back("one side is a group of repeats and the other a single run: their "
                         "intervals measure different noise (between runs, within a run)");
