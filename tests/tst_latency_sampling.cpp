@@ -43,9 +43,14 @@ struct Frames {
             ptrs.push_back(&b);
         }
     }
-    // Recorded in bursts of 64 (a TX clean's), into `st`.
-    void record(LatencyStats &st, std::uint32_t every) const
+    SampleMarker marker; // the poll loop's
+    // Marked as a poll loop marks them (one load frame in `every`, every probe), then
+    // recorded in bursts of 64 (a TX clean's), into `st`.
+    void record(LatencyStats &st, std::uint32_t every)
     {
+        marker.setEvery(every);
+        for (Buffer &b : bufs)
+            marker.mark(b);
         for (std::size_t k = 0; k < ptrs.size(); k += 64)
             st.record(ptrs.data() + k,
                       static_cast<std::uint32_t>(std::min<std::size_t>(64, ptrs.size() - k)),
@@ -62,7 +67,7 @@ double relative(double a, double b)
 void TstLatencySampling::sampledPercentilesFollowTheExactOnes()
 {
     // 200,000 frames: 20 ms of a 10 Mpps run, what one sample interval holds at high rates.
-    const Frames f(200'000, 7);
+    Frames f(200'000, 7);
     LatencyStats exact, sampled;
     f.record(exact, 1);
     f.record(sampled, 16);
@@ -90,7 +95,7 @@ void TstLatencySampling::sampledPercentilesFollowTheExactOnes()
 
 void TstLatencySampling::probesAreAlwaysMeasured()
 {
-    const Frames f(10'000, 3, 100); // a probe every 100 frames
+    Frames f(10'000, 3, 100); // a probe every 100 frames
     LatencyStats st;
     f.record(st, 64);
     const auto s = st.snapshot();
@@ -101,7 +106,7 @@ void TstLatencySampling::probesAreAlwaysMeasured()
 
 void TstLatencySampling::oneMeansEveryFrame()
 {
-    const Frames f(1'000, 5, 10);
+    Frames f(1'000, 5, 10);
     LatencyStats st;
     f.record(st, 8);
     f.record(st, 1); // changed live: from the next burst on, every frame

@@ -7,6 +7,9 @@
 
 namespace ringlab {
 
+// A time no one read: a stage that had no need of the clock passes it on.
+inline constexpr std::int64_t kNoReading = -1;
+
 inline std::int64_t nowNs()
 {
     timespec ts;

@@ -14,6 +14,41 @@ namespace ringlab {
 
 inline constexpr std::size_t kStageSpans = kStageCount - 1;
 
+// Which frames are measured (latency.sample_every), decided when a frame is harvested, as
+// DPDK's latencystats marks at RX: every probe, and one load frame in N, counted across
+// bursts. The stages after it skip what an unmeasured frame would cost (clock reads,
+// stamps); the TX clean records the marked ones.
+class SampleMarker {
+  public:
+    // The rate in force, from the next frame; a change starts the count again.
+    void setEvery(std::uint32_t every)
+    {
+        if (every < 1) every = 1;
+        if (every == every_) return;
+        every_ = every;
+        skip_ = 0;
+    }
+    // Marks `b` (Buffer::sampled); true when it is measured.
+    bool mark(Buffer &b)
+    {
+        bool measured = b.probe;
+        if (!measured) {
+            if (skip_) {
+                --skip_;
+            } else {
+                skip_ = every_ - 1;
+                measured = true;
+            }
+        }
+        b.sampled = measured;
+        return measured;
+    }
+
+  private:
+    std::uint32_t every_ = 1;
+    std::uint32_t skip_ = 0; // load frames to pass over before the next measured one
+};
+
 class LatencyStats {
   public:
     void record(const Buffer &b)
@@ -21,25 +56,21 @@ class LatencyStats {
         const Buffer *one = &b;
         record(&one, 1);
     }
-    // A burst: the per-stage sums are added once per burst, not once per packet. One load
-    // frame in `every` is measured (latency.sample_every), counted across bursts; every
-    // probe is.
+    // A burst: the per-stage sums are added once per burst, not once per packet. The frames
+    // marked measured (SampleMarker: every probe, one load frame in `every`) are recorded;
+    // `every` is the rate the snapshot reports.
     void record(const Buffer *const *bufs, std::uint32_t n, std::uint32_t every = 1)
     {
         setSampleEvery(every);
         std::array<std::uint64_t, kStageSpans> sums{};
         for (std::uint32_t k = 0; k < n; ++k) {
             const Buffer &b = *bufs[k];
+            if (!b.sampled) continue; // probes always are
             const std::int64_t total = b.at(Stage::TxDone) - b.at(Stage::Arrival);
             if (b.probe) {
                 rtt_.record(static_cast<std::uint64_t>(total > 0 ? total : 0));
                 continue;
             }
-            if (skip_) {
-                --skip_;
-                continue;
-            }
-            skip_ = every - 1;
             total_.record(static_cast<std::uint64_t>(total > 0 ? total : 0));
             for (std::size_t s = 0; s < kStageSpans; ++s) {
                 const std::int64_t d = b.ts[s + 1] - b.ts[s];
@@ -51,13 +82,10 @@ class LatencyStats {
                               std::memory_order_relaxed);
     }
 
-    // The sampling in force (the recording thread, or before it starts): from the next frame.
+    // The sampling the snapshots report (the recording thread, or before it starts).
     void setSampleEvery(std::uint32_t every)
     {
-        if (every < 1) every = 1;
-        if (every == every_.load(std::memory_order_relaxed)) return;
-        every_.store(every, std::memory_order_relaxed);
-        skip_ = 0;
+        every_.store(every < 1 ? 1 : every, std::memory_order_relaxed);
     }
 
     struct Snapshot {
@@ -86,7 +114,6 @@ class LatencyStats {
     Histogram rtt_;
     std::array<std::atomic<std::uint64_t>, kStageSpans> stageNs_{};
     std::atomic<std::uint32_t> every_{1}; // written by the recording thread only
-    std::uint32_t skip_ = 0;              // load frames to pass over before the next sample
 };
 
 } // namespace ringlab

@@ -43,6 +43,10 @@ struct alignas(64) Buffer {
     std::uint32_t len = 0;  // frame length
     std::uint16_t port = 0; // ingress port of a multi-port device
     bool probe = false;
+    // Measured (latency and stage spans): marked at harvest, every probe and one load frame
+    // in latency.sample_every (SampleMarker). Stages skip the clock and the stamps for a batch
+    // with no measured frame. Frames that no poll loop marked are measured.
+    bool sampled = true;
     // Touched only by processing (data), set-up (room, index) and the work hand-off.
     std::uint8_t *data = nullptr; // the frame; at least 64 bytes of headroom lie before it
     std::uint32_t room = 0;       // bytes of data
@@ -52,6 +56,6 @@ struct alignas(64) Buffer {
     std::int64_t &at(Stage s) { return ts[static_cast<std::size_t>(s)]; }
     std::int64_t at(Stage s) const { return ts[static_cast<std::size_t>(s)]; }
 };
-static_assert(offsetof(Buffer, probe) < 64, "a frame's per-packet fields fit one cache line");
+static_assert(offsetof(Buffer, sampled) < 64, "a frame's per-packet fields fit one cache line");
 
 } // namespace ringlab

@@ -50,6 +50,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
     std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
     while (!st.stop_requested()) {
         const auto budget = static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget));
+        marker_.setEvery(static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
         const std::int64_t now = nowNs();
         // One relaxed load per poll; a store only when this gap is the interval's longest.
         if (const std::int64_t gap = now - lastPoll;
@@ -68,6 +69,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
             for (std::uint32_t k = 0; k < got; ++k) {
                 bufs[k]->at(Stage::Harvest) = now;
                 bytes += bufs[k]->len;
+                marker_.mark(*bufs[k]);
             }
             if (got) handoff_.deliver(bufs.data(), got, c);
             n += got;

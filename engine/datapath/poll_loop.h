@@ -10,6 +10,7 @@
 #include "engine/datapath/device.h"
 #include "engine/datapath/dim.h"
 #include "engine/datapath/handoff.h"
+#include "engine/datapath/latency_stats.h"
 #include "engine/datapath/live_params.h"
 #include "engine/datapath/refill.h"
 #include "engine/datapath/thread_registry.h"
@@ -70,6 +71,7 @@ class PollLoop {
     ThreadRegistry &reg_;
     Waiter waiter_;
     NetDim dim_{kDimRxProfiles}; // poll thread only
+    SampleMarker marker_;        // poll thread only
     std::atomic<std::uint32_t> moderationUs_{0};
     EngineThread thread_;
 };

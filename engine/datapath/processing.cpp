@@ -92,15 +92,23 @@ std::int64_t Processor::process(Buffer *const *bufs, std::uint32_t n)
     // The target's cost of packing, per field packed, on top of packField()'s own.
     const std::int64_t headerCost =
         live_.integer(TunableId::CostHeaderFieldNs) * headerFieldsPacked(header);
-    const std::int64_t start = nowNs();
-    // Nothing to do per packet: the batch ends where it starts (one clock read, not two).
-    std::int64_t end = start;
     if (work > 0 || copy || header != HeaderMode::None || headerCost > 0) {
+        const std::int64_t start = nowNs();
         processEach(bufs, n, work, copy, header, headerCost);
-        end = nowNs();
+        const std::int64_t end = nowNs();
+        stamp(bufs, n, start, end);
+        return end;
     }
-    stamp(bufs, n, start, end);
-    return end;
+    // Nothing to do per packet: the batch ends where it starts, one reading for both stamps,
+    // and none when no packet of it is measured.
+    bool measured = false;
+    for (std::uint32_t k = 0; k < n; ++k)
+        measured |= bufs[k]->sampled;
+    if (!measured) return kNoReading;
+    const std::int64_t now = nowNs();
+    for (std::uint32_t k = 0; k < n; ++k)
+        bufs[k]->at(Stage::HandoffDone) = bufs[k]->at(Stage::Processed) = now;
+    return now;
 }
 
 void Processor::processEach(Buffer *const *bufs, std::uint32_t n, std::int64_t work, bool copy,

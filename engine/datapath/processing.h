@@ -26,7 +26,9 @@ class Processor {
   public:
     explicit Processor(const LiveParams &live);
     // Stamps HandoffDone and Processed on each packet; returns when the batch was done (the
-    // transmitter posts it at that instant, without a clock read of its own).
+    // transmitter posts it at that instant, without a clock read of its own), or kNoReading
+    // when there was nothing to do per packet and no packet of the batch is measured
+    // (Buffer::sampled): then nothing read the clock.
     std::int64_t process(Buffer *const *bufs, std::uint32_t n);
     std::uint64_t checksum() const { return sink_; }
 

@@ -124,11 +124,16 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     std::unique_lock lock(lock_, std::defer_lock);
     if (concurrent_) lock.lock();
 
-    // Posted when ready, unless other contexts share the ring: then once it is ours.
-    const std::int64_t now = concurrent_ ? nowNs() : readyNs;
+    // Posted when ready, unless other contexts share the ring: then once it is ours. A
+    // batch with no measured frame came without a reading (kNoReading): one is
+    // taken only where something needs it, a device that times its ring from the post or a
+    // timer arm; a DPDK buffer drained by the poll loop needs none.
+    std::int64_t now = concurrent_ ? nowNs() : readyNs;
+    if (now == kNoReading && !drainInPoll()) now = nowNs();
+    const bool stamped = now != kNoReading;
     std::uint64_t reordered = 0;
     for (std::uint32_t k = 0; k < n; ++k) {
-        bufs[k]->at(Stage::TxPosted) = now;
+        if (stamped) bufs[k]->at(Stage::TxPosted) = now;
         if (anySeq_ && bufs[k]->seq < lastSeq_)
             ++reordered;
         else
