@@ -896,6 +896,16 @@ void TstGui::profileAppliedLiveAsOneChange()
     QCOMPARE(box->count(), listed + 1);
     QVERIFY2(succeeded(w_->loadProfile("kni-tick"), error), qPrintable(error));
     QCOMPARE(box->currentText(), QStringLiteral("kni-tick"));
+    QCOMPARE(box->count(), listed + 1); // by name: the listed item, not a new one
+    // A listed profile named through a link to its directory is the listed item too.
+    const int tick = box->currentIndex();
+    const QFileInfo listedFile(box->currentData().toString());
+    QVERIFY(QFile::link(listedFile.absolutePath(), dir_.filePath("profiles-link")));
+    QVERIFY2(
+        succeeded(w_->loadProfile(dir_.filePath("profiles-link/" + listedFile.fileName())), error),
+        qPrintable(error));
+    QCOMPARE(box->count(), listed + 1);
+    QCOMPARE(box->currentIndex(), tick);
     w_->stopRun();
 }
 

@@ -109,7 +109,7 @@ void TstLatencySampling::oneMeansEveryFrame()
     Frames f(1'000, 5, 10);
     LatencyStats st;
     f.record(st, 8);
-    f.record(st, 1); // changed live: from the next burst on, every frame
+    f.record(st, 1); // changed live: the marker starts again, every frame
     const auto s = st.snapshot();
     QCOMPARE(s.sampleEvery, 1u);
     QCOMPARE(s.total.total(), std::uint64_t{(900 + 7) / 8 + 900});

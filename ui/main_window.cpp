@@ -27,6 +27,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <cstdio>
+#include <filesystem>
 
 #include "drivers/registry.h"
 #include "engine/datapath/clock.h"
@@ -52,6 +53,14 @@
 namespace ringlab::ui {
 
 namespace {
+// A profile file in one spelling (an installed layout lists "bin/../share/..."; a file may be
+// named through a link), so that the Profile box finds what was loaded.
+QString profileKey(const std::filesystem::path &file)
+{
+    std::error_code ec;
+    const std::filesystem::path c = std::filesystem::weakly_canonical(file, ec);
+    return QString::fromStdString((ec ? file : c).string());
+}
 constexpr int kStateVersion = 3; // bumped when the dock or toolbar layout changes
 }
 
@@ -194,8 +203,7 @@ void MainWindow::buildToolbar()
     profileBox_ = new QComboBox;
     profileBox_->setObjectName(QStringLiteral("profileBox"));
     for (const auto &p : listProfiles()) {
-        profileBox_->addItem(QString::fromStdString(p.name),
-                             QString::fromStdString(p.file.string()));
+        profileBox_->addItem(QString::fromStdString(p.name), profileKey(p.file));
         profileBox_->setItemData(profileBox_->count() - 1, QString::fromStdString(p.description),
                                  Qt::ToolTipRole);
     }
@@ -498,7 +506,7 @@ Status MainWindow::loadProfile(const QString &nameOrPath)
     if (!ctl_->isRunning() && p.device != ctl_->device().spec) selectDevice(p.device);
     // The box shows what was loaded, found by its file: a profile file outside the listed
     // ones gets an item of its own (its name; the path in the tooltip).
-    const QString path = QString::fromStdString(file.string());
+    const QString path = profileKey(file);
     int i = profileBox_->findData(path);
     if (i < 0) {
         profileBox_->addItem(QString::fromStdString(p.name), path);

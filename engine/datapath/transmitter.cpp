@@ -127,9 +127,11 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     // Posted when ready, unless other contexts share the ring: then once it is ours. A
     // batch with no measured frame came without a reading (kNoReading): one is
     // taken only where something needs it, a device that times its ring from the post or a
-    // timer arm; a DPDK buffer drained by the poll loop needs none.
+    // timer arm; a DPDK buffer drained by the poll loop needs none. The mode is read once:
+    // what decides the reading decides the arm below.
+    const bool inPoll = drainInPoll();
     std::int64_t now = concurrent_ ? nowNs() : readyNs;
-    if (now == kNoReading && !drainInPoll()) now = nowNs();
+    if (now == kNoReading && !inPoll) now = nowNs();
     const bool stamped = now != kNoReading;
     std::uint64_t reordered = 0;
     for (std::uint32_t k = 0; k < n; ++k) {
@@ -160,7 +162,10 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
         // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst (or the busy
         // poll loop's check, pollDrain()), and every tx.coalesce_frames frames are flushed
         // here.
-        if (sent && !drainInPoll()) timerArm(c, armNs);
+        if (sent && inPoll)
+            pollDrains_ = true; // pollDrain() hands them to the timer if the mode changes
+        else if (sent)
+            timerArm(c, armNs);
         if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
         return;
     }
@@ -196,12 +201,19 @@ void Transmitter::pollDrain(std::int64_t now, Counters &c)
 {
     if (!drainsInPoll_) return;
     if (!drainInPoll()) {
-        // The loop is about to sleep: what waits on its check goes to the timer.
-        if (drainDueNs_ != 0) {
+        // Out of busy polling: what waits on the loop's check goes to the timer.
+        if (pollDrains_) {
+            pollDrains_ = false;
             drainDueNs_ = 0;
             if (dev_.txPending() > 0) timerArm(c, now);
         }
         return;
+    }
+    if (!pollDrains_) {
+        // Into busy polling: the loop drains from now on. A timer armed before is cancelled
+        // (it fires once into nothing) and the clean does not arm it again (napiPoll()).
+        pollDrains_ = true;
+        timer_.cancel();
     }
     if (dev_.txPending() == 0) {
         drainDueNs_ = 0;
@@ -218,7 +230,7 @@ void Transmitter::pollDrain(std::int64_t now, Counters &c)
     drainDueNs_ = 0;
     c.add(CounterId::TimerFires);
     c.add(CounterId::TxCleans);
-    reclaim(c);
+    reclaim(c, true);
 }
 
 std::int64_t Transmitter::coalesceUsecs() const
@@ -234,10 +246,11 @@ std::uint32_t Transmitter::coalesceFrames() const
                : static_cast<std::uint32_t>(live_.integer(TunableId::TxCoalesceFrames));
 }
 
-std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
+std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
 {
     if (reclaiming_.test_and_set(std::memory_order_acquire)) return 0;
     std::uint32_t total = 0;
+    std::uint64_t allBytes = 0;
     constexpr std::uint32_t kMaxBurst = 256;
     const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
     Buffer *done[kMaxBurst];
@@ -257,7 +270,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
             if (dropped) c.add(CounterId::TxFull, dropped);
             c.add(CounterId::TxPackets, k - dropped);
             c.add(CounterId::TxBytes, bytes);
-            if (bytesOut) *bytesOut += bytes;
+            allBytes += bytes;
         }
         if (k < burst) break;
         // More may have completed meanwhile: what the next burst takes is done from now.
@@ -265,7 +278,22 @@ std::uint32_t Transmitter::reclaim(Counters &c, std::uint64_t *bytesOut)
         if (dev_.txPending() == 0) break;
         now = nowNs();
     } while (true);
+    if (clean) {
+        // net_dim over the cleans, whichever context cleans: each is an event, as a TX
+        // completion interrupt is. Under reclaiming_, so one context at a time.
+        dimPackets_ += total;
+        dimBytes_ += allBytes;
+        if (live_.flag(TunableId::TxCoalesceAdaptive) &&
+            dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {
+            dimUsec_.store(dim_.profile().usec, std::memory_order_relaxed);
+            dimPkts_.store(dim_.profile().pkts, std::memory_order_relaxed);
+            c.add(CounterId::DimSteps);
+        }
+    }
     reclaiming_.clear(std::memory_order_release);
+    if (clean)
+        CalibratedSpin::spinNs(live_.integer(TunableId::CostTxCleanNs) *
+                               static_cast<std::int64_t>(total));
     return total;
 }
 
@@ -274,20 +302,9 @@ bool Transmitter::napiPoll(Counters &c)
     // stmmac_napi_poll_tx(): stmmac_tx_clean(), napi_complete_done(), then the timer for
     // frames still pending.
     c.add(CounterId::TxCleans);
-    std::uint64_t bytes = 0;
-    const std::uint32_t cleaned = reclaim(c, &bytes);
-    // net_dim over the cleans: each poll is an event, as a TX completion interrupt is.
-    dimPackets_ += cleaned;
-    dimBytes_ += bytes;
-    if (live_.flag(TunableId::TxCoalesceAdaptive) &&
-        dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {
-        dimUsec_.store(dim_.profile().usec, std::memory_order_relaxed);
-        dimPkts_.store(dim_.profile().pkts, std::memory_order_relaxed);
-        c.add(CounterId::DimSteps);
-    }
-    CalibratedSpin::spinNs(live_.integer(TunableId::CostTxCleanNs) *
-                           static_cast<std::int64_t>(cleaned));
-    const bool pending = dev_.txPending() > 0;
+    reclaim(c, true);
+    // A busy poll loop that drains the buffer itself needs no timer for what is left.
+    const bool pending = dev_.txPending() > 0 && !drainInPoll();
     std::int64_t now = pending ? nowNs() : 0; // the timer runs from the clean's end
     const bool rearm = live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm;
     if (pending && rearm) armTimer(c, now); // before the fix: inside the clean, unconditionally

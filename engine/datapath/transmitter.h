@@ -61,8 +61,10 @@ class Transmitter {
     // scheduled again meanwhile (missed) and must run again.
     bool napiPoll(Counters &c);
     // Reclaims completed frames unless another context is doing so; returns how many. One
-    // clock read per call: each frame it reclaims is done at that instant.
-    std::uint32_t reclaim(Counters &c, std::uint64_t *bytesOut = nullptr);
+    // clock read per burst: each frame it reclaims is done at that instant. `clean`: a TX
+    // clean (stmmac_tx_clean(), or a drain), which net_dim counts and whose
+    // cost.tx_clean_ns per frame is charged.
+    std::uint32_t reclaim(Counters &c, bool clean = false);
     // The coalescing in force: the tunables', or net_dim's under tx.coalesce_adaptive.
     std::int64_t coalesceUsecs() const;
     std::uint32_t coalesceFrames() const;
@@ -92,6 +94,7 @@ class Transmitter {
     const bool flushInline_; // tx.coalesce_frames flushes in the transmit context
     const bool drainsInPoll_;     // flushInline_ and the poll thread transmits
     std::int64_t drainDueNs_ = 0; // poll thread: when pollDrain() flushes, 0 when nothing waits
+    bool pollDrains_ = false;     // poll thread: the poll loop, not the timer, drains the buffer
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;
