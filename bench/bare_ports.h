@@ -8,15 +8,19 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <memory>
 #include <string>
 
 #include "drivers/dpdk/eal.h"
+#include "drivers/dpdk/mbuf_pool.h"
 
 namespace ringlab::bench {
 
 class BarePorts {
   public:
-    BarePorts(const std::string &a, const std::string &b)
+    // The mbufs in `memory` (rx.pool_memory), as the engine's.
+    BarePorts(const std::string &a, const std::string &b, PoolMemory memory = PoolMemory::Thp)
     {
         if (!dpdk::Eal::attach(a, a_).ok() || !dpdk::Eal::attach(b, b_).ok()) {
             std::fprintf(stderr, "bench: cannot attach %s / %s: %s\n", a.c_str(), b.c_str(),
@@ -24,12 +28,18 @@ class BarePorts {
             std::exit(1);
         }
         static int generation = 0;
-        mp_ = rte_pktmbuf_pool_create(("bare" + std::to_string(generation++)).c_str(), 8191, 256, 0,
-                                      RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        try {
+            pool_ = std::make_unique<dpdk::MbufPool>("bare" + std::to_string(generation++), 8191,
+                                                     memory);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "bench: %s\n", e.what());
+            std::exit(1);
+        }
+        rte_mempool *mp = pool_->mempool();
         for (std::uint16_t p : {a_, b_}) {
             rte_eth_conf conf{};
             rte_eth_dev_configure(p, 1, 1, &conf);
-            rte_eth_rx_queue_setup(p, 0, 1024, 0, nullptr, mp_);
+            rte_eth_rx_queue_setup(p, 0, 1024, 0, nullptr, mp);
             rte_eth_tx_queue_setup(p, 0, 1024, 0, nullptr);
             rte_eth_dev_start(p);
             rte_eth_promiscuous_enable(p);
@@ -39,7 +49,6 @@ class BarePorts {
     {
         dpdk::Eal::detach(a_);
         dpdk::Eal::detach(b_);
-        rte_mempool_free(mp_);
     }
     BarePorts(const BarePorts &) = delete;
     BarePorts &operator=(const BarePorts &) = delete;
@@ -59,7 +68,7 @@ class BarePorts {
 
   private:
     std::uint16_t a_ = 0, b_ = 0;
-    rte_mempool *mp_ = nullptr;
+    std::unique_ptr<dpdk::MbufPool> pool_; // freed after the ports are detached
     rte_mbuf *m_[64];
 };
 

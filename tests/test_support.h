@@ -5,6 +5,7 @@
 
 #include <QStringList>
 #include <QtGlobal>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -86,6 +87,23 @@ double meanOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t f
     for (std::size_t k = from; k < to; ++k)
         sum += f(*s[k]);
     return sum / static_cast<double>(to - from);
+}
+
+// Median of a per-sample figure over samples [from, to); a sample for which f gives NaN (the
+// figure is missing: a thread not running yet, say) is left out. A range that is not there, or
+// that holds no figure, ends the test with a message.
+template <class F>
+double medianOf(const std::vector<std::shared_ptr<const Sample>> &s, std::size_t from,
+                std::size_t to, F f)
+{
+    if (from >= to || to > s.size())
+        qFatal("medianOf: samples [%zu, %zu) asked for, %zu there", from, to, s.size());
+    std::vector<double> v;
+    for (std::size_t k = from; k < to; ++k)
+        if (const double x = f(*s[k]); !std::isnan(x)) v.push_back(x);
+    if (v.empty()) qFatal("medianOf: no figure in samples [%zu, %zu)", from, to);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
 }
 
 // The samples in which the poll thread never left the RX ring for longer than gapUs, in this

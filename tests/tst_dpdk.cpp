@@ -11,17 +11,11 @@
 
 using namespace ringlab;
 using ringlab::test::growthIn;
+using ringlab::test::medianOf;
+using ringlab::test::params;
 using ringlab::test::unstalledSamples;
 
 namespace {
-
-ParamSet params(const Assignments &a)
-{
-    ParamSet ps;
-    const Status st = ps.set(a);
-    if (!st.ok()) qFatal("bad test parameters: %s", st.error.c_str());
-    return ps;
-}
 
 DeviceFactory dpdk(const std::string &spec)
 {
@@ -47,6 +41,7 @@ class TstDpdk : public QObject {
     void txonlyDeliversTheSetRate();
     void busyPollLoopDrainsTheTxBuffer();
     void restartTunablesReconfigureThePort();
+    void mbufPoolOnHugePagesUnlessAskedOtherwise();
     void livePollModeChangeCutsIdleWakeups();
     void pmdPauseIsDpdksOwnPowerManagement();
     void portRefusesWhatItCannotDo();
@@ -204,16 +199,12 @@ void TstDpdk::busyPollLoopDrainsTheTxBuffer()
     const auto s = c->samples();
     QVERIFY(s.size() >= back + 8);
     auto median = [&](std::size_t from, std::size_t to, auto of) {
-        std::vector<double> v;
-        for (std::size_t k = from; k < to; ++k)
-            v.push_back(of(*s[k]));
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
+        return medianOf(s, from, to, of);
     };
     auto rate = [](CounterId id) { return [id](const Sample &x) { return x.rateOf(id); }; };
     auto cleanWakeups = [](const Sample &x) {
         const ThreadStat *t = x.thread("txclean");
-        return t ? t->wakeupsPerS : -1.0;
+        return t ? t->wakeupsPerS : NAN;
     };
     auto p50 = [](const Sample &x) { return x.latency.p50; };
     const std::pair<std::size_t, std::size_t> busy{3, slept - 1}, sleeping{slept + 3, back - 1},
@@ -249,10 +240,12 @@ void TstDpdk::busyPollLoopDrainsTheTxBuffer()
 
 void TstDpdk::restartTunablesReconfigureThePort()
 {
+    // The mbufs in the EAL's memory (-m 512), which cannot hold the largest pool.
     const ParamSet ps = params({{"fwd.mode", "io"},
                                 {"poll.mode", "sleep"},
                                 {"poll.sleep_min_us", "20"},
-                                {"poll.sleep_max_us", "40"}});
+                                {"poll.sleep_max_us", "40"},
+                                {"rx.pool_memory", "eal"}});
     Engine engine(ps, dpdk("dpdk:net_ring0"), EngineOptions{50'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
@@ -285,6 +278,39 @@ void TstDpdk::restartTunablesReconfigureThePort()
     QCOMPARE(ignored, 1);
 }
 
+void TstDpdk::mbufPoolOnHugePagesUnlessAskedOtherwise()
+{
+    // io between two net_null ports; the pool says where it is when it is built.
+    const ParamSet ps = params({{"fwd.mode", "io"}, {"poll.mode", "busy"}});
+    Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
+    QVERIFY(c->waitSamples(4));
+    QVERIFY(engine.apply({{"rx.pool_memory", "eal"}}, "test").ok());
+    const std::size_t at = c->samples().size();
+    QVERIFY(c->waitSamples(at + 4));
+    engine.stop();
+    QStringList pools;
+    for (const auto &e : c->events())
+        if (e.kind == "device" && e.message.rfind("mbuf pool ", 0) == 0)
+            pools << QString::fromStdString(e.message);
+    QCOMPARE(pools.size(), 2);
+    // The default: packed on memory advised for transparent huge pages, and unless the kernel
+    // has them off, backed by them (4096 mbufs of 2.5 KB: 10 MB).
+    QVERIFY2(pools[0].contains("4096 mbufs packed on 10 MB advised for 2 MB transparent huge "
+                               "pages"),
+             qPrintable(pools[0]));
+    QFile thp("/sys/kernel/mm/transparent_hugepage/enabled");
+    if (thp.open(QIODevice::ReadOnly) && !thp.readAll().contains("[never]"))
+        QVERIFY2(!pools[0].contains(", 0 MB of it"), qPrintable(pools[0]));
+    // Asked for the EAL's memory: a new pool there, the port restarted, frames still forwarded.
+    QVERIFY2(pools[1].contains("on the EAL's 4 KB pages, one mbuf per page"), qPrintable(pools[1]));
+    const auto s = c->samples();
+    QVERIFY(s[at + 2]->rateOf(CounterId::TxPackets) > 0);
+    QCOMPARE(s[at + 2]->totalOf(CounterId::TxFull), std::uint64_t{0});
+}
+
 void TstDpdk::livePollModeChangeCutsIdleWakeups()
 {
     // An idle port (no-rx=1): every poll is empty, so the poll thread's wakeups are the
@@ -303,11 +329,10 @@ void TstDpdk::livePollModeChangeCutsIdleWakeups()
     engine.stop();
     const auto s = c->samples();
     auto wakeups = [&](std::size_t from, std::size_t to) {
-        std::vector<double> v;
-        for (std::size_t k = from; k < to; ++k)
-            if (const ThreadStat *t = s[k]->thread("poll")) v.push_back(t->wakeupsPerS);
-        std::sort(v.begin(), v.end());
-        return v.empty() ? -1.0 : v[v.size() / 2];
+        return medianOf(s, from, to, [](const Sample &x) {
+            const ThreadStat *t = x.thread("poll");
+            return t ? t->wakeupsPerS : NAN;
+        });
     };
     const double before = wakeups(2, at), after = wakeups(at + 2, at + 8);
     QVERIFY2(before > 2000, qPrintable(QString::number(before)));
@@ -335,11 +360,7 @@ void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
     engine.stop();
     const auto s = c->samples();
     auto polls = [&](std::size_t from, std::size_t to) {
-        std::vector<double> v;
-        for (std::size_t k = from; k < to; ++k)
-            v.push_back(s[k]->rateOf(CounterId::Polls));
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
+        return medianOf(s, from, to, [](const Sample &x) { return x.rateOf(CounterId::Polls); });
     };
     const double busy = polls(2, at), paused = polls(at + 2, at + 6);
     // Each paused empty poll costs at least 1 us: at most about a million a second (2e6 with

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <rte_eal.h>
 #include <rte_ether.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
@@ -90,6 +91,7 @@ DpdkDevice::~DpdkDevice()
     disablePowerManagement();
     if (addon_ && started_) addon_->beforeStop();
     addon_.reset();
+    if (started_) drainRx();
     for (auto id : port_)
         Eal::detach(id);
     txq_.reset();
@@ -162,6 +164,12 @@ std::vector<TunableSupport> DpdkDevice::support() const
         s.push_back({p, Support::Ignored,
                      "the PMD refills inside rte_eth_rx_burst; refill.threshold is its "
                      "rx_free_thresh"});
+    if (rte_eal_has_hugepages())
+        s.push_back({TunableId::RxPoolMemory, Support::Ignored,
+                     "the EAL has hugepages: the mbuf pool is on them"});
+    else if (!virt)
+        s.push_back({TunableId::RxPoolMemory, Support::Ignored,
+                     "a PCI NIC DMAs into its mbufs: the pool is the EAL's memory"});
     if (virt) {
         s.push_back({TunableId::RefillThreshold, Support::Ignored,
                      "applied as rx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
@@ -233,10 +241,27 @@ DpdkDevice::PortStats DpdkDevice::stats(std::size_t k) const
     return s;
 }
 
+void DpdkDevice::drainRx()
+{
+    // What the RX queues still hold goes back to its pool before the ports stop: a ring PMD
+    // (net_ring) keeps its ring across a restart and a detach, and would hand the next
+    // configuration, or the next device of that name, mbufs of a pool freed meanwhile. Bounded:
+    // net_null answers every poll.
+    rte_mbuf *m[kBurst];
+    for (auto id : port_)
+        for (std::uint32_t taken = 0; taken < poolSize_ + 2 * kBurst;) {
+            const std::uint16_t n = rte_eth_rx_burst(id, 0, m, kBurst);
+            if (n == 0) break;
+            rte_pktmbuf_free_bulk(m, n);
+            taken += n;
+        }
+}
+
 void DpdkDevice::stopPorts()
 {
     if (!started_) return;
     if (addon_) addon_->beforeStop();
+    drainRx();
     for (std::size_t k = 0; k < port_.size(); ++k) {
         base_[k].add(stats(k)); // some PMDs reset their counters at queue setup
         rte_eth_dev_stop(port_[k]);
@@ -313,9 +338,9 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
 
 DpdkDevice::PortConfig DpdkDevice::portConfig(const ParamSet &ps)
 {
-    return {ps.integer(TunableId::RxRingSize), ps.integer(TunableId::TxRingSize),
+    return {ps.integer(TunableId::RxRingSize),    ps.integer(TunableId::TxRingSize),
             ps.integer(TunableId::RxPoolBuffers), ps.integer(TunableId::RefillThreshold),
-            ps.integer(TunableId::TxFreeThresh)};
+            ps.integer(TunableId::TxFreeThresh),  ps.integer(TunableId::RxPoolMemory)};
 }
 
 void DpdkDevice::reconfigure(const ParamSet &ps)
@@ -325,15 +350,21 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     if (started_ && portConfig(ps) == configured_) return;
     stopPorts();
     const auto poolSize = static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers));
+    // A PCI NIC DMAs into its mbufs: only the EAL's memory has the IO addresses for that.
+    const bool pci =
+        std::any_of(desc_.begin(), desc_.end(), [](const auto &d) { return isPciAddress(d.name); });
+    const auto memory = pci ? PoolMemory::Eal : ps.choice<PoolMemory>(TunableId::RxPoolMemory);
     std::unique_ptr<MbufPool> old;
-    if (!pool_ || poolSize != poolSize_) {
+    if (!pool_ || poolSize != poolSize_ || memory != poolMemory_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.
         auto fresh = std::make_unique<MbufPool>("ringlab" + std::to_string(port_[0]) + "g" +
                                                     std::to_string(poolGeneration_++),
-                                                poolSize);
+                                                poolSize, memory);
         old = std::move(pool_);
         pool_ = std::move(fresh);
         poolSize_ = poolSize;
+        poolMemory_ = memory;
+        note(pool_->describe());
     }
     try {
         configurePorts(ps); // the queues now hold the new pool's mbufs; the old pool is free
@@ -531,8 +562,13 @@ void DpdkDevice::switchPowerManagement(bool on)
     for (auto id : port_)
         rte_eth_dev_start(id);
     txHold_.store(false, std::memory_order_seq_cst);
-    std::lock_guard lock(pmgmtMutex_);
-    pmgmtNote_ = note;
+    this->note(std::move(note));
+}
+
+void DpdkDevice::note(std::string text)
+{
+    std::lock_guard lock(notesMutex_);
+    notes_.push_back(std::move(text));
 }
 
 void DpdkDevice::disablePowerManagement()
@@ -618,9 +654,10 @@ void DpdkDevice::read(DeviceReading &r)
     }
     lastReadNs_ = now;
     {
-        std::lock_guard lock(pmgmtMutex_);
-        if (!pmgmtNote_.empty()) r.events.push_back(std::move(pmgmtNote_));
-        pmgmtNote_.clear();
+        std::lock_guard lock(notesMutex_);
+        for (auto &n : notes_)
+            r.events.push_back(std::move(n));
+        notes_.clear();
     }
     if (addon_) addon_->read(r);
 }

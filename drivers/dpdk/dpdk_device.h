@@ -110,10 +110,15 @@ class DpdkDevice final : public Device {
     // What the ports were last configured with: a restart that changes none of it leaves
     // them running.
     struct PortConfig {
-        std::int64_t rxRing = 0, txRing = 0, pool = 0, rxFreeThresh = 0, txFreeThresh = 0;
+        std::int64_t rxRing = 0, txRing = 0, pool = 0, rxFreeThresh = 0, txFreeThresh = 0,
+                     poolMemory = 0;
         friend bool operator==(const PortConfig &, const PortConfig &) = default;
     };
     static PortConfig portConfig(const ParamSet &ps);
+    // Frees what the RX queues hold (before the ports stop or go).
+    void drainRx();
+    // An event for the next reading (a pool built, power management switched).
+    void note(std::string text);
 
     const LiveParams &live_;
     PortConfig configured_;
@@ -127,6 +132,7 @@ class DpdkDevice final : public Device {
     TxOnlySource txonly_;
     std::uint32_t rxRing_ = 0;
     std::uint32_t poolSize_ = 0;
+    PoolMemory poolMemory_ = PoolMemory::Thp;
     bool started_ = false;
     bool rxIntr_ = false;
     bool irqWoke_ = false;  // poll thread: the last wait ended on an RX interrupt
@@ -134,8 +140,8 @@ class DpdkDevice final : public Device {
     // PMD power management (poll.mode=pmd_pause), owned by the poll thread.
     int pmgmtLcore_ = -1;      // the lcore it is enabled for, or -1
     bool pmgmtFailed_ = false; // do not retry until poll.mode changes
-    std::mutex pmgmtMutex_;    // pmgmtNote_
-    std::string pmgmtNote_;    // an event for the next reading
+    std::mutex notesMutex_;    // notes_
+    std::vector<std::string> notes_; // events for the next reading
     // Transmit stays out while the poll thread restarts the ports (per burst, not per frame).
     std::atomic<bool> txHold_{false};
     std::atomic<int> txBusy_{0};

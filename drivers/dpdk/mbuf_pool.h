@@ -6,9 +6,11 @@
 
 #include <rte_mbuf.h>
 
+#include <memory>
 #include <string>
 
 #include "engine/datapath/buffer_source.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab::dpdk {
 
@@ -31,15 +33,34 @@ inline Buffer *wrap(rte_mbuf *m, std::uint16_t port)
     return b;
 }
 
+// Memory of a pool on transparent huge pages: the mapping, and the 2 MB-aligned range in it.
+// Unmapped when destroyed, after the mempool on it.
+struct HugeArea {
+    HugeArea(void *m, std::size_t ml, char *b, std::size_t l)
+        : mapping(m), mappingLen(ml), base(b), len(l)
+    {
+    }
+    ~HugeArea();
+    HugeArea(const HugeArea &) = delete;
+    HugeArea &operator=(const HugeArea &) = delete;
+    void *mapping;
+    std::size_t mappingLen;
+    char *base;
+    std::size_t len;
+};
+
 class MbufPool final : public BufferSource {
   public:
-    // Throws std::runtime_error naming the pool and DPDK's reason.
-    MbufPool(const std::string &name, std::uint32_t buffers);
+    // Throws std::runtime_error naming the pool and DPDK's reason. `memory` (rx.pool_memory)
+    // counts only without hugepages: with them the pool is the EAL's.
+    MbufPool(const std::string &name, std::uint32_t buffers, PoolMemory memory);
     ~MbufPool() override;
     MbufPool(const MbufPool &) = delete;
     MbufPool &operator=(const MbufPool &) = delete;
 
     rte_mempool *mempool() const { return mp_; }
+    // Its size and memory, and how much of that the kernel backs with huge pages.
+    std::string describe() const;
     std::uint32_t size() const override { return size_; }
     std::uint32_t available() const override;
     std::uint32_t alloc(Buffer **out, std::uint32_t n) override;
@@ -47,6 +68,7 @@ class MbufPool final : public BufferSource {
 
   private:
     rte_mempool *mp_ = nullptr;
+    std::unique_ptr<HugeArea> area_; // the pool's own memory (rx.pool_memory thp)
     std::uint32_t size_ = 0;
 };
 

@@ -31,7 +31,9 @@ class SimNic : public Device { // not final: tests derive a device that fails on
     }
     std::vector<TunableSupport> support() const override
     {
-        return {{TunableId::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"}};
+        return {{TunableId::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"},
+                {TunableId::RxPoolMemory, Support::Ignored,
+                 "the simulated NIC's buffers are its own, not DPDK mbufs"}};
     }
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;

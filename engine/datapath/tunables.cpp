@@ -32,6 +32,18 @@ constexpr Strategy<> kFwdModes[] = {
 };
 constexpr auto kFwdNames = namesOf(kFwdModes);
 constexpr auto kFwdHelp = helpsOf(kFwdModes);
+// rx.pool_memory's values, in PoolMemory's order; the DPDK device builds its mbuf pool by them.
+constexpr Strategy<> kPoolMemories[] = {
+    {"thp", "anonymous memory advised for 2 MB transparent huge pages (madvise), mbufs packed "
+            "back to back: a burst's frames share a few TLB entries"},
+    {"eal", "the EAL's own memory: 4 KB pages, one mbuf per page (DPDK keeps an object within a "
+            "page), as dpdk-testpmd has it without hugepages"},
+};
+constexpr auto kPoolMemoryNames = namesOf(kPoolMemories);
+constexpr auto kPoolMemoryHelp = helpsOf(kPoolMemories);
+static_assert(kPoolMemoryNames[static_cast<int>(PoolMemory::Eal)] == "eal" &&
+                  kPoolMemoryNames.size() == static_cast<std::size_t>(PoolMemory::Eal) + 1,
+              "kPoolMemories follows PoolMemory");
 static_assert(kPollNames[static_cast<int>(PollMode::PmdPause)] == "pmd_pause" &&
                   kPollNames.size() == static_cast<std::size_t>(PollMode::PmdPause) + 1,
               "kPollModes follows PollMode");
@@ -94,6 +106,10 @@ const TunableInfo kTable[] = {
      "what is in flight makes allocations fail (counted as alloc_fail). At most 262144, twice "
      "what the largest rings and hand-off queue can hold: each buffer keeps a 4 KiB page "
      "resident, prepared before the run starts."},
+    {TunableId::RxPoolMemory, "rx.pool_memory", "RX refill", T::Choice, "", 0, lastOf(kPoolMemoryNames.size()), 0, R, kPoolMemoryNames,
+     "Where a DPDK port's mbuf pool lives when the EAL runs without hugepages (--no-huge, "
+     "the default). A new pool. With hugepages, or on a PCI port (its DMA needs the EAL's "
+     "memory), the pool is the EAL's; the simulated NIC's buffers are its own.", false, kPoolMemoryHelp},
     {TunableId::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {TunableId::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,

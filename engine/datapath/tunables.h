@@ -30,6 +30,7 @@ enum class TunableId : std::uint16_t {
     LoadSeed,
     RxRingSize,
     RxPoolBuffers,
+    RxPoolMemory,
     RefillContext,
     RefillThreshold,
     RefillBatch,
@@ -86,6 +87,7 @@ enum class HandoffMode { Direct, Fifo, Work };
 enum class WorkQueueKind { Shared, Dedicated };
 enum class HeaderMode { PerPacket, Precomputed, None };
 enum class FwdMode { Io, Macswap, Txonly, Rxonly };
+enum class PoolMemory { Thp, Eal };
 enum class SchedPolicy { Other, Fifo };
 
 struct TunableInfo {
