@@ -364,6 +364,7 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
         pool_ = std::move(fresh);
         poolSize_ = poolSize;
         poolMemory_ = memory;
+        chunks_ = pool_->onHugePages() ? Chunks{} : Chunks{8, 16};
         note(pool_->describe());
     }
     try {

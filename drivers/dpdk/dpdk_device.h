@@ -76,7 +76,10 @@ class DpdkDevice final : public Device {
     bool txCompletesOnFlush() const override { return true; }
     // Without hugepages each mbuf is a 4 KB page of its own: 8 harvested and 16 reclaimed at
     // a time stay within the first-level TLB (2.4x the forwarding rate of 64 and 256).
-    Chunks chunks() const override { return {8, 16}; }
+    // On 4 KB pages an mbuf takes a page of its own: chunks of 8 and 16 keep a chunk within
+    // the first-level TLB. On huge pages (rx.pool_memory thp, or the EAL's hugepages) the
+    // whole budget moves at once, as testpmd's bursts do.
+    Chunks chunks() const override { return chunks_; }
     std::uint32_t txPending() const override { return txq_ ? txq_->size() : 0; }
     std::uint32_t txFree() const override { return txq_ ? txq_->capacity() - txq_->size() : 0; }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;
@@ -133,6 +136,7 @@ class DpdkDevice final : public Device {
     std::uint32_t rxRing_ = 0;
     std::uint32_t poolSize_ = 0;
     PoolMemory poolMemory_ = PoolMemory::Thp;
+    Chunks chunks_{8, 16}; // by the pool's pages (chunks()), set with the pool
     bool started_ = false;
     bool rxIntr_ = false;
     bool irqWoke_ = false;  // poll thread: the last wait ended on an RX interrupt

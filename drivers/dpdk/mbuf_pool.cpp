@@ -119,6 +119,8 @@ MbufPool::MbufPool(const std::string &name, std::uint32_t buffers, PoolMemory me
             b->room = m->buf_len - RTE_PKTMBUF_HEADROOM;
         },
         nullptr);
+    // Every mbuf was written above: the kernel has chosen each page's size by now.
+    onHugePages_ = area_ ? hugeBytes(area_->base) > 0 : rte_eal_has_hugepages() != 0;
 }
 
 HugeArea::~HugeArea()

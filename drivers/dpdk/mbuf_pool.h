@@ -59,6 +59,9 @@ class MbufPool final : public BufferSource {
     MbufPool &operator=(const MbufPool &) = delete;
 
     rte_mempool *mempool() const { return mp_; }
+    // Whether its mbufs sit on huge pages: its own advised memory as the kernel backs it, or
+    // the EAL's hugepages.
+    bool onHugePages() const { return onHugePages_; }
     // Its size and memory, and how much of that the kernel backs with huge pages.
     std::string describe() const;
     std::uint32_t size() const override { return size_; }
@@ -69,6 +72,7 @@ class MbufPool final : public BufferSource {
   private:
     rte_mempool *mp_ = nullptr;
     std::unique_ptr<HugeArea> area_; // the pool's own memory (rx.pool_memory thp)
+    bool onHugePages_ = false;
     std::uint32_t size_ = 0;
 };
 
