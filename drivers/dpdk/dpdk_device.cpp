@@ -136,11 +136,17 @@ bool DpdkDevice::isVirtual(std::size_t k) const
     return !isPciAddress(desc_[k].name);
 }
 
+bool DpdkDevice::allVirtual() const
+{
+    for (std::size_t k = 0; k < desc_.size(); ++k)
+        if (!isVirtual(k)) return false;
+    return true;
+}
+
 std::vector<TunableSupport> DpdkDevice::support() const
 {
     const std::string drv = desc_.empty() ? "the PMD" : desc_[0].driver;
-    const bool virt = std::all_of(desc_.begin(), desc_.end(),
-                                  [&](const auto &d) { return !isPciAddress(d.name); });
+    const bool virt = allVirtual();
     std::vector<TunableSupport> s;
     const std::string loadWhy = "traffic comes from the port; load.* shapes what the engine "
                                 "generates only with fwd.mode=txonly";
@@ -351,9 +357,8 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     stopPorts();
     const auto poolSize = static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers));
     // A PCI NIC DMAs into its mbufs: only the EAL's memory has the IO addresses for that.
-    const bool pci =
-        std::any_of(desc_.begin(), desc_.end(), [](const auto &d) { return isPciAddress(d.name); });
-    const auto memory = pci ? PoolMemory::Eal : ps.choice<PoolMemory>(TunableId::RxPoolMemory);
+    const auto memory =
+        allVirtual() ? ps.choice<PoolMemory>(TunableId::RxPoolMemory) : PoolMemory::Eal;
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_ || memory != poolMemory_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.

@@ -108,6 +108,7 @@ class DpdkDevice final : public Device {
     void stopPorts();
     PortStats stats(std::size_t k) const;
     bool isVirtual(std::size_t k) const;
+    bool allVirtual() const; // no PCI port among them
     std::string portList() const;
 
     // What the ports were last configured with: a restart that changes none of it leaves

@@ -65,8 +65,8 @@ rte_mempool *createOnHugePages(const std::string &name, std::uint32_t buffers, u
     return mp;
 }
 
-// How much of [addr, addr + len) the kernel backs with huge pages: the AnonHugePages of the
-// mapping holding it (/proc/self/smaps), in bytes; -1 when it cannot be read.
+// How much of the mapping holding `addr` the kernel backs with huge pages: its AnonHugePages
+// (/proc/self/smaps), in bytes; -1 when it cannot be read.
 std::int64_t hugeBytes(const void *addr)
 {
     std::ifstream smaps("/proc/self/smaps");
