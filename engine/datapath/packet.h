@@ -35,12 +35,13 @@ enum class Stage : std::uint8_t {
 };
 inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::Count);
 
-// Every field the datapath touches per frame (frame, order, length, kind, the stamps every
-// frame gets) lies in the first cache line: a frame costs the poll and clean threads one
-// line of its buffer, not two. Only the TX completion stamp lies beyond it, and it is written
-// on measured frames only (a DPDK buffer sits on a 4 KB page of its own, every buffer at the
-// same page offset: a second line per frame is a second first-level cache set that 64 frames
-// in flight share eight ways of).
+// What the datapath touches per frame (frame, order, length, kind, the arrival and harvest
+// stamps) and the stamps of a batch holding a measured frame (hand-off, processed, posted)
+// lie in the first cache line: a frame costs the poll and clean threads one line of its
+// buffer, not two (the work hand-off's item, below, is the exception it needs). The TX
+// completion stamp lies beyond it and is written on measured frames only. On the EAL's 4 KB
+// pages every DPDK buffer sits on a page of its own at the same offset: a second line per
+// frame is a second first-level cache set, eight ways shared by every frame in flight.
 struct alignas(64) Buffer {
     std::uint8_t *data = nullptr; // the frame; at least 64 bytes of headroom lie before it
     std::uint64_t seq = 0;        // arrival order, stamped by the device
@@ -60,6 +61,8 @@ struct alignas(64) Buffer {
     std::int64_t &at(Stage s) { return ts[static_cast<std::size_t>(s)]; }
     std::int64_t at(Stage s) const { return ts[static_cast<std::size_t>(s)]; }
 };
+static_assert(offsetof(Buffer, sampled) < offsetof(Buffer, ts) && offsetof(Buffer, data) < 64,
+              "the per-frame fields lead the first cache line");
 static_assert(offsetof(Buffer, ts) +
                       sizeof(std::int64_t) * static_cast<std::size_t>(Stage::TxDone) <=
                   64,
