@@ -484,7 +484,7 @@ std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_
 {
     const std::uint32_t k = txq_->pop(out, max);
     for (std::uint32_t j = 0; j < k; ++j)
-        if (out[j]->sampled) out[j]->at(Stage::TxDone) = nowNs; // handed to the PMD now
+        out[j]->stampDone(nowNs); // handed to the PMD now
     return k;
 }
 

@@ -148,7 +148,7 @@ std::uint32_t SimNic::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t 
     for (std::uint32_t j = 0; j < k; ++j) {
         wire += (bufs[j]->len + kWireOverheadBytes) * perByte;
         const auto done = static_cast<std::int64_t>(wire);
-        if (bufs[j]->sampled) bufs[j]->at(Stage::TxDone) = done; // read for measured ones
+        bufs[j]->stampDone(done);
         tx_->at(tail + j) = TxDesc{bufs[j], done};
     }
     txWireFreeNs_ = wire;

@@ -60,6 +60,12 @@ struct alignas(64) Buffer {
 
     std::int64_t &at(Stage s) { return ts[static_cast<std::size_t>(s)]; }
     std::int64_t at(Stage s) const { return ts[static_cast<std::size_t>(s)]; }
+    // The TX completion stamp, read only for measured frames (LatencyStats::record) and so
+    // written only on them: it is the one stamp beyond the first cache line.
+    void stampDone(std::int64_t ns)
+    {
+        if (sampled) at(Stage::TxDone) = ns;
+    }
 };
 static_assert(offsetof(Buffer, sampled) < offsetof(Buffer, ts) && offsetof(Buffer, data) < 64,
               "the per-frame fields lead the first cache line");
