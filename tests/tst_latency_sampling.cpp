@@ -20,6 +20,7 @@ class TstLatencySampling : public QObject {
     void sampledPercentilesFollowTheExactOnes();
     void probesAreAlwaysMeasured();
     void oneMeansEveryFrame();
+    void aBurstCompletingNowTakesItsReading();
     void aRunSaysItsRateAndMeasuresThatShare();
 };
 
@@ -114,6 +115,41 @@ void TstLatencySampling::oneMeansEveryFrame()
     QCOMPARE(s.sampleEvery, 1u);
     QCOMPARE(s.total.total(), std::uint64_t{(900 + 7) / 8 + 900});
     QCOMPARE(s.rtt.total(), std::uint64_t{200});
+}
+
+void TstLatencySampling::aBurstCompletingNowTakesItsReading()
+{
+    // A DPDK TX buffer completes when handed to the PMD: the clean records the burst with its
+    // own reading and no TxDone stamp is read (here: left at a value that would show).
+    std::vector<Buffer> bufs(4);
+    std::vector<const Buffer *> ptrs;
+    for (std::size_t k = 0; k < bufs.size(); ++k) {
+        Buffer &b = bufs[k];
+        b.len = 60 + static_cast<std::uint32_t>(k);
+        b.sampled = k % 2 == 0; // two measured
+        for (std::size_t s = 0; s < kStageCount - 1; ++s)
+            b.at(static_cast<Stage>(s)) = 1'000'000 + 1'000 * static_cast<std::int64_t>(s);
+        b.at(Stage::TxDone) = 999'000'000;
+        ptrs.push_back(&b);
+    }
+    LatencyStats st;
+    const std::uint64_t bytes = st.record(ptrs.data(), 4, 2, 1'010'000);
+    QCOMPARE(bytes, std::uint64_t{60 + 61 + 62 + 63}); // every frame's, measured or not
+    const auto s = st.snapshot();
+    QCOMPARE(s.total.total(), std::uint64_t{2});
+    // Arrival 1,000,000 to the reading 1,010,000: 10 us each.
+    const LatencySummary l = summarizeLatency(s.total);
+    QVERIFY2(relative(l.p50, 10.0) < 0.05 && relative(l.max, 10.0) < 0.05,
+             qPrintable(QString("p50 %1 max %2 us").arg(l.p50).arg(l.max)));
+    for (std::size_t k = 0; k + 1 < kStageSpans; ++k)
+        QCOMPARE(s.stageNs[k], std::uint64_t{2 * 1'000});
+    // The last span runs from TX posted (1,004,000) to the reading.
+    QCOMPARE(s.stageNs[kStageSpans - 1], std::uint64_t{2 * 6'000});
+
+    // Without a reading, each frame's own TxDone stamp counts.
+    LatencyStats own;
+    own.record(ptrs.data(), 4, 2);
+    QCOMPARE(own.snapshot().stageNs[kStageSpans - 1], std::uint64_t{2 * (999'000'000 - 1'004'000)});
 }
 
 void TstLatencySampling::aRunSaysItsRateAndMeasuresThatShare()

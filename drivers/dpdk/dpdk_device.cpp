@@ -480,12 +480,11 @@ std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int6
     return txq_->push(bufs, n);
 }
 
-std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs)
+std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_t)
 {
-    const std::uint32_t k = txq_->pop(out, max);
-    for (std::uint32_t j = 0; j < k; ++j)
-        out[j]->stampDone(nowNs); // handed to the PMD now
-    return k;
+    // Completed when handed to the PMD, now: the clean records them with its reading
+    // (txCompletesOnFlush), no TxDone stamp per frame.
+    return txq_->pop(out, max);
 }
 
 bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped)

@@ -260,10 +260,8 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
     do {
         k = dev_.txReclaim(done, burst, now);
         total += k;
-        std::uint64_t bytes = 0;
-        latency_.record(done, k, every);
-        for (std::uint32_t j = 0; j < k; ++j)
-            bytes += done[j]->len;
+        const std::uint64_t bytes =
+            latency_.record(done, k, every, flushInline_ ? now : kNoReading);
         if (k) {
             std::uint32_t dropped = 0;
             if (!dev_.txRetire(done, k, dropped)) pool_.release(done, k);
