@@ -481,12 +481,12 @@ void TstEndToEnd::engineCpuAgreesHeadlessAndInTheWorkbench()
     QCOMPARE(rows.size(), std::size_t{2});
     const auto &engineCpu = rows[0];
     QVERIFY2(engineCpu.a.batches >= 3 && engineCpu.b.batches >= 3, "runs too short to judge");
-    // Within noise: not significant, or within a third. On a 2-vCPU machine the workbench's
+    // Within noise: not significant, or within a half. On a 2-vCPU machine the workbench's
     // GUI thread (its chart drawing, ~30 ms/s here) shares the CPUs with the engine's
     // threads and costs them some: on the Intel VM of 2026-12-05 the workbench read +3 to
     // +28 % over headless in five runs, significant in most; the fault this guards against
-    // (the GUI thread counted as the engine's) doubled it.
-    QVERIFY2(!engineCpu.diff.significant || std::fabs(engineCpu.diff.pct) < 33,
+    // (the GUI thread counted as the engine's) doubled it (+94 %).
+    QVERIFY2(!engineCpu.diff.significant || std::fabs(engineCpu.diff.pct) < 50,
              qPrintable(QString("engine CPU headless %1 ms/s, in the workbench %2 ms/s: %3")
                             .arg(engineCpu.a.mean)
                             .arg(engineCpu.b.mean)

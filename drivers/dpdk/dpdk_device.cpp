@@ -446,7 +446,8 @@ std::uint32_t DpdkDevice::harvestPorts(Buffer **out, std::uint32_t max, std::int
             for (std::uint16_t i = 0; i < k; ++i) {
                 Buffer *b = wrap(m[i], idx);
                 b->seq = seq_++;
-                // No hardware timestamp: arrival is the poll. Every later stage stamps its own.
+                // No hardware timestamp: arrival is the poll. Every later stage stamps its own
+                // but the completion, which is the clean's reading (txCompletesOnFlush).
                 b->at(Stage::Arrival) = nowNs;
                 out[got + i] = b;
             }

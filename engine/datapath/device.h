@@ -115,7 +115,9 @@ class Device {
     }
     // True when a transmit completes as soon as txRetire() hands it over (a DPDK TX buffer):
     // tx.coalesce_frames then flushes in the transmit context, as l2fwd's rte_eth_tx_buffer
-    // does, instead of waking the clean thread.
+    // does, instead of waking the clean thread. Its frames' completion is then the clean's
+    // reading (Transmitter::reclaim passes it to LatencyStats::record) and the device writes
+    // no Stage::TxDone; a device that returns false stamps it (Buffer::stampDone).
     virtual bool txCompletesOnFlush() const { return false; }
     // How many frames move through the stages together. A poll round harvests and hands on
     // up to rxChunk() frames at a time, and a TX clean reclaims up to txChunk() at a time, so

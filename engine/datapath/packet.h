@@ -39,9 +39,12 @@ inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::Count
 // stamps) and the stamps of a batch holding a measured frame (hand-off, processed, posted)
 // lie in the first cache line: a frame costs the poll and clean threads one line of its
 // buffer, not two (the work hand-off's item, below, is the exception it needs). The TX
-// completion stamp lies beyond it and is written on measured frames only. On the EAL's 4 KB
+// completion stamp lies beyond it: a device that times its own completion (the simulated
+// NIC's wire time) writes it on measured frames only; a DPDK frame's completion is the TX
+// clean's reading, passed to LatencyStats::record, and never stamped. On the EAL's 4 KB
 // pages every DPDK buffer sits on a page of its own at the same offset: a second line per
-// frame is a second first-level cache set, eight ways shared by every frame in flight.
+// frame is a second first-level cache set, shared by every frame in flight (8 ways on the
+// AMD EPYC VM, 12 on the Intel Xeon one).
 struct alignas(64) Buffer {
     std::uint8_t *data = nullptr; // the frame; at least 64 bytes of headroom lie before it
     std::uint64_t seq = 0;        // arrival order, stamped by the device
@@ -60,8 +63,9 @@ struct alignas(64) Buffer {
 
     std::int64_t &at(Stage s) { return ts[static_cast<std::size_t>(s)]; }
     std::int64_t at(Stage s) const { return ts[static_cast<std::size_t>(s)]; }
-    // The TX completion stamp, read only for measured frames (LatencyStats::record) and so
-    // written only on them: it is the one stamp beyond the first cache line.
+    // The TX completion stamp of a device that times its own completion (SimNic::txPost),
+    // read only for measured frames (LatencyStats::record without a reading) and so written
+    // only on them: it is the one stamp beyond the first cache line.
     void stampDone(std::int64_t ns)
     {
         if (sampled) at(Stage::TxDone) = ns;

@@ -61,7 +61,8 @@ class Transmitter {
     // scheduled again meanwhile (missed) and must run again.
     bool napiPoll(Counters &c);
     // Reclaims completed frames unless another context is doing so; returns how many. One
-    // clock read per burst: each frame it reclaims is done at that instant. `clean`: a TX
+    // clock read per burst: a device completing on flush has each frame it reclaims done at
+    // that instant; the others' frames carry their own completion stamp. `clean`: a TX
     // clean (stmmac_tx_clean(), or a drain), which net_dim counts and whose
     // cost.tx_clean_ns per frame is charged.
     std::uint32_t reclaim(Counters &c, bool clean = false);
