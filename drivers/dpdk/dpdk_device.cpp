@@ -488,7 +488,7 @@ std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_
     return txq_->pop(out, max);
 }
 
-bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped)
+bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refused)
 {
     Eal::registerThread();
     // Another thread (the timer's) keeps out of the way while the poll thread restarts the
@@ -504,7 +504,7 @@ bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &d
             txBusy_.fetch_add(1, std::memory_order_acq_rel);
         }
     }
-    dropped = 0;
+    refused = {};
     rte_mbuf *m[kBurst];
     std::uint32_t from = 0;
     while (from < n) {
@@ -522,8 +522,10 @@ bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &d
         for (int retry = 0; sent < k && retry < kTxRetries; ++retry)
             sent += rte_eth_tx_burst(port_[idx], 0, m + sent, static_cast<std::uint16_t>(k - sent));
         if (sent < k) {
+            for (std::uint16_t i = sent; i < k; ++i)
+                refused.bytes += m[i]->pkt_len;
+            refused.frames += k - sent;
             rte_pktmbuf_free_bulk(m + sent, k - sent);
-            dropped += k - sent;
         }
         from += k;
     }

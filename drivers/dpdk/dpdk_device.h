@@ -72,7 +72,7 @@ class DpdkDevice final : public Device {
 
     std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) override;
     std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) override;
-    bool txRetire(Buffer *const *bufs, std::uint32_t n, std::uint32_t &dropped) override;
+    bool txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refused) override;
     bool txCompletesOnFlush() const override { return true; }
     // Without hugepages each mbuf is a 4 KB page of its own: 8 harvested and 16 reclaimed at
     // a time stay within the first-level TLB (2.4x the forwarding rate of 64 and 256).

@@ -104,13 +104,18 @@ class Device {
     virtual std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) = 0;
     // TX, clean context: completed buffers, in order.
     virtual std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) = 0;
+    // What a port refused of the frames handed to it in txRetire() (freed, not sent).
+    struct TxRefused {
+        std::uint32_t frames = 0;
+        std::uint64_t bytes = 0;
+    };
     // TX, clean context, after txReclaim's buffers are recorded: a device whose transmit
     // completes on the wire only now (a DPDK TX buffer flushed to the PMD) takes them here
-    // and returns true, with `dropped` the frames the port refused (freed). False: the
-    // caller returns them to the buffer source.
-    virtual bool txRetire(Buffer *const *, std::uint32_t, std::uint32_t &dropped)
+    // and returns true, with `refused` what the port would not take. False: the caller
+    // returns them to the buffer source.
+    virtual bool txRetire(Buffer *const *, std::uint32_t, TxRefused &refused)
     {
-        dropped = 0;
+        refused = {};
         return false;
     }
     // True when a transmit completes as soon as txRetire() hands it over (a DPDK TX buffer):

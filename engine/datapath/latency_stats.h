@@ -52,11 +52,6 @@ class SampleMarker {
 
 class LatencyStats {
   public:
-    void record(const Buffer &b)
-    {
-        const Buffer *one = &b;
-        record(&one, 1);
-    }
     // A burst: the per-stage sums are added once per burst, not once per packet. The frames
     // marked measured (SampleMarker: every probe, one load frame in `every`) are recorded;
     // `every` is the rate the snapshot reports. `doneNs`: the burst's completion when it

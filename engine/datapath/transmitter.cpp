@@ -250,7 +250,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
 {
     if (reclaiming_.test_and_set(std::memory_order_acquire)) return 0;
     std::uint32_t total = 0;
-    std::uint64_t allBytes = 0;
+    std::uint64_t allSent = 0, allBytes = 0; // what the ports took
     constexpr std::uint32_t kMaxBurst = 256;
     const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
     Buffer *done[kMaxBurst];
@@ -263,12 +263,14 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
         const std::uint64_t bytes =
             latency_.record(done, k, every, flushInline_ ? now : kNoReading);
         if (k) {
-            std::uint32_t dropped = 0;
-            if (!dev_.txRetire(done, k, dropped)) pool_.release(done, k);
-            if (dropped) c.add(CounterId::TxFull, dropped);
-            c.add(CounterId::TxPackets, k - dropped);
-            c.add(CounterId::TxBytes, bytes);
-            allBytes += bytes;
+            Device::TxRefused refused;
+            if (!dev_.txRetire(done, k, refused)) pool_.release(done, k);
+            // Counted as sent: what the port took. A refused frame is a drop (tx_full).
+            if (refused.frames) c.add(CounterId::TxFull, refused.frames);
+            c.add(CounterId::TxPackets, k - refused.frames);
+            c.add(CounterId::TxBytes, bytes - refused.bytes);
+            allSent += k - refused.frames;
+            allBytes += bytes - refused.bytes;
         }
         if (k < burst) break;
         // More may have completed meanwhile: what the next burst takes is done from now.
@@ -279,7 +281,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
     if (clean) {
         // net_dim over the cleans, whichever context cleans: each is an event, as a TX
         // completion interrupt is. Under reclaiming_, so one context at a time.
-        dimPackets_ += total;
+        dimPackets_ += allSent;
         dimBytes_ += allBytes;
         if (live_.flag(TunableId::TxCoalesceAdaptive) &&
             dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {

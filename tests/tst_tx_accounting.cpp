@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the transmitter counts as sent on a device whose transmit completes on flush (a DPDK
+// TX buffer): the frames and bytes the port took. A frame the port refuses is a drop
+// (tx_full), its bytes are not sent, and net_dim does not see it. The device here is a port
+// that refuses every third frame, as a full net_tap queue or net_ring does.
+#include <QtTest>
+
+#include <deque>
+
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/transmitter.h"
+
+using namespace ringlab;
+
+class TstTxAccounting : public QObject {
+    Q_OBJECT
+  private slots:
+    void refusedFramesAreDropsNotSentBytes();
+};
+
+namespace {
+
+// A TX buffer flushed to a port that takes two frames in three. Its RX side is empty.
+class RefusingPort final : public Device {
+  public:
+    explicit RefusingPort(BufferSource &pool) : pool_(pool) {}
+    DeviceInfo info() const override { return {"refusing0", "test", false, false}; }
+    void reconfigure(const ParamSet &) override {}
+    void linkUp(std::int64_t) override {}
+    std::uint32_t rxHarvest(Buffer **, std::uint32_t, std::int64_t, Counters &) override
+    {
+        return 0;
+    }
+    std::uint32_t rxFree() const override { return 0; }
+    std::uint32_t rxPost(Buffer *const *, std::uint32_t, std::int64_t) override { return 0; }
+    std::uint32_t rxPosted() const override { return 0; }
+    std::uint32_t rxDrain(Buffer **, std::uint32_t) override { return 0; }
+    std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t) override
+    {
+        queue_.insert(queue_.end(), bufs, bufs + n);
+        return n;
+    }
+    std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t) override
+    {
+        std::uint32_t k = 0;
+        for (; k < max && !queue_.empty(); ++k) {
+            out[k] = queue_.front();
+            queue_.pop_front();
+        }
+        return k;
+    }
+    bool txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refused) override
+    {
+        refused = {};
+        for (std::uint32_t k = 0; k < n; ++k) {
+            if (++handed_ % 3 == 0) {
+                ++refused.frames;
+                refused.bytes += bufs[k]->len;
+            } else {
+                sentBytes += bufs[k]->len;
+            }
+        }
+        pool_.release(bufs, n); // sent or refused, the port is done with them
+        return true;
+    }
+    bool txCompletesOnFlush() const override { return true; }
+    Chunks chunks() const override { return {64, 16}; }
+    std::uint32_t txPending() const override { return static_cast<std::uint32_t>(queue_.size()); }
+    std::uint32_t txFree() const override { return 4096; }
+    std::uint32_t txDrain(Buffer **out, std::uint32_t max) override
+    {
+        return txReclaim(out, max, 0);
+    }
+    std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
+
+    std::uint64_t sentBytes = 0; // what the port put on its wire
+
+  private:
+    BufferSource &pool_;
+    std::deque<Buffer *> queue_;
+    std::uint64_t handed_ = 0;
+};
+
+// The transmit path's counts and the TX clean thread's (should its timer fire).
+std::uint64_t total(ThreadRegistry &reg, const Counters &own, CounterId c)
+{
+    std::uint64_t v = own.get(c);
+    for (const auto &e : reg.entries())
+        v += e->counters.get(c);
+    return v;
+}
+
+} // namespace
+
+void TstTxAccounting::refusedFramesAreDropsNotSentBytes()
+{
+    ParamSet ps;
+    const Status set = ps.set({{"tx.coalesce_frames", "32"}, {"tx.coalesce_usecs", "100000"}});
+    QVERIFY2(set.ok(), set.error.c_str());
+    LiveParams live(ps);
+    BufferPool pool(1024);
+    RefusingPort port(pool);
+    ThreadRegistry reg;
+    Transmitter tx(live, port, pool, reg, false);
+    Counters c;
+    // 300 frames of 100 to 399 bytes, in bursts of 30: every 32 pending are flushed by the
+    // transmit path, the rest after the stop.
+    constexpr std::uint32_t kFrames = 300;
+    std::uint64_t bytes = 0;
+    for (std::uint32_t seq = 0; seq < kFrames;) {
+        Buffer *bufs[30];
+        QCOMPARE(pool.alloc(bufs, 30), 30u);
+        for (Buffer *b : bufs) {
+            b->seq = seq;
+            b->len = 100 + seq++;
+            b->sampled = seq % 4 == 0;
+            b->at(Stage::Arrival) = nowNs();
+            bytes += b->len;
+        }
+        tx.xmit(bufs, 30, c, nowNs());
+    }
+    QVERIFY(total(reg, c, CounterId::TxInlineCleans) > 0); // the transmit path flushed
+    tx.stop();
+    tx.flush(c);
+    QCOMPARE(port.txPending(), 0u);
+    QCOMPARE(pool.available(), pool.size());
+    // A third refused: dropped as tx_full, the rest sent, to the byte.
+    QCOMPARE(total(reg, c, CounterId::Processed), std::uint64_t{kFrames});
+    QCOMPARE(total(reg, c, CounterId::TxFull), std::uint64_t{kFrames / 3});
+    QCOMPARE(total(reg, c, CounterId::TxPackets), std::uint64_t{kFrames - kFrames / 3});
+    QVERIFY(port.sentBytes < bytes);
+    QCOMPARE(total(reg, c, CounterId::TxBytes), port.sentBytes);
+}
+
+QTEST_GUILESS_MAIN(TstTxAccounting)
+#include "tst_tx_accounting.moc"
