@@ -8,7 +8,8 @@
 //     once more before it counts as a loss (RFC 2544's trials): on a shared 2-vCPU machine a
 //     neighbour stalls the poll thread for milliseconds now and then, which says nothing of
 //     the engine. Both figures are printed with the goal (issue 22: >= 20 Mpps lossless).
-// --quick: 3 saturation runs and 4 search steps (bench/check). --set NAME=VALUE (repeatable)
+// The full run searches three times (min/median/max); --quick: 3 saturation runs and one
+// search of 4 steps (bench/check). --set NAME=VALUE (repeatable)
 // adds tunables to every run: the thread placement (threads.poll_cpu=1 threads.clean_cpu=0).
 #include <algorithm>
 
@@ -77,6 +78,32 @@ Rate measure(std::int64_t rate, std::size_t samples)
     }));
     return r;
 }
+struct SearchResult {
+    double ratePps = 0;     // the highest offered rate found lossless
+    double nsPerPacket = 0; // the poll thread's cost there
+};
+
+// Binary search from 0.5 Mpps to just above `capacity`, `steps` steps.
+SearchResult searchLossless(double capacity, int steps)
+{
+    std::int64_t lo = 500'000, hi = static_cast<std::int64_t>(capacity * 1.05);
+    Rate best;
+    for (int step = 0; step < steps && hi - lo > 100'000; ++step) {
+        const std::int64_t mid = (lo + hi) / 2;
+        bool lossless = false;
+        for (int trial = 1; trial <= 2 && !lossless; ++trial) {
+            const Rate r = measure(mid, 12);
+            lossless = r.dropFraction <= 1e-4;
+            std::printf("offered %6.2f Mpps (trial %d): delivered %6.2f Mpps, drops %.4f %% "
+                        "(rx_missed %.0f, tx_full %.0f, alloc_fail %.0f) -> %s\n",
+                        mid / 1e6, trial, r.delivered / 1e6, r.dropFraction * 100, r.missed,
+                        r.txFull, r.allocFail, lossless ? "lossless" : "loss");
+            if (lossless) best = r;
+        }
+        (lossless ? lo : hi) = mid;
+    }
+    return {static_cast<double>(lo), best.nsPerPacket};
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -108,29 +135,29 @@ int main(int argc, char **argv)
                 capacity / 1e6, *std::min_element(sat.begin(), sat.end()) / 1e6,
                 *std::max_element(sat.begin(), sat.end()) / 1e6, rounds, median(ns));
 
-    std::int64_t lo = 500'000, hi = static_cast<std::int64_t>(capacity * 1.05);
-    Rate best;
-    for (int step = 0; step < (quick ? 4 : 7) && hi - lo > 100'000; ++step) {
-        const std::int64_t mid = (lo + hi) / 2;
-        bool lossless = false;
-        for (int trial = 1; trial <= 2 && !lossless; ++trial) {
-            const Rate r = measure(mid, 12);
-            lossless = r.dropFraction <= 1e-4;
-            std::printf("offered %6.2f Mpps (trial %d): delivered %6.2f Mpps, drops %.4f %% "
-                        "(rx_missed %.0f, tx_full %.0f, alloc_fail %.0f) -> %s\n",
-                        mid / 1e6, trial, r.delivered / 1e6, r.dropFraction * 100, r.missed,
-                        r.txFull, r.allocFail, lossless ? "lossless" : "loss");
-            if (lossless) best = r;
-        }
-        (lossless ? lo : hi) = mid;
+    // Each search is a few seconds long: a stall that spans both trials of one step sends it
+    // below the engine's rate (15.4 against 29.3 Mpps seen in two runs minutes apart). The
+    // full run searches three times and quotes the median.
+    const int searches = quick ? 1 : 3;
+    std::vector<double> lossless, lossNs;
+    for (int k = 0; k < searches; ++k) {
+        const SearchResult r = searchLossless(capacity, quick ? 4 : 7);
+        lossless.push_back(r.ratePps);
+        lossNs.push_back(r.nsPerPacket);
+        std::printf("=> search %d: maximum lossless rate %.2f Mpps (drops <= 0.01 %%), poll "
+                    "thread %.1f ns/packet there\n\n",
+                    k + 1, r.ratePps / 1e6, r.nsPerPacket);
     }
-    std::printf("=> maximum lossless rate: %.2f Mpps (drops <= 0.01 %%), poll thread %.1f "
-                "ns/packet there\n",
-                lo / 1e6, best.nsPerPacket);
+    const double lo = median(lossless);
+    std::printf("=> maximum lossless rate: %.2f Mpps (min %.2f, median, max %.2f of %d "
+                "searches), poll thread %.1f ns/packet there\n",
+                lo / 1e6, *std::min_element(lossless.begin(), lossless.end()) / 1e6,
+                *std::max_element(lossless.begin(), lossless.end()) / 1e6, searches,
+                median(lossNs));
     std::printf("goal: >= 20 Mpps lossless on one poll thread: %s\n",
-                lo >= 20'000'000 ? "met" : "NOT met");
+                lo >= 20e6 ? "met" : "NOT met");
     figure("engine_throughput.saturation_mpps", capacity / 1e6, "Mpps", true);
     figure("engine_throughput.ns_per_packet", median(ns), "ns", false);
-    figure("engine_throughput.lossless_mpps", static_cast<double>(lo) / 1e6, "Mpps", true);
+    figure("engine_throughput.lossless_mpps", lo / 1e6, "Mpps", true);
     return 0;
 }
