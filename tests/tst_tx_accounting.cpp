@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <deque>
+#include <mutex>
 
 #include "engine/datapath/buffer_pool.h"
 #include "engine/datapath/transmitter.h"
@@ -20,7 +21,8 @@ class TstTxAccounting : public QObject {
 
 namespace {
 
-// A TX buffer flushed to a port that takes two frames in three. Its RX side is empty.
+// A TX buffer flushed to a port that takes two frames in three. Its RX side is empty. Locked:
+// should the coalesce timer fire on a slow machine, the TX clean thread reclaims too.
 class RefusingPort final : public Device {
   public:
     explicit RefusingPort(BufferSource &pool) : pool_(pool) {}
@@ -37,11 +39,13 @@ class RefusingPort final : public Device {
     std::uint32_t rxDrain(Buffer **, std::uint32_t) override { return 0; }
     std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t) override
     {
+        std::lock_guard hold(lock_);
         queue_.insert(queue_.end(), bufs, bufs + n);
         return n;
     }
     std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t) override
     {
+        std::lock_guard hold(lock_);
         std::uint32_t k = 0;
         for (; k < max && !queue_.empty(); ++k) {
             out[k] = queue_.front();
@@ -51,6 +55,7 @@ class RefusingPort final : public Device {
     }
     bool txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refused) override
     {
+        std::lock_guard hold(lock_);
         refused = {};
         for (std::uint32_t k = 0; k < n; ++k) {
             if (++handed_ % 3 == 0) {
@@ -65,7 +70,11 @@ class RefusingPort final : public Device {
     }
     bool txCompletesOnFlush() const override { return true; }
     Chunks chunks() const override { return {64, 16}; }
-    std::uint32_t txPending() const override { return static_cast<std::uint32_t>(queue_.size()); }
+    std::uint32_t txPending() const override
+    {
+        std::lock_guard hold(lock_);
+        return static_cast<std::uint32_t>(queue_.size());
+    }
     std::uint32_t txFree() const override { return 4096; }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override
     {
@@ -73,9 +82,10 @@ class RefusingPort final : public Device {
     }
     std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
 
-    std::uint64_t sentBytes = 0; // what the port put on its wire
+    std::uint64_t sentBytes = 0; // what the port put on its wire (read after the stop)
 
   private:
+    mutable std::mutex lock_;
     BufferSource &pool_;
     std::deque<Buffer *> queue_;
     std::uint64_t handed_ = 0;
