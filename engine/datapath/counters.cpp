@@ -17,7 +17,7 @@ constexpr CounterText kCounters[] = {
     {"tx_bytes", "bytes completed on the wire and cleaned"},
     {"rx_missed", "arrivals that found no posted RX buffer"},
     {"alloc_fail", "refills that found the buffer pool empty"},
-    {"tx_full", "frames refused by a full TX ring"},
+    {"tx_full", "frames refused by a full TX ring or by the port"},
     {"handoff_full", "frames refused by a full hand-off queue"},
     {"polls", "polls of the RX ring"},
     {"empty_polls", "polls that found nothing"},

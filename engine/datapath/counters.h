@@ -19,7 +19,7 @@ enum class CounterId : std::uint8_t {
     TxBytes,
     RxMissed,    // arrival found no posted RX buffer
     AllocFail,   // buffer pool empty when refilling
-    TxFull,      // TX ring full at transmit
+    TxFull,      // TX ring full at transmit, or refused by the port at flush (DPDK)
     HandoffFull, // hand-off queue full
     Polls,
     EmptyPolls,

@@ -111,8 +111,9 @@ class Device {
     };
     // TX, clean context, after txReclaim's buffers are recorded: a device whose transmit
     // completes on the wire only now (a DPDK TX buffer flushed to the PMD) takes them here
-    // and returns true, with `refused` what the port would not take. False: the caller
-    // returns them to the buffer source.
+    // and returns true, with `refused` what the port would not take: a drop (tx_full), not
+    // sent. Their latency is still recorded, as DPDK's latencystats records every frame
+    // handed to rte_eth_tx_burst. False: the caller returns them to the buffer source.
     virtual bool txRetire(Buffer *const *, std::uint32_t, TxRefused &refused)
     {
         refused = {};
