@@ -158,10 +158,15 @@ int main(int argc, char **argv)
               [](const SearchResult &a, const SearchResult &b) { return a.ratePps < b.ratePps; });
     const SearchResult &mid = found[found.size() / 2];
     const double lo = mid.ratePps;
-    std::printf("=> maximum lossless rate: %.2f Mpps (min %.2f, median, max %.2f of %d "
-                "searches), poll thread %.1f ns/packet there\n",
-                lo / 1e6, found.front().ratePps / 1e6, found.back().ratePps / 1e6, searches,
-                mid.nsPerPacket);
+    if (searches > 1)
+        std::printf("=> maximum lossless rate: %.2f Mpps (min %.2f, median, max %.2f of %d "
+                    "searches), poll thread %.1f ns/packet there\n",
+                    lo / 1e6, found.front().ratePps / 1e6, found.back().ratePps / 1e6, searches,
+                    mid.nsPerPacket);
+    else
+        std::printf("=> maximum lossless rate: %.2f Mpps (one search), poll thread %.1f "
+                    "ns/packet there\n",
+                    lo / 1e6, mid.nsPerPacket);
     std::printf("goal: >= 20 Mpps lossless on one poll thread: %s\n",
                 lo >= 20e6 ? "met" : "NOT met");
     figure("engine_throughput.saturation_mpps", capacity / 1e6, "Mpps", true);
