@@ -70,8 +70,7 @@ sanitizers_and_fuzzers() {
         sysctl -qw vm.mmap_rnd_bits=28
     fi
     cmake --preset dev-tsan >/dev/null
-    cmake --build --preset dev-tsan -j "$(nproc)" \
-        --target tst_rings tst_workqueue tst_handoff tst_refill tst_engine tst_queued_subscriber
+    cmake --build --preset dev-tsan -j "$(nproc)" --target concurrency_tests
     ctest --preset dev-tsan --timeout 900
 
     echo "bootstrap: fuzzers, ${FUZZ_SECONDS:-30} s each"
