@@ -42,6 +42,15 @@ class FailingNic : public sim::SimNic {
     Failure failure_;
 };
 
+// A counter's total over the caller's own block and every engine thread's.
+inline std::uint64_t counterTotal(const ThreadRegistry &reg, const Counters &own, CounterId c)
+{
+    std::uint64_t v = own.get(c);
+    for (const auto &e : reg.entries())
+        v += e->counters.get(c);
+    return v;
+}
+
 inline DeviceFactory simFactory()
 {
     return [](const ParamSet &p, const LiveParams &live) -> std::unique_ptr<Device> {

@@ -8,8 +8,10 @@
 #include "engine/datapath/buffer_pool.h"
 #include "engine/datapath/clock.h"
 #include "engine/datapath/handoff.h"
+#include "tests/test_support.h"
 
 using namespace ringlab;
+using ringlab::test::counterTotal;
 
 class TstHandoff : public QObject {
     Q_OBJECT
@@ -18,16 +20,6 @@ class TstHandoff : public QObject {
     void exactlyOnce();
     void fullQueueDropsAndCounts();
 };
-
-namespace {
-std::uint64_t total(ThreadRegistry &reg, Counters &own, CounterId c)
-{
-    std::uint64_t v = own.get(c);
-    for (const auto &e : reg.entries())
-        v += e->counters.get(c);
-    return v;
-}
-} // namespace
 
 void TstHandoff::exactlyOnce_data()
 {
@@ -95,16 +87,16 @@ void TstHandoff::exactlyOnce()
         else
             QTRY_VERIFY(pool.available() > 0);
     }
-    QTRY_COMPARE_WITH_TIMEOUT(total(reg, own, CounterId::TxPackets), kPackets, 20000);
-    QCOMPARE(total(reg, own, CounterId::Processed), kPackets);
-    QCOMPARE(total(reg, own, CounterId::HandoffFull), std::uint64_t{0});
-    QCOMPARE(total(reg, own, CounterId::TxFull), std::uint64_t{0});
+    QTRY_COMPARE_WITH_TIMEOUT(counterTotal(reg, own, CounterId::TxPackets), kPackets, 20000);
+    QCOMPARE(counterTotal(reg, own, CounterId::Processed), kPackets);
+    QCOMPARE(counterTotal(reg, own, CounterId::HandoffFull), std::uint64_t{0});
+    QCOMPARE(counterTotal(reg, own, CounterId::TxFull), std::uint64_t{0});
     QCOMPARE(tx.latency().snapshot().total.total(), kPackets); // each completion recorded once
     QTRY_COMPARE(pool.available(), pool.size());               // every buffer back, none twice
-    if (ordered) QCOMPARE(total(reg, own, CounterId::Reordered), std::uint64_t{0});
+    if (ordered) QCOMPARE(counterTotal(reg, own, CounterId::Reordered), std::uint64_t{0});
     // A take per packet where the mode takes one at a time (Zephyr: one net_pkt per
     // k_fifo_get, one k_work per packet); batches of up to 32 otherwise.
-    const std::uint64_t takes = total(reg, own, CounterId::HandoffTakes);
+    const std::uint64_t takes = counterTotal(reg, own, CounterId::HandoffTakes);
     if (mode == static_cast<int>(HandoffMode::Direct))
         QCOMPARE(takes, std::uint64_t{0});
     else if (mode == static_cast<int>(HandoffMode::Work) || batch == 1)

@@ -6,6 +6,7 @@
 #include "engine/datapath/buffer_pool.h"
 #include "engine/datapath/clock.h"
 #include "engine/datapath/refill.h"
+#include "tests/test_support.h"
 
 using namespace ringlab;
 
@@ -53,13 +54,7 @@ struct Rig {
         pool->release(bufs, n);
         return n;
     }
-    std::uint64_t total(CounterId c)
-    {
-        std::uint64_t v = counters.get(c);
-        for (const auto &e : reg.entries())
-            v += e->counters.get(c);
-        return v;
-    }
+    std::uint64_t total(CounterId c) { return test::counterTotal(reg, counters, c); }
     ParamSet ps;
     std::unique_ptr<LiveParams> live;
     std::unique_ptr<sim::SimNic> nic;

@@ -10,8 +10,10 @@
 
 #include "engine/datapath/buffer_pool.h"
 #include "engine/datapath/transmitter.h"
+#include "tests/test_support.h"
 
 using namespace ringlab;
+using ringlab::test::counterTotal;
 
 class TstTxAccounting : public QObject {
     Q_OBJECT
@@ -91,15 +93,6 @@ class RefusingPort final : public Device {
     std::uint64_t handed_ = 0;
 };
 
-// The transmit path's counts and the TX clean thread's (should its timer fire).
-std::uint64_t total(ThreadRegistry &reg, const Counters &own, CounterId c)
-{
-    std::uint64_t v = own.get(c);
-    for (const auto &e : reg.entries())
-        v += e->counters.get(c);
-    return v;
-}
-
 } // namespace
 
 void TstTxAccounting::refusedFramesAreDropsNotSentBytes()
@@ -131,22 +124,22 @@ void TstTxAccounting::refusedFramesAreDropsNotSentBytes()
         }
         tx.xmit(bufs, 30, c, nowNs());
     }
-    QVERIFY(total(reg, c, CounterId::TxInlineCleans) > 0); // the transmit path flushed
+    QVERIFY(counterTotal(reg, c, CounterId::TxInlineCleans) > 0); // the transmit path flushed
     tx.stop();
     // Each frame is sent, refused or still waiting (the last 30 unless the timer fired).
-    QCOMPARE(total(reg, c, CounterId::TxPackets) + total(reg, c, CounterId::TxFull) +
+    QCOMPARE(counterTotal(reg, c, CounterId::TxPackets) + counterTotal(reg, c, CounterId::TxFull) +
                  port.txPending(),
              std::uint64_t{kFrames});
     tx.flush(c);
     QCOMPARE(port.txPending(), 0u);
     QCOMPARE(pool.available(), pool.size());
     // A third refused: dropped as tx_full, the rest sent, to the byte.
-    QCOMPARE(total(reg, c, CounterId::Processed), std::uint64_t{kFrames});
-    QCOMPARE(total(reg, c, CounterId::TxFull), std::uint64_t{kFrames / 3});
-    QCOMPARE(total(reg, c, CounterId::TxPackets), std::uint64_t{kFrames - kFrames / 3});
+    QCOMPARE(counterTotal(reg, c, CounterId::Processed), std::uint64_t{kFrames});
+    QCOMPARE(counterTotal(reg, c, CounterId::TxFull), std::uint64_t{kFrames / 3});
+    QCOMPARE(counterTotal(reg, c, CounterId::TxPackets), std::uint64_t{kFrames - kFrames / 3});
     QCOMPARE(port.sentBytes, expectSent);
     QVERIFY(expectSent < bytes);
-    QCOMPARE(total(reg, c, CounterId::TxBytes), expectSent);
+    QCOMPARE(counterTotal(reg, c, CounterId::TxBytes), expectSent);
 }
 
 QTEST_GUILESS_MAIN(TstTxAccounting)
