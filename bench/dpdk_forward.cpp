@@ -4,10 +4,12 @@
 // forwarding core on the same ports, and a bare rte_eth_rx_burst / rte_eth_tx_burst loop,
 // interleaved in one run. Two cases: both ports at full rate, and port A idle (no-rx=1, so
 // half the polls are empty). Prints Mpps forwarded in all (both directions) and the ratios
-// engine / testpmd (goal: >= 0.8, on the same memory) and engine / bare. The engine and the bare
-// loop keep their mbufs on 2 MB transparent huge pages (rx.pool_memory=thp, the engine's default);
-// testpmd, run --no-huge, has the EAL's 4 KB pages, one mbuf per page: the engine on those same
-// pages (rx.pool_memory=eal) is printed beside it. --quick: one round of the first case.
+// engine / testpmd and engine / bare. testpmd, run --no-huge, has the EAL's 4 KB pages, one
+// mbuf per page (DPDK's layout; it has no option to pack them). The goal (>= 0.8 of testpmd)
+// is judged on those same 4 KB pages: the engine on the EAL's memory with its mbufs packed
+// (rx.pool_memory=eal, "4K"). Beside it: the engine as users run it, on 2 MB transparent huge
+// pages (rx.pool_memory=thp, the default, as is the bare loop), and the engine in testpmd's
+// own layout (rx.pool_memory=eal_paged, "paged"). --quick: one round of the first case.
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -89,18 +91,21 @@ int main(int argc, char **argv)
     std::printf("engine settings:");
     for (const auto &[name, value] : kEngineSettings)
         std::printf(" %s=%s", name.c_str(), value.c_str());
-    std::printf("\nmbufs: engine and bare loop on 2 MB transparent huge pages (rx.pool_memory=thp, "
-                "the default); testpmd and 'engine 4K' on the EAL's 4 KB pages (--no-huge, "
-                "rx.pool_memory=eal)\n");
-    std::printf(
-        "%-24s %8s %9s %8s %8s %9s %9s %7s   (Mpps in all; %d interleaved rounds, medians)\n",
-        "case", "engine", "engine 4K", "testpmd", "bare", "/testpmd", "4K/tpmd", "/bare", rounds);
+    std::printf("\nmbufs: 'engine' and the bare loop on 2 MB transparent huge pages "
+                "(rx.pool_memory=thp, the default); testpmd on the EAL's 4 KB pages, one mbuf per "
+                "page (--no-huge); 'engine 4K' on the same pages, packed (rx.pool_memory=eal); "
+                "'paged' on them one mbuf per page, as testpmd (rx.pool_memory=eal_paged)\n");
+    std::printf("%-24s %8s %9s %8s %8s %8s %9s %9s %9s %7s   (Mpps in all; %d interleaved "
+                "rounds, medians)\n",
+                "case", "engine", "engine 4K", "paged", "testpmd", "bare", "/testpmd", "4K/tpmd",
+                "pgd/tpmd", "/bare", rounds);
     for (const auto &c : cases) {
-        std::vector<double> engine, engine4k, testpmd, bare;
+        std::vector<double> engine, engine4k, paged, testpmd, bare;
         for (int r = 0; r < rounds; ++r) {
             const std::string spec = std::string("dpdk:") + c.a + "+" + c.b;
             engine.push_back(engineMpps(spec));
             engine4k.push_back(engineMpps(spec, {{"rx.pool_memory", "eal"}}));
+            paged.push_back(engineMpps(spec, {{"rx.pool_memory", "eal_paged"}}));
             std::string error;
             testpmd.push_back(bench::testpmdMpps(c.a, c.b, 2, error));
             if (testpmd.back() < 0) {
@@ -110,11 +115,12 @@ int main(int argc, char **argv)
             bare.push_back(bareMpps(c.a, c.b));
         }
         const double e = bench::median(engine), e4 = bench::median(engine4k),
-                     t = bench::median(testpmd), b = bench::median(bare);
+                     p = bench::median(paged), t = bench::median(testpmd), b = bench::median(bare);
         // Judged on the same memory: testpmd cannot have the engine's huge pages here.
-        std::printf("%-24s %8.2f %9.2f %8.2f %8.2f %9.2f %9.2f %7.2f   goal >= 0.80 of testpmd "
-                    "on the same pages (4K/tpmd): %s\n",
-                    c.label, e, e4, t, b, e / t, e4 / t, e / b, e4 / t >= 0.8 ? "met" : "NOT met");
+        std::printf("%-24s %8.2f %9.2f %8.2f %8.2f %8.2f %9.2f %9.2f %9.2f %7.2f   goal >= 0.80 "
+                    "of testpmd on the same 4 KB pages (4K/tpmd): %s\n",
+                    c.label, e, e4, p, t, b, e / t, e4 / t, p / t, e / b,
+                    e4 / t >= 0.8 ? "met" : "NOT met");
         if (c.figure) {
             bench::figure(c.figure, e, "Mpps", true);
             bench::figure("dpdk_forward.engine_per_testpmd", e4 / t, "ratio", true);

@@ -4,6 +4,10 @@
 // changes, and the refusals a port gives for what it cannot do.
 #include <QtTest>
 
+#include <set>
+
+#include "drivers/dpdk/eal.h"
+#include "drivers/dpdk/mbuf_pool.h"
 #include "drivers/registry.h"
 #include "engine/datapath/engine.h"
 #include "engine/datapath/sample_collector.h"
@@ -17,7 +21,7 @@ using ringlab::test::unstalledSamples;
 
 namespace {
 
-DeviceFactory dpdk(const std::string &spec)
+DeviceFactory dpdkPorts(const std::string &spec)
 {
     DeviceOptions dev;
     dev.spec = spec;
@@ -42,6 +46,7 @@ class TstDpdk : public QObject {
     void busyPollLoopDrainsTheTxBuffer();
     void restartTunablesReconfigureThePort();
     void mbufPoolOnHugePagesUnlessAskedOtherwise();
+    void mbufPoolLayouts();
     void livePollModeChangeCutsIdleWakeups();
     void pmdPauseIsDpdksOwnPowerManagement();
     void portRefusesWhatItCannotDo();
@@ -55,7 +60,7 @@ void TstDpdk::ioForwardingCountsAreExact()
                                 {"poll.mode", "busy"},
                                 {"proc.ns_per_packet", "0"},
                                 {"tx.coalesce_frames", "32"}});
-    Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000, true});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0+net_null1"), EngineOptions{50'000'000, true});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -111,7 +116,7 @@ void TstDpdk::singlePortModes()
     QFETCH(bool, sends);
     const ParamSet ps = params(
         {{"fwd.mode", mode.toStdString()}, {"poll.mode", "busy"}, {"proc.ns_per_packet", "0"}});
-    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{50'000'000, true});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0"), EngineOptions{50'000'000, true});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -143,7 +148,7 @@ void TstDpdk::txonlyDeliversTheSetRate()
                                 {"poll.sleep_min_us", "50"},
                                 {"poll.sleep_max_us", "100"},
                                 {"tx.coalesce_usecs", "200"}});
-    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{100'000'000});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -184,7 +189,7 @@ void TstDpdk::busyPollLoopDrainsTheTxBuffer()
                                 {"tx.coalesce_frames", "500"},
                                 {"tx.coalesce_usecs", "200"},
                                 {"latency.sample_every", "16"}});
-    Engine engine(ps, dpdk("dpdk:net_null0"), EngineOptions{100'000'000});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -246,7 +251,7 @@ void TstDpdk::restartTunablesReconfigureThePort()
                                 {"poll.sleep_min_us", "20"},
                                 {"poll.sleep_max_us", "40"},
                                 {"rx.pool_memory", "eal"}});
-    Engine engine(ps, dpdk("dpdk:net_ring0"), EngineOptions{50'000'000});
+    Engine engine(ps, dpdkPorts("dpdk:net_ring0"), EngineOptions{50'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -282,7 +287,7 @@ void TstDpdk::mbufPoolOnHugePagesUnlessAskedOtherwise()
 {
     // io between two net_null ports; the pool says where it is when it is built.
     const ParamSet ps = params({{"fwd.mode", "io"}, {"poll.mode", "busy"}});
-    Engine engine(ps, dpdk("dpdk:net_null0+net_null1"), EngineOptions{50'000'000});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0+net_null1"), EngineOptions{50'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -290,12 +295,15 @@ void TstDpdk::mbufPoolOnHugePagesUnlessAskedOtherwise()
     QVERIFY(engine.apply({{"rx.pool_memory", "eal"}}, "test").ok());
     const std::size_t at = c->samples().size();
     QVERIFY(c->waitSamples(at + 4));
+    QVERIFY(engine.apply({{"rx.pool_memory", "eal_paged"}}, "test").ok());
+    const std::size_t paged = c->samples().size();
+    QVERIFY(c->waitSamples(paged + 4));
     engine.stop();
     QStringList pools;
     for (const auto &e : c->events())
         if (e.kind == "device" && e.message.rfind("mbuf pool ", 0) == 0)
             pools << QString::fromStdString(e.message);
-    QCOMPARE(pools.size(), 2);
+    QCOMPARE(pools.size(), 3);
     // The default: packed on memory advised for transparent huge pages, and unless the kernel
     // has them off, backed by them (4096 mbufs of 2.5 KB: 10 MB).
     QVERIFY2(pools[0].contains("4096 mbufs packed on 10 MB advised for 2 MB transparent huge "
@@ -304,11 +312,49 @@ void TstDpdk::mbufPoolOnHugePagesUnlessAskedOtherwise()
     QFile thp("/sys/kernel/mm/transparent_hugepage/enabled");
     if (thp.open(QIODevice::ReadOnly) && !thp.readAll().contains("[never]"))
         QVERIFY2(!pools[0].contains(", 0 MB of it"), qPrintable(pools[0]));
-    // Asked for the EAL's memory: a new pool there, the port restarted, frames still forwarded.
-    QVERIFY2(pools[1].contains("on the EAL's 4 KB pages, one mbuf per page"), qPrintable(pools[1]));
+    // Asked for the EAL's memory: a new pool there, the port restarted, frames still forwarded;
+    // then the same memory in DPDK's layout.
+    QVERIFY2(pools[1].contains("4096 mbufs packed on the EAL's 4 KB pages"), qPrintable(pools[1]));
+    QVERIFY2(pools[2].contains("on the EAL's 4 KB pages, one mbuf per page"), qPrintable(pools[2]));
     const auto s = c->samples();
-    QVERIFY(s[at + 2]->rateOf(CounterId::TxPackets) > 0);
-    QCOMPARE(s[at + 2]->totalOf(CounterId::TxFull), std::uint64_t{0});
+    for (std::size_t k : {at + 2, paged + 2}) {
+        QVERIFY(s[k]->rateOf(CounterId::TxPackets) > 0);
+        QCOMPARE(s[k]->totalOf(CounterId::TxFull), std::uint64_t{0});
+    }
+}
+
+void TstDpdk::mbufPoolLayouts()
+{
+    if (auto st = dpdk::Eal::init({}, {}); !st.ok()) QFAIL(st.error.c_str());
+    // Where each mbuf of a pool starts: the 4 KB pages they touch, and their offsets in a page.
+    struct Layout {
+        std::set<std::uintptr_t> pages, offsets;
+    };
+    auto layoutOf = [](PoolMemory memory) {
+        dpdk::MbufPool pool("layout" + std::to_string(static_cast<int>(memory)), 1024, memory);
+        Layout l;
+        rte_mempool_obj_iter(
+            pool.mempool(),
+            [](rte_mempool *, void *arg, void *obj, unsigned) {
+                const auto at = reinterpret_cast<std::uintptr_t>(obj);
+                static_cast<Layout *>(arg)->pages.insert(at >> 12);
+                static_cast<Layout *>(arg)->offsets.insert(at & 4095);
+            },
+            &l);
+        return std::make_pair(l, pool.packed());
+    };
+    // eal: packed back to back across the pages, 1.6 mbufs a page (2,496 bytes each), at
+    // offsets spread over a page's 64 lines: the same line of each frame falls in one of many
+    // first-level cache sets (bits 6-11 of the address), not all in one.
+    const auto [packed, isPacked] = layoutOf(PoolMemory::Eal);
+    QVERIFY(isPacked);
+    QVERIFY2(packed.pages.size() < 700, qPrintable(QString::number(packed.pages.size())));
+    QVERIFY2(packed.offsets.size() >= 32, qPrintable(QString::number(packed.offsets.size())));
+    // eal_paged, DPDK's layout (testpmd's pool): a page to each mbuf, all at one offset.
+    const auto [paged, isPaged] = layoutOf(PoolMemory::EalPaged);
+    QVERIFY(!isPaged);
+    QCOMPARE(paged.pages.size(), std::size_t{1024});
+    QCOMPARE(paged.offsets.size(), std::size_t{1});
 }
 
 void TstDpdk::livePollModeChangeCutsIdleWakeups()
@@ -317,7 +363,7 @@ void TstDpdk::livePollModeChangeCutsIdleWakeups()
     // sleep policy's.
     const ParamSet ps =
         params({{"poll.mode", "sleep"}, {"poll.sleep_min_us", "20"}, {"poll.sleep_max_us", "40"}});
-    Engine engine(ps, dpdk("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -346,7 +392,7 @@ void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
     // An idle port: busy polling spins through empty polls; DPDK's PAUSE management pauses
     // 1 us per empty poll once 512 came in a row, so the same thread polls far less often.
     const ParamSet ps = params({{"poll.mode", "busy"}});
-    Engine engine(ps, dpdk("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0,no-rx=1"), EngineOptions{100'000'000});
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
@@ -386,7 +432,7 @@ void TstDpdk::pmdPauseIsDpdksOwnPowerManagement()
 
 void TstDpdk::portRefusesWhatItCannotDo()
 {
-    Engine engine(ParamSet{}, dpdk("dpdk:net_null0"), EngineOptions{});
+    Engine engine(ParamSet{}, dpdkPorts("dpdk:net_null0"), EngineOptions{});
     QCOMPARE(engine.deviceInfo().driver, std::string("net_null"));
     Status st = engine.apply({{"refill.context", "thread"}}, "test");
     QVERIFY(!st.ok());
@@ -410,7 +456,7 @@ void TstDpdk::portsAreAttachedAndDetachedByHotplug()
     // the same names can be used again.
     for (int round = 0; round < 3; ++round) {
         Engine engine(params({{"fwd.mode", "io"}, {"poll.mode", "busy"}}),
-                      dpdk("dpdk:net_null5+net_ring5"), EngineOptions{50'000'000});
+                      dpdkPorts("dpdk:net_null5+net_ring5"), EngineOptions{50'000'000});
         auto c = std::make_shared<SampleCollector>();
         engine.subscribe(c);
         if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());

@@ -174,8 +174,9 @@ std::vector<TunableSupport> DpdkDevice::support() const
         s.push_back({TunableId::RxPoolMemory, Support::Ignored,
                      "the EAL has hugepages: the mbuf pool is on them"});
     else if (!virt)
-        s.push_back({TunableId::RxPoolMemory, Support::Ignored,
-                     "a PCI NIC DMAs into its mbufs: the pool is the EAL's memory"});
+        s.push_back(
+            {TunableId::RxPoolMemory, Support::Ignored,
+             "a PCI NIC DMAs into its mbufs: the pool is the EAL's memory, one mbuf per page"});
     if (virt) {
         s.push_back({TunableId::RefillThreshold, Support::Ignored,
                      "applied as rx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
@@ -356,9 +357,10 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     if (started_ && portConfig(ps) == configured_) return;
     stopPorts();
     const auto poolSize = static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers));
-    // A PCI NIC DMAs into its mbufs: only the EAL's memory has the IO addresses for that.
+    // A PCI NIC DMAs into its mbufs: only the EAL's memory in DPDK's layout (each object
+    // IO-contiguous) has the IO addresses for that.
     const auto memory =
-        allVirtual() ? ps.choice<PoolMemory>(TunableId::RxPoolMemory) : PoolMemory::Eal;
+        allVirtual() ? ps.choice<PoolMemory>(TunableId::RxPoolMemory) : PoolMemory::EalPaged;
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_ || memory != poolMemory_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.
@@ -369,7 +371,7 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
         pool_ = std::move(fresh);
         poolSize_ = poolSize;
         poolMemory_ = memory;
-        chunks_ = pool_->onHugePages() ? Chunks{} : Chunks{8, 16};
+        chunks_ = pool_->packed() || pool_->onHugePages() ? Chunks{} : Chunks{8, 16};
         note(pool_->describe());
     }
     try {

@@ -74,11 +74,10 @@ class DpdkDevice final : public Device {
     std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t nowNs) override;
     bool txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refused) override;
     bool txCompletesOnFlush() const override { return true; }
-    // Without hugepages each mbuf is a 4 KB page of its own: 8 harvested and 16 reclaimed at
-    // a time stay within the first-level TLB (2.4x the forwarding rate of 64 and 256).
-    // On 4 KB pages an mbuf takes a page of its own: chunks of 8 and 16 keep a chunk within
-    // the first-level TLB. On huge pages (rx.pool_memory thp, or the EAL's hugepages) the
-    // whole budget moves at once, as testpmd's bursts do.
+    // On 4 KB pages with one mbuf per page (rx.pool_memory eal_paged, a PCI port's pool),
+    // chunks of 8 and 16 keep a chunk within the first-level TLB (2.4x the forwarding rate of
+    // 64 and 256). On a packed pool (thp, eal) or the EAL's hugepages the whole budget moves at
+    // once, as testpmd's bursts do.
     Chunks chunks() const override { return chunks_; }
     std::uint32_t txPending() const override { return txq_ ? txq_->size() : 0; }
     std::uint32_t txFree() const override { return txq_ ? txq_->capacity() - txq_->size() : 0; }

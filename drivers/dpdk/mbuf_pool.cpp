@@ -22,19 +22,56 @@ constexpr unsigned kPrivSize = RTE_ALIGN(sizeof(Buffer), RTE_MBUF_PRIV_ALIGN);
 static_assert(RTE_PKTMBUF_HEADROOM >= 64, "processing writes a header ahead of the frame");
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
-// An mbuf pool on anonymous memory the kernel may back with 2 MB transparent huge pages
-// (THP's "madvise" mode, Debian's default). Without hugepages the EAL's memory is a memfd of
-// 4 KB pages and DPDK keeps each object within a page, so every mbuf (2,496 bytes) takes a
-// page of its own: a burst walked several times misses the TLB on every frame. Here the
-// objects are packed (RTE_MEMPOOL_F_NO_IOVA_CONTIG: no device DMAs into them, only virtual
-// PMDs use this memory) and a 2 MB page holds 800 of them. Null when DPDK refuses.
-rte_mempool *createOnHugePages(const std::string &name, std::uint32_t buffers, unsigned cache,
-                               std::unique_ptr<HugeArea> &area)
+// An empty pktmbuf pool whose objects are packed back to back, free to cross a page boundary
+// (RTE_MEMPOOL_F_NO_IOVA_CONTIG: no device DMAs into them, only virtual PMDs use such a pool).
+// Without the flag DPDK keeps each object within a page: on 4 KB pages every mbuf (2,496 bytes)
+// then takes a page of its own and starts at the same offset in it, so a line of every frame
+// falls in the same first-level cache set (eight ways) and each frame misses the first-level
+// TLB; packed, 1.6 mbufs share a page, each at its own offset.
+rte_mempool *createPackedEmpty(const std::string &name, std::uint32_t buffers, unsigned cache)
 {
     rte_mempool *mp = rte_mempool_create_empty(
         name.c_str(), buffers, sizeof(rte_mbuf) + kPrivSize + RTE_MBUF_DEFAULT_BUF_SIZE, cache,
         sizeof(rte_pktmbuf_pool_private), static_cast<int>(rte_socket_id()),
         RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+    if (mp && rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0) {
+        rte_mempool_free(mp);
+        return nullptr;
+    }
+    return mp;
+}
+
+// What rte_pktmbuf_pool_create does once a pool is populated: its data room, then each mbuf.
+rte_mempool *initPktmbufs(rte_mempool *mp)
+{
+    rte_pktmbuf_pool_private priv{};
+    priv.mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE;
+    priv.mbuf_priv_size = kPrivSize;
+    rte_pktmbuf_pool_init(mp, &priv);
+    rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
+    return mp;
+}
+
+// Packed on the EAL's memory (its 4 KB pages without hugepages). Null when DPDK refuses.
+rte_mempool *createPackedOnEal(const std::string &name, std::uint32_t buffers, unsigned cache)
+{
+    rte_mempool *mp = createPackedEmpty(name, buffers, cache);
+    if (!mp) return nullptr;
+    if (rte_mempool_populate_default(mp) < 0 || mp->populated_size < buffers) {
+        rte_mempool_free(mp);
+        return nullptr;
+    }
+    return initPktmbufs(mp);
+}
+
+// Packed on anonymous memory the kernel may back with 2 MB transparent huge pages (THP's
+// "madvise" mode, Debian's default): a 2 MB page holds 800 mbufs. (The EAL's memory without
+// hugepages is a memfd whose offsets are not 2 MB-aligned with its addresses: it cannot get
+// huge pages.) Null when DPDK refuses.
+rte_mempool *createOnHugePages(const std::string &name, std::uint32_t buffers, unsigned cache,
+                               std::unique_ptr<HugeArea> &area)
+{
+    rte_mempool *mp = createPackedEmpty(name, buffers, cache);
     if (!mp) return nullptr;
     const std::size_t object = std::size_t{mp->header_size} + mp->elt_size + mp->trailer_size;
     const std::size_t len = (buffers * object + kHugePage - 1) / kHugePage * kHugePage;
@@ -50,19 +87,13 @@ rte_mempool *createOnHugePages(const std::string &name, std::uint32_t buffers, u
                                           ~(kHugePage - 1));
     madvise(base, len, MADV_HUGEPAGE);
     auto mine = std::make_unique<HugeArea>(raw, len + kHugePage, base, len);
-    if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0 ||
-        rte_mempool_populate_virt(mp, base, len, kHugePage, nullptr, nullptr) < 0 ||
+    if (rte_mempool_populate_virt(mp, base, len, kHugePage, nullptr, nullptr) < 0 ||
         mp->populated_size < buffers) {
         rte_mempool_free(mp);
         return nullptr;
     }
-    rte_pktmbuf_pool_private priv{};
-    priv.mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE;
-    priv.mbuf_priv_size = kPrivSize;
-    rte_pktmbuf_pool_init(mp, &priv);
-    rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
     area = std::move(mine);
-    return mp;
+    return initPktmbufs(mp);
 }
 
 // How much of the mapping holding `addr` the kernel backs with huge pages: its AnonHugePages
@@ -95,9 +126,14 @@ MbufPool::MbufPool(const std::string &name, std::uint32_t buffers, PoolMemory me
     unsigned cache = 256;
     while (cache > 0 && buffers < cache * 3 / 2)
         cache /= 2;
-    const bool huge = memory == PoolMemory::Thp && !rte_eal_has_hugepages();
+    // With hugepages the EAL's memory is on them, in DPDK's layout, whatever was asked.
+    const bool eal = rte_eal_has_hugepages() != 0;
+    const bool huge = memory == PoolMemory::Thp && !eal;
+    packed_ = !eal && memory != PoolMemory::EalPaged;
     if (huge)
         mp_ = createOnHugePages(name, buffers, cache, area_);
+    else if (packed_)
+        mp_ = createPackedOnEal(name, buffers, cache);
     else
         mp_ = rte_pktmbuf_pool_create(name.c_str(), buffers, cache, kPrivSize,
                                       RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
@@ -132,9 +168,10 @@ std::string MbufPool::describe() const
 {
     const std::string head =
         "mbuf pool " + std::string(mp_->name) + ": " + std::to_string(size_) + " mbufs";
+    if (rte_eal_has_hugepages()) return head + " on the EAL's hugepages";
     if (!area_)
-        return head + (rte_eal_has_hugepages() ? " on the EAL's hugepages"
-                                               : " on the EAL's 4 KB pages, one mbuf per page");
+        return head + (packed_ ? " packed on the EAL's 4 KB pages"
+                               : " on the EAL's 4 KB pages, one mbuf per page");
     const auto mb = [](std::int64_t b) { return std::to_string(b >> 20) + " MB"; };
     const std::int64_t huge = hugeBytes(area_->base);
     std::string s = head + " packed on " + mb(static_cast<std::int64_t>(area_->len)) +

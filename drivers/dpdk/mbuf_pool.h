@@ -52,7 +52,7 @@ struct HugeArea {
 class MbufPool final : public BufferSource {
   public:
     // Throws std::runtime_error naming the pool and DPDK's reason. `memory` (rx.pool_memory)
-    // counts only without hugepages: with them the pool is the EAL's.
+    // counts only without hugepages: with them the pool is the EAL's, in DPDK's layout.
     MbufPool(const std::string &name, std::uint32_t buffers, PoolMemory memory);
     ~MbufPool() override;
     MbufPool(const MbufPool &) = delete;
@@ -62,6 +62,9 @@ class MbufPool final : public BufferSource {
     // Whether its mbufs sit on huge pages: its own advised memory as the kernel backs it, or
     // the EAL's hugepages.
     bool onHugePages() const { return onHugePages_; }
+    // Whether its mbufs are packed back to back (rx.pool_memory thp or eal without hugepages)
+    // rather than each within a 4 KB page of its own (eal_paged, or a PCI port's pool).
+    bool packed() const { return packed_; }
     // Its size and memory, and how much of that the kernel backs with huge pages.
     std::string describe() const;
     std::uint32_t size() const override { return size_; }
@@ -73,6 +76,7 @@ class MbufPool final : public BufferSource {
     rte_mempool *mp_ = nullptr;
     std::unique_ptr<HugeArea> area_; // the pool's own memory (rx.pool_memory thp)
     bool onHugePages_ = false;
+    bool packed_ = false;
     std::uint32_t size_ = 0;
 };
 

@@ -36,13 +36,16 @@ constexpr auto kFwdHelp = helpsOf(kFwdModes);
 constexpr Strategy<> kPoolMemories[] = {
     {"thp", "anonymous memory advised for 2 MB transparent huge pages (madvise), mbufs packed "
             "back to back: a burst's frames share a few TLB entries"},
-    {"eal", "the EAL's own memory: 4 KB pages, one mbuf per page (DPDK keeps an object within a "
-            "page), as dpdk-testpmd has it without hugepages"},
+    {"eal", "the EAL's memory (4 KB pages without hugepages), mbufs packed back to back across "
+            "its pages (RTE_MEMPOOL_F_NO_IOVA_CONTIG): 1.6 to a page, each at its own offset"},
+    {"eal_paged", "the EAL's memory in DPDK's default layout, each mbuf within a page of its "
+                  "own, as dpdk-testpmd has it with --no-huge and as a PCI NIC needs: every "
+                  "frame's lines fall in the same first-level cache sets"},
 };
 constexpr auto kPoolMemoryNames = namesOf(kPoolMemories);
 constexpr auto kPoolMemoryHelp = helpsOf(kPoolMemories);
-static_assert(kPoolMemoryNames[static_cast<int>(PoolMemory::Eal)] == "eal" &&
-                  kPoolMemoryNames.size() == static_cast<std::size_t>(PoolMemory::Eal) + 1,
+static_assert(kPoolMemoryNames[static_cast<int>(PoolMemory::EalPaged)] == "eal_paged" &&
+                  kPoolMemoryNames.size() == static_cast<std::size_t>(PoolMemory::EalPaged) + 1,
               "kPoolMemories follows PoolMemory");
 static_assert(kPollNames[static_cast<int>(PollMode::PmdPause)] == "pmd_pause" &&
                   kPollNames.size() == static_cast<std::size_t>(PollMode::PmdPause) + 1,
@@ -108,8 +111,8 @@ const TunableInfo kTable[] = {
      "resident, prepared before the run starts."},
     {TunableId::RxPoolMemory, "rx.pool_memory", "RX refill", T::Choice, "", 0, lastOf(kPoolMemoryNames.size()), 0, R, kPoolMemoryNames,
      "Where a DPDK port's mbuf pool lives when the EAL runs without hugepages (--no-huge, "
-     "the default). A new pool. With hugepages, or on a PCI port (its DMA needs the EAL's "
-     "memory), the pool is the EAL's; the simulated NIC's buffers are its own.", false, kPoolMemoryHelp},
+     "the default). A new pool. With hugepages the pool is the EAL's, and on a PCI port the "
+     "EAL's in DPDK's layout (its DMA needs it); the simulated NIC's buffers are its own.", false, kPoolMemoryHelp},
     {TunableId::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {TunableId::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,

@@ -87,7 +87,7 @@ enum class HandoffMode { Direct, Fifo, Work };
 enum class WorkQueueKind { Shared, Dedicated };
 enum class HeaderMode { PerPacket, Precomputed, None };
 enum class FwdMode { Io, Macswap, Txonly, Rxonly };
-enum class PoolMemory { Thp, Eal };
+enum class PoolMemory { Thp, Eal, EalPaged };
 enum class SchedPolicy { Other, Fifo };
 
 struct TunableInfo {
