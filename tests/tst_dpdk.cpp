@@ -4,6 +4,9 @@
 // changes, and the refusals a port gives for what it cannot do.
 #include <QtTest>
 
+#include <rte_eal.h>
+#include <rte_memory.h>
+
 #include <set>
 
 #include "drivers/dpdk/eal.h"
@@ -326,35 +329,47 @@ void TstDpdk::mbufPoolOnHugePagesUnlessAskedOtherwise()
 void TstDpdk::mbufPoolLayouts()
 {
     if (auto st = dpdk::Eal::init({}, {}); !st.ok()) QFAIL(st.error.c_str());
-    // Where each mbuf of a pool starts: the 4 KB pages they touch, and their offsets in a page.
+    if (rte_eal_has_hugepages()) QSKIP("the EAL has hugepages: every pool is on them");
+    // Where each mbuf of a pool lies (header to trailer): the 4 KB pages its start falls in,
+    // how many cross a page boundary, and whether each is in the EAL's memory.
     struct Layout {
-        std::set<std::uintptr_t> pages, offsets;
+        std::set<std::uintptr_t> startPages;
+        std::size_t objects = 0, crossing = 0, inEal = 0;
     };
-    auto layoutOf = [](PoolMemory memory) {
+    auto layoutOf = [](PoolMemory memory, bool &packed) {
         dpdk::MbufPool pool("layout" + std::to_string(static_cast<int>(memory)), 1024, memory);
+        packed = pool.packed();
         Layout l;
         rte_mempool_obj_iter(
             pool.mempool(),
-            [](rte_mempool *, void *arg, void *obj, unsigned) {
+            [](rte_mempool *mp, void *arg, void *obj, unsigned) {
+                auto &out = *static_cast<Layout *>(arg);
                 const auto at = reinterpret_cast<std::uintptr_t>(obj);
-                static_cast<Layout *>(arg)->pages.insert(at >> 12);
-                static_cast<Layout *>(arg)->offsets.insert(at & 4095);
+                const std::uintptr_t first = at - mp->header_size,
+                                     last = at + mp->elt_size + mp->trailer_size - 1;
+                ++out.objects;
+                out.startPages.insert(first >> 12);
+                out.crossing += (first >> 12) != (last >> 12);
+                out.inEal += rte_mem_virt2memseg(obj, nullptr) != nullptr;
             },
             &l);
-        return std::make_pair(l, pool.packed());
+        return l;
     };
-    // eal: packed back to back across the pages, 1.6 mbufs a page (2,496 bytes each), at
-    // offsets spread over a page's 64 lines: the same line of each frame falls in one of many
-    // first-level cache sets (bits 6-11 of the address), not all in one.
-    const auto [packed, isPacked] = layoutOf(PoolMemory::Eal);
-    QVERIFY(isPacked);
-    QVERIFY2(packed.pages.size() < 700, qPrintable(QString::number(packed.pages.size())));
-    QVERIFY2(packed.offsets.size() >= 32, qPrintable(QString::number(packed.offsets.size())));
-    // eal_paged, DPDK's layout (testpmd's pool): a page to each mbuf, all at one offset.
-    const auto [paged, isPaged] = layoutOf(PoolMemory::EalPaged);
-    QVERIFY(!isPaged);
-    QCOMPARE(paged.pages.size(), std::size_t{1024});
-    QCOMPARE(paged.offsets.size(), std::size_t{1});
+    // eal: packed back to back across the EAL's pages, 1.6 mbufs (2,496 bytes each) a page.
+    bool packed = false;
+    const Layout eal = layoutOf(PoolMemory::Eal, packed);
+    QVERIFY(packed);
+    QCOMPARE(eal.objects, std::size_t{1024});
+    QCOMPARE(eal.inEal, eal.objects);
+    QVERIFY2(eal.startPages.size() < 700, qPrintable(QString::number(eal.startPages.size())));
+    QVERIFY2(eal.crossing > 100, qPrintable(QString::number(eal.crossing)));
+    // eal_paged, DPDK's layout (testpmd's default pool): each mbuf within a page of its own.
+    const Layout paged = layoutOf(PoolMemory::EalPaged, packed);
+    QVERIFY(!packed);
+    QCOMPARE(paged.objects, std::size_t{1024});
+    QCOMPARE(paged.inEal, paged.objects);
+    QCOMPARE(paged.startPages.size(), std::size_t{1024});
+    QCOMPARE(paged.crossing, std::size_t{0});
 }
 
 void TstDpdk::livePollModeChangeCutsIdleWakeups()

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include "engine/datapath/clock.h"
 
@@ -143,6 +144,24 @@ bool DpdkDevice::allVirtual() const
     return true;
 }
 
+namespace {
+// PMDs that move frames in and out of mbufs with the CPU (no device reads an mbuf's IO
+// address), so their pool may be packed (rx.pool_memory thp, eal: RTE_MEMPOOL_F_NO_IOVA_CONTIG,
+// objects without an IO address). Any other port, a PCI NIC or a vdev over one (bonding,
+// failsafe) or one a device reads from (af_xdp's zero copy), gets DPDK's layout.
+constexpr std::string_view kCopyingPmds[] = {"net_null", "net_ring", "net_tap", "net_af_packet",
+                                             "net_pcap"};
+} // namespace
+
+bool DpdkDevice::poolMayBePacked() const
+{
+    for (const auto &d : desc_)
+        if (std::find(std::begin(kCopyingPmds), std::end(kCopyingPmds), d.driver) ==
+            std::end(kCopyingPmds))
+            return false;
+    return !desc_.empty();
+}
+
 std::vector<TunableSupport> DpdkDevice::support() const
 {
     const std::string drv = desc_.empty() ? "the PMD" : desc_[0].driver;
@@ -173,10 +192,16 @@ std::vector<TunableSupport> DpdkDevice::support() const
     if (rte_eal_has_hugepages())
         s.push_back({TunableId::RxPoolMemory, Support::Ignored,
                      "the EAL has hugepages: the mbuf pool is on them"});
-    else if (!virt)
-        s.push_back(
-            {TunableId::RxPoolMemory, Support::Ignored,
-             "a PCI NIC DMAs into its mbufs: the pool is the EAL's memory, one mbuf per page"});
+    else if (!poolMayBePacked())
+        s.push_back({TunableId::RxPoolMemory, Support::Ignored,
+                     drv +
+                         " may have a device read its mbufs by IO address: the pool is the "
+                         "EAL's memory in DPDK's layout (eal_paged); thp and eal need a PMD "
+                         "that copies frames (" +
+                         joinWords(std::vector<std::string>(std::begin(kCopyingPmds),
+                                                            std::end(kCopyingPmds)),
+                                   ", ") +
+                         ")"});
     if (virt) {
         s.push_back({TunableId::RefillThreshold, Support::Ignored,
                      "applied as rx_free_thresh, which " + drv + " ignores (virtual PMDs do)"});
@@ -357,10 +382,9 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     if (started_ && portConfig(ps) == configured_) return;
     stopPorts();
     const auto poolSize = static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers));
-    // A PCI NIC DMAs into its mbufs: only the EAL's memory in DPDK's layout (each object
-    // IO-contiguous) has the IO addresses for that.
+    // A device that reads mbufs by IO address needs DPDK's layout (each object IO-contiguous).
     const auto memory =
-        allVirtual() ? ps.choice<PoolMemory>(TunableId::RxPoolMemory) : PoolMemory::EalPaged;
+        poolMayBePacked() ? ps.choice<PoolMemory>(TunableId::RxPoolMemory) : PoolMemory::EalPaged;
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_ || memory != poolMemory_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.

@@ -108,6 +108,7 @@ class DpdkDevice final : public Device {
     PortStats stats(std::size_t k) const;
     bool isVirtual(std::size_t k) const;
     bool allVirtual() const; // no PCI port among them
+    bool poolMayBePacked() const; // every port's PMD copies frames (no IO address read)
     std::string portList() const;
 
     // What the ports were last configured with: a restart that changes none of it leaves

@@ -26,7 +26,7 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 // (RTE_MEMPOOL_F_NO_IOVA_CONTIG: no device DMAs into them, only virtual PMDs use such a pool).
 // Without the flag DPDK keeps each object within a page: on 4 KB pages every mbuf (2,496 bytes)
 // then takes a page of its own and starts at the same offset in it, so a line of every frame
-// falls in the same first-level cache set (eight ways) and each frame misses the first-level
+// falls in the same first-level cache set (8 or 12 ways) and each frame misses the first-level
 // TLB; packed, 1.6 mbufs share a page, each at its own offset.
 rte_mempool *createPackedEmpty(const std::string &name, std::uint32_t buffers, unsigned cache)
 {
@@ -57,7 +57,8 @@ rte_mempool *createPackedOnEal(const std::string &name, std::uint32_t buffers, u
 {
     rte_mempool *mp = createPackedEmpty(name, buffers, cache);
     if (!mp) return nullptr;
-    if (rte_mempool_populate_default(mp) < 0 || mp->populated_size < buffers) {
+    if (const int rc = rte_mempool_populate_default(mp); rc < 0 || mp->populated_size < buffers) {
+        rte_errno = rc < 0 ? -rc : ENOMEM;
         rte_mempool_free(mp);
         return nullptr;
     }

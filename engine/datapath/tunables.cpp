@@ -39,7 +39,7 @@ constexpr Strategy<> kPoolMemories[] = {
     {"eal", "the EAL's memory (4 KB pages without hugepages), mbufs packed back to back across "
             "its pages (RTE_MEMPOOL_F_NO_IOVA_CONTIG): 1.6 to a page, each at its own offset"},
     {"eal_paged", "the EAL's memory in DPDK's default layout, each mbuf within a page of its "
-                  "own, as dpdk-testpmd has it with --no-huge and as a PCI NIC needs: every "
+                  "own (IO-contiguous), as dpdk-testpmd has it by default with --no-huge: every "
                   "frame's lines fall in the same first-level cache sets"},
 };
 constexpr auto kPoolMemoryNames = namesOf(kPoolMemories);
@@ -111,8 +111,10 @@ const TunableInfo kTable[] = {
      "resident, prepared before the run starts."},
     {TunableId::RxPoolMemory, "rx.pool_memory", "RX refill", T::Choice, "", 0, lastOf(kPoolMemoryNames.size()), 0, R, kPoolMemoryNames,
      "Where a DPDK port's mbuf pool lives when the EAL runs without hugepages (--no-huge, "
-     "the default). A new pool. With hugepages the pool is the EAL's, and on a PCI port the "
-     "EAL's in DPDK's layout (its DMA needs it); the simulated NIC's buffers are its own.", false, kPoolMemoryHelp},
+     "the default). A new pool. With hugepages the pool is the EAL's; a port whose device may "
+     "read mbufs by IO address (a PCI NIC; any PMD but those that copy frames: net_null, "
+     "net_ring, net_tap, net_af_packet, net_pcap) gets eal_paged. The simulated NIC's buffers "
+     "are its own.", false, kPoolMemoryHelp},
     {TunableId::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {TunableId::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
