@@ -23,7 +23,8 @@ static_assert(RTE_PKTMBUF_HEADROOM >= 64, "processing writes a header ahead of t
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 // An empty pktmbuf pool whose objects are packed back to back, free to cross a page boundary
-// (RTE_MEMPOOL_F_NO_IOVA_CONTIG: no device DMAs into them, only virtual PMDs use such a pool).
+// (RTE_MEMPOOL_F_NO_IOVA_CONTIG: no IO address; only PMDs that copy frames with the CPU get
+// such a pool, DpdkDevice::poolMayBePacked).
 // Without the flag DPDK keeps each object within a page: on 4 KB pages every mbuf (2,496 bytes)
 // then takes a page of its own and starts at the same offset in it, so a line of every frame
 // falls in the same first-level cache set (8 or 12 ways) and each frame misses the first-level
@@ -128,9 +129,9 @@ MbufPool::MbufPool(const std::string &name, std::uint32_t buffers, PoolMemory me
     while (cache > 0 && buffers < cache * 3 / 2)
         cache /= 2;
     // With hugepages the EAL's memory is on them, in DPDK's layout, whatever was asked.
-    const bool eal = rte_eal_has_hugepages() != 0;
-    const bool huge = memory == PoolMemory::Thp && !eal;
-    packed_ = !eal && memory != PoolMemory::EalPaged;
+    const bool ealHuge = rte_eal_has_hugepages() != 0;
+    const bool huge = memory == PoolMemory::Thp && !ealHuge;
+    packed_ = !ealHuge && memory != PoolMemory::EalPaged;
     if (huge)
         mp_ = createOnHugePages(name, buffers, cache, area_);
     else if (packed_)

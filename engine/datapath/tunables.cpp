@@ -112,9 +112,8 @@ const TunableInfo kTable[] = {
     {TunableId::RxPoolMemory, "rx.pool_memory", "RX refill", T::Choice, "", 0, lastOf(kPoolMemoryNames.size()), 0, R, kPoolMemoryNames,
      "Where a DPDK port's mbuf pool lives when the EAL runs without hugepages (--no-huge, "
      "the default). A new pool. With hugepages the pool is the EAL's; a port whose device may "
-     "read mbufs by IO address (a PCI NIC; any PMD but those that copy frames: net_null, "
-     "net_ring, net_tap, net_af_packet, net_pcap) gets eal_paged. The simulated NIC's buffers "
-     "are its own.", false, kPoolMemoryHelp},
+     "read mbufs by IO address (a PCI NIC, or a PMD that does not copy frames: the device's "
+     "notes name those that do) gets eal_paged. The simulated NIC's buffers are its own.", false, kPoolMemoryHelp},
     {TunableId::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {TunableId::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
