@@ -221,8 +221,14 @@ void SamplePrinter::printSummary(const RunSummary &r)
         const std::string name(counterName(c));
         totals += ", " + name + " " + std::to_string(r.totals.at(name));
     }
+    // Then the device's own running totals (port packets, the direct pass's polls).
+    auto isCounter = [](const std::string &name) {
+        for (std::size_t k = 0; k < kCounterCount; ++k)
+            if (counterName(static_cast<CounterId>(k)) == name) return true;
+        return false;
+    };
     for (const auto &[name, v] : r.totals)
-        if (name.rfind("port_", 0) == 0) totals += ", " + name + " " + std::to_string(v);
+        if (!isCounter(name)) totals += ", " + name + " " + std::to_string(v);
     std::fprintf(out_, "%s\n", totals.c_str());
     finishWrite();
 }

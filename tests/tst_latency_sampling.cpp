@@ -21,6 +21,7 @@ class TstLatencySampling : public QObject {
     void probesAreAlwaysMeasured();
     void oneMeansEveryFrame();
     void aBurstCompletingNowTakesItsReading();
+    void aBurstMarkedWholeMeasuresTheSameFrames();
     void aRunSaysItsRateAndMeasuresThatShare();
 };
 
@@ -115,6 +116,38 @@ void TstLatencySampling::oneMeansEveryFrame()
     QCOMPARE(s.sampleEvery, 1u);
     QCOMPARE(s.total.total(), std::uint64_t{(900 + 7) / 8 + 900});
     QCOMPARE(s.rtt.total(), std::uint64_t{200});
+}
+
+void TstLatencySampling::aBurstMarkedWholeMeasuresTheSameFrames()
+{
+    // The direct pass marks a burst at once (SampleMarker::measuredFrom) and writes only the
+    // measured frames: the same frames as marking them one by one, across bursts of every
+    // size and a rate changed between them.
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<std::uint32_t> size(1, 64), rate(1, 40);
+    SampleMarker one, whole;
+    std::uint32_t every = 16;
+    std::uint64_t measured = 0;
+    for (int burst = 0; burst < 5'000; ++burst) {
+        if (burst % 500 == 499) every = rate(rng);
+        one.setEvery(every);
+        whole.setEvery(every);
+        const std::uint32_t n = size(rng);
+        std::vector<bool> expected(n);
+        for (std::uint32_t k = 0; k < n; ++k) {
+            Buffer b;
+            b.probe = false;
+            expected[k] = one.mark(b);
+        }
+        std::vector<bool> got(n);
+        for (std::uint32_t k = whole.measuredFrom(n); k < n; k += whole.every())
+            got[k] = true;
+        QVERIFY2(
+            got == expected,
+            qPrintable(QString("burst %1 of %2 frames, 1 in %3").arg(burst).arg(n).arg(every)));
+        measured += static_cast<std::uint64_t>(std::count(got.begin(), got.end(), true));
+    }
+    QVERIFY(measured > 1000); // the bursts did measure frames
 }
 
 void TstLatencySampling::aBurstCompletingNowTakesItsReading()

@@ -429,8 +429,7 @@ void DpdkDevice::linkDown()
     if (addon_) addon_->linkDown();
 }
 
-std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,
-                                    Counters &c)
+void DpdkDevice::beginPoll()
 {
     Eal::registerThread();
     pollingDevice = this;
@@ -439,6 +438,12 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
     if (wantPause ? !pmgmtFailed_ && pmgmtLcore_ != static_cast<int>(rte_lcore_id())
                   : pmgmtLcore_ >= 0)
         switchPowerManagement(wantPause);
+}
+
+std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,
+                                    Counters &c)
+{
+    beginPoll();
     const auto n = static_cast<std::uint16_t>(port_.size());
     if (live_.choice<FwdMode>(TunableId::FwdMode) == FwdMode::Txonly)
         return txonly_.generate(out, max, nowNs, *pool_, n, live_, c);
@@ -544,19 +549,23 @@ bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refus
             m[k] = mb;
             ++k;
         }
-        std::uint16_t sent = rte_eth_tx_burst(port_[idx], 0, m, k);
-        for (int retry = 0; sent < k && retry < kTxRetries; ++retry)
-            sent += rte_eth_tx_burst(port_[idx], 0, m + sent, static_cast<std::uint16_t>(k - sent));
-        if (sent < k) {
-            for (std::uint16_t i = sent; i < k; ++i)
-                refused.bytes += m[i]->pkt_len;
-            refused.frames += k - sent;
-            rte_pktmbuf_free_bulk(m + sent, k - sent);
-        }
+        transmit(idx, m, k, refused);
         from += k;
     }
     if (guarded) txBusy_.fetch_sub(1, std::memory_order_release);
     return true;
+}
+
+void DpdkDevice::transmit(std::uint16_t idx, rte_mbuf **m, std::uint16_t k, TxRefused &refused)
+{
+    std::uint16_t sent = rte_eth_tx_burst(port_[idx], 0, m, k);
+    for (int retry = 0; sent < k && retry < kTxRetries; ++retry)
+        sent += rte_eth_tx_burst(port_[idx], 0, m + sent, static_cast<std::uint16_t>(k - sent));
+    if (sent == k) return;
+    for (std::uint16_t i = sent; i < k; ++i)
+        refused.bytes += m[i]->pkt_len;
+    refused.frames += k - sent;
+    rte_pktmbuf_free_bulk(m + sent, k - sent);
 }
 
 void DpdkDevice::switchPowerManagement(bool on)
@@ -686,6 +695,8 @@ void DpdkDevice::read(DeviceReading &r)
         }
         last_[k] = s;
     }
+    // Polls the direct pass took: it forwards while the stages pass frames through.
+    r.metrics.push_back({"direct_polls", "polls", static_cast<double>(direct_.polls()), true});
     lastReadNs_ = now;
     {
         std::lock_guard lock(notesMutex_);

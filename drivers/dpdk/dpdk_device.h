@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "drivers/dpdk/direct_pass.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/dpdk/mbuf_pool.h"
 #include "drivers/dpdk/tx_only.h"
@@ -83,6 +84,8 @@ class DpdkDevice final : public Device {
     std::uint32_t txFree() const override { return txq_ ? txq_->capacity() - txq_->size() : 0; }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override;
 
+    DirectPass *directPass() override { return &direct_; }
+
     std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
     IrqWait waitRxInterrupt(std::int64_t deadlineNs) override;
     void wakeRxWait() override;
@@ -91,13 +94,19 @@ class DpdkDevice final : public Device {
     void read(DeviceReading &r) override;
 
   private:
+    friend class DpdkDirectPass;
     struct PortStats {
         std::uint64_t ipackets = 0, opackets = 0, ibytes = 0, obytes = 0;
         std::uint64_t imissed = 0, nombuf = 0, ierrors = 0, oerrors = 0;
         void add(const PortStats &o);
     };
     void open(const DpdkOptions &opts, const ParamSet &params);
+    // Poll thread, at each round: its lcore, and PMD power management as poll.mode says.
+    void beginPoll();
     std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);
+    // Up to kBurst frames out of port `idx`, retried a bounded number of times; what the
+    // port refuses is freed and added to `refused`.
+    void transmit(std::uint16_t idx, rte_mbuf **m, std::uint16_t k, TxRefused &refused);
     // Poll thread: turns DPDK's PMD power management on the queues on (for this thread's
     // lcore) or off, with the ports stopped meanwhile, as DPDK requires.
     void switchPowerManagement(bool on);
@@ -154,6 +163,7 @@ class DpdkDevice final : public Device {
     std::uint16_t nextRx_ = 0;
     std::uint64_t seq_ = 0;
     int poolGeneration_ = 0;
+    DpdkDirectPass direct_{*this};
 
     // Port statistics survive reconfiguration (which resets some PMDs' counters).
     std::array<PortStats, kMaxPorts> base_{};

@@ -32,6 +32,8 @@ class SimNic : public Device { // not final: tests derive a device that fails on
     std::vector<TunableSupport> support() const override
     {
         return {{TunableId::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"},
+                {TunableId::FwdDirectPass, Support::Ignored,
+                 "the simulated NIC has no direct pass: its frames always cross the stages"},
                 {TunableId::RxPoolMemory, Support::Ignored,
                  "the simulated NIC's buffers are its own, not DPDK mbufs"}};
     }

@@ -26,7 +26,10 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
                       params.choice<WorkQueueKind>(TunableId::HandoffWorkQueue)})),
       refill_(makeRefiller(params.choice<RefillContext>(TunableId::RefillContext),
                            {live, dev, pool_, reg, wq_})),
-      poll_(live, dev, *refill_, *handoff_, tx_, reg)
+      poll_(live, dev, *refill_, *handoff_, tx_, reg,
+            params.choice<HandoffMode>(TunableId::HandoffMode) == HandoffMode::Direct
+                ? dev.directPass()
+                : nullptr)
 {
     housekeeping_.ctx = this;
     housekeeping_.fn = [](WorkItem *w) { static_cast<Datapath *>(w->ctx)->housekeeping(); };

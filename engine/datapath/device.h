@@ -11,6 +11,7 @@
 #include "engine/common/environment_facts.h"
 #include "engine/datapath/buffer_source.h"
 #include "engine/datapath/counters.h"
+#include "engine/datapath/direct_pass.h"
 #include "engine/datapath/histogram.h"
 #include "engine/datapath/packet.h"
 #include "engine/datapath/tunables.h"
@@ -139,6 +140,10 @@ class Device {
     virtual std::uint32_t txFree() const = 0;
     // Buffers still in the TX ring, handed back on teardown.
     virtual std::uint32_t txDrain(Buffer **out, std::uint32_t max) = 0;
+
+    // A device that can forward a poll round whole when the stages between RX and TX have
+    // nothing to do per frame (engine/datapath/direct_pass.h); null: it cannot.
+    virtual DirectPass *directPass() { return nullptr; }
 
     // Interrupt mode: the time the device raises its next RX interrupt under this moderation
     // (rx-usecs, rx-frames), or -1 when no frame is due. Poll context.

@@ -44,6 +44,20 @@ class SampleMarker {
         b.sampled = measured;
         return measured;
     }
+    // A burst of `n` load frames not marked one by one (the direct pass writes no Buffer for
+    // an unmeasured frame): returns the index of its first measured frame (`n`: none), the
+    // next ones following every every() frames, and moves the count past the burst.
+    std::uint32_t measuredFrom(std::uint32_t n)
+    {
+        if (skip_ >= n) {
+            skip_ -= n;
+            return n;
+        }
+        const std::uint32_t first = skip_;
+        skip_ = every_ - 1 - (n - first - 1) % every_;
+        return first;
+    }
+    std::uint32_t every() const { return every_; }
 
   private:
     std::uint32_t every_ = 1;
@@ -85,6 +99,24 @@ class LatencyStats {
             stageNs_[s].store(stageNs_[s].load(std::memory_order_relaxed) + sums[s],
                               std::memory_order_relaxed);
         return bytes;
+    }
+
+    // Measured frames that crossed no stage (the direct pass, engine/datapath/direct_pass.h):
+    // load frames that arrived at `arrivalNs` and completed at `doneNs`, their whole time in the
+    // last span (TX posted -> completed), the spans before it empty. No Buffer is read.
+    void recordPassed(const std::int64_t *arrivalNs, std::uint32_t n, std::uint32_t every,
+                      std::int64_t doneNs)
+    {
+        setSampleEvery(every);
+        std::uint64_t sum = 0;
+        for (std::uint32_t k = 0; k < n; ++k) {
+            const std::int64_t total = doneNs - arrivalNs[k];
+            const auto ns = static_cast<std::uint64_t>(total > 0 ? total : 0);
+            total_.record(ns);
+            sum += ns;
+        }
+        auto &last = stageNs_[kStageSpans - 1];
+        last.store(last.load(std::memory_order_relaxed) + sum, std::memory_order_relaxed);
     }
 
     // The sampling the snapshots report (the recording thread, or before it starts).

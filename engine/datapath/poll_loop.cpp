@@ -48,6 +48,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
     std::int64_t passes = 0; // since the last sleep
     // net_dim's running totals: interrupts, and what they harvested.
     std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
+    bool direct = false; // the device's direct pass takes the rounds
     while (!st.stop_requested()) {
         const auto budget = static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget));
         marker_.setEvery(static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
@@ -63,7 +64,24 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         // The refill follows the whole round, as stmmac_rx() refills after its loop.
         std::uint32_t n = 0;
         std::uint64_t bytes = 0;
-        while (n < budget) {
+        if (direct_) {
+            // Into the pass once the staged TX buffer is empty (its drain comes within
+            // tx.coalesce_usecs); out of it at once, what its TX buffers hold flushed.
+            const bool want = direct_->forwards(live_) && stagesPassFramesThrough(live_);
+            if (want && !direct && dev_.txPending() == 0) {
+                direct = true;
+            } else if (!want && direct) {
+                DirectRound r{c, marker_, tx_, now, budget};
+                direct_->flush(r);
+                direct = false;
+            }
+        }
+        if (direct) {
+            DirectRound r{c, marker_, tx_, now, budget};
+            n = direct_->round(r);
+            bytes = r.bytes;
+        }
+        while (!direct && n < budget) {
             const std::uint32_t want = budget - n < chunk ? budget - n : chunk;
             const std::uint32_t got = dev_.rxHarvest(bufs.data(), want, now, c);
             for (std::uint32_t k = 0; k < got; ++k) {
@@ -77,7 +95,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         }
         c.add(CounterId::Polls);
         refill_.afterHarvest(now, c);
-        tx_.pollDrain(now, c);
+        if (!direct) tx_.pollDrain(now, c); // the pass drains its own buffers
         if (n == 0) {
             c.add(CounterId::EmptyPolls);
         } else {
@@ -138,6 +156,10 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
             break;
         }
         }
+    }
+    if (direct) { // nothing stays behind in the pass's buffers
+        DirectRound r{c, marker_, tx_, nowNs(), 0};
+        direct_->flush(r);
     }
 }
 

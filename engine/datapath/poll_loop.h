@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The poll thread: harvest, refill, hand off, then wait as poll.mode says. The wait
+// The poll thread: harvest, refill, hand off (or the device's direct pass, when the stages
+// pass frames through), then wait as poll.mode says. The wait
 // strategies are a table indexed by mode, read live at every round.
 #pragma once
 
@@ -36,9 +37,12 @@ inline constexpr Strategy<> kPollModes[] = {
 
 class PollLoop {
   public:
+    // `direct`: the device's direct pass, taken while the stages pass frames through
+    // (stagesPassFramesThrough), under a direct hand-off; null: never.
     PollLoop(const LiveParams &live, Device &dev, Refiller &refill, Handoff &handoff,
-             Transmitter &tx, ThreadRegistry &reg)
-        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), tx_(tx), reg_(reg)
+             Transmitter &tx, ThreadRegistry &reg, DirectPass *direct = nullptr)
+        : live_(live), dev_(dev), refill_(refill), handoff_(handoff), tx_(tx), reg_(reg),
+          direct_(direct)
     {
     }
     ~PollLoop() { stop(); }
@@ -69,6 +73,7 @@ class PollLoop {
     Handoff &handoff_;
     Transmitter &tx_;
     ThreadRegistry &reg_;
+    DirectPass *const direct_;
     Waiter waiter_;
     NetDim dim_{kDimRxProfiles}; // poll thread only
     SampleMarker marker_;        // poll thread only

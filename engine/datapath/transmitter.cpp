@@ -204,7 +204,7 @@ void Transmitter::pollDrain(std::int64_t now, Counters &c)
         // Out of busy polling: what waits on the loop's check goes to the timer.
         if (pollDrains_) {
             pollDrains_ = false;
-            drainDueNs_ = 0;
+            drain_.reset();
             if (dev_.txPending() > 0) timerArm(c, now);
         }
         return;
@@ -215,22 +215,30 @@ void Transmitter::pollDrain(std::int64_t now, Counters &c)
         pollDrains_ = true;
         timer_.cancel();
     }
-    if (dev_.txPending() == 0) {
-        drainDueNs_ = 0;
-        return;
-    }
-    if (drainDueNs_ == 0) { // frames began to wait: the drain period starts
-        const std::int64_t us = coalesceUsecs();
-        coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
-        drainDueNs_ = now + us * 1000;
-        c.add(CounterId::TimerArms);
-        return;
-    }
-    if (now < drainDueNs_) return;
-    drainDueNs_ = 0;
-    c.add(CounterId::TimerFires);
-    c.add(CounterId::TxCleans);
-    reclaim(c, true);
+    const bool pending = dev_.txPending() > 0;
+    const std::int64_t us = pending ? coalesceUsecs() : 0;
+    if (pending) coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
+    if (drain_.due(pending, now, us * 1000, c)) reclaim(c, true);
+}
+
+bool Transmitter::directDrainDue(bool pending, std::int64_t now, Counters &c)
+{
+    // The pass runs without adaptive coalescing (stagesPassFramesThrough): the tunable's.
+    const std::int64_t us = pending ? live_.integer(TunableId::TxCoalesceUsecs) : 0;
+    if (pending) coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
+    return directDrain_.due(pending, now, us * 1000, c);
+}
+
+void Transmitter::recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs)
+{
+    // One recorder at a time: the clean thread's timer may still fire once into nothing after
+    // the poll loop took the drain over (pollDrain()), and its reclaim records an empty burst.
+    while (reclaiming_.test_and_set(std::memory_order_acquire))
+        cpuRelax();
+    latency_.recordPassed(arrivalNs, n,
+                          static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)),
+                          doneNs);
+    reclaiming_.clear(std::memory_order_release);
 }
 
 std::int64_t Transmitter::coalesceUsecs() const

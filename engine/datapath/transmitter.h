@@ -17,6 +17,7 @@
 #include "engine/datapath/coalesce_timer.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/dim.h"
+#include "engine/datapath/drain_check.h"
 #include "engine/datapath/latency_stats.h"
 #include "engine/datapath/live_params.h"
 #include "engine/datapath/thread_registry.h"
@@ -47,6 +48,11 @@ class Transmitter {
     // is flushed here. No timer thread wakes per period, no arm per burst. Leaving busy
     // polling with frames waiting hands them to the timer.
     void pollDrain(std::int64_t nowNs, Counters &c);
+    // The direct pass (engine/datapath/direct_pass.h), poll thread: its TX buffers' drain
+    // check, true when what waits is due to be flushed now; and the latency of its measured
+    // frames, flushed at `doneNs` (recorded as reclaim() records a TX buffer's).
+    bool directDrainDue(bool pending, std::int64_t nowNs, Counters &c);
+    void recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs);
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
     void flush(Counters &c) { reclaim(c); }
     const LatencyStats &latency() const { return latency_; }
@@ -94,7 +100,8 @@ class Transmitter {
     const bool concurrent_;
     const bool flushInline_; // tx.coalesce_frames flushes in the transmit context
     const bool drainsInPoll_;     // flushInline_ and the poll thread transmits
-    std::int64_t drainDueNs_ = 0; // poll thread: when pollDrain() flushes, 0 when nothing waits
+    DrainCheck drain_;            // poll thread: pollDrain()'s
+    DrainCheck directDrain_;      // poll thread: the direct pass's
     bool pollDrains_ = false;     // poll thread: the poll loop, not the timer, drains the buffer
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;

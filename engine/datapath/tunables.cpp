@@ -259,6 +259,13 @@ const TunableInfo kTable[] = {
      "frames per second stay within a few percent of the exact ones (docs/experiments.md); "
      "at low rates a sample interval holds few frames and its p99 is coarse. Every latency "
      "figure says the rate it was sampled at."},
+    {TunableId::FwdDirectPass, "fwd.direct_pass", "Forwarding", T::Flag, "", 0, 1, 1, L, none,
+     "Lets a DPDK device forward each poll round itself, RX burst to TX burst as dpdk-testpmd "
+     "does, while nothing is done per frame between them (fwd.mode io or macswap, handoff.mode "
+     "direct, proc.ns_per_packet 0, no proc.copy, tx.header none, poll.mode busy or pmd_pause, "
+     "cost.tx_clean_ns 0, no tx.coalesce_adaptive). Counters stay exact and TX coalescing "
+     "works as before; the stage spans collapse into TX. 0: the stages always take the "
+     "frames, as when comparing the stage breakdown."},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");

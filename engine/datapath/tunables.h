@@ -74,6 +74,7 @@ enum class TunableId : std::uint16_t {
     ThreadsPollPolicy,
     ThreadsPollPriority,
     LatencySampleEvery,
+    FwdDirectPass,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(TunableId::Count);
