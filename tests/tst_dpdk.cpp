@@ -267,8 +267,11 @@ void TstDpdk::busyPollLoopDrainsTheTxBuffer()
 void TstDpdk::directPassForwardsWhileStagesPassFramesThrough()
 {
     // Nothing to do per frame between RX and TX (no processing cost, no header, busy polling,
-    // direct hand-off): the device forwards the rounds itself. A header per frame brings the
-    // stages back, live; taking it off again, the pass. Every count stays exact throughout.
+    // direct hand-off): the device forwards the rounds itself. Then, live: a header per frame
+    // brings the stages back; taking it off, the pass again; a TX buffer that holds bursts
+    // (tx.coalesce_frames above a burst, both ports' frames waiting together); DPDK's PMD
+    // power management, which stops and starts the ports under the pass's waiting frames.
+    // Every count stays exact throughout.
     const ParamSet ps = params({{"fwd.mode", "io"},
                                 {"poll.mode", "busy"},
                                 {"proc.ns_per_packet", "0"},
@@ -279,60 +282,78 @@ void TstDpdk::directPassForwardsWhileStagesPassFramesThrough()
     auto c = std::make_shared<SampleCollector>();
     engine.subscribe(c);
     if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
-    QVERIFY(c->waitSamples(6));
-    QVERIFY(engine.apply({{"tx.header", "precomputed"}}, "test").ok());
-    const std::size_t staged = c->samples().size();
-    QVERIFY(c->waitSamples(staged + 6));
-    QVERIFY(engine.apply({{"tx.header", "none"}}, "test").ok());
-    const std::size_t again = c->samples().size();
-    QVERIFY(c->waitSamples(again + 6));
+    struct Phase {
+        Assignments change;
+        bool direct;
+        std::size_t from = 0; // its first sample
+    };
+    std::vector<Phase> phases = {{{}, true},
+                                 {{{"tx.header", "precomputed"}}, false},
+                                 {{{"tx.header", "none"}}, true},
+                                 {{{"tx.coalesce_frames", "100"}}, true},
+                                 {{{"poll.mode", "pmd_pause"}}, true}};
+    for (Phase &p : phases) {
+        if (!p.change.empty()) QVERIFY(engine.apply(p.change, "test").ok());
+        p.from = c->samples().size();
+        QVERIFY(c->waitSamples(p.from + 6));
+    }
     engine.stop();
     const auto s = c->samples();
-    QVERIFY(s.size() >= again + 6);
+    QVERIFY(s.size() >= phases.back().from + 6);
 
-    // The pass took the rounds before and after, the stages in between (the sample after a
-    // change may hold some of both).
-    QVERIFY(directPolls(s, 1, staged - 1) > 1000);
-    QCOMPARE(directPolls(s, staged + 1, again - 1), 0.0);
-    QVERIFY(directPolls(s, again + 1, s.size() - 1) > 1000);
-    QCOMPARE(deviceEvents(*c, "direct pass on"), std::size_t{2});
-    QCOMPARE(deviceEvents(*c, "direct pass off"), std::size_t{2}); // the change, the stop
-    for (auto [from, to] : {std::pair{std::size_t{2}, staged - 1}, {again + 1, s.size() - 1}}) {
-        // Each full burst of 64 fills its port's buffer past tx.coalesce_frames on its own.
-        QVERIFY(s[to]->totalOf(CounterId::TxInlineCleans) >
-                s[from]->totalOf(CounterId::TxInlineCleans));
+    for (std::size_t k = 0; k < phases.size(); ++k) {
+        // Judged from the second sample of a phase (the one after a change may hold both) to
+        // the last before the next change.
+        const std::size_t from = phases[k].from + 1,
+                          to = (k + 1 < phases.size() ? phases[k + 1].from : s.size()) - 1;
+        const QString what = QString("phase %1, samples %2..%3").arg(k).arg(from).arg(to);
+        if (!phases[k].direct) {
+            QVERIFY2(directPolls(s, from, to) == 0, qPrintable(what));
+            continue;
+        }
+        QVERIFY2(directPolls(s, from, to) > 1000, qPrintable(what));
+        const auto grew = [&](CounterId id) { return s[to]->totalOf(id) - s[from]->totalOf(id); };
+        const std::uint64_t sent = grew(CounterId::TxPackets);
+        // Each flush by count sends what waits: a burst of 64 at tx.coalesce_frames 32, two
+        // bursts (128 frames) at 100, from phase 3 on.
+        const double perFlush =
+            static_cast<double>(sent) / static_cast<double>(grew(CounterId::TxInlineCleans));
+        const double expected = k >= 3 ? 128 : 64;
+        QVERIFY2(std::abs(perFlush - expected) < 0.1 * expected,
+                 qPrintable(what + QString(": %1 frames a flush").arg(perFlush)));
         // One load frame in 16 measured, as on the staged path.
         std::uint64_t measured = 0;
-        for (std::size_t k = from + 1; k <= to; ++k)
-            measured += s[k]->latency.count;
-        const std::uint64_t sent =
-            s[to]->totalOf(CounterId::TxPackets) - s[from]->totalOf(CounterId::TxPackets);
+        for (std::size_t j = from + 1; j <= to; ++j)
+            measured += s[j]->latency.count;
         QVERIFY2(std::abs(static_cast<double>(measured) * 16 - static_cast<double>(sent)) <
                      0.05 * static_cast<double>(sent),
-                 qPrintable(QString("%1 measured of %2").arg(measured).arg(sent)));
+                 qPrintable(what + QString(": %1 measured of %2").arg(measured).arg(sent)));
         QCOMPARE(s[to]->latency.sampleEvery, 16u);
     }
+    QCOMPARE(deviceEvents(*c, "direct pass on"), std::size_t{2});
+    QCOMPARE(deviceEvents(*c, "direct pass off"), std::size_t{2}); // the header, the stop
+    QCOMPARE(deviceEvents(*c, "PMD power management (PAUSE) enabled"), std::size_t{1});
 
-    // Exact across both paths and both changes: every frame taken from a port was sent on
-    // the other or counted as dropped, processed once, and the ports agree to the frame.
+    // Exact across both paths and every change: every frame taken from a port was sent on
+    // the other, processed once, and the ports agree to the frame.
     const Sample &last = *s.back();
     const std::uint64_t rx = last.totalOf(CounterId::RxPackets),
                         tx = last.totalOf(CounterId::TxPackets);
     std::uint64_t dropped = 0;
     for (CounterId cause : kDropCauses)
         dropped += last.totalOf(cause);
-    QCOMPARE(rx, tx + dropped);
+    // net_null takes every frame, and the buffer never overflows: nothing is dropped.
+    QCOMPARE(dropped, std::uint64_t{0});
+    QCOMPARE(tx, rx);
     QCOMPARE(last.totalOf(CounterId::Processed), rx);
     QCOMPARE(last.totalOf(CounterId::Offered), rx);
+    QCOMPARE(last.totalOf(CounterId::RxBytes), last.totalOf(CounterId::TxBytes));
     QCOMPARE(static_cast<std::uint64_t>(metric(last, "port_a_ipackets") +
                                         metric(last, "port_b_ipackets")),
              rx);
     QCOMPARE(static_cast<std::uint64_t>(metric(last, "port_a_opackets") +
                                         metric(last, "port_b_opackets")),
              tx);
-    // net_null takes every frame, and the buffers never overflow: nothing is dropped.
-    QCOMPARE(dropped, std::uint64_t{0});
-    QCOMPARE(last.totalOf(CounterId::RxBytes), last.totalOf(CounterId::TxBytes));
 }
 
 void TstDpdk::directPassDrainsAsTheStagedPathDoes()
@@ -377,10 +398,11 @@ void TstDpdk::directPassDrainsAsTheStagedPathDoes()
         const auto grew = [&](CounterId id) {
             return static_cast<double>(s[to]->totalOf(id) - s[from]->totalOf(id));
         };
-        const double seconds = s[to]->t - s[from]->t;
+        const auto median = [&](auto of) { return medianOf(s, from + 1, to + 1, of); };
         return Phase{grew(CounterId::TxPackets) / grew(CounterId::TimerFires),
-                     grew(CounterId::TimerFires) / seconds, grew(CounterId::TxInlineCleans),
-                     medianOf(s, from + 1, to + 1, [](const Sample &x) { return x.latency.p50; })};
+                     median([](const Sample &x) { return x.rateOf(CounterId::TimerFires); }),
+                     grew(CounterId::TxInlineCleans),
+                     median([](const Sample &x) { return x.latency.p50; })};
     };
     const Phase a = phase(staged + 2, direct - 1), b = phase(direct + 2, direct + 7);
     const QString text = QString("staged %1 frames a flush, %2 flushes/s, p50 %3 us; direct %4, "
@@ -392,13 +414,15 @@ void TstDpdk::directPassDrainsAsTheStagedPathDoes()
                              .arg(b.flushes)
                              .arg(b.p50);
     qInfo("%s", qPrintable(text));
-    // The population txonly left, a few hundred frames, flushed whole once a period (1 ms
-    // and a poll round: under 1,000 flushes a second, over 800).
+    // The population txonly left, a few hundred frames, flushed whole once a period: the same
+    // population on both paths (a frame lost or sent twice would change it).
     QVERIFY2(a.perFlush > 50 && a.perFlush < 1000, qPrintable(text));
     QVERIFY2(std::abs(b.perFlush - a.perFlush) <= 0.02 * a.perFlush, qPrintable(text));
     for (const Phase &p : {a, b}) {
         QCOMPARE(p.byCount, 0.0); // the population stays under tx.coalesce_frames
-        QVERIFY2(p.flushes > 800 && p.flushes <= 1000, qPrintable(text));
+        // A period is 1 ms and a poll round: just under 1,000 flushes a second, fewer when
+        // the host stalls the poll thread (ctest -j2 runs another test beside it).
+        QVERIFY2(p.flushes > 500 && p.flushes <= 1010, qPrintable(text));
         // Received at the start of a period, sent at its end.
         QVERIFY2(p.p50 > 700 && p.p50 < 1300, qPrintable(text));
     }

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/dpdk/direct_pass.h"
 
-#include <rte_ether.h>
-
 #include <algorithm>
-#include <utility>
 
 #include "drivers/dpdk/dpdk_device.h"
 #include "engine/datapath/clock.h"
@@ -12,7 +9,22 @@
 
 namespace ringlab::dpdk {
 
+namespace {
+// How many of frames `first`, `first + every`, ... lie below `n`.
+std::uint32_t measuredBelow(std::uint32_t n, std::uint32_t first, std::uint32_t every)
+{
+    return first < n ? (n - 1 - first) / every + 1 : 0;
+}
+} // namespace
+
 DpdkDirectPass::DpdkDirectPass(DpdkDevice &dev) : dev_(dev) {}
+
+void DpdkDirectPass::resize(std::uint32_t txRing)
+{
+    for (PortFrames &p : port_)
+        p.frames.assign(txRing, nullptr);
+    measured_.assign(txRing, 0);
+}
 
 bool DpdkDirectPass::forwards(const LiveParams &live) const
 {
@@ -20,29 +32,26 @@ bool DpdkDirectPass::forwards(const LiveParams &live) const
     return mode == FwdMode::Io || mode == FwdMode::Macswap;
 }
 
-bool DpdkDirectPass::anyPending() const
-{
-    return tx_[0].count > 0 || tx_[1].count > 0;
-}
-
 std::uint32_t DpdkDirectPass::round(DirectRound &r)
 {
     dev_.beginPoll();
     if (!active_) {
         active_ = true;
+        r.tx.enterDirect();
         dev_.note("direct pass on: the device forwards each poll round itself, nothing being done "
                   "per frame between RX and TX; the stage spans collapse into TX");
     }
     polls_.store(polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    const bool swap = dev_.live_.choice<FwdMode>(TunableId::FwdMode) == FwdMode::Macswap;
+    const auto mode = dev_.live_.choice<FwdMode>(TunableId::FwdMode);
     const auto n = static_cast<std::uint16_t>(dev_.port_.size());
     const std::uint32_t every = r.marker.every();
+    constexpr std::uint16_t kBurst = DpdkDevice::kBurst;
     rte_mbuf *m[kBurst];
     std::uint32_t got = 0;
     // Round robin over the ports, as harvestPorts() does.
     for (std::uint16_t j = 0; j < n && got < r.budget; ++j) {
         const auto idx = static_cast<std::uint16_t>((dev_.nextRx_ + j) % n);
-        const auto out = static_cast<std::uint16_t>(swap || n == 1 ? idx : idx ^ 1);
+        const std::uint16_t out = DpdkDevice::egressOf(mode, idx, n);
         while (got < r.budget) {
             const auto want =
                 static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, r.budget - got));
@@ -51,20 +60,17 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
             std::uint64_t bytes = 0;
             for (std::uint16_t i = 0; i < k; ++i)
                 bytes += m[i]->pkt_len;
-            if (swap)
+            if (mode == FwdMode::Macswap)
                 for (std::uint16_t i = 0; i < k; ++i)
-                    if (rte_pktmbuf_data_len(m[i]) >= 2 * RTE_ETHER_ADDR_LEN) {
-                        auto *eth = rte_pktmbuf_mtod(m[i], rte_ether_hdr *);
-                        std::swap(eth->dst_addr, eth->src_addr);
-                    }
-            // How many of the burst are measured (one load frame in latency.sample_every): all
-            // arrived at the poll's reading, and the flush's reading completes them.
+                    DpdkDevice::swapMacs(rte_pktmbuf_mtod(m[i], std::uint8_t *),
+                                         rte_pktmbuf_data_len(m[i]));
+            // Which of the burst are measured (one load frame in latency.sample_every): all
+            // arrived at the poll's reading, and their flush's reading completes them.
             const std::uint32_t first = r.marker.measuredFrom(k);
-            const std::uint32_t measured = first < k ? (k - 1 - first) / every + 1 : 0;
             dev_.seq_ += k;
             r.bytes += bytes;
             got += k;
-            forward(out, m, k, bytes, measured, r);
+            forward(out, m, k, bytes, first, every, r);
             if (k < want) break;
         }
     }
@@ -73,55 +79,81 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
         r.c.add(CounterId::Offered, got);
         r.c.add(CounterId::Processed, got);
     }
-    if (r.tx.directDrainDue(anyPending(), r.nowNs, r.c))
-        for (std::uint16_t out = 0; out < n; ++out)
-            flushPort(out, r);
+    if (r.tx.directDrainDue(pending_ > 0, r.nowNs, r.c)) flushAll(r);
     return got;
 }
 
 void DpdkDirectPass::forward(std::uint16_t out, rte_mbuf **m, std::uint16_t k, std::uint64_t bytes,
-                             std::uint32_t nMeasured, DirectRound &r)
+                             std::uint32_t first, std::uint32_t every, DirectRound &r)
 {
-    TxBuffer &t = tx_[out];
-    const auto coalesce =
-        static_cast<std::uint32_t>(dev_.live_.integer(TunableId::TxCoalesceFrames));
-    if (t.count == 0 && k >= coalesce) { // a flush on its own: no copy into the buffer
-        std::int64_t arrivals[kBurst];
-        std::fill_n(arrivals, nMeasured, r.nowNs);
-        send(out, m, k, bytes, arrivals, nMeasured, r);
+    const auto &live = dev_.live_;
+    const auto ring = static_cast<std::uint32_t>(measured_.size());
+    const auto coalesce = static_cast<std::uint32_t>(live.integer(TunableId::TxCoalesceFrames));
+    // As Transmitter::xmit(): a clean first when fewer than tx.free_thresh places are left.
+    if (pending_ > 0 &&
+        ring - pending_ < static_cast<std::uint32_t>(live.integer(TunableId::TxFreeThresh))) {
+        flushAll(r);
+        r.c.add(CounterId::TxInlineCleans);
+    }
+    if (pending_ == 0 && k >= coalesce && k <= ring) { // a flush on its own: nothing to copy
+        std::int64_t arrivals[DpdkDevice::kBurst];
+        const std::uint32_t nm = measuredBelow(k, first, every);
+        std::fill_n(arrivals, nm, r.nowNs);
+        recordMeasured(arrivals, nm, r);
+        send(out, m, k, bytes, r);
         r.c.add(CounterId::TxInlineCleans);
         return;
     }
-    std::copy(m, m + k, t.frames.begin() + t.count);
-    std::fill_n(t.measured.begin() + t.nMeasured, nMeasured, r.nowNs);
-    t.count += k;
-    t.nMeasured += nMeasured;
-    t.bytes += bytes;
-    if (t.count < coalesce) return;
-    flushPort(out, r);
+    // What does not fit the ring is dropped, as the staged TX buffer refuses it (tx_full).
+    const std::uint32_t fits = std::min<std::uint32_t>(k, ring - pending_);
+    if (fits < k) {
+        for (std::uint32_t i = fits; i < k; ++i)
+            bytes -= m[i]->pkt_len;
+        rte_pktmbuf_free_bulk(m + fits, k - fits);
+        r.c.add(CounterId::TxFull, k - fits);
+    }
+    PortFrames &p = port_[out];
+    std::copy(m, m + fits, p.frames.begin() + p.count);
+    p.count += fits;
+    p.bytes += bytes;
+    pending_ += fits;
+    const std::uint32_t nm = measuredBelow(fits, first, every);
+    std::fill_n(measured_.begin() + nMeasured_, nm, r.nowNs);
+    nMeasured_ += nm;
+    if (pending_ < coalesce) return;
+    flushAll(r);
     r.c.add(CounterId::TxInlineCleans);
 }
 
-void DpdkDirectPass::flushPort(std::uint16_t out, DirectRound &r)
+void DpdkDirectPass::flushAll(DirectRound &r)
 {
-    TxBuffer &t = tx_[out];
-    if (t.count == 0) return;
-    send(out, t.frames.data(), t.count, t.bytes, t.measured.data(), t.nMeasured, r);
-    t.count = t.nMeasured = 0;
-    t.bytes = 0;
+    recordMeasured(measured_.data(), nMeasured_, r);
+    nMeasured_ = 0;
+    for (std::uint16_t out = 0; out < port_.size(); ++out) {
+        PortFrames &p = port_[out];
+        if (p.count) send(out, p.frames.data(), p.count, p.bytes, r);
+        p.count = 0;
+        p.bytes = 0;
+    }
+    pending_ = 0;
 }
 
-void DpdkDirectPass::send(std::uint16_t out, rte_mbuf **m, std::uint32_t k, std::uint64_t bytes,
-                          const std::int64_t *measured, std::uint32_t nMeasured, DirectRound &r)
+void DpdkDirectPass::recordMeasured(const std::int64_t *arrivals, std::uint32_t n, DirectRound &r)
 {
     // Completed now, as the staged path's TX buffer completes when handed to the PMD
     // (txCompletesOnFlush): one clock reading for a flush holding a measured frame.
-    if (nMeasured) r.tx.recordDirect(measured, nMeasured, nowNs());
+    if (n) r.tx.recordDirect(arrivals, n, nowNs());
+}
+
+void DpdkDirectPass::send(std::uint16_t out, rte_mbuf **m, std::uint32_t k, std::uint64_t bytes,
+                          DirectRound &r)
+{
     Device::TxRefused refused;
-    for (std::uint32_t from = 0; from < k; from += kBurst)
-        dev_.transmit(out, m + from,
-                      static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, k - from)),
-                      refused);
+    for (std::uint32_t from = 0; from < k; from += DpdkDevice::kBurst)
+        dev_.transmit(
+            out, m + from,
+            static_cast<std::uint16_t>(std::min<std::uint32_t>(DpdkDevice::kBurst, k - from)),
+            refused);
     r.c.add(CounterId::TxPackets, k - refused.frames);
     r.c.add(CounterId::TxBytes, bytes - refused.bytes);
     if (refused.frames) r.c.add(CounterId::TxFull, refused.frames);
@@ -129,10 +161,7 @@ void DpdkDirectPass::send(std::uint16_t out, rte_mbuf **m, std::uint32_t k, std:
 
 void DpdkDirectPass::flush(DirectRound &r)
 {
-    const bool pending = anyPending();
-    for (std::uint16_t out = 0; out < tx_.size(); ++out)
-        flushPort(out, r);
-    if (pending) r.c.add(CounterId::TxCleans);
+    flushAll(r); // as the staged TX buffer's last reclaim: a flush, no clean counted
     r.tx.directDrainDue(false, r.nowNs, r.c); // the next period starts afresh
     if (active_) {
         active_ = false;

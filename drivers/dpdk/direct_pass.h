@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A DPDK device's direct pass (engine/datapath/direct_pass.h): rte_eth_rx_burst on each port,
-// then out of the egress port through a TX buffer of its own, as l2fwd's rte_eth_tx_buffer:
-// flushed at tx.coalesce_frames, drained by the poll loop's check after tx.coalesce_usecs. A
-// burst that fills the buffer on its own, into an empty one, goes straight to
-// rte_eth_tx_burst, as testpmd's io engine sends it. No frame's Buffer (the mbuf's private
-// area, a cache line of its own) is written: a measured frame is its arrival time, kept beside
-// the frames until they are flushed.
+// then out of the egress port through the same TX buffer the staged path has: frames of both
+// ports held together, up to tx.ring_size (the rest dropped as tx_full), everything flushed
+// when tx.coalesce_frames wait or when fewer than tx.free_thresh places are left, and drained
+// by the poll loop's check tx.coalesce_usecs after frames began to wait. A burst that reaches
+// tx.coalesce_frames on its own, into an empty buffer, goes straight to rte_eth_tx_burst, as
+// testpmd's io engine sends it. No frame's Buffer (the mbuf's private area, a cache line of
+// its own) is touched: a measured frame is its arrival time, kept until its flush.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -25,6 +26,8 @@ class DpdkDirectPass final : public DirectPass {
   public:
     explicit DpdkDirectPass(DpdkDevice &dev);
 
+    // While the datapath is stopped (the buffer empty): room for tx.ring_size frames.
+    void resize(std::uint32_t txRing);
     bool forwards(const LiveParams &live) const override;
     std::uint32_t round(DirectRound &r) override;
     void flush(DirectRound &r) override;
@@ -32,27 +35,29 @@ class DpdkDirectPass final : public DirectPass {
     std::uint64_t polls() const { return polls_.load(std::memory_order_relaxed); }
 
   private:
-    static constexpr std::uint16_t kBurst = 64;
-    static constexpr std::uint32_t kMaxCoalesce = 4096; // tx.coalesce_frames' maximum
-    // A port's TX buffer: the frames, their bytes, and the arrival of the measured ones.
-    struct TxBuffer {
-        std::vector<rte_mbuf *> frames = std::vector<rte_mbuf *>(kMaxCoalesce + kBurst);
-        std::vector<std::int64_t> measured = std::vector<std::int64_t>(kMaxCoalesce + kBurst);
-        std::uint32_t count = 0, nMeasured = 0;
+    // The frames waiting for one egress port, in order, and their bytes.
+    struct PortFrames {
+        std::vector<rte_mbuf *> frames;
+        std::uint32_t count = 0;
         std::uint64_t bytes = 0;
     };
-    // A received burst on its way out of port `out`.
+    // A received burst (its measured frames: `first`, then every `every`) on its way out of
+    // port `out`, as Transmitter::xmit() takes one.
     void forward(std::uint16_t out, rte_mbuf **m, std::uint16_t k, std::uint64_t bytes,
-                 std::uint32_t nMeasured, DirectRound &r);
-    // Sends `k` frames out of `out`, records the measured ones, counts what the port took
-    // and frees (tx_full) what it refused.
+                 std::uint32_t first, std::uint32_t every, DirectRound &r);
+    // Sends `k` frames out of `out`, counting what the port took and freeing (tx_full) what
+    // it refused.
     void send(std::uint16_t out, rte_mbuf **m, std::uint32_t k, std::uint64_t bytes,
-              const std::int64_t *measured, std::uint32_t nMeasured, DirectRound &r);
-    void flushPort(std::uint16_t out, DirectRound &r);
-    bool anyPending() const;
+              DirectRound &r);
+    // Everything waiting goes out, the measured frames completed now.
+    void flushAll(DirectRound &r);
+    void recordMeasured(const std::int64_t *arrivals, std::uint32_t n, DirectRound &r);
 
     DpdkDevice &dev_;
-    std::array<TxBuffer, 2> tx_;
+    std::array<PortFrames, 2> port_;
+    std::uint32_t pending_ = 0;          // frames waiting, both ports
+    std::vector<std::int64_t> measured_; // the arrival of each measured frame waiting
+    std::uint32_t nMeasured_ = 0;
     bool active_ = false; // poll thread: taking rounds (its start and end are device events)
     std::atomic<std::uint64_t> polls_{0};
 };

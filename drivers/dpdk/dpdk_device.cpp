@@ -26,7 +26,6 @@
 namespace ringlab::dpdk {
 
 namespace {
-constexpr std::uint16_t kBurst = 64;
 constexpr int kTxRetries = 8; // bounded, as testpmd's --burst-tx-retry-num
 // The device whose poll thread this is (set at each harvest): that thread restarts the
 // ports itself, so its own transmits need no guard against a restart.
@@ -377,8 +376,9 @@ DpdkDevice::PortConfig DpdkDevice::portConfig(const ParamSet &ps)
 
 void DpdkDevice::reconfigure(const ParamSet &ps)
 {
-    txq_ = std::make_unique<SpscQueue<Buffer *>>(
-        static_cast<std::uint32_t>(ps.integer(TunableId::TxRingSize)));
+    const auto txRing = static_cast<std::uint32_t>(ps.integer(TunableId::TxRingSize));
+    txq_ = std::make_unique<SpscQueue<Buffer *>>(txRing);
+    direct_.resize(txRing);
     if (started_ && portConfig(ps) == configured_) return;
     stopPorts();
     const auto poolSize = static_cast<std::uint32_t>(ps.integer(TunableId::RxPoolBuffers));
@@ -499,17 +499,26 @@ std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int6
         return n;
     }
     if (mode == FwdMode::Io && port_.size() > 1) {
-        // Out of the other port; the ingress index becomes the egress one.
+        // The ingress index becomes the egress one.
         for (std::uint32_t k = 0; k < n; ++k)
-            bufs[k]->port ^= 1;
+            bufs[k]->port = egressOf(mode, bufs[k]->port, port_.size());
     } else if (mode == FwdMode::Macswap) {
         for (std::uint32_t k = 0; k < n; ++k)
-            if (bufs[k]->len >= 2 * RTE_ETHER_ADDR_LEN) {
-                auto *eth = reinterpret_cast<rte_ether_hdr *>(bufs[k]->data);
-                std::swap(eth->dst_addr, eth->src_addr);
-            }
+            swapMacs(bufs[k]->data, bufs[k]->len);
     }
     return txq_->push(bufs, n);
+}
+
+std::uint16_t DpdkDevice::egressOf(FwdMode mode, std::uint16_t ingress, std::size_t ports)
+{
+    return mode == FwdMode::Io && ports > 1 ? static_cast<std::uint16_t>(ingress ^ 1) : ingress;
+}
+
+void DpdkDevice::swapMacs(std::uint8_t *frame, std::uint32_t len)
+{
+    if (len < 2 * RTE_ETHER_ADDR_LEN) return;
+    auto *eth = reinterpret_cast<rte_ether_hdr *>(frame);
+    std::swap(eth->dst_addr, eth->src_addr);
 }
 
 std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_t)

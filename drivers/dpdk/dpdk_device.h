@@ -45,6 +45,7 @@ struct DpdkOptions {
 class DpdkDevice final : public Device {
   public:
     static constexpr std::size_t kMaxPorts = 2;
+    static constexpr std::uint16_t kBurst = 64; // frames per rte_eth_rx_burst / tx_burst call
 
     // Starts the EAL if needed, attaches the ports and brings them up; throws
     // std::runtime_error with a message naming the port and what failed.
@@ -101,6 +102,12 @@ class DpdkDevice final : public Device {
         void add(const PortStats &o);
     };
     void open(const DpdkOptions &opts, const ParamSet &params);
+    // fwd.mode's egress: io crosses to the other port (one port: back out of it), the others
+    // go back out of the port they came in on.
+    static std::uint16_t egressOf(FwdMode mode, std::uint16_t ingress, std::size_t ports);
+    // macswap: the frame's source and destination MAC exchanged, if it is long enough to have
+    // them.
+    static void swapMacs(std::uint8_t *frame, std::uint32_t len);
     // Poll thread, at each round: its lcore, and PMD power management as poll.mode says.
     void beginPoll();
     std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);

@@ -3,12 +3,13 @@
 // no stage between them has anything to do per frame (testpmd's io and macswap engines).
 // There the stages' bookkeeping, a Buffer written, stamped and read back per frame over
 // several passes, costs more than the forwarding itself; the device's pass moves the frames'
-// own handles and writes a Buffer only for a measured frame (latency.sample_every).
+// own handles and touches no Buffer, a measured frame (latency.sample_every) kept as its
+// arrival time.
 //
 // What stays as on the staged path: every counter, exact (offered, RX and TX packets and
-// bytes, processed, tx_full, the drain's arms, fires and cleans), each port's TX buffer
-// flushed at tx.coalesce_frames and drained tx.coalesce_usecs after frames began to wait,
-// and the latency of the measured frames. What differs: the stage spans collapse, a frame's
+// bytes, processed, tx_full, the drain's arms, fires and cleans), the TX buffer flushed at
+// tx.coalesce_frames and drained tx.coalesce_usecs after frames began to wait, and the
+// latency of the measured frames. What differs: the stage spans collapse, a frame's
 // whole time from the poll to its flush falling in "TX posted -> completed" (the TX buffer),
 // and the reorder check has nothing to check (one thread, each port in order).
 #pragma once

@@ -44,8 +44,8 @@ class SampleMarker {
         b.sampled = measured;
         return measured;
     }
-    // A burst of `n` load frames not marked one by one (the direct pass writes no Buffer for
-    // an unmeasured frame): returns the index of its first measured frame (`n`: none), the
+    // A burst of `n` load frames not marked one by one (the direct pass touches no frame's
+    // Buffer): returns the index of its first measured frame (`n`: none), the
     // next ones following every every() frames, and moves the count past the burst.
     std::uint32_t measuredFrom(std::uint32_t n)
     {
@@ -101,19 +101,16 @@ class LatencyStats {
         return bytes;
     }
 
-    // Measured frames that crossed no stage (the direct pass, engine/datapath/direct_pass.h):
-    // load frames that arrived at `arrivalNs` and completed at `doneNs`, their whole time in the
-    // last span (TX posted -> completed), the spans before it empty. No Buffer is read.
-    void recordPassed(const std::int64_t *arrivalNs, std::uint32_t n, std::uint32_t every,
-                      std::int64_t doneNs)
+    // Measured load frames that crossed no stage (the direct pass,
+    // engine/datapath/direct_pass.h), `ns` each one's time from arrival to completion: all of
+    // it in the last span (TX posted -> completed), the spans before it empty. No Buffer read.
+    void recordPassed(const std::uint64_t *ns, std::size_t n, std::uint32_t every)
     {
         setSampleEvery(every);
         std::uint64_t sum = 0;
-        for (std::uint32_t k = 0; k < n; ++k) {
-            const std::int64_t total = doneNs - arrivalNs[k];
-            const auto ns = static_cast<std::uint64_t>(total > 0 ? total : 0);
-            total_.record(ns);
-            sum += ns;
+        for (std::size_t k = 0; k < n; ++k) {
+            total_.record(ns[k]);
+            sum += ns[k];
         }
         auto &last = stageNs_[kStageSpans - 1];
         last.store(last.load(std::memory_order_relaxed) + sum, std::memory_order_relaxed);

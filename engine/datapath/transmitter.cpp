@@ -24,6 +24,7 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
     // A datapath says its sampling from the start, not from its first clean.
     latency_.setSampleEvery(
         static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
+    directTimes_.reserve(kDirectTimes); // no allocation on the poll thread
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (kickFd_ < 0) throw std::system_error(errno, std::generic_category(), "TX clean kick");
     clean_ = EngineThread(reg, "txclean",
@@ -209,12 +210,7 @@ void Transmitter::pollDrain(std::int64_t now, Counters &c)
         }
         return;
     }
-    if (!pollDrains_) {
-        // Into busy polling: the loop drains from now on. A timer armed before is cancelled
-        // (it fires once into nothing) and the clean does not arm it again (napiPoll()).
-        pollDrains_ = true;
-        timer_.cancel();
-    }
+    if (!pollDrains_) takeDrain(); // into busy polling
     const bool pending = dev_.txPending() > 0;
     const std::int64_t us = pending ? coalesceUsecs() : 0;
     if (pending) coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
@@ -229,16 +225,32 @@ bool Transmitter::directDrainDue(bool pending, std::int64_t now, Counters &c)
     return directDrain_.due(pending, now, us * 1000, c);
 }
 
+void Transmitter::takeDrain()
+{
+    // The loop drains from now on. A timer armed before is cancelled (it fires once into
+    // nothing) and the clean does not arm it again (napiPoll()).
+    pollDrains_ = true;
+    timer_.cancel();
+}
+
+void Transmitter::enterDirect()
+{
+    takeDrain();
+    directDrain_.reset();
+}
+
 void Transmitter::recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs)
 {
-    // One recorder at a time: the clean thread's timer may still fire once into nothing after
-    // the poll loop took the drain over (pollDrain()), and its reclaim records an empty burst.
-    while (reclaiming_.test_and_set(std::memory_order_acquire))
-        cpuRelax();
-    latency_.recordPassed(arrivalNs, n,
-                          static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)),
-                          doneNs);
+    const std::size_t room = kDirectTimes - directTimes_.size();
+    for (std::uint32_t k = 0; k < n && k < room; ++k) {
+        const std::int64_t ns = doneNs - arrivalNs[k];
+        directTimes_.push_back(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
+    }
+    if (reclaiming_.test_and_set(std::memory_order_acquire)) return; // the next call records
+    latency_.recordPassed(directTimes_.data(), directTimes_.size(),
+                          static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
     reclaiming_.clear(std::memory_order_release);
+    directTimes_.clear();
 }
 
 std::int64_t Transmitter::coalesceUsecs() const

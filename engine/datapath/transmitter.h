@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "engine/datapath/buffer_source.h"
 #include "engine/datapath/coalesce_timer.h"
@@ -48,9 +49,14 @@ class Transmitter {
     // is flushed here. No timer thread wakes per period, no arm per burst. Leaving busy
     // polling with frames waiting hands them to the timer.
     void pollDrain(std::int64_t nowNs, Counters &c);
-    // The direct pass (engine/datapath/direct_pass.h), poll thread: its TX buffers' drain
-    // check, true when what waits is due to be flushed now; and the latency of its measured
-    // frames, flushed at `doneNs` (recorded as reclaim() records a TX buffer's).
+    // The direct pass (engine/datapath/direct_pass.h), poll thread. Entering it, the pass
+    // takes the drain over, as pollDrain() does entering busy polling (a timer armed before
+    // is cancelled); its TX buffer's drain check, true when what waits is due to be flushed
+    // now; and the latency of its measured frames, arrived at `arrivalNs` and flushed at
+    // `doneNs` (recorded as reclaim() records a TX buffer's). Should another context be
+    // recording at that moment (the clean thread, for a timer that fired before it was
+    // cancelled), the times wait for the next call: the poll thread never waits for it.
+    void enterDirect();
     bool directDrainDue(bool pending, std::int64_t nowNs, Counters &c);
     void recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs);
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
@@ -91,6 +97,9 @@ class Transmitter {
     void armTimer(Counters &c, std::int64_t &nowNs, std::uint32_t frames = 1);
     void cancelTimer(Counters &c);
     void kick();
+    // Poll thread: the poll loop (pollDrain(), the direct pass) takes the drain over from the
+    // coalesce timer.
+    void takeDrain();
     // The poll loop drains the TX buffer now (pollDrain()).
     bool drainInPoll() const;
 
@@ -102,6 +111,10 @@ class Transmitter {
     const bool drainsInPoll_;     // flushInline_ and the poll thread transmits
     DrainCheck drain_;            // poll thread: pollDrain()'s
     DrainCheck directDrain_;      // poll thread: the direct pass's
+    // Poll thread: the direct pass's measured frames' times not yet recorded (recordDirect()),
+    // at most kDirectTimes.
+    static constexpr std::size_t kDirectTimes = 8192;
+    std::vector<std::uint64_t> directTimes_;
     bool pollDrains_ = false;     // poll thread: the poll loop, not the timer, drains the buffer
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
