@@ -46,6 +46,10 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
     const auto n = static_cast<std::uint16_t>(dev_.port_.size());
     const std::uint32_t every = r.marker.every();
     constexpr std::uint16_t kBurst = DpdkDevice::kBurst;
+    // A chunk at a time (Device::chunks): on a pool of one mbuf per 4 KB page the burst's mbuf
+    // heads share a few first-level cache sets, and 8 at a time are still there when their
+    // lengths are read (76 Mpps against 59 at 64, docs/experiments.md).
+    const std::uint32_t burst = std::min<std::uint32_t>(dev_.chunks_.rx, kBurst);
     rte_mbuf *m[kBurst];
     std::uint32_t got = 0;
     // Round robin over the ports, as harvestPorts() does.
@@ -54,7 +58,7 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
         const std::uint16_t out = DpdkDevice::egressOf(mode, idx, n);
         while (got < r.budget) {
             const auto want =
-                static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, r.budget - got));
+                static_cast<std::uint16_t>(std::min<std::uint32_t>(burst, r.budget - got));
             const std::uint16_t k = rte_eth_rx_burst(dev_.port_[idx], 0, m, want);
             if (k == 0) break;
             std::uint64_t bytes = 0;
