@@ -65,6 +65,7 @@ class TstDpdk : public QObject {
     void busyPollLoopDrainsTheTxBuffer();
     void directPassForwardsWhileStagesPassFramesThrough();
     void directPassDrainsAsTheStagedPathDoes();
+    void directPassDropsWhatTheRingCannotHold();
     void restartTunablesReconfigureThePort();
     void mbufPoolOnHugePagesUnlessAskedOtherwise();
     void mbufPoolLayouts();
@@ -331,7 +332,7 @@ void TstDpdk::directPassForwardsWhileStagesPassFramesThrough()
         QCOMPARE(s[to]->latency.sampleEvery, 16u);
     }
     QCOMPARE(deviceEvents(*c, "direct pass on"), std::size_t{2});
-    QCOMPARE(deviceEvents(*c, "direct pass off"), std::size_t{2}); // the header, the stop
+    QCOMPARE(deviceEvents(*c, "direct pass off"), std::size_t{1}); // the header
     QCOMPARE(deviceEvents(*c, "PMD power management (PAUSE) enabled"), std::size_t{1});
 
     // Exact across both paths and every change: every frame taken from a port was sent on
@@ -428,6 +429,56 @@ void TstDpdk::directPassDrainsAsTheStagedPathDoes()
     }
     // Nothing lost between the paths: what circulates is what txonly sent.
     QCOMPARE(s.back()->totalOf(CounterId::TxFull), std::uint64_t{0});
+}
+
+void TstDpdk::directPassDropsWhatTheRingCannotHold()
+{
+    // A poll round of 2,048 frames into a TX ring of 1,024: the staged path posts the round as
+    // one chunk and the ring refuses the second half (tx_full). The pass takes the same chunk
+    // and must drop the same half, with port A idle so that every frame comes from B.
+    const ParamSet ps = params({{"fwd.mode", "io"},
+                                {"poll.mode", "busy"},
+                                {"proc.ns_per_packet", "0"},
+                                {"tx.header", "none"},
+                                {"poll.budget", "2048"},
+                                {"tx.ring_size", "1024"},
+                                {"fwd.direct_pass", "0"}});
+    Engine engine(ps, dpdkPorts("dpdk:net_null0,no-rx=1+net_null1"),
+                  EngineOptions{50'000'000, true});
+    auto c = std::make_shared<SampleCollector>();
+    engine.subscribe(c);
+    if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
+    QVERIFY(c->waitSamples(6));
+    QVERIFY(engine.apply({{"fwd.direct_pass", "1"}}, "test").ok());
+    const std::size_t direct = c->samples().size();
+    QVERIFY(c->waitSamples(direct + 6));
+    engine.stop();
+    const auto s = c->samples();
+    QVERIFY(s.size() >= direct + 6);
+    QCOMPARE(directPolls(s, 1, direct - 1), 0.0);
+    QVERIFY(directPolls(s, direct + 1, s.size() - 1) > 100);
+    for (auto [from, to] : {std::pair{std::size_t{1}, direct - 1}, {direct + 1, s.size() - 1}}) {
+        const auto grew = [&](CounterId id) {
+            return static_cast<double>(s[to]->totalOf(id) - s[from]->totalOf(id));
+        };
+        const QString what = QString("samples %1..%2: %3 received, %4 refused, %5 flushes")
+                                 .arg(from)
+                                 .arg(to)
+                                 .arg(grew(CounterId::RxPackets))
+                                 .arg(grew(CounterId::TxFull))
+                                 .arg(grew(CounterId::TxInlineCleans));
+        QVERIFY2(grew(CounterId::RxPackets) > 100'000, qPrintable(what));
+        QVERIFY2(std::abs(grew(CounterId::TxFull) / grew(CounterId::RxPackets) - 0.5) < 0.01,
+                 qPrintable(what));
+        // One flush of the 1,024 the ring holds per round.
+        QVERIFY2(std::abs(grew(CounterId::TxPackets) / grew(CounterId::TxInlineCleans) - 1024) < 10,
+                 qPrintable(what));
+    }
+    const Sample &last = *s.back();
+    QCOMPARE(last.totalOf(CounterId::RxPackets),
+             last.totalOf(CounterId::TxPackets) + last.totalOf(CounterId::TxFull));
+    QCOMPARE(static_cast<std::uint64_t>(metric(last, "port_a_opackets")),
+             last.totalOf(CounterId::TxPackets));
 }
 
 void TstDpdk::restartTunablesReconfigureThePort()

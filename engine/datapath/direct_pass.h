@@ -42,8 +42,9 @@ class DirectPass {
     // Poll thread: up to r.budget frames received, forwarded and counted; returns how many
     // were received.
     virtual std::uint32_t round(DirectRound &r) = 0;
-    // Poll thread: what waits in its TX buffers goes out now (leaving the pass, a stop).
-    virtual void flush(DirectRound &r) = 0;
+    // Poll thread: what waits in its TX buffer goes out now; `leaving`: the stages take the
+    // frames from the next round (else the poll thread stops).
+    virtual void flush(DirectRound &r, bool leaving) = 0;
 };
 
 // Whether the pass is allowed (fwd.direct_pass) and, under the settings in force, no stage between

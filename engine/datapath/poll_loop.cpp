@@ -65,14 +65,15 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         std::uint32_t n = 0;
         std::uint64_t bytes = 0;
         if (direct_) {
-            // Into the pass once the staged TX buffer is empty (its drain comes within
-            // tx.coalesce_usecs); out of it at once, what its TX buffers hold flushed.
+            // Into the pass once the staged TX buffer is empty and no reclaim is sending
+            // (its drain comes within tx.coalesce_usecs): one context at a time on the
+            // ports' TX queues. Out of it at once, what its TX buffer holds flushed.
             const bool want = direct_->forwards(live_) && stagesPassFramesThrough(live_);
-            if (want && !direct && dev_.txPending() == 0) {
+            if (want && !direct && tx_.idle()) {
                 direct = true;
             } else if (!want && direct) {
                 DirectRound r{c, marker_, tx_, now, budget};
-                direct_->flush(r);
+                direct_->flush(r, true);
                 direct = false;
             }
         }
@@ -159,7 +160,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
     }
     if (direct) { // nothing stays behind in the pass's buffers
         DirectRound r{c, marker_, tx_, nowNs(), 0};
-        direct_->flush(r);
+        direct_->flush(r, false);
     }
 }
 

@@ -246,6 +246,7 @@ void Transmitter::recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, s
         const std::int64_t ns = doneNs - arrivalNs[k];
         directTimes_.push_back(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
     }
+    if (directTimes_.empty()) return;
     if (reclaiming_.test_and_set(std::memory_order_acquire)) return; // the next call records
     latency_.recordPassed(directTimes_.data(), directTimes_.size(),
                           static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));

@@ -55,12 +55,20 @@ class Transmitter {
     // now; and the latency of its measured frames, arrived at `arrivalNs` and flushed at
     // `doneNs` (recorded as reclaim() records a TX buffer's). Should another context be
     // recording at that moment (the clean thread, for a timer that fired before it was
-    // cancelled), the times wait for the next call: the poll thread never waits for it.
+    // cancelled), the times wait for the next call (`n` 0: only those), at most kDirectTimes
+    // of them: the poll thread never waits for it.
     void enterDirect();
+    // Nothing waits in the TX ring and no context is reclaiming (sending what it took off
+    // it): the direct pass may transmit. Poll thread.
+    bool idle() { return dev_.txPending() == 0 && !reclaiming_.test(std::memory_order_acquire); }
     bool directDrainDue(bool pending, std::int64_t nowNs, Counters &c);
     void recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs);
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
-    void flush(Counters &c) { reclaim(c); }
+    void flush(Counters &c)
+    {
+        reclaim(c);
+        recordDirect(nullptr, 0, 0); // the direct pass's times still waiting
+    }
     const LatencyStats &latency() const { return latency_; }
     // The coalesce timer in force (tx.coalesce_usecs, or net_dim's). Any thread.
     std::uint32_t coalesceUs() const { return coalesceUs_.load(std::memory_order_relaxed); }
