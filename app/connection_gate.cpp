@@ -223,8 +223,11 @@ void GatedServer::gateLoop()
             std::lock_guard lock(mutex_);
             handed.swap(handed_);
             for (int k = 0; k < n; ++k) {
-                if (events[k].data.u64 == 0) continue;
-                auto it = idle_.find(events[k].data.u64);
+                // epoll_event is packed on x86-64: its u64 is misaligned, so it is copied
+                // out before a reference binds to it (find takes the key by reference).
+                const std::uint64_t id = events[k].data.u64;
+                if (id == 0) continue;
+                auto it = idle_.find(id);
                 if (it == idle_.end()) continue;
                 epoll_ctl(epoll_, EPOLL_CTL_DEL, it->second.fd, nullptr);
                 ready.push_back(std::move(it->second));

@@ -10,6 +10,7 @@
 #include "app/catalog_commands.h"
 #include "app/manual_pages.h"
 #include "app/reproduce_command.h"
+#include "app/restore_command.h"
 #include "app/run_command.h"
 #include "app/serve_command.h"
 #include "app/session_commands.h"
@@ -29,7 +30,7 @@ constexpr Subcommand (*kSubcommands[])(CLI::App &) = {
     addParamsCommand,    addMetricsCommand, addProfilesCommand, addDevicesCommand,
     addRunCommand,       addServeCommand,   addSessionsCommand, addCompareCommand,
     addReproduceCommand, addSweepCommand,   addTuneCommand,     addCompletionCommand,
-    addManualCommand,
+    addManualCommand,    addRestoreCommand,
 };
 
 // An unknown command gets its own message, not CLI11's "A subcommand is required".
@@ -72,7 +73,11 @@ int main(int argc, char **argv)
     // damaged where SQLite only notices mid-query, for one, throws from deep inside.
     try {
         for (const auto &command : commands)
-            if (command.cli->parsed()) return command.run();
+            if (command.cli->parsed()) {
+                const std::string name = command.cli->get_name();
+                if (name == "run" || name == "serve") restoreLeftovers();
+                return command.run();
+            }
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ringlab-engine: %s\n", e.what());

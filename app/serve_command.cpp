@@ -154,8 +154,10 @@ Subcommand addServeCommand(CLI::App &app)
     auto *serve = app.add_subcommand(
         "serve", "Serve the engine's API (docs/api.md) to the desktop app and scripts");
     serve->add_option("--listen", sv->listen,
-                      "unix:PATH (default: " + defaultSocketPath() +
-                          ") or tcp:HOST:PORT (needs --token-file)");
+                      "unix:PATH or tcp:HOST:PORT (needs --token-file). Default here: unix:" +
+                          defaultSocketPath() + " (as root " + kServiceSocketPath +
+                          ", otherwise $XDG_RUNTIME_DIR/ringlab/engine.sock, or "
+                          "/tmp/ringlab-UID/engine.sock without XDG_RUNTIME_DIR)");
     serve
         ->add_option("--token-file", sv->tokenFile,
                      "A file only you can read (mode 0600) holding the bearer token TCP "

@@ -11,7 +11,9 @@
 //     first minute and after an hour of samples (side by side in this run);
 //  5. samples drawn as gaps against samples the engine marked as stalled.
 // Run it under a real X server (Xvfb) to include what drawing costs; offscreen hides it.
-// Usage: gui_long_session [--db FILE] (FILE is replaced with the recorded session and kept)
+// Usage: gui_long_session [--db FILE] [--live-only]
+//   --db FILE    record the session there and keep it (FILE is replaced)
+//   --live-only  only step 4 after an hour of samples
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -24,6 +26,7 @@
 #include <ctime>
 #include <fstream>
 #include <random>
+#include <string>
 
 #include "bench_common.h"
 #include "engine/store/session_report.h"
@@ -334,8 +337,33 @@ void measureLiveCpu()
 
 } // namespace
 
+namespace {
+constexpr const char *kUsage =
+    "usage: gui_long_session [--db FILE] [--live-only]\n"
+    "  The desktop with a 1-hour session at 10 Hz: first paint, export, memory, and the GUI\n"
+    "  thread's CPU following a live run (run it under Xvfb to include drawing).\n"
+    "  --db FILE    record the session there and keep it (FILE is replaced)\n"
+    "  --live-only  only the GUI thread's CPU after an hour of samples\n";
+} // namespace
+
 int main(int argc, char **argv)
 {
+    // Arguments first: --help or a word it does not know must not run the benchmark.
+    for (int k = 1; k < argc; ++k) {
+        const std::string a = argv[k];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        if ((a == "--db" || a == "-platform") && k + 1 < argc) { // -platform: Qt's own
+            ++k;
+            continue;
+        }
+        if (a != "--live-only") {
+            std::fprintf(stderr, "gui_long_session: unknown argument '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+    }
     chooseQtPlatform();
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(ringlab);

@@ -21,12 +21,35 @@ packages=(
     libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
     libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
     dpdk-dev # dpdk-testpmd: bench/dpdk_forward's reference
-    clang libfuzzer-14-dev
+    clang libfuzzer-14-dev libclang-rt-14-dev lld # the sanitizer and fuzz trees; lld links every tree
     libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
     python3-jsonschema openssl # tst_api: replies against docs/api.md's schema; a certificate for HTTPS
     prometheus # tst_prometheus: promtool lints the exposition; a real Prometheus scrapes a run
     lintian appstream desktop-file-utils man-db # tst_package, tst_cli_docs: Debian's own checks
 )
+
+# Every stage's minutes, printed as a line when it ends and as a table when the script does
+# (also when a stage fails), so each CI log shows where its time went.
+stage_names=() stage_secs=()
+stage_total_start=$SECONDS
+stage() {
+    local name=$1 start=$SECONDS
+    shift
+    echo "bootstrap: stage '$name'"
+    "$@"
+    stage_names+=("$name") stage_secs+=($((SECONDS - start)))
+    printf 'bootstrap: stage %-28s %5.1f min\n' "'$name'" "$(bc_min $((SECONDS - start)))"
+}
+bc_min() { awk -v s="$1" 'BEGIN { printf "%.1f", s / 60 }'; }
+stage_table() {
+    ((${#stage_names[@]})) || return 0
+    echo "bootstrap: minutes per stage"
+    for i in "${!stage_names[@]}"; do
+        printf 'bootstrap:   %-34s %5.1f\n' "${stage_names[$i]}" "$(bc_min "${stage_secs[$i]}")"
+    done
+    printf 'bootstrap:   %-34s %5.1f\n' "total" "$(bc_min $((SECONDS - stage_total_start)))"
+}
+trap stage_table EXIT
 
 install_packages() {
     local missing=()
@@ -56,27 +79,30 @@ configure_and_build() {
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test
 # that raised it), the threads' tests under ThreadSanitizer, then each libFuzzer target for
 # FUZZ_SECONDS from its committed corpus. Build trees: build/dev-asan, build/dev-tsan,
-# build/fuzz (CMakePresets.json).
+# build/fuzz (CMakePresets.json). Both suites run two tests at a time, the RUN_SERIAL
+# (timing) tests alone.
 sanitizers_and_fuzzers() {
     cd "$here"
-    echo "bootstrap: the suite under ASan and UBSan"
-    cmake --preset dev-asan >/dev/null
-    cmake --build --preset dev-asan -j "$(nproc)"
-    ctest --preset dev-asan --timeout 900 # sanitizer options: the test preset
+    stage "ASan+UBSan build" build_preset dev-asan
+    # sanitizer options: the test preset
+    stage "suite under ASan+UBSan" ctest --preset dev-asan --timeout 900 -j "$(nproc)"
 
-    echo "bootstrap: the concurrency tests under TSan"
     # TSan needs the address space layout it knows; kernels with 32 random mmap bits break it.
     if [ "$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 28)" -gt 28 ] && [ "$(id -u)" -eq 0 ]; then
         sysctl -qw vm.mmap_rnd_bits=28
     fi
-    cmake --preset dev-tsan >/dev/null
-    cmake --build --preset dev-tsan -j "$(nproc)" --target concurrency_tests
-    ctest --preset dev-tsan --timeout 900
+    stage "TSan build" build_preset dev-tsan --target concurrency_tests
+    stage "concurrency tests under TSan" ctest --preset dev-tsan --timeout 900 -j "$(nproc)"
 
-    echo "bootstrap: fuzzers, ${FUZZ_SECONDS:-30} s each"
-    cmake --preset fuzz >/dev/null
-    cmake --build --preset fuzz -j "$(nproc)"
-    tests/fuzz/run.sh build/fuzz "${FUZZ_SECONDS:-30}"
+    stage "fuzz build" build_preset fuzz
+    stage "fuzzers, ${FUZZ_SECONDS:-30} s each" tests/fuzz/run.sh build/fuzz "${FUZZ_SECONDS:-30}"
+}
+
+build_preset() {
+    local preset=$1
+    shift
+    cmake --preset "$preset" >/dev/null
+    cmake --build --preset "$preset" -j "$(nproc)" "$@"
 }
 
 case "$mode" in
@@ -93,13 +119,16 @@ run)
     exec "$build/app/ringlab-engine" run --profile default --duration 10s --no-record
     ;;
 test | test-quick)
-    install_packages
-    configure_and_build -DRINGLAB_WERROR=ON
+    stage "packages" install_packages
+    # Line tables and function names (-g1) for the tests' backtraces, not every variable's
+    # location: a sixth less compile time, the same code.
+    stage "build" configure_and_build -DRINGLAB_WERROR=ON \
+        "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
     export QT_QPA_PLATFORM=offscreen
-    (cd "$build" && ctest --output-on-failure --timeout 600)
+    stage "suite" ctest --test-dir "$build" --output-on-failure --timeout 600 -j "$(nproc)"
     [ "$mode" = test ] || exit 0
     # On the machine while it is quiet: each figure against bench/baseline.json.
-    python3 "$here/bench/check" "$build"
+    stage "bench/check" python3 "$here/bench/check" "$build"
     sanitizers_and_fuzzers
     ;;
 *)

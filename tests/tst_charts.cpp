@@ -3,12 +3,16 @@
 // log axis; a stall drawn as a gap; markers whose labels never collide; four plot areas on
 // one time axis to the pixel with round ticks; fixed, distinct colours; the crosshair.
 #include <QApplication>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
 #include <QCategoryAxis>
 #include <QGraphicsLayout>
 #include <QLineSeries>
 #include <QListWidget>
 #include <QMenu>
+#include <QScatterSeries>
 #include <QSettings>
+#include <QValueAxis>
 #include <QtTest>
 #include <cmath>
 #include <map>
@@ -17,6 +21,7 @@
 
 #include "ui/chart_legend.h"
 #include "ui/charts_view.h"
+#include "ui/distribution_charts.h"
 #include "ui/series_catalog.h"
 #include "ui/time_chart.h"
 
@@ -73,7 +78,9 @@ class TstCharts : public QObject {
     void aMarkKeepsItsLabelAmongChanges();
     void everyColumnKeepsItsExtremes();
     void threadSeriesNeverTakeACatalogueName();
-    void zerosBreakALogLine();
+    void zerosLieOnTheLogFloor();
+    void aDropBurstIsSeenAtAnyZoom();
+    void comparePlotsAgreeWithTheirRows();
     void plotAreasShareOneTimeAxis();
     void emptyChartsHavePlainTicks();
     void seriesAreChosenHiddenAndLogged();
@@ -114,7 +121,7 @@ void TstCharts::gapIsDrawnAsAGap()
     int checked = 0;
     for (TimeChart *c : view_->charts())
         for (const QString &n : c->chosenNames()) {
-            if (!c->pointCount(n)) continue; // zero on a log axis: nothing to draw
+            if (!c->pointCount(n)) continue; // a series with no value in these samples
             ++checked;
             QVERIFY2(c->lineCount(n) == 2,
                      qPrintable(c->title() + ": " + n + " in " + QString::number(c->lineCount(n))));
@@ -344,11 +351,26 @@ void TstCharts::axesUseSiPrefixesAndTheDataRange()
     QVERIFY(lat->valueMin() >= 1 - 1e-9);
     const QStringList decades = lat->valueAxis()->categoriesLabels();
     QVERIFY2(decades.last() == "1 k", qPrintable(decades.join(", ")));
+    // Issue 46: a short chart over many decades labelled one of them ("1 k"). However
+    // little room, a log axis has two labels or more, the floor's among them.
+    auto wide = run(5.1, 6.0);
+    for (auto &s : wide) {
+        auto w = std::make_shared<Sample>(*s);
+        w->latency.p50 = 0.2;
+        w->latency.max = 2e6;
+        s = w;
+    }
+    view_->appendSamples(wide);
+    view_->resize(1000, 420); // room for two labels per chart
+    view_->replot();
+    QTRY_VERIFY(lat->valueAxis()->categoriesLabels().size() >= 2);
+    const QStringList few = lat->valueAxis()->categoriesLabels();
+    QVERIFY2(few.size() >= 2 && few.first() != few.last(), qPrintable(few.join(", ")));
 }
 
-// On a log axis a zero cannot be drawn; a second without drops is not a line joining the
-// drops before and after it.
-void TstCharts::zerosBreakALogLine()
+// On a log axis a zero has no place of its own: it is drawn on the axis's floor, so a second
+// without drops is the line lying on the floor between the drops before and after it.
+void TstCharts::zerosLieOnTheLogFloor()
 {
     view_->setWindow(ChartsView::kWholeSession);
     auto all = run(0.1, 3.0);
@@ -360,11 +382,119 @@ void TstCharts::zerosBreakALogLine()
     view_->appendSamples(all);
     view_->replot();
     QVERIFY(view_->events()->logScale());
-    QCOMPARE(view_->events()->lineCount("drops"), 2);
-    QCOMPARE(view_->events()->pointCount("drops"), static_cast<int>(all.size()) - 10);
-    // On a linear axis the zeros are drawn, as one line.
+    QCOMPARE(view_->events()->lineCount("drops"), 1);
+    QCOMPARE(view_->events()->pointCount("drops"), static_cast<int>(all.size()));
     view_->events()->setLogScale(false);
     QCOMPARE(view_->events()->lineCount("drops"), 1);
+}
+
+// The shape of the hogs-drops session (issue 46): one second of drops (6,500/s) in four
+// minutes of none, at 10 Hz. Before, the Events chart's log axis left the burst as points
+// without a line to join: no red pixel, while the crosshair said "drops 6.5 k". Now, at the
+// whole session and zoomed in, the burst is a spike of the drop series' colour in the Events
+// chart's pixels, and a red band along the time axis in every chart.
+void TstCharts::aDropBurstIsSeenAtAnyZoom()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    std::vector<std::shared_ptr<const Sample>> all;
+    for (int k = 1; k <= 2400; ++k) {
+        auto s = std::make_shared<Sample>(*sample(k * 0.1, 0.1));
+        s->rate[static_cast<std::size_t>(CounterId::RxMissed)] = (k >= 217 && k < 227) ? 6500 : 0;
+        all.push_back(s);
+    }
+    view_->appendSamples(all);
+    view_->replot();
+    const QColor dropColour = seriesColor("drops_per_s");
+    auto check = [&](const QString &when) {
+        for (TimeChart *c : view_->charts()) {
+            QCOMPARE(c->dropSpanCount(), 1);
+            const QList<QRectF> band = c->dropBandRects();
+            QVERIFY2(band.size() == 1, qPrintable(when + ": " + c->title()));
+            const qreal x = c->xForTime(22.1);
+            QVERIFY2(band[0].left() <= x + 1 && band[0].right() >= x - 1,
+                     qPrintable(when + ": the band misses the burst in " + c->title()));
+            QVERIFY(band[0].width() >= TimeChart::kDropBandMinWidth - 0.01);
+            QCOMPARE(band[0].bottom(), c->plotArea().bottom());
+        }
+        // The burst in the Events chart's own pixels, above the band.
+        TimeChart *ev = view_->events();
+        const QImage img = ev->grab().toImage();
+        const QRectF pa = ev->plotArea();
+        const int x = qRound(ev->xForTime(22.1));
+        int red = 0;
+        for (int px = x - 4; px <= x + 4; ++px)
+            for (int py = static_cast<int>(std::ceil(pa.top()));
+                 py < pa.bottom() - TimeChart::kDropBandHeight - 1; ++py)
+                if (px >= 0 && px < img.width() && py >= 0 && py < img.height()) {
+                    const QColor c = img.pixelColor(px, py);
+                    red += std::abs(c.red() - dropColour.red()) < 40 &&
+                           std::abs(c.green() - dropColour.green()) < 40 &&
+                           std::abs(c.blue() - dropColour.blue()) < 40;
+                }
+        QVERIFY2(red >= 10,
+                 qPrintable(when + QString(": %1 pixels of the drops' colour").arg(red)));
+    };
+    check("the whole session");
+    view_->zoom(22.1, 1.0 / 40);
+    check("zoomed in");
+    // The band never grows with the session: one rectangle per burst, however long the run.
+    view_->clear();
+    QCOMPARE(view_->events()->dropSpanCount(), 0);
+    QVERIFY(view_->events()->dropBandRects().isEmpty());
+}
+
+// Issue 46: the drops row said A 76.08, B 0 ("B is better") while both boxes lay flat at 0,
+// and a latency box's axis ran to -2,000 us. The box shows the row's mean, whiskers reach the
+// highest sample, and a metric that is never negative has no axis below 0.
+void TstCharts::comparePlotsAgreeWithTheirRows()
+{
+    // 2,321 samples, 41 of them with drops (up to 18,869/s), as in hogs-drops-232s.db.
+    std::vector<double> a(2321, 0.0), b(2321, 0.0);
+    double sum = 0;
+    for (int k = 0; k < 41; ++k) {
+        a[static_cast<std::size_t>(100 + 50 * k)] = 18869.0 * (k + 1) / 41;
+        sum += a[static_cast<std::size_t>(100 + 50 * k)];
+    }
+    const double meanA = sum / static_cast<double>(a.size());
+    QVERIFY(meanA > 100 && meanA < 250);
+    std::unique_ptr<QChartView> view(makeBoxChart("drops_per_s", a, b, meanA, 0));
+    view->resize(300, 260);
+    view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+    QChart *c = view->chart();
+    QTRY_VERIFY(c->plotArea().height() > 50);
+    QScatterSeries *means = nullptr;
+    QBoxPlotSeries *boxes = nullptr;
+    for (QAbstractSeries *s : c->series()) {
+        if (s->name() == kBoxMeanSeries) means = qobject_cast<QScatterSeries *>(s);
+        if (auto *bx = qobject_cast<QBoxPlotSeries *>(s)) boxes = bx;
+    }
+    QVERIFY(means && boxes);
+    QCOMPARE(means->count(), 2);
+    QCOMPARE(means->at(0).y(), meanA); // the row's figures, drawn
+    QCOMPARE(means->at(1).y(), 0.0);
+    QCOMPARE(boxes->boxSets().at(0)->at(QBoxSet::Median), 0.0);
+    QCOMPARE(boxes->boxSets().at(0)->at(QBoxSet::UpperExtreme), 18869.0);
+    auto *y = qobject_cast<QValueAxis *>(c->axes(Qt::Vertical).value(0));
+    QVERIFY(y);
+    QVERIFY2(y->min() >= 0, qPrintable(QString::number(y->min())));
+    QVERIFY(y->max() >= 18869.0);
+    // The marker is inside the plot, on or above the flat box, its figure written beside it.
+    const QPointF at = c->mapToPosition(means->at(0), means);
+    QVERIFY(c->plotArea().adjusted(-1, -1, 1, 1).contains(at));
+    QVERIFY(at.y() <= c->mapToPosition(QPointF(0, 0), means).y());
+    QVERIFY(means->pointLabelsVisible());
+    QVERIFY(means->pointLabelsFormat().contains("@yPoint"));
+
+    // Latencies spread from 20 to 2,000 us: the axis starts at 0, not below it.
+    std::vector<double> la, lb;
+    for (int k = 0; k < 200; ++k) {
+        la.push_back(20 + k * 10.0);
+        lb.push_back(30 + k * 2.0);
+    }
+    std::unique_ptr<QChartView> lat(makeBoxChart("latency_p99_us", la, lb));
+    auto *ly = qobject_cast<QValueAxis *>(lat->chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(ly && ly->min() >= 0 && ly->max() >= 2010);
 }
 
 void TstCharts::plotAreasShareOneTimeAxis()
@@ -508,6 +638,21 @@ void TstCharts::markerLabelsNeverCollide()
     for (TimeChart *c : view_->charts())
         QCOMPARE(c->markerLabels().size(), 8);
     QVERIFY(view_->cpu()->markerLabelRects().isEmpty());
+
+    // Issue 46: three tunables changed as one (the busy fixture's change at 65.4 s) are one
+    // marker whose label names all three, drawn, not three lines at one x of which the first
+    // alone was named.
+    view_->clear();
+    view_->appendSamples(run(0.1, 20.0));
+    view_->addMarker(10, "refill.threshold 256→64", MarkerKind::Change);
+    view_->addMarker(10, "poll.sleep_min_us 5→100", MarkerKind::Change);
+    view_->addMarker(10, "poll.sleep_max_us 10→200", MarkerKind::Change);
+    view_->replot();
+    QCOMPARE(top->markerLabels().size(), 1);
+    const QString all = top->markerLabels().first();
+    for (const char *name : {"refill.threshold", "poll.sleep_min_us", "poll.sleep_max_us"})
+        QVERIFY2(all.contains(name), qPrintable(all));
+    QTRY_VERIFY(top->markerLabelDrawn(all));
 }
 
 void TstCharts::coloursAreFixedAndDistinct()

@@ -457,7 +457,9 @@ void TstDpdk::directPassDropsWhatTheRingCannotHold()
     QVERIFY(s.size() >= direct + 6);
     QCOMPARE(directPolls(s, 1, direct - 1), 0.0);
     QVERIFY(directPolls(s, direct + 1, s.size() - 1) > 100);
-    for (auto [from, to] : {std::pair{std::size_t{1}, direct - 1}, {direct + 1, s.size() - 1}}) {
+    for (const auto &range : {std::pair{std::size_t{1}, direct - 1}, {direct + 1, s.size() - 1}}) {
+        // Plain locals: clang 14 (the sanitizer tree) cannot capture structured bindings.
+        const std::size_t from = range.first, to = range.second;
         const auto grew = [&](CounterId id) {
             return static_cast<double>(s[to]->totalOf(id) - s[from]->totalOf(id));
         };

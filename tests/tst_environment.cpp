@@ -584,7 +584,7 @@ void TstEnvironment::aBusyNeighbourShowsInTheSamples()
 void TstEnvironment::jobsWarnWhenTheMachinesLoadDiffered()
 {
     SessionStore store(db("load.db"));
-    auto session = [&](double neighbour) {
+    auto session = [&](double neighbour, double engineCpu = 0) {
         SessionInfo info = test::simSession("run");
         const auto id = store.createSession(info, ParamSet{});
         std::vector<std::shared_ptr<const Sample>> samples;
@@ -594,6 +594,7 @@ void TstEnvironment::jobsWarnWhenTheMachinesLoadDiffered()
             s->t = 0.1 * k;
             s->interval = 0.1;
             s->neighbourCpuMsPerS = neighbour;
+            s->engineCpuMsPerS = engineCpu;
             samples.push_back(s);
         }
         store.append(id, samples, {});
@@ -633,6 +634,42 @@ void TstEnvironment::jobsWarnWhenTheMachinesLoadDiffered()
                                            "ms/s apart): A 20 ms/s, B 620 ms/s"));
     QVERIFY(caveats(quiet, alike).empty());
     QVERIFY(caveats(quiet, before).empty()); // not measured on one side: nothing to compare
+
+    // Issue 46: the hogs' session against a quiet one, the engine's threads also placed
+    // differently. Other processes took 1,643 ms/s more CPU, more than the engine's own
+    // difference: that caveat comes first, ahead of the placement's (a higher rank), so the
+    // verdict's note names it and not "CPU placement ... and 1 more".
+    Environment placedA, placedB;
+    placedA.set({"cpu.nohz_full", "0-1", {}});
+    placedB.set({"cpu.nohz_full", "1", {}});
+    auto run = [&](double neighbour, double engineCpu, const Environment &env) {
+        const auto id = session(neighbour, engineCpu);
+        store.setEnvironment(id, env);
+        return id;
+    };
+    const auto hogs = run(1831, 420, placedA), calm = run(188, 380, placedB);
+    auto ranked = caveats(hogs, calm);
+    QVERIFY2(ranked.size() >= 2, "a placement and a neighbour caveat");
+    QCOMPARE(ranked[0].key, std::string("neighbour_cpu_ms_per_s"));
+    QVERIFY(std::any_of(ranked.begin(), ranked.end(),
+                        [](const auto &d) { return d.rank == FactRank::Placement; }));
+    std::vector<CompareRow> rows(1);
+    rows[0].a.mean = 420;
+    rows[0].a.batches = 5;
+    rows[0].a.ciHalf = 5;
+    rows[0].b = rows[0].a;
+    rows[0].b.mean = 380;
+    rows[0].diff = compareEstimates(rows[0].a, rows[0].b);
+    QVERIFY(rows[0].diff.significant);
+    addEnvironmentCaveat(rows, ranked);
+    QVERIFY2(rows[0].verdict.find("(load): other processes' CPU") != std::string::npos,
+             rows[0].verdict.c_str());
+    // A neighbour that differs by less than the engine's own CPU stays at its rank (load),
+    // behind the placement.
+    const auto small = run(300, 900, placedA), big = run(120, 100, placedB);
+    ranked = caveats(small, big);
+    QVERIFY(ranked.size() >= 2);
+    QCOMPARE(ranked[0].rank, FactRank::Placement);
 }
 
 QTEST_GUILESS_MAIN(TstEnvironment)

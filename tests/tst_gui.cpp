@@ -938,7 +938,7 @@ void TstGui::segmentsCompareWithAChosenBaseline()
                               qPrintable(m->deltaText(3, cpu)), 2500);
     const qint64 first = ctl->sessionId();
     w_->stopRun(); // the table has every sample now
-    auto pct = [m, cpu](int row) { return leadingNumber(m->deltaText(row, cpu)); };
+    auto pct = [m](int row) { return leadingNumber(m->deltaText(row, cpu)); };
     const double againstPrevious = pct(2);
     qInfo("engine CPU, segment 3 (100-200 us sleeps) against segment 2 (busy): %s",
           qPrintable(m->deltaText(2, cpu)));

@@ -30,7 +30,9 @@ class TstSweep : public QObject {
     void specSurvivesItsJson();
     void frontOnKnownPoints();
     void frontTiesAndOverlaps();
-    void frontOfMeansIsAStaircase();
+    void frontKeepsTheBestOfEachAxis_data();
+    void frontKeepsTheBestOfEachAxis();
+    void frontIsAStaircase();
     void constraintsParseAndJudge();
     void tunerFindsTheConstrainedOptimum();
     void tunerRefusesAnImpossibleConstraint();
@@ -333,33 +335,91 @@ void TstSweep::frontOnKnownPoints()
 void TstSweep::frontTiesAndOverlaps()
 {
     const std::vector<int> dirs{-1, -1};
-    // Two identical points: neither beats the other.
-    auto f = paretoFront({{est(10, 1), est(10, 1)}, {est(10, 1), est(10, 1)}}, dirs);
-    QCOMPARE(f, (std::vector<bool>{true, true}));
-    // Better means but overlapping intervals: not significant, both stay.
-    f = paretoFront({{est(10, 5), est(10, 5)}, {est(12, 5), est(12, 5)}}, dirs);
-    QCOMPARE(f, (std::vector<bool>{true, true}));
-    // The same means with tight intervals: the second is beaten.
-    f = paretoFront({{est(10, 0.5), est(10, 0.5)}, {est(12, 0.5), est(12, 0.5)}}, dirs);
-    QCOMPARE(f, (std::vector<bool>{true, false}));
-    // Significantly better on one, within the noise on the other: beaten.
-    f = paretoFront({{est(10, 0.5), est(10, 5)}, {est(12, 0.5), est(11, 5)}}, dirs);
-    QCOMPARE(f, (std::vector<bool>{true, false}));
+    using P = FrontPlace;
+    // Two identical points: neither dominates the other.
+    auto f = frontPlaces({{est(10, 1), est(10, 1)}, {est(10, 1), est(10, 1)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::On}));
+    // Worse means on both, intervals overlapping: off the front, within the noise.
+    std::vector<int> by;
+    f = frontPlaces({{est(10, 5), est(10, 5)}, {est(12, 5), est(12, 5)}}, dirs, &by);
+    QCOMPARE(f, (std::vector<P>{P::On, P::WithinNoise}));
+    QCOMPARE(by[1], 0);
+    // The same means with tight intervals: beaten.
+    f = frontPlaces({{est(10, 0.5), est(10, 0.5)}, {est(12, 0.5), est(12, 0.5)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::Beaten}));
+    // Significantly better on one, better mean within the noise on the other: beaten.
+    f = frontPlaces({{est(10, 0.5), est(10, 5)}, {est(12, 0.5), est(11, 5)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::Beaten}));
+    // Significantly better on one, a worse mean within the noise on the other: the second
+    // keeps the best mean of that metric, so it stays (the rule issue 46 found broken).
+    f = frontPlaces({{est(10, 0.5), est(11, 5)}, {est(12, 0.5), est(10, 5)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::On}));
     // Better on one and significantly worse on the other: both on the front.
-    f = paretoFront({{est(10, 0.5), est(20, 0.5)}, {est(12, 0.5), est(11, 0.5)}}, dirs);
-    QCOMPARE(f, (std::vector<bool>{true, true}));
+    f = frontPlaces({{est(10, 0.5), est(20, 0.5)}, {est(12, 0.5), est(11, 0.5)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::On}));
     // No interval (2 repeats): the means decide.
-    f = paretoFront({{est(10, 0, 2), est(10, 0, 2)}, {est(10.1, 0, 2), est(10, 0, 2)}}, dirs);
-    QCOMPARE(f, (std::vector<bool>{true, false}));
+    f = frontPlaces({{est(10, 0, 2), est(10, 0, 2)}, {est(10.1, 0, 2), est(10, 0, 2)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::Beaten}));
     // Exact values without noise (drops 0 against 5 in every batch): a real difference.
-    f = paretoFront({{est(0, 0)}, {est(5, 0)}}, {-1});
-    QCOMPARE(f, (std::vector<bool>{true, false}));
+    f = frontPlaces({{est(0, 0)}, {est(5, 0)}}, {-1});
+    QCOMPARE(f, (std::vector<P>{P::On, P::Beaten}));
+    // A metric one point lacks: no verdict between them.
+    f = frontPlaces({{est(10, 1), est(10, 1)}, {est(20, 1)}}, dirs);
+    QCOMPARE(f, (std::vector<P>{P::On, P::On}));
 }
 
-void TstSweep::frontOfMeansIsAStaircase()
+void TstSweep::frontKeepsTheBestOfEachAxis_data()
 {
-    // What the sweep chart draws: among the points nothing beats, the ones no other point's
-    // means dominate. Within the noise, a point with worse means on both is not on it.
+    // Two sweeps of poll.sleep_min_us measured on the workbench (issue 46): CPU ms/s falls as
+    // the sleep grows while p99 rises, each step's p99 within the noise of the next. The old
+    // rule ("significantly better on one, not significantly worse on the other") let each
+    // point be beaten by the next cheaper one and left only the last on the front, 15 times
+    // the first's p99. Every point here has a mean no other point matches on one axis: all
+    // are on the front.
+    QTest::addColumn<QList<double>>("cpu"); // mean, half, per point
+    QTest::addColumn<QList<double>>("p99"); // mean, half, per point
+    QTest::newRow("5 points") << QList<double>{412, 9, 231, 8, 118, 6, 61, 4, 33, 3}
+                              << QList<double>{133, 163, 402, 350, 891, 620, 1540, 690, 2093, 119};
+    QTest::newRow("3 points") << QList<double>{298, 12, 121, 9, 47, 5}
+                              << QList<double>{371, 231, 900, 540, 1448, 685};
+}
+
+void TstSweep::frontKeepsTheBestOfEachAxis()
+{
+    QFETCH(QList<double>, cpu);
+    QFETCH(QList<double>, p99);
+    std::vector<std::vector<Estimate>> pts;
+    for (int k = 0; k + 1 < cpu.size(); k += 2)
+        pts.push_back({est(cpu[k], cpu[k + 1], 3), est(p99[k], p99[k + 1], 3)});
+    const std::vector<int> dirs{-1, -1};
+    // The old rule's premise holds in this data: each point's p99 lies within the noise of
+    // the next point's, whose CPU is significantly lower.
+    for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
+        QCOMPARE(significantlyBetter(pts[k][0], pts[k + 1][0], -1), +1);
+        QCOMPARE(significantlyBetter(pts[k][1], pts[k + 1][1], -1), 0);
+    }
+    std::vector<int> by;
+    const auto places = frontPlaces(pts, dirs, &by);
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+        QVERIFY2(places[k] == FrontPlace::On,
+                 qPrintable(QString("point %1 off the front").arg(k + 1)));
+        QCOMPARE(by[k], -1);
+    }
+    // Whatever else is measured, the best mean of each axis stays on the front: add a point
+    // worse than the first on both means (within its noise) and one beaten outright.
+    pts.push_back({est(cpu[0] + 1, cpu[1], 3), est(p99[0] + 1, p99[1], 3)});
+    pts.push_back({est(cpu[0] * 3, 1, 3), est(p99.back() * 3, 1, 3)});
+    const auto more = frontPlaces(pts, dirs, &by);
+    QCOMPARE(more[0], FrontPlace::On);              // the best p99
+    QCOMPARE(more[pts.size() - 3], FrontPlace::On); // the best CPU
+    QCOMPARE(more[pts.size() - 2], FrontPlace::WithinNoise);
+    QCOMPARE(by[pts.size() - 2], 0);
+    QCOMPARE(more[pts.size() - 1], FrontPlace::Beaten);
+}
+
+void TstSweep::frontIsAStaircase()
+{
+    // What the sweep chart draws: the points no other point's means dominate.
     const std::vector<int> dirs{-1, -1};
     const std::vector<std::vector<Estimate>> pts{
         {est(10, 1), est(100, 1)}, // 0: on
@@ -370,13 +430,12 @@ void TstSweep::frontOfMeansIsAStaircase()
         {est(30, 1), est(50, 1)},  // 5: the same as 2: both on
     };
     std::vector<int> by;
-    const auto f = frontOfMeans(pts, dirs, &by);
+    const auto f = frontPlaces(pts, dirs, &by);
     using P = FrontPlace;
     QCOMPARE(f, (std::vector<P>{P::On, P::On, P::On, P::Beaten, P::WithinNoise, P::On}));
     QCOMPARE(by[3], 1); // the first that beats it
-    QCOMPARE(by[4], -1);
-    // paretoFront keeps 4 (nothing beats it significantly); the means do not.
-    QCOMPARE(paretoFront(pts, dirs)[4], true);
+    QCOMPARE(by[4], 2); // the first whose means dominate it
+    QCOMPARE(paretoFront(pts, dirs)[4], false);
     // Sorted on the first metric, the front's second never gets worse.
     std::vector<std::pair<double, double>> on;
     for (std::size_t k = 0; k < pts.size(); ++k)
@@ -385,7 +444,7 @@ void TstSweep::frontOfMeansIsAStaircase()
     for (std::size_t k = 1; k < on.size(); ++k)
         QVERIFY(on[k].second <= on[k - 1].second);
     // Higher is better on the first: the other way round.
-    const auto g = frontOfMeans({{est(10, 1), est(10, 1)}, {est(20, 1), est(10, 1)}}, {+1, -1});
+    const auto g = frontPlaces({{est(10, 1), est(10, 1)}, {est(20, 1), est(10, 1)}}, {+1, -1});
     QCOMPARE(g, (std::vector<P>{P::Beaten, P::On}));
 }
 

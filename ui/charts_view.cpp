@@ -248,6 +248,13 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
         // A stall the engine recorded: the lines break before this sample. Never inferred
         // from intervals (a late sample and its short catch-up are ordinary).
         if (s.stall != Stall::None) out.gaps.push_back(t);
+        if (s.dropsPerS() > 0) {
+            const double from = t - std::max(0.0, s.interval);
+            if (!out.drops.empty() && from <= out.drops.back().second + 1e-9)
+                out.drops.back().second = t;
+            else
+                out.drops.emplace_back(from, t);
+        }
         std::size_t k = 0;
         for (const SeriesDef &def : seriesDefs()) {
             if (const auto v = def.read(s)) out.series[k].points.push(QPointF(t, *v));
@@ -303,6 +310,7 @@ void PreparedCharts::append(PreparedCharts &&next)
             same->points.push(p);
     }
     gaps.insert(gaps.end(), next.gaps.begin(), next.gaps.end());
+    drops.insert(drops.end(), next.drops.begin(), next.drops.end());
     intervals.insert(intervals.end(), next.intervals.begin(), next.intervals.end());
     if (intervals.size() > kRecentIntervals)
         intervals.erase(intervals.begin(), intervals.end() - static_cast<long>(kRecentIntervals));
@@ -320,6 +328,11 @@ void ChartsView::adopt(PreparedCharts &&prepared, bool dashed)
     for (double t : prepared.gaps)
         for (auto *c : charts_)
             c->addGap(t);
+    // Drops mark every chart of the stack; an overlay's (another run's) do not.
+    if (!dashed)
+        for (const auto &[from, to] : prepared.drops)
+            for (auto *c : charts_)
+                c->addDropSpan(from, to);
     for (auto &s : prepared.series)
         charts_[static_cast<std::size_t>(s.chart)]->adopt(s.name, std::move(s.points), dashed,
                                                           s.key, s.right);

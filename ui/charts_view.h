@@ -36,7 +36,9 @@ struct PreparedCharts {
         TimeChart::Points points;
     };
     std::vector<Series> series;
-    std::vector<double> gaps;      // times of samples after a stall the engine recorded
+    std::vector<double> gaps; // times of samples after a stall the engine recorded
+    // The intervals of samples that dropped frames (any cause), merged where they touch.
+    std::vector<std::pair<double, double>> drops;
     std::vector<double> intervals; // the last intervals, for the sampler's period
     double end = 0;
     std::uint32_t latencyEvery = 0; // the last sample's latency sampling (0: no sample)

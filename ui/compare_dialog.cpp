@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <map>
 
 #include "engine/metrics/sample_metrics.h"
 #include "engine/store/session_compare.h"
@@ -153,6 +154,10 @@ void CompareDialog::recompute()
     auto rows = compareSides(sa, sb, {}, missing);
     addEnvironmentCaveat(rows, caveats);
     orderForReading(rows);
+    // The boxes mark the means the rows compare.
+    std::map<std::string, std::pair<double, double>> rowMeans;
+    for (const CompareRow &r : rows)
+        rowMeans[r.metric] = {r.a.mean, r.b.mean};
     model_->setRows(std::move(rows));
     table_->resizeColumnsToContents();
 
@@ -163,7 +168,11 @@ void CompareDialog::recompute()
         const std::string &m = keyMetrics()[static_cast<std::size_t>(k)];
         const auto ia = sa.values.find(m), ib = sb.values.find(m);
         if (ia == sa.values.end() || ib == sb.values.end()) continue;
-        QWidget *box = makeBoxChart(QString::fromStdString(m), ia->second, ib->second);
+        const auto means = rowMeans.find(m);
+        QWidget *box = means == rowMeans.end()
+                           ? makeBoxChart(QString::fromStdString(m), ia->second, ib->second)
+                           : makeBoxChart(QString::fromStdString(m), ia->second, ib->second,
+                                          means->second.first, means->second.second);
         plotGrid_->addWidget(box, k / 3, 1 + k % 3);
         plots_ << box;
     }

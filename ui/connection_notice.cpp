@@ -7,29 +7,70 @@
 
 namespace ringlab::ui {
 
+namespace {
+const QString kLostStyle = QStringLiteral("#connectionNotice { background: #fdecea; }"
+                                          "#connectionNotice QLabel { color: #5f1111; }");
+const QString kBackStyle = QStringLiteral("#connectionNotice { background: #fff4e5; }"
+                                          "#connectionNotice QLabel { color: #4a3000; }");
+} // namespace
+
 ConnectionNotice::ConnectionNotice(QAction *reconnect, QWidget *parent)
-    : QFrame(parent), label_(new QLabel), button_(new QToolButton)
+    : QFrame(parent), label_(new QLabel), button_(new QToolButton), dismiss_(new QToolButton)
 {
     setObjectName(QStringLiteral("connectionNotice"));
     setFrameShape(QFrame::StyledPanel);
-    setStyleSheet(QStringLiteral("#connectionNotice { background: #fdecea; }"
-                                 "#connectionNotice QLabel { color: #5f1111; }"));
+    setStyleSheet(kLostStyle);
     label_->setWordWrap(true);
     label_->setTextFormat(Qt::PlainText);
     label_->setTextInteractionFlags(Qt::TextSelectableByMouse); // to copy into a report
     button_->setDefaultAction(reconnect);
     button_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    dismiss_->setText(tr("Dismiss"));
+    dismiss_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    dismiss_->hide();
+    connect(dismiss_, &QToolButton::clicked, this, [this] {
+        outcome_.clear();
+        hide();
+    });
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(8, 4, 8, 4);
     row->addWidget(label_, 1);
     row->addWidget(button_, 0, Qt::AlignVCenter);
+    row->addWidget(dismiss_, 0, Qt::AlignVCenter);
     hide();
 }
 
 void ConnectionNotice::setNotice(const QString &text)
 {
-    label_->setText(text);
-    setVisible(!text.isEmpty());
+    if (!text.isEmpty()) {
+        lost_ = true;
+        outcome_.clear();
+        setStyleSheet(kLostStyle);
+        label_->setText(text);
+        dismiss_->hide();
+        button_->show();
+        show();
+        return;
+    }
+    if (!lost_) return; // reachable, and nothing was said: stays as it is
+    lost_ = false;
+    showBack();
+}
+
+void ConnectionNotice::setOutcome(const QString &text)
+{
+    outcome_ = text;
+    if (!lost_ && isVisible()) showBack();
+}
+
+void ConnectionNotice::showBack()
+{
+    setStyleSheet(kBackStyle);
+    label_->setText(outcome_.isEmpty() ? tr("The engine is reachable again.")
+                                       : tr("The engine is reachable again. %1.").arg(outcome_));
+    button_->hide();
+    dismiss_->show();
+    show();
 }
 
 QString ConnectionNotice::text() const

@@ -6,6 +6,7 @@
 #include <QCategoryAxis>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -134,43 +135,71 @@ QChartView *makeTailChart(const CompareSide &a, const CompareSide &b)
 }
 
 QChartView *makeBoxChart(const QString &title, const std::vector<double> &a,
-                         const std::vector<double> &b)
+                         const std::vector<double> &b, double meanA, double meanB)
 {
     auto *chart = new QChart;
     chart->setTitle(title);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->legend()->hide();
     auto *series = new QBoxPlotSeries;
+    auto *means = new QScatterSeries;
+    means->setName(QString::fromLatin1(kBoxMeanSeries));
+    means->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    means->setMarkerSize(9);
+    means->setColor(Qt::black);
+    means->setBorderColor(Qt::white);
+    // The mean may sit near the floor of an axis a burst stretches (drops: mean 76, highest
+    // 18,869): its figure is written beside it, as the row gives it.
+    means->setPointLabelsVisible(true);
+    means->setPointLabelsFormat(QStringLiteral("mean @yPoint"));
+    means->setPointLabelsClipping(false);
     double lo = 1e300, hi = -1e300;
+    bool negative = false;
+    int column = 0;
     for (int side = 0; side < 2; ++side) {
         const auto &v = side == 0 ? a : b;
         if (v.empty()) continue;
+        const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+        double mean = side == 0 ? meanA : meanB;
+        if (!std::isfinite(mean)) {
+            mean = 0;
+            for (const double x : v)
+                mean += x;
+            mean /= static_cast<double>(v.size());
+        }
         auto *set = new QBoxSet(side == 0 ? QStringLiteral("A") : QStringLiteral("B"));
-        set->setValue(QBoxSet::LowerExtreme, quantileOf(v, 0.05));
+        set->setValue(QBoxSet::LowerExtreme, *mn);
         set->setValue(QBoxSet::LowerQuartile, quantileOf(v, 0.25));
         set->setValue(QBoxSet::Median, quantileOf(v, 0.5));
         set->setValue(QBoxSet::UpperQuartile, quantileOf(v, 0.75));
-        set->setValue(QBoxSet::UpperExtreme, quantileOf(v, 0.95));
+        set->setValue(QBoxSet::UpperExtreme, *mx);
         set->setBrush(side == 0 ? kA.lighter(140) : kB.lighter(140));
         set->setPen(QPen(side == 0 ? kA.darker(120) : kB.darker(120), 1.4));
-        lo = std::min(lo, set->at(QBoxSet::LowerExtreme));
-        hi = std::max(hi, set->at(QBoxSet::UpperExtreme));
+        lo = std::min({lo, *mn, mean});
+        hi = std::max({hi, *mx, mean});
+        negative |= *mn < 0 || mean < 0;
         series->append(set);
+        means->append(column++, mean);
     }
     chart->addSeries(series);
     chart->createDefaultAxes();
+    chart->addSeries(means);
+    for (QAbstractAxis *axis : chart->axes())
+        means->attachAxis(axis);
     if (auto *y = qobject_cast<QValueAxis *>(chart->axes(Qt::Vertical).value(0)); y && hi >= lo) {
-        // A constant (drops at 0): a plain axis around it, not five labels reading "0.0".
+        // A constant (drops at 0): a plain axis around it, not five labels reading "0.0". A
+        // metric that is never negative (rates, CPU, latency) has no axis below 0.
         const double pad = hi - lo > 1e-9 ? (hi - lo) * 0.1 : std::max(1.0, std::fabs(hi) * 0.1);
-        y->setRange(lo - pad, hi + pad);
+        y->setRange(negative ? lo - pad : std::max(0.0, lo - pad), hi + pad);
         y->applyNiceNumbers();
+        if (!negative && y->min() < 0) y->setMin(0);
         const double step = (y->max() - y->min()) / std::max(1, y->tickCount() - 1);
         y->setLabelFormat(step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : "%.2f");
     }
     auto *view = new QChartView(chart);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setToolTip(QObject::tr("Box: quartiles of the 100 ms samples; whiskers: 5th and 95th "
-                                 "percentiles"));
+    view->setToolTip(QObject::tr("Box: quartiles of the 100 ms samples; whiskers: the lowest and "
+                                 "the highest sample; square: the mean the table compares"));
     view->setMinimumSize(150, 200);
     return view;
 }

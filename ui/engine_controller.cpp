@@ -396,6 +396,29 @@ Status EngineController::takeControl()
     return Status::success();
 }
 
+void EngineController::sayHowItEnded(std::int64_t session)
+{
+    // The stream broke and the run followed is gone (the engine restarted, or another client
+    // stopped it meanwhile): the engine's record says how its session ended, "interrupted"
+    // when a killed engine's session was found running at the next start.
+    const QString path = QStringLiteral("/v1/sessions/%1").arg(session);
+    link_->callLater("GET", path, nlohmann::json::object(), [self = QPointer<EngineController>(this), session](
+                                          const EngineLink::Reply &r) {
+        if (!self) return;
+        const std::string status = r.ok() ? text(r.body, "status") : std::string();
+        emit self->runLost(
+            status.empty()
+                ? tr("The run followed ended while the engine was out of reach; session %1 "
+                     "could not be read: %2")
+                      .arg(session)
+                      .arg(r.error)
+                : tr("The run followed ended while the engine was out of reach: session %1 is "
+                     "%2 (its samples up to the engine's last write are kept)")
+                      .arg(session)
+                      .arg(QString::fromStdString(status)));
+    });
+}
+
 void EngineController::stopped()
 {
     if (!running_) return; // once per run
@@ -458,8 +481,10 @@ void EngineController::handleLine(const nlohmann::json &line)
                                ? !running || session != sessionId_ || startedAt != runStartedAt_
                            : running ? session > sessionId_ || startedAt != runStartedAt_
                                      : number(line, "last_session") >= sessionId_;
+        const bool lostRun = reopened_ && running_ && ended;
         reopened_ = false;
         if (running_ && ended) stopped();
+        if (lostRun) sayHowItEnded(sessionId_);
         // The run followed: its values as the engine holds them (after a cut-off stream,
         // changes whose lines were lost).
         if (running && running_ && line.contains("params")) adoptValues(line.at("params"));

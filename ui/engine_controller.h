@@ -140,6 +140,9 @@ class EngineController : public QObject {
     void eventArrived(const ringlab::Event &e);
     void paramsChanged();
     void errorOccurred(const QString &message);
+    // After a broken stream, the run this window followed had ended: how its session ended,
+    // as the engine recorded it ("session 12 is interrupted").
+    void runLost(const QString &message);
     // The remote engine's stream broke (up = false, why) or is back.
     void connectionChanged(bool up, const QString &why);
 
@@ -158,6 +161,7 @@ class EngineController : public QObject {
     void onJobReply(const nlohmann::json &job);     // takeJob, for a reply from the network
     void forgetJob(int id, const QString &why);     // jobLost, the hold released
     void stopped();
+    void sayHowItEnded(std::int64_t session);
 
     ParamSet params_;
     DeviceOptions device_;

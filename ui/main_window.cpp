@@ -12,11 +12,13 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
@@ -26,6 +28,7 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -62,7 +65,7 @@ QString profileKey(const std::filesystem::path &file)
     return QString::fromStdString((ec ? file : c).string());
 }
 constexpr int kStateVersion = 3; // bumped when the dock or toolbar layout changes
-}
+} // namespace
 
 MainWindow::MainWindow(const QString &database, QWidget *parent)
     : QMainWindow(parent), databaseOverride_(database), ctl_(new EngineController(this)),
@@ -157,7 +160,7 @@ void MainWindow::connectController()
                 for (const auto &s : batch)
                     live_.add(*s);
                 addGuiThreadCpu(batch.back()->t);
-                onSamples();
+                onSamples(batch);
             });
     connect(ctl_, &EngineController::eventArrived, this, &MainWindow::onEvent);
     connect(ctl_, &EngineController::errorOccurred, this,
@@ -168,6 +171,8 @@ void MainWindow::connectController()
         updateStatus();
         sessions_->reload();
     });
+    connect(ctl_, &EngineController::runLost, this,
+            [this](const QString &m) { connectionNotice_->setOutcome(m); });
     connect(ctl_, &EngineController::connectionChanged, this, [this](bool up, const QString &why) {
         connectionProblem_ = up ? QString() : why;
         if (up) statusBar()->clearMessage(); // "Reconnecting…" hid the state it now shows
@@ -260,7 +265,10 @@ void MainWindow::buildToolbar()
     pause_->setToolTip(tr("Hold the charts where they are while the run goes on recording "
                           "(Ctrl+Space). Wheel: zoom; drag: pan; double click: follow again"));
     connect(pause_, &QAction::toggled, charts_, &ChartsView::setPaused);
-    connect(charts_, &ChartsView::pausedChanged, pause_, &QAction::setChecked);
+    // Pausing follows a live run; a recorded session has nothing to pause (its view is held
+    // whole, not paused by the user): the action neither looks pressed nor acts there.
+    connect(charts_, &ChartsView::pausedChanged, pause_,
+            [this](bool paused) { pause_->setChecked(paused && !shownSession_); });
     tb->addAction(reconnect_); // shown while attached
     buildDeviceToolbar();
 }
@@ -609,6 +617,9 @@ void MainWindow::clearForNewRun()
     liveChanges_.clear();
     segments_->setSession({}, {});
     guiCpuT_ = -1;
+    runDrops_ = 0;
+    lastDropT_ = -1;
+    dropsLabel_->clear();
 }
 
 bool MainWindow::startRun()
@@ -684,16 +695,29 @@ void MainWindow::addGuiThreadCpu(double t)
     guiCpuNs_ = cpu;
 }
 
-void MainWindow::onSamples()
+void MainWindow::onSamples(const std::vector<SamplePtr> &batch)
 {
-    const auto &all = ctl_->samples();
-    if (all.empty()) return;
-    const Sample &s = *all.back();
-    const double drops = s.dropsPerS();
+    if (batch.empty()) return;
+    // Every sample of the batch counts, not only the last: a burst between two batches
+    // stays said until the run ends.
+    for (const auto &s : batch)
+        if (const double d = s->dropsPerS(); d > 0) {
+            runDrops_ += d * std::max(0.0, s->interval);
+            lastDropT_ = s->t;
+        }
+    const double now = batch.back()->dropsPerS();
+    const QString total = QLocale().toString(std::llround(runDrops_));
+    QString text;
+    if (now > 0)
+        text = tr("⚠ dropping %1 frames/s · %2 dropped in this run")
+                   .arg(QLocale().toString(now, 'f', 0), total);
+    else if (lastDropT_ >= 0)
+        text = tr("⚠ %1 frames dropped in this run, the last at %2 s")
+                   .arg(total, QLocale().toString(lastDropT_, 'f', 1));
     dropsLabel_->setText(
-        drops > 0
-            ? tr("<span style='color:#c62828'>⚠ dropping %1 frames/s</span>").arg(drops, 0, 'f', 0)
-            : QString());
+        text.isEmpty()
+            ? QString()
+            : QStringLiteral("<span style='color:#c62828'>%1</span>").arg(text.toHtmlEscaped()));
 }
 
 void MainWindow::onEvent(const ringlab::Event &e)
@@ -857,6 +881,10 @@ void MainWindow::updateStatus()
     const MeasurementHold hold = measurementHold();
     const QString noContact = tr("No contact with the engine: Reconnect first");
     start_->setEnabled(!hold.held() && driving);
+    if (params_)
+        params_->setMeasuredByJob(hold.held() && hold.kind != MeasurementHold::Kind::Run
+                                      ? hold.blockedReason()
+                                      : QString());
     start_->setToolTip(!lost.isEmpty() ? noContact
                        : hold.held()   ? hold.blockedReason()
                                        : tr("Start a run (Ctrl+R, F5)"));
@@ -881,6 +909,11 @@ void MainWindow::updateStatus()
     // The whole of it, also where the status bar has no room.
     engineLabel_->setToolTip(!lost.isEmpty() ? lost : ctl_->engineText());
     record_->setEnabled(!running);
+    if (shownSession_) {
+        const QSignalBlocker quiet(pause_); // unchecked, not unpaused: the view stays whole
+        pause_->setChecked(false);
+    }
+    pause_->setEnabled(!shownSession_);
     mark_->setEnabled(running && driving);
     updateTrafficField();
     profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
@@ -910,7 +943,7 @@ void MainWindow::updateStatus()
     stateLabel_->setText(state);
     dbLabel_->setText(ctl_->remote() ? tr("sessions: the engine's")
                                      : tr("database: %1").arg(ctl_->databasePath()));
-    if (!running) dropsLabel_->clear();
+    if (!running && shownSession_) dropsLabel_->clear(); // a stopped run's drops stay said
 }
 
 void MainWindow::restoreSettings()
@@ -947,8 +980,30 @@ void MainWindow::saveSettings()
     s.setValue(QStringLiteral("profile/last"), ctl_->profileName());
 }
 
+QString MainWindow::quitQuestion() const
+{
+    // An attached engine's job goes on there when the window detaches: nothing to ask.
+    if (ctl_->remote() || !sweep_ || !sweep_->running()) return {};
+    return tr("A job is measuring on this window's engine:\n%1\n\nQuitting interrupts it. "
+              "The runs it has measured are kept; the one going is marked interrupted.")
+        .arg(sweep_->progress());
+}
+
 void MainWindow::closeEvent(QCloseEvent *e)
 {
+    if (const QString ask = quitQuestion(); !ask.isEmpty()) {
+        QMessageBox box(QMessageBox::Warning, tr("Quit Ringlab?"), ask, QMessageBox::NoButton,
+                        this);
+        QPushButton *quit =
+            box.addButton(tr("Quit and interrupt it"), QMessageBox::DestructiveRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() != quit) {
+            e->ignore();
+            return;
+        }
+    }
     if (ctl_->remote())
         ctl_->detach(); // a run on an engine goes on there; its session is the engine's
     else

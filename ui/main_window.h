@@ -3,10 +3,12 @@
 // under them, sessions dock, status bar. Shows the live run, or a recorded session.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/datapath/sample.h"
 #include "engine/run/device_provider.h"
 
 #include <QMainWindow>
@@ -60,6 +62,9 @@ class MainWindow : public QMainWindow {
     QAction *reproduceAction() const { return reproduce_; }
     QAction *pauseAction() const { return pause_; }
     SweepTab *sweepTab() const { return sweep_; }
+    // What quitting now would interrupt, as the question to ask (a sweep or tune measuring on
+    // this window's own engine, with its progress); empty when nothing would be.
+    QString quitQuestion() const;
     qint64 shownSession() const { return shownSession_; } // 0: the live run
     QTabWidget *tabs() const { return tabs_; }
     QLabel *stateLabel() const { return stateLabel_; }
@@ -127,7 +132,7 @@ class MainWindow : public QMainWindow {
     void buildToolsMenu();
     void buildHelpMenu();
     void buildDocks();
-    void onSamples();
+    void onSamples(const std::vector<std::shared_ptr<const Sample>> &batch);
     void addGuiThreadCpu(double t);
     void clearForNewRun(); // the charts, segments and live figures, for a run about to be shown
     void onEvent(const ringlab::Event &e);
@@ -154,7 +159,9 @@ class MainWindow : public QMainWindow {
     QString labTraffic_;
     bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
-    double guiCpuT_ = -1; // run time of the last batch the GUI thread's CPU was read at
+    double guiCpuT_ = -1;   // run time of the last batch the GUI thread's CPU was read at
+    double runDrops_ = 0;   // frames dropped in the live run so far (rate x interval per sample)
+    double lastDropT_ = -1; // run time of the last sample that dropped, -1: none
     std::int64_t guiCpuNs_ = 0;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
             *export_ = nullptr, *reproduce_ = nullptr, *pause_ = nullptr;

@@ -45,6 +45,11 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(2, 2, 2, 2);
+    jobNote_ = new QLabel(this);
+    jobNote_->setWordWrap(true);
+    jobNote_->setStyleSheet(QStringLiteral("QLabel { background: #fff4e5; padding: 4px; }"));
+    jobNote_->hide();
+    outer->addWidget(jobNote_);
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     auto *inner = new QWidget;
@@ -81,6 +86,7 @@ ParameterPanel::ParameterPanel(EngineController *ctl, QUndoStack *undo, QWidget 
     }
     column->addStretch(1);
     scroll->setWidget(inner);
+    fields_ = inner;
     outer->addWidget(scroll);
     hold_ = new QCheckBox(tr("Hold edits and apply them together"), this);
     hold_->setToolTip(tr("Edits wait, highlighted, until Apply: several tunables change as one "
@@ -382,6 +388,23 @@ void ParameterPanel::refresh()
             check->setChecked(text == "true");
         }
     }
+}
+
+void ParameterPanel::setMeasuredByJob(const QString &reason)
+{
+    const bool held = !reason.isEmpty();
+    jobNote_->setText(held ? tr("%1. Its points set the tunables, so the panel is read-only "
+                                "until it ends.")
+                                 .arg(reason)
+                           : QString());
+    jobNote_->setVisible(held);
+    fields_->setEnabled(!held);
+    hold_->setEnabled(!held);
+}
+
+QString ParameterPanel::jobNote() const
+{
+    return jobNote_->isVisible() ? jobNote_->text() : QString();
 }
 
 } // namespace ringlab::ui

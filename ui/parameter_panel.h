@@ -40,6 +40,10 @@ class ParameterPanel : public QWidget {
     void setDeviceSupport(const QString &device, const std::vector<TunableSupport> &support);
     // The reason shown for a tunable on the current device, or empty; for tests.
     QString deviceNote(const QString &tunable) const { return notes_.value(tunable); }
+    // While a job (sweep, tune, reproduction) measures, its points set the tunables: the panel
+    // is read-only and says why (`reason`); empty: editable again.
+    void setMeasuredByJob(const QString &reason);
+    QString jobNote() const;
 
   public slots:
     void refresh(); // show the values in force (after undo, a rejected change, a profile)
@@ -70,6 +74,8 @@ class ParameterPanel : public QWidget {
     QPushButton *applyRestart_ = nullptr, *discard_ = nullptr;
     QCheckBox *hold_ = nullptr;
     QLabel *stagedNote_ = nullptr;
+    QLabel *jobNote_ = nullptr;
+    QWidget *fields_ = nullptr; // every group of controls
 };
 
 } // namespace ringlab::ui

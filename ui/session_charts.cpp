@@ -51,8 +51,10 @@ bool loadSessionCharts(ChartsView &view, SessionStore &store, std::int64_t id)
 QString sessionTitle(const SessionInfo &info)
 {
     QStringList parts{QCoreApplication::translate("ringlab", "Session %1").arg(info.id)};
+    // A session named after its profile ("default", "default") says it once.
     for (const std::string &p : {info.name, info.profile, info.device})
-        if (!p.empty()) parts << QString::fromStdString(p);
+        if (!p.empty() && !parts.contains(QString::fromStdString(p)))
+            parts << QString::fromStdString(p);
     const QDateTime when =
         QDateTime::fromString(QString::fromStdString(info.createdAt), Qt::ISODateWithMs);
     if (when.isValid())

@@ -85,7 +85,7 @@ void SweepChart::placePoints(const SweepTable &table, const std::string &x, cons
     const bool sided = anyDirection();
     const std::vector<int> dirs{dirs_[0], dirs_[1]};
     const std::vector<FrontPlace> places =
-        sided ? frontOfMeans(rows, dirs, &by) : std::vector<FrontPlace>{};
+        sided ? frontPlaces(rows, dirs, &by) : std::vector<FrontPlace>{};
     for (std::size_t k = 0; k < drawn_.size(); ++k) {
         Drawn &d = drawn_[k];
         d.place = sided ? places[k] : FrontPlace::WithinNoise;
@@ -211,7 +211,7 @@ void SweepChart::addPoints(QValueAxis *ax, QValueAxis *ay)
     front->setColor(orange);
     front->setBorderColor(darkOrange);
     auto *noise = new QScatterSeries;
-    noise->setName(tr("within its noise"));
+    noise->setName(tr("within noise"));
     noise->setMarkerSize(13);
     noise->setColor(Qt::white);
     noise->setBorderColor(orange);
@@ -264,9 +264,8 @@ void SweepChart::describe()
                 ? tr("Both: %1.").arg(directionText(dirs_[0]))
                 : tr("x: %1; y: %2.").arg(directionText(dirs_[0]), directionText(dirs_[1]));
         caption_ = tr("Front (filled, staircase): no other point has means as good on both "
-                      "axes and better on one, nor is significantly better (95 %) on one and "
-                      "not significantly worse on the other. Hollow: beaten on the means only, "
-                      "within the noise. Bars: 95 % intervals. %1")
+                      "axes and better on one. Hollow: off the front on the means, within the "
+                      "noise (95 %). Small blue: beaten, significantly. Bars: 95 % intervals. %1")
                        .arg(directions);
         if (withoutInterval > 0)
             caption_ += QLatin1Char(' ') + tr("No bar where a point has too few repeats or "
@@ -314,10 +313,11 @@ void SweepChart::hoveredAt(const QPointF &value, bool on)
                               QString::fromStdString(shortNumber(half))
                         : QString::fromStdString(shortNumber(mean)) + tr(" (no interval)");
     };
-    const QString place = d->place == FrontPlace::On ? tr("on the front")
-                          : d->place == FrontPlace::WithinNoise
-                              ? tr("within the noise of the front")
-                              : tr("beaten by point %1").arg(d->beatenBy);
+    const QString place =
+        d->place == FrontPlace::On ? tr("on the front")
+        : d->place == FrontPlace::WithinNoise
+            ? tr("off the front: point %1's means are better, within the noise").arg(d->beatenBy)
+            : tr("beaten by point %1").arg(d->beatenBy);
     QToolTip::showText(QCursor::pos(),
                        tr("point %1: %2\n%3: %4\n%5: %6\n%7")
                            .arg(d->point)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A sweep's points as a scatter chart of any two metrics: every point with its 95 %
 // intervals as error bars on both axes, and the Pareto front of the two metrics shown
-// (frontOfMeans: never a point another point beats, a staircase in the better direction),
+// (frontPlaces: never a point whose means another's dominate, a staircase in the better
+// direction; the best mean of each axis always on it),
 // with a caption that says what the front and the bars mean. A click on a point asks for
 // its first session; hovering one names it.
 #pragma once

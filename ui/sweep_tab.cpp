@@ -258,6 +258,11 @@ QWidget *SweepTab::buildChartBox()
     return chartBox;
 }
 
+QString SweepTab::progress() const
+{
+    return running() ? JobFollower::progressText(job_->last()) : QString();
+}
+
 bool SweepTab::running() const
 {
     return job_->running();
@@ -395,9 +400,12 @@ void SweepTab::fillTable()
             put(it == p.metrics.end() ? (p.sessions.empty() ? tr("not run") : QStringLiteral("-"))
                                       : cell(it->second));
         }
-        put(t.front[r]           ? tr("✓ front")
-            : t.beatenBy[r] >= 0 ? tr("beaten by %1").arg(t.beatenBy[r])
-                                 : QString());
+        put(t.front[r] ? tr("✓ front")
+            : t.beatenBy[r] >= 0
+                ? (t.beaten(static_cast<std::size_t>(r)) ? tr("beaten by %1")
+                                                         : tr("within noise of %1"))
+                      .arg(t.beatenBy[r])
+                : QString());
         put(QString::number(p.sessions.size()));
     }
 }

@@ -64,6 +64,8 @@ class SweepTab : public QWidget {
     // Whether this tab's sweep or tune is going (the engine's job; the window's Start
     // follows the engine's jobs, whoever started them).
     bool running() const;
+    // What the running job is and how far it got ("Run 2 of 3: point 2 ..."); empty when idle.
+    QString progress() const;
     const SweepTable &shownTable() const { return shownTable_; }
     // Asked before a run starts: a reason not to (another measurement going), or empty.
     std::function<QString()> blockedReason;

@@ -3,6 +3,7 @@
 
 #include <QGraphicsLayout>
 #include <QGraphicsLineItem>
+#include <QGraphicsPathItem>
 #include <QGraphicsSimpleTextItem>
 #include <QMouseEvent>
 #include <QToolTip>
@@ -102,9 +103,14 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     crossText_ = new QGraphicsSimpleTextItem(c);
     crossText_->setZValue(21);
     crossText_->hide();
+    dropBand_ = new QGraphicsPathItem(c);
+    dropBand_->setPen(Qt::NoPen);
+    dropBand_->setBrush(QColor(0xd6, 0x27, 0x28));
+    dropBand_->setZValue(15); // above the series: a drop is never drawn over
     connect(c, &QChart::plotAreaChanged, this, [this] {
         updateTimeTicks();
         placeMarkers();
+        placeDropBand();
         fitMinimumHeight();
     });
     // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
@@ -297,6 +303,16 @@ void TimeChart::add(const QString &name, double t, double value, bool dashed,
 
 void TimeChart::addMarker(double t, const QString &label, MarkerKind kind)
 {
+    // Several tunables changed as one (held edits, a profile) are one change: one line, its
+    // label naming each of them.
+    if (kind == MarkerKind::Change)
+        for (Marker &m : markers_)
+            if (m.kind == MarkerKind::Change && std::fabs(m.t - t) < 1e-6) {
+                m.label += QStringLiteral(", ") + label;
+                if (m.text) m.text->setText(m.label);
+                placeMarkers();
+                return;
+            }
     auto *line = new QGraphicsLineItem(chart());
     line->setPen(markerPen(kind));
     line->setZValue(5);
@@ -339,6 +355,8 @@ void TimeChart::clearAll()
     series_.clear();
     order_.clear();
     gaps_.clear();
+    drops_.clear();
+    placeDropBand();
     emit seriesChanged();
 }
 
@@ -498,21 +516,18 @@ QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int 
     return out;
 }
 
-void TimeChart::draw(Series &s, const QList<QPointF> &pts)
+void TimeChart::draw(Series &s, const QList<QPointF> &pts, double floor)
 {
     // Cut the points into unbroken pieces at the gaps, one line series per piece.
-    // On a log axis a zero cannot be drawn: it breaks the line too (no drops is not a
-    // line joining the drops before and after).
-    const bool dropZero = log_ && !s.right;
+    // On a log axis a zero has no place: it is drawn on the axis's floor, so that a burst
+    // between zeros (drops, timer fires) is a spike up from the floor, never a lone point
+    // that a line series does not draw.
+    const bool logY = log_ && !s.right;
     std::vector<QList<QPointF>> pieces;
     auto g = gaps_.begin();
     bool broken = true;
     for (int i = 0; i < pts.size(); ++i) {
         const QPointF &p = pts[i];
-        if (dropZero && p.y() <= 0) {
-            broken = true;
-            continue;
-        }
         bool cut = broken;
         if (!cut) {
             const double prev = pts[i - 1].x();
@@ -520,7 +535,8 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts)
             cut = g != gaps_.end() && *g <= p.x();
         }
         if (cut && pieces.size() < kMaxPieces) pieces.emplace_back();
-        pieces.back().append(dropZero ? QPointF(p.x(), std::log10(p.y())) : p);
+        pieces.back().append(
+            logY ? QPointF(p.x(), p.y() > 0 ? std::max(std::log10(p.y()), floor) : floor) : p);
         broken = false;
     }
     s.drawn = 0;
@@ -587,13 +603,15 @@ void TimeChart::setYRange(double ymin, double ymax)
     if (log_) {
         // The decades the data spans, no more: a label a decade while they fit the height,
         // else every second or third decade.
+        // Labels from the floor up, every `every` decades, and the top raised to a labelled
+        // decade: never fewer than two labels (a lone "1 k" says nothing of the scale).
         int lo = static_cast<int>(std::floor(std::log10(ymin)));
         int hi = static_cast<int>(std::ceil(std::log10(ymax * 1.01)));
         if (hi <= lo) hi = lo + 1;
-        const int every = std::max(1, (hi - lo + ticks) / ticks); // at most `ticks` labels
-        for (int d = lo; d <= hi; ++d)
-            if (d % every == 0)
-                marks.emplace_back(d, tickText(std::pow(10, d), std::pow(10, std::min(d, 0))));
+        const int every = std::max(1, (hi - lo + ticks - 2) / (ticks - 1)); // at most `ticks`
+        hi = lo + (hi - lo + every - 1) / every * every;
+        for (int d = lo; d <= hi; d += every)
+            marks.emplace_back(d, tickText(std::pow(10, d), std::pow(10, std::min(d, 0))));
         setTicks(y_, lo, hi, marks);
         return;
     }
@@ -610,13 +628,17 @@ void TimeChart::replot(double from, double to)
     // Min and max per two-pixel column: the lines look the same and cost half.
     const int columns = std::max(50, static_cast<int>(plotArea().width() / 2));
     double ymin = 1e300, ymax = -1e300, rmax = 0;
+    // The points first, then the axis's range, then the lines: on a log axis the zeros are
+    // drawn on the floor the range gives.
+    std::vector<std::pair<Series *, QList<QPointF>>> shown;
     for (auto it = series_.begin(); it != series_.end(); ++it) {
         Series &s = *it;
         if (!drawnNow(s)) {
             if (s.drawn) draw(s, {});
             continue;
         }
-        const QList<QPointF> pts = decimate(s, from_, to_, columns);
+        shown.emplace_back(&s, decimate(s, from_, to_, columns));
+        const QList<QPointF> &pts = shown.back().second;
         for (const auto &p : pts)
             if (p.x() >= from_ && p.x() <= to_ && !(log_ && !s.right && p.y() <= 0)) {
                 if (s.right) {
@@ -626,8 +648,10 @@ void TimeChart::replot(double from, double to)
                 ymin = std::min(ymin, p.y());
                 ymax = std::max(ymax, p.y());
             }
-        draw(s, pts);
     }
+    const double floor = log_ && ymin <= ymax ? std::floor(std::log10(ymin)) : 0;
+    for (auto &[s, pts] : shown)
+        draw(*s, pts, floor);
     if (yRight_ && rmax <= 0) {
         setTicks(yRight_, 0, 1, {{0, QStringLiteral("0")}, {1, QStringLiteral("1")}});
     } else if (yRight_) {
@@ -638,6 +662,51 @@ void TimeChart::replot(double from, double to)
     updateTimeTicks();
     setYRange(ymin, ymax);
     placeMarkers();
+    placeDropBand();
+}
+
+void TimeChart::addDropSpan(double from, double to)
+{
+    if (!(from <= to)) return; // NaN or reversed: nothing to draw
+    if (!drops_.empty() && from <= drops_.back().second + 1e-9 && from >= drops_.back().first) {
+        drops_.back().second = std::max(drops_.back().second, to);
+        return;
+    }
+    drops_.emplace_back(from, to);
+    if (drops_.size() > 1 && drops_[drops_.size() - 2].first > from)
+        std::sort(drops_.begin(), drops_.end());
+}
+
+void TimeChart::placeDropBand()
+{
+    // The spans in view, at least kDropBandMinWidth pixels each, merged where they meet on
+    // screen: the path holds at most one rectangle per few pixels of the plot's width.
+    dropRects_.clear();
+    const QRectF pa = plotArea();
+    if (pa.width() > 0) {
+        auto it = std::lower_bound(drops_.begin(), drops_.end(), from_,
+                                   [](const auto &span, double t) { return span.second < t; });
+        for (; it != drops_.end() && it->first <= to_; ++it) {
+            qreal x0 = xForTime(std::max(it->first, from_)),
+                  x1 = xForTime(std::min(it->second, to_));
+            if (x1 - x0 < kDropBandMinWidth) {
+                const qreal mid = (x0 + x1) / 2;
+                x0 = std::max(pa.left(), mid - kDropBandMinWidth / 2);
+                x1 = std::min(pa.right(), x0 + kDropBandMinWidth);
+                x0 = x1 - kDropBandMinWidth;
+            }
+            if (!dropRects_.isEmpty() && x0 <= dropRects_.back().right() + 1) {
+                dropRects_.back().setRight(std::max(dropRects_.back().right(), x1));
+                continue;
+            }
+            dropRects_.append(QRectF(x0, pa.bottom() - kDropBandHeight, x1 - x0, kDropBandHeight));
+        }
+    }
+    QPainterPath path;
+    for (const QRectF &r : dropRects_)
+        path.addRect(r);
+    dropBand_->setPath(path);
+    dropBand_->setToolTip(tr("Frames were dropped in the samples under this band"));
 }
 
 void TimeChart::updateTimeTicks()

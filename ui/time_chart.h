@@ -21,6 +21,7 @@
 class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
 class QGraphicsRectItem;
+class QGraphicsPathItem;
 
 namespace ringlab::ui {
 
@@ -49,6 +50,14 @@ class TimeChart : public QChartView {
     // The point at time t comes after a stall of the sampler: lines break before it.
     void addGap(double t);
     void addMarker(double t, const QString &label, MarkerKind kind);
+    // A sample interval in which frames were dropped: drawn as a red band along the bottom of
+    // the plot, at least kDropBandMinWidth pixels wide at any zoom, in every chart of a stack,
+    // so that no drop hides between samples, under a log axis's floor or behind a wide window.
+    void addDropSpan(double from, double to);
+    int dropSpanCount() const { return static_cast<int>(drops_.size()); }
+    // The band's rectangles as drawn now, in the chart's scene coordinates.
+    QList<QRectF> dropBandRects() const { return dropRects_; }
+    static constexpr qreal kDropBandHeight = 5, kDropBandMinWidth = 3;
     // Only the top chart of a stack draws marker labels; the others draw the lines.
     void setMarkerLabels(bool on);
     // Only the bottom chart of a stack labels the time axis it shares; the others keep its
@@ -157,7 +166,9 @@ class TimeChart : public QChartView {
     void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
              bool right);
     static QList<QPointF> decimate(const Series &s, double from, double to, int columns);
-    void draw(Series &s, const QList<QPointF> &pts);
+    // `floor`: on a log axis, where zeros and values below the axis are drawn (in log10).
+    void draw(Series &s, const QList<QPointF> &pts, double floor = 0);
+    void placeDropBand();
     QLineSeries *newPart(const Series &s);
     void setYRange(double ymin, double ymax);
     // How many labelled ticks a value axis has room for at the chart's height.
@@ -185,6 +196,9 @@ class TimeChart : public QChartView {
     QHash<QString, bool> keyChosen_;
     std::function<bool(const QString &)> chosenDefault_;
     std::vector<double> gaps_;
+    std::vector<std::pair<double, double>> drops_; // time-ordered, merged where they touch
+    QGraphicsPathItem *dropBand_ = nullptr;
+    QList<QRectF> dropRects_;
     std::vector<Marker> markers_;
     bool markerLabels_ = false;
     int hiddenLabels_ = 0;

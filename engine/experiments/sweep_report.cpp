@@ -93,7 +93,7 @@ std::string sweepJson(const SweepRecord &sweep, const SweepTable &t)
             jp["values"][n] = v;
         jp["sessions"] = p.sessions;
         jp["front"] = static_cast<bool>(t.front[k]);
-        if (t.beatenBy[k] >= 0) jp["beaten_by"] = t.beatenBy[k];
+        if (t.beatenBy[k] >= 0) jp[t.beaten(k) ? "beaten_by" : "within_noise_of"] = t.beatenBy[k];
         jp["metrics"] = nlohmann::json::object();
         for (const auto &m : t.metrics)
             if (const Estimate *e = metricOf(p, m))
@@ -187,7 +187,8 @@ std::string sweepTableLine(const SweepTable &t, std::size_t k,
         out += buf;
     }
     if (t.beatenBy[k] >= 0) {
-        std::snprintf(buf, sizeof buf, "  beaten by %d", t.beatenBy[k]);
+        std::snprintf(buf, sizeof buf, t.beaten(k) ? "  beaten by %d" : "  within noise of %d",
+                      t.beatenBy[k]);
         out += buf;
     }
     out += "\n";
@@ -202,8 +203,8 @@ std::string frontNote(const SweepTable &t)
     for (std::size_t m = 0; m < t.metrics.size(); ++m)
         if (t.directions[m] != 0)
             out += " " + t.metrics[m] + (t.directions[m] > 0 ? " (higher is better)" : " (lower)");
-    out += ": no other point is significantly better on one of them and significantly worse "
-           "on none";
+    out += ": no other point's means are as good on each and better on one; off it, \"beaten\" "
+           "when that point is also significantly better on one, \"within noise\" when not";
     out += intervalNote(t) + "\n";
     return out;
 }
@@ -259,11 +260,13 @@ SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
         est.push_back(std::move(row));
     }
     std::vector<int> by;
-    const auto front = paretoFront(est, dirs, &by);
+    const auto places = frontPlaces(est, dirs, &by);
     t.front.assign(t.points.size(), false);
+    t.place.assign(t.points.size(), FrontPlace::On);
     t.beatenBy.assign(t.points.size(), -1);
     for (std::size_t k = 0; k < measured.size(); ++k) {
-        t.front[measured[k]] = front[k];
+        t.front[measured[k]] = places[k] == FrontPlace::On;
+        t.place[measured[k]] = places[k];
         if (by[k] >= 0) t.beatenBy[measured[k]] = t.points[measured[by[k]]].point.index;
     }
     return t;

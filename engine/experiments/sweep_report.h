@@ -8,6 +8,7 @@
 
 #include "engine/store/session_store.h"
 #include "engine/store/sweep_store.h"
+#include "engine/tune/pareto.h"
 
 namespace ringlab {
 
@@ -23,8 +24,16 @@ struct SweepTable {
     std::vector<std::string> metrics; // labels
     std::vector<int> directions;      // betterDirection of each (0: not on the front's axes)
     std::vector<PointResult> points;
-    std::vector<bool> front; // among measured points
-    std::vector<int> beatenBy;
+    std::vector<bool> front;       // among measured points: place == On
+    std::vector<FrontPlace> place; // On for a point not measured
+    std::vector<int> beatenBy;     // the point index that puts it off the front, or -1
+    // Whether point k is off the front by a significant margin (place Beaten); a table made
+    // without places (older callers) counts every point off it as beaten.
+    bool beaten(std::size_t k) const
+    {
+        return k < place.size() ? place[k] == FrontPlace::Beaten
+                                : k < beatenBy.size() && beatenBy[k] >= 0;
+    }
 };
 
 SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,

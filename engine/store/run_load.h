@@ -17,6 +17,8 @@ namespace ringlab {
 inline constexpr double kLoadSpreadMsPerS = 100;
 // The sample metric that measures it.
 inline constexpr std::string_view kNeighbourMetric = "neighbour_cpu_ms_per_s";
+// The engine's own CPU, which a neighbour's difference is weighed against.
+inline constexpr std::string_view kEngineCpuMetric = "engine_cpu_ms_per_s";
 
 struct LoadSpread {
     int measured = 0; // sessions that recorded the metric

@@ -158,10 +158,11 @@ std::vector<CompareRow> compareSides(const CompareSide &a, const CompareSide &b,
 }
 
 namespace {
-// The mean of the other processes' CPU measured during a side's runs; NaN when not recorded.
-double neighbourMean(const CompareSide &side)
+// The mean of a metric over a side's samples (the other processes' CPU, the engine's); NaN
+// when not recorded.
+double sideMean(const CompareSide &side, std::string_view metric)
 {
-    const auto it = side.values.find(std::string(kNeighbourMetric));
+    const auto it = side.values.find(std::string(metric));
     if (it == side.values.end() || it->second.empty()) return std::nan("");
     double sum = 0;
     for (const double v : it->second)
@@ -176,14 +177,22 @@ std::vector<EnvironmentDifference> environmentCaveats(SessionStore &store, const
     if (a.sessions.empty() || b.sessions.empty()) return {};
     auto out = environmentDifferences(store.environment(a.sessions.front()),
                                       store.environment(b.sessions.front()));
-    // The load measured during the runs, beside the load average taken at their start.
-    const double na = neighbourMean(a), nb = neighbourMean(b);
+    // The load measured during the runs, beside the load average taken at their start. When
+    // other processes' CPU differs by more than the engine's own (or the engine's is not
+    // recorded), that interference alone can explain a difference: it is the first caveat,
+    // ahead of facts that only might (a placement, a governor).
+    const double na = sideMean(a, kNeighbourMetric), nb = sideMean(b, kNeighbourMetric);
     if (std::isfinite(na) && std::isfinite(nb) && std::fabs(na - nb) > kLoadSpreadMsPerS) {
         char va[32], vb[32];
         std::snprintf(va, sizeof va, "%.0f ms/s", na);
         std::snprintf(vb, sizeof vb, "%.0f ms/s", nb);
-        const auto at = std::find_if(out.begin(), out.end(),
-                                     [](const auto &d) { return d.rank > FactRank::Load; });
+        const double ea = sideMean(a, kEngineCpuMetric), eb = sideMean(b, kEngineCpuMetric);
+        const bool explains =
+            !std::isfinite(ea) || !std::isfinite(eb) || std::fabs(na - nb) > std::fabs(ea - eb);
+        const auto at =
+            explains ? out.begin() : std::find_if(out.begin(), out.end(), [](const auto &d) {
+                return d.rank > FactRank::Load;
+            });
         out.insert(at, {std::string(kNeighbourMetric), FactRank::Load, va, vb,
                         "other processes' CPU during the run (more than " +
                             std::to_string(static_cast<int>(kLoadSpreadMsPerS)) + " ms/s apart)"});

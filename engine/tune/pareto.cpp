@@ -19,63 +19,61 @@ int significantlyBetter(const Estimate &a, const Estimate &b, int direction)
     return (b.mean > a.mean) == (direction > 0) ? +1 : -1;
 }
 
-std::vector<bool> paretoFront(const std::vector<std::vector<Estimate>> &points,
-                              const std::vector<int> &directions, std::vector<int> *beatenBy)
+namespace {
+
+// j's means dominate i's: as good on every metric with a direction and better on one.
+bool dominates(const std::vector<Estimate> &j, const std::vector<Estimate> &i,
+               const std::vector<int> &directions)
 {
-    const std::size_t n = points.size();
-    std::vector<bool> front(n, true);
-    if (beatenBy) beatenBy->assign(n, -1);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n && front[i]; ++j) {
-            if (i == j) continue;
-            bool better = false, worse = false;
-            for (std::size_t m = 0; m < directions.size() && !worse; ++m) {
-                if (m >= points[i].size() || m >= points[j].size()) {
-                    worse = true; // a metric one of them lacks: no verdict
-                    break;
-                }
-                const int s = significantlyBetter(points[i][m], points[j][m], directions[m]);
-                better |= s > 0;
-                worse |= s < 0;
-            }
-            if (better && !worse) {
-                front[i] = false;
-                if (beatenBy) (*beatenBy)[i] = static_cast<int>(j);
-            }
-        }
-    return front;
+    bool better = false;
+    for (std::size_t m = 0; m < directions.size(); ++m) {
+        if (directions[m] == 0) continue;
+        if (m >= i.size() || m >= j.size()) return false; // a metric one lacks: no verdict
+        const double a = i[m].mean * directions[m], b = j[m].mean * directions[m]; // larger: better
+        if (b < a) return false;
+        better |= b > a;
+    }
+    return better;
 }
 
-std::vector<FrontPlace> frontOfMeans(const std::vector<std::vector<Estimate>> &points,
-                                     const std::vector<int> &directions, std::vector<int> *beatenBy)
+// j, dominating i on the means, is also significantly better on one metric. (It cannot be
+// significantly worse on any: its means are as good on each.)
+bool beats(const std::vector<Estimate> &j, const std::vector<Estimate> &i,
+           const std::vector<int> &directions)
 {
-    const std::vector<bool> kept = paretoFront(points, directions, beatenBy);
-    // j's means dominate i's: as good on every metric with a direction, better on one.
-    auto dominates = [&](std::size_t j, std::size_t i) {
-        bool better = false;
-        for (std::size_t m = 0; m < directions.size(); ++m) {
-            if (directions[m] == 0) continue;
-            if (m >= points[i].size() || m >= points[j].size()) return false;
-            const double a = points[i][m].mean * directions[m],
-                         b = points[j][m].mean * directions[m]; // larger is better
-            if (b < a) return false;
-            better |= b > a;
-        }
-        return better;
-    };
-    std::vector<FrontPlace> out(points.size(), FrontPlace::On);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        if (!kept[i]) {
-            out[i] = FrontPlace::Beaten;
-            continue;
-        }
-        for (std::size_t j = 0; j < points.size(); ++j)
-            if (j != i && dominates(j, i)) {
-                out[i] = FrontPlace::WithinNoise;
-                break;
+    for (std::size_t m = 0; m < directions.size(); ++m)
+        if (significantlyBetter(i[m], j[m], directions[m]) > 0) return true;
+    return false;
+}
+
+} // namespace
+
+std::vector<FrontPlace> frontPlaces(const std::vector<std::vector<Estimate>> &points,
+                                    const std::vector<int> &directions, std::vector<int> *by)
+{
+    const std::size_t n = points.size();
+    std::vector<FrontPlace> out(n, FrontPlace::On);
+    if (by) by->assign(n, -1);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n && out[i] != FrontPlace::Beaten; ++j) {
+            if (j == i || !dominates(points[j], points[i], directions)) continue;
+            const bool beaten = beats(points[j], points[i], directions);
+            if (out[i] == FrontPlace::On || beaten) {
+                out[i] = beaten ? FrontPlace::Beaten : FrontPlace::WithinNoise;
+                if (by) (*by)[i] = static_cast<int>(j);
             }
-    }
+        }
     return out;
+}
+
+std::vector<bool> paretoFront(const std::vector<std::vector<Estimate>> &points,
+                              const std::vector<int> &directions, std::vector<int> *by)
+{
+    const std::vector<FrontPlace> places = frontPlaces(points, directions, by);
+    std::vector<bool> front(places.size());
+    for (std::size_t i = 0; i < places.size(); ++i)
+        front[i] = places[i] == FrontPlace::On;
+    return front;
 }
 
 } // namespace ringlab
