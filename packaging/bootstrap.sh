@@ -19,7 +19,7 @@ packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
     libsqlite3-dev nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libmuparser-dev
-    libdpdk-dev iperf3 iputils-ping iproute2 util-linux sqlite3
+    libdpdk-dev iperf3 iputils-ping iproute2 ethtool util-linux sqlite3
     dpdk-dev # dpdk-testpmd: bench/dpdk_forward's reference
     clang libfuzzer-14-dev libclang-rt-14-dev lld # the sanitizer and fuzz trees; lld links every tree
     libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
