@@ -78,7 +78,7 @@ class TstCharts : public QObject {
     void aMarkKeepsItsLabelAmongChanges();
     void everyColumnKeepsItsExtremes();
     void threadSeriesNeverTakeACatalogueName();
-    void zerosLieOnTheLogFloor();
+    void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
     void comparePlotsAgreeWithTheirRows();
     void plotAreasShareOneTimeAxis();
@@ -368,9 +368,11 @@ void TstCharts::axesUseSiPrefixesAndTheDataRange()
     QVERIFY2(few.size() >= 2 && few.first() != few.last(), qPrintable(few.join(", ")));
 }
 
-// On a log axis a zero has no place of its own: it is drawn on the axis's floor, so a second
-// without drops is the line lying on the floor between the drops before and after it.
-void TstCharts::zerosLieOnTheLogFloor()
+// On a log axis a zero has no place of its own: it is drawn a decade below the axis's floor,
+// out of view, so a second without drops is the line leaving the plot between the drops
+// before and after it, and a series at zero never lies along the floor (where a red line
+// would read as the drop band).
+void TstCharts::zerosLieBelowTheLogFloor()
 {
     view_->setWindow(ChartsView::kWholeSession);
     auto all = run(0.1, 3.0);
@@ -384,6 +386,20 @@ void TstCharts::zerosLieOnTheLogFloor()
     QVERIFY(view_->events()->logScale());
     QCOMPARE(view_->events()->lineCount("drops"), 1);
     QCOMPARE(view_->events()->pointCount("drops"), static_cast<int>(all.size()));
+    // No pixel of the drops' colour along the floor where there were none (t 1.1 to 2.0 s).
+    TimeChart *ev = view_->events();
+    const QImage img = ev->grab().toImage();
+    const QColor red = seriesColor("drops_per_s");
+    const int floorY = qRound(ev->plotArea().bottom()) - 1;
+    int onFloor = 0;
+    for (int x = qRound(ev->xForTime(1.3)); x <= qRound(ev->xForTime(1.8)); ++x)
+        for (int y = floorY - 2; y <= floorY; ++y) {
+            const QColor c = img.pixelColor(x, y);
+            onFloor += std::abs(c.red() - red.red()) < 40 &&
+                       std::abs(c.green() - red.green()) < 40 &&
+                       std::abs(c.blue() - red.blue()) < 40;
+        }
+    QCOMPARE(onFloor, 0);
     view_->events()->setLogScale(false);
     QCOMPARE(view_->events()->lineCount("drops"), 1);
 }

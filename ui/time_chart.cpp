@@ -519,9 +519,10 @@ QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int 
 void TimeChart::draw(Series &s, const QList<QPointF> &pts, double floor)
 {
     // Cut the points into unbroken pieces at the gaps, one line series per piece.
-    // On a log axis a zero has no place: it is drawn on the axis's floor, so that a burst
-    // between zeros (drops, timer fires) is a spike up from the floor, never a lone point
-    // that a line series does not draw.
+    // On a log axis a zero has no place: it is drawn a decade below the axis's floor, out of
+    // view, so that a burst between zeros (drops, timer fires) is a spike rising into the
+    // plot, never a lone point that a line series does not draw, and a series at zero is not
+    // a line along the floor (a red one would read as the drop band).
     const bool logY = log_ && !s.right;
     std::vector<QList<QPointF>> pieces;
     auto g = gaps_.begin();
@@ -536,7 +537,7 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts, double floor)
         }
         if (cut && pieces.size() < kMaxPieces) pieces.emplace_back();
         pieces.back().append(
-            logY ? QPointF(p.x(), p.y() > 0 ? std::max(std::log10(p.y()), floor) : floor) : p);
+            logY ? QPointF(p.x(), p.y() > 0 ? std::max(std::log10(p.y()), floor) : floor - 1) : p);
         broken = false;
     }
     s.drawn = 0;
@@ -629,7 +630,7 @@ void TimeChart::replot(double from, double to)
     const int columns = std::max(50, static_cast<int>(plotArea().width() / 2));
     double ymin = 1e300, ymax = -1e300, rmax = 0;
     // The points first, then the axis's range, then the lines: on a log axis the zeros are
-    // drawn on the floor the range gives.
+    // drawn below the floor the range gives.
     std::vector<std::pair<Series *, QList<QPointF>>> shown;
     for (auto it = series_.begin(); it != series_.end(); ++it) {
         Series &s = *it;

@@ -166,7 +166,7 @@ class TimeChart : public QChartView {
     void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
              bool right);
     static QList<QPointF> decimate(const Series &s, double from, double to, int columns);
-    // `floor`: on a log axis, where zeros and values below the axis are drawn (in log10).
+    // `floor`: on a log axis, the axis's bottom (log10); zeros are drawn a decade below it.
     void draw(Series &s, const QList<QPointF> &pts, double floor = 0);
     void placeDropBand();
     QLineSeries *newPart(const Series &s);
