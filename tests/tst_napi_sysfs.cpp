@@ -5,7 +5,8 @@
 // napi_defer_hard_irqs are set through the settings journal and read back from the kernel;
 // threaded mode starts the napi/IF-ID kthread and its end stops it; a value out of range is
 // refused with its name and range; after kill -9 of the process that changed them, the next
-// start puts them back. As root (CI); skipped otherwise. Everything made is removed.
+// start puts them back. As root (CI, where its absence fails); skipped elsewhere. Everything made
+// is removed.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -15,6 +16,7 @@
 
 #include "drivers/host/settings_journal.h"
 #include "drivers/kernel/napi_sysfs.h"
+#include "tests/require.h"
 
 using namespace ringlab;
 using namespace ringlab::kernel;
@@ -62,7 +64,7 @@ class TstNapiSysfs : public QObject {
 
 void TstNapiSysfs::initTestCase()
 {
-    if (::geteuid() != 0) QSKIP("needs root: a veth pair and its sysfs knobs");
+    RINGLAB_REQUIRE(::geteuid() == 0, "root, for a veth pair and its sysfs knobs");
     const QString id = QString::number(::getpid() % 100000);
     dev_ = ("rlt" + id + "a").toStdString();
     peer_ = ("rlt" + id + "b").toStdString();
