@@ -78,9 +78,9 @@ configure_and_build() {
 
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test
 # that raised it), the threads' tests under ThreadSanitizer, then each libFuzzer target for
-# FUZZ_SECONDS from its committed corpus. Build trees: build/dev-asan, build/dev-tsan,
-# build/fuzz (CMakePresets.json). Both suites run two tests at a time, the RUN_SERIAL
-# (timing) tests alone.
+# FUZZ_SECONDS from its committed corpus. Build trees (CMakePresets.json): build/dev-asan,
+# which also holds the fuzz targets (coverage-instrumented, at OSS-Fuzz's -O1), and
+# build/dev-tsan. Both suites run two tests at a time, the RUN_SERIAL (timing) tests alone.
 sanitizers_and_fuzzers() {
     cd "$here"
     stage "ASan+UBSan build" build_preset dev-asan
@@ -94,8 +94,8 @@ sanitizers_and_fuzzers() {
     stage "TSan build" build_preset dev-tsan --target concurrency_tests
     stage "concurrency tests under TSan" ctest --preset dev-tsan --timeout 900 -j "$(nproc)"
 
-    stage "fuzz build" build_preset fuzz
-    stage "fuzzers, ${FUZZ_SECONDS:-30} s each" tests/fuzz/run.sh build/fuzz "${FUZZ_SECONDS:-30}"
+    # The fuzz targets were built in the ASan tree, on the suite's objects.
+    stage "fuzzers, ${FUZZ_SECONDS:-30} s each" tests/fuzz/run.sh build/dev-asan "${FUZZ_SECONDS:-30}"
 }
 
 build_preset() {

@@ -32,6 +32,7 @@ class TstSessions : public QObject {
   private slots:
     void init() { QVERIFY(dir_.isValid()); }
     void roundTrip();
+    void aChangeAfterTheLastSampleOpensNoSegment();
     void everyMetricOfTheTableRoundTrips();
     void migrationFromEmptyAndFromVersion1();
     void foreignSchemaVersionsAreRefused();
@@ -147,11 +148,45 @@ void TstSessions::roundTrip()
     QCOMPARE(tab.values[cpu][1], 60.0);
     QCOMPARE(tab.column("latency_p50_us"), -1); // no packet, no latency: absent, not zero
 
-    // Segments split at the change; the sample straddling it belongs to neither side.
+    // Segments split at the change; the sample straddling it belongs to neither side. Nothing
+    // was measured wholly after this change (the last sample straddles it): no second row.
     const auto segs = segmentsOf(tab, changes, 0.0);
-    QCOMPARE(segs.size(), std::size_t{2});
+    QCOMPARE(segs.size(), std::size_t{1});
     QCOMPARE(segs[0].rows, (std::vector<std::size_t>{0, 1}));
-    QVERIFY(segs[1].rows.empty());
+    QCOMPARE(segs[0].end, changes[0].t);
+}
+
+// Issue 46 item 9: the hour session's segment table ended with a row of zero length (a change
+// at the last sample's time). A change opens a row once a sample was measured wholly after it.
+void TstSessions::aChangeAfterTheLastSampleOpensNoSegment()
+{
+    SampleTable tab;
+    for (int k = 1; k <= 20; ++k) {
+        tab.seq.push_back(k);
+        tab.t.push_back(0.5 * k);
+        tab.interval.push_back(0.5);
+    }
+    const auto change = [](double t, const char *to) {
+        ParamChangeRow c;
+        c.t = t;
+        c.tunable = "poll.sleep_min_us";
+        c.oldValue = "20";
+        c.newValue = to;
+        return c;
+    };
+    // At the last sample's end, and inside its interval: neither has a sample of its own.
+    for (const double t : {10.0, 9.8, 12.0}) {
+        const auto segs = segmentsOf(tab, {change(4.0, "200"), change(t, "2000")}, 0.0);
+        QCOMPARE(segs.size(), std::size_t{2});
+        QCOMPARE(segs.back().start, 4.0);
+        QCOMPARE(segs.back().end, std::min(t, 10.0));
+        QVERIFY(!segs.back().rows.empty());
+    }
+    // One whole sample after it: a row.
+    const auto segs = segmentsOf(tab, {change(4.0, "200"), change(9.5, "2000")}, 0.0);
+    QCOMPARE(segs.size(), std::size_t{3});
+    QCOMPARE(segs.back().rows, (std::vector<std::size_t>{19}));
+    QCOMPARE(segs.back().end, 10.0);
 }
 
 void TstSessions::everyMetricOfTheTableRoundTrips()

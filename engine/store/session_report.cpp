@@ -40,6 +40,13 @@ std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamC
         }
         s.rows = settled.empty() ? all : settled;
     }
+    // A change at or after the last sample's start opened a setting nothing was measured
+    // under: no row of zero length at the end (its marker on the charts says it happened).
+    // Live, the row appears with the first sample measured wholly under the new setting.
+    if (segs.size() > 1 && segs.back().rows.empty()) {
+        segs.pop_back();
+        segs.back().end = std::min(segs.back().end, end);
+    }
     return segs;
 }
 

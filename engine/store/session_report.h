@@ -25,6 +25,7 @@ struct Segment {
 
 // Segments split at parameter changes. A sample that straddles a change belongs to neither
 // side; the first `warmupS` seconds of each segment are left out unless nothing would be left.
+// A last change after which no whole sample was measured opens no segment.
 std::vector<Segment> segmentsOf(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
                                 double warmupS);
 

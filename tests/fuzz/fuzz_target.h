@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A fuzz target is a function of one input. Built with -DRINGLAB_LIBFUZZER it is also
-// libFuzzer's entry point (tests/fuzz, the fuzz preset); in the ordinary build,
+// libFuzzer's entry point (tests/fuzz, in the dev-asan tree); in the ordinary build,
 // tst_fuzz_corpus runs every committed input through it, so each crash once found stays a
 // regression test.
 #pragma once

@@ -34,7 +34,7 @@ names=()
 for corpus in "$here"/corpus/*/; do
     name=$(basename "$corpus")
     [ -x "$build/tests/fuzz/fuzz_$name" ] || {
-        echo "fuzz: $build/tests/fuzz/fuzz_$name is missing (build the fuzz preset)" >&2
+        echo "fuzz: $build/tests/fuzz/fuzz_$name is missing (build the dev-asan preset)" >&2
         exit 2
     }
     names+=("$name")
