@@ -23,6 +23,7 @@ packages=(
     dpdk-dev # dpdk-testpmd: bench/dpdk_forward's reference
     clang libfuzzer-14-dev libclang-rt-14-dev lld # the sanitizer and fuzz trees; lld links every tree
     libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
+    libmnl-dev # netdev generic netlink: a NAPI's own settings (the kernel device)
     python3-jsonschema openssl # tst_api: replies against docs/api.md's schema; a certificate for HTTPS
     prometheus # tst_prometheus: promtool lints the exposition; a real Prometheus scrapes a run
     lintian appstream desktop-file-utils man-db # tst_package, tst_cli_docs: Debian's own checks
@@ -72,7 +73,7 @@ install_packages() {
 }
 
 configure_and_build() {
-    cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+    cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGLAB_UNITY=ON "$@"
     cmake --build "$build" -j "$(nproc)"
 }
 
@@ -101,7 +102,7 @@ sanitizers_and_fuzzers() {
 build_preset() {
     local preset=$1
     shift
-    cmake --preset "$preset" >/dev/null
+    cmake --preset "$preset" -DRINGLAB_UNITY=ON >/dev/null
     cmake --build --preset "$preset" -j "$(nproc)" "$@"
 }
 

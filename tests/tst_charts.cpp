@@ -22,6 +22,7 @@
 #include "ui/chart_legend.h"
 #include "ui/charts_view.h"
 #include "ui/distribution_charts.h"
+#include "ui/gui_thread_meter.h"
 #include "ui/series_catalog.h"
 #include "ui/time_chart.h"
 
@@ -71,6 +72,7 @@ class TstCharts : public QObject {
     void init();
     void cleanup();
     void gapIsDrawnAsAGap();
+    void guiThreadCpuIsPerSecondNotPerBatch();
     void lateSamplesAreNotGaps();
     void decimationKeepsExtremes();
     void axesUseSiPrefixesAndTheDataRange();
@@ -648,6 +650,22 @@ void TstCharts::markerLabelsNeverCollide()
             QVERIFY2(!rects[i].intersects(rects[j]),
                      qPrintable(QString("%1 and %2").arg(i).arg(j)));
     }
+    // Issue 46 item 8: no marker's line runs through another marker's label.
+    const QList<QLineF> lines = top->markerLines();
+    QCOMPARE(lines.size(), 8);
+    for (const QLineF &l : lines)
+        for (const QRectF &r : rects) {
+            const bool own =
+                std::abs(l.x1() - (r.left() - 3)) < 0.5 || std::abs(l.x1() - (r.right() + 3)) < 0.5;
+            const bool crosses = l.x1() > r.left() - 1 && l.x1() < r.right() + 1 &&
+                                 std::min(l.y1(), l.y2()) < r.bottom() &&
+                                 std::max(l.y1(), l.y2()) > r.top();
+            QVERIFY2(own || !crosses, qPrintable(QString("the line at x %1 runs through the "
+                                                         "label at %2..%3")
+                                                     .arg(l.x1())
+                                                     .arg(r.left())
+                                                     .arg(r.right())));
+        }
     // Those that found no room are counted (their lines show the label on hover).
     QCOMPARE(rects.size() + top->hiddenMarkerLabels(), 8);
     // Every chart has every marker; only the top one draws labels.
@@ -797,6 +815,34 @@ void TstCharts::theLatencyLegendSaysItsSampling()
     QCOMPARE(legend->titleText(), plain + QStringLiteral(" · 1 in 8"));
     view_->clear();
     QCOMPARE(legend->titleText(), plain);
+}
+
+// Issue 46 item 4: the GUI thread works in bursts (here 25 ms of CPU every 0.25 s: 100 ms/s).
+// Per 0.1 s batch that read 0 or 250 ms/s, and the legend's latest value was mostly 0; per
+// second, it is what /proc says: about 100.
+void TstCharts::guiThreadCpuIsPerSecondNotPerBatch()
+{
+    GuiThreadMeter meter;
+    std::int64_t cpu = 0;
+    int values = 0;
+    for (int k = 1; k <= 100; ++k) {
+        const double t = 0.1 * k;
+        if (k % 5 == 0 || k % 5 == 3) cpu += 25'000'000; // at 0.25 s steps, on 0.1 s batches
+        const auto v = meter.add(t, cpu);
+        if (k <= 10) { // a second after the first reading, at 0.1 s
+            QVERIFY(!v);
+            continue;
+        }
+        QVERIFY2(v, qPrintable(QString("t %1").arg(t)));
+        QVERIFY2(*v >= 75 && *v <= 125, qPrintable(QString("t %1: %2 ms/s").arg(t).arg(*v)));
+        ++values;
+    }
+    QVERIFY(values >= 90);
+    // A new run: its time starts again, and so does the meter.
+    QVERIFY(!meter.add(0.1, cpu + 1));
+    QVERIFY(!meter.add(0.5, cpu + 2));
+    QVERIFY(meter.add(1.2, cpu + 3'000'000));
+    QVERIFY(!meter.add(1.2, cpu + 4'000'000)); // the same instant twice
 }
 
 QTEST_MAIN(TstCharts)

@@ -7,7 +7,6 @@
 // refused with its name and range; after kill -9 of the process that changed them, the next
 // start puts them back. As root (CI, where its absence fails); skipped elsewhere. Everything made
 // is removed.
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
@@ -17,26 +16,10 @@
 #include "drivers/host/settings_journal.h"
 #include "drivers/kernel/napi_sysfs.h"
 #include "tests/require.h"
+#include "tests/veth_pair.h"
 
 using namespace ringlab;
 using namespace ringlab::kernel;
-
-namespace {
-// A command's exit code, its output in `out`.
-int run(const QString &program, const QStringList &args, QString *out = nullptr)
-{
-    QProcess p;
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(program, args);
-    if (!p.waitForFinished(20'000)) {
-        p.kill();
-        p.waitForFinished();
-        return -1;
-    }
-    if (out) *out = QString::fromLocal8Bit(p.readAll());
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-}
-} // namespace
 
 class TstNapiSysfs : public QObject {
     Q_OBJECT
@@ -56,8 +39,8 @@ class TstNapiSysfs : public QObject {
         if (!st.ok()) qFatal("%s", st.error.c_str());
         return v;
     }
-    QString ns_;
-    std::string dev_, peer_;
+    std::unique_ptr<test::VethPair> veth_;
+    std::string dev_;
     std::string before_[3];
     std::unique_ptr<QTemporaryDir> dir_;
 };
@@ -65,32 +48,17 @@ class TstNapiSysfs : public QObject {
 void TstNapiSysfs::initTestCase()
 {
     RINGLAB_REQUIRE(::geteuid() == 0, "root, for a veth pair and its sysfs knobs");
-    const QString id = QString::number(::getpid() % 100000);
-    dev_ = ("rlt" + id + "a").toStdString();
-    peer_ = ("rlt" + id + "b").toStdString();
-    ns_ = "ringlab-" + QString::number(::getpid()) + "-napi"; // the lab removes it if we die
-    QString out;
-    QVERIFY2(run("ip",
-                 {"link", "add", QString::fromStdString(dev_), "type", "veth", "peer", "name",
-                  QString::fromStdString(peer_)},
-                 &out) == 0,
-             qPrintable(out));
-    QVERIFY2(run("ip", {"netns", "add", ns_}, &out) == 0, qPrintable(out));
-    QVERIFY2(run("ip", {"link", "set", QString::fromStdString(peer_), "netns", ns_}, &out) == 0,
-             qPrintable(out));
-    QVERIFY(run("ip", {"link", "set", QString::fromStdString(dev_), "up"}) == 0);
-    QVERIFY(run("ip", {"-n", ns_, "link", "set", QString::fromStdString(peer_), "up"}) == 0);
-    // GRO on: the veth gets its NAPI (checked on this kernel, DESIGN.md 2026-12-06).
-    QVERIFY2(run("ethtool", {"-K", QString::fromStdString(dev_), "gro", "on"}, &out) == 0,
-             qPrintable("ethtool -K gro on: " + out));
+    veth_ = std::make_unique<test::VethPair>("t");
+    const QString made = veth_->make();
+    QVERIFY2(made.isEmpty(), qPrintable(made));
+    dev_ = veth_->dev();
     for (int k = 0; k < 3; ++k)
         QVERIFY(readNapiKnob(dev_, napiSysfsKnobs()[static_cast<std::size_t>(k)], before_[k]).ok());
 }
 
 void TstNapiSysfs::cleanupTestCase()
 {
-    if (!dev_.empty()) run("ip", {"link", "del", QString::fromStdString(dev_)});
-    if (!ns_.isEmpty()) run("ip", {"netns", "del", ns_});
+    veth_.reset();
 }
 
 void TstNapiSysfs::init()

@@ -72,6 +72,11 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
     charts_.front()->setMarkerLabels(true);
     for (std::size_t k = 0; k + 1 < charts_.size(); ++k)
         charts_[k]->setTimeLabels(false); // one time axis: labelled under the bottom chart
+    // Equal shares of the height (beyond each chart's minimum), whatever each one's size hint:
+    // a chart with a longer axis title was given twice the others' (issue 46 item 8).
+    for (int k = 0; k < split->count(); ++k)
+        split->setStretchFactor(k, 1);
+    split->setSizes(QList<int>(split->count(), 1000));
     layout->addWidget(split);
 }
 
@@ -188,7 +193,22 @@ void ChartsView::refreshLegend(int k)
     legend->setChoices(all, chosenLabels, c->logScale(), true);
     QHash<QString, QColor> colors;
     QHash<QString, bool> dashed, hidden;
-    const QStringList names = c->chosenNames();
+    // The chart's own series first, in the catalogue's order, then the GUI thread, then the
+    // rest (each engine thread) as they came: a legend that scrolls at a small window keeps
+    // the totals and the front end's cost in view (issue 46 item 8).
+    QStringList names = c->chosenNames();
+    auto rank = [&](const QString &n) {
+        const QString key = c->keyOf(n);
+        int at = 0;
+        for (const SeriesDef &def : seriesDefs()) {
+            if (static_cast<int>(def.chart) != k) continue;
+            if (QLatin1String(def.key) == key) return at;
+            ++at;
+        }
+        return key == QLatin1String(kGuiThreadKey) ? at : at + 1;
+    };
+    std::stable_sort(names.begin(), names.end(),
+                     [&](const QString &a, const QString &b) { return rank(a) < rank(b); });
     for (const QString &n : names) {
         colors.insert(n, seriesColor(c->keyOf(n)));
         dashed.insert(n, c->isDashed(n));

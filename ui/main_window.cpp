@@ -616,7 +616,7 @@ void MainWindow::clearForNewRun()
     live_.clear();
     liveChanges_.clear();
     segments_->setSession({}, {});
-    guiCpuT_ = -1;
+    guiCpu_.clear();
     runDrops_ = 0;
     lastDropT_ = -1;
     dropsLabel_->clear();
@@ -686,13 +686,8 @@ void MainWindow::stopRun()
 
 void MainWindow::addGuiThreadCpu(double t)
 {
-    // This thread is the GUI thread: its CPU between two sample batches, per second of the
-    // run's time. A new run starts again from its first batch.
-    const std::int64_t cpu = threadCpuNs();
-    if (guiCpuT_ >= 0 && t > guiCpuT_)
-        charts_->addGuiThreadCpu(t, static_cast<double>(cpu - guiCpuNs_) / 1e6 / (t - guiCpuT_));
-    guiCpuT_ = t;
-    guiCpuNs_ = cpu;
+    // This thread is the GUI thread: its CPU over the last second of the run's time.
+    if (const auto msPerS = guiCpu_.add(t, threadCpuNs())) charts_->addGuiThreadCpu(t, *msPerS);
 }
 
 void MainWindow::onSamples(const std::vector<SamplePtr> &batch)

@@ -16,6 +16,7 @@
 #include <QUrl>
 
 #include "engine/store/session_report.h"
+#include "ui/gui_thread_meter.h"
 #include "ui/measurement_hold.h"
 #include "ui/session_reader.h"
 
@@ -159,10 +160,9 @@ class MainWindow : public QMainWindow {
     QString labTraffic_;
     bool headless_ = false;
     QComboBox *windowBox_ = nullptr;
-    double guiCpuT_ = -1;   // run time of the last batch the GUI thread's CPU was read at
+    GuiThreadMeter guiCpu_; // this thread's CPU per second, over the last second
     double runDrops_ = 0;   // frames dropped in the live run so far (rate x interval per sample)
     double lastDropT_ = -1; // run time of the last sample that dropped, -1: none
-    std::int64_t guiCpuNs_ = 0;
     QAction *start_ = nullptr, *stop_ = nullptr, *record_ = nullptr, *mark_ = nullptr,
             *export_ = nullptr, *reproduce_ = nullptr, *pause_ = nullptr;
     QLabel *stateLabel_, *dropsLabel_, *dbLabel_, *engineLabel_;

@@ -39,7 +39,21 @@ SweepChart::SweepChart(QWidget *parent) : QChartView(new QChart, parent)
     setRenderHint(QPainter::Antialiasing);
     chart()->legend()->setAlignment(Qt::AlignBottom);
     chart()->setMargins(QMargins(4, 4, 4, 4));
-    setMinimumHeight(240);
+    // Beside its caption, the table and the report in a 1024x640 window: taller, its
+    // caption was drawn over its legend (issue 46 item 8).
+    setMinimumHeight(180);
+    connect(chart(), &QChart::plotAreaChanged, this, &SweepChart::fitAxisTitles);
+}
+
+void SweepChart::fitAxisTitles()
+{
+    // Qt Charts elides a rotated title longer than the plot is tall ("latenc…"): the y metric
+    // is named in the picker right above the chart, so its title goes rather than be cut.
+    for (QAbstractAxis *a : chart()->axes(Qt::Vertical)) {
+        const int need = QFontMetrics(a->titleFont()).horizontalAdvance(yName_) + 8;
+        const QString want = need <= chart()->plotArea().height() ? yName_ : QString();
+        if (a->titleText() != want) a->setTitleText(want);
+    }
 }
 
 void SweepChart::show(const SweepTable &table, const std::string &x, const std::string &y)
@@ -124,7 +138,7 @@ std::pair<QValueAxis *, QValueAxis *> SweepChart::addAxes()
     ax->setLabelFormat(QStringLiteral("%g"));
     ay->setLabelFormat(QStringLiteral("%g"));
     ax->setTitleText(xName_);
-    ay->setTitleText(yName_);
+    ay->setTitleText(yName_); // fitAxisTitles() drops it where the plot is too short
     if (drawn_.empty()) {
         ax->setRange(0, 1);
         ay->setRange(0, 1);

@@ -58,6 +58,7 @@ class SweepChart : public QChartView {
         int beatenBy = -1; // a point index
         QString values;    // the knobs' values
     };
+    void fitAxisTitles();
     const Drawn *nearest(const QPointF &value) const;
     void clickedAt(const QPointF &value);
     void hoveredAt(const QPointF &value, bool on);

@@ -83,8 +83,11 @@ QWidget *SweepTab::buildSetup()
 void SweepTab::makeSweepFields()
 {
     mode_ = new QComboBox;
-    mode_->addItem(tr("Sweep: one point per setting"));
-    mode_->addItem(tr("Tune: find the setting for a goal"));
+    // Short names (the box is 250 px wide at 1024x640); what each does in the item's tip.
+    mode_->addItem(tr("Sweep"));
+    mode_->setItemData(0, tr("Sweep: one point per setting"), Qt::ToolTipRole);
+    mode_->addItem(tr("Tune"));
+    mode_->setItemData(1, tr("Tune: find the setting for a goal"), Qt::ToolTipRole);
     profile_ = new QComboBox;
     for (const auto &p : listProfiles())
         profile_->addItem(QString::fromStdString(p.name));
@@ -117,6 +120,18 @@ void SweepTab::makeTuneFields()
 QFormLayout *SweepTab::buildForm()
 {
     auto *form = new QFormLayout;
+    // Every field may be as narrow as the box at 1024x640 (its text scrolls or elides), and
+    // grows with the box: nothing is cut off at its right edge (issue 46 item 8).
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    for (QComboBox *b : {mode_, profile_, sense_}) {
+        b->setMinimumContentsLength(8);
+        b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    }
+    // A field narrower than its text shows its start (the tunable's name), not its end.
+    for (QLineEdit *e : {vary_, tie_, objective_, constraints_, over_}) {
+        e->setMinimumWidth(60);
+        e->setCursorPosition(0);
+    }
     form->addRow(tr("Mode"), mode_);
     form->addRow(tr("Profile"), profile_);
     form->addRow(tr("Vary"), vary_);
@@ -197,6 +212,8 @@ QLayout *SweepTab::buildPicker()
     }
     x_->setCurrentText(QStringLiteral("engine_cpu_ms_per_s"));
     y_->setCurrentText(QStringLiteral("latency_p99_us"));
+    for (QComboBox *b : {x_, y_})
+        b->lineEdit()->setCursorPosition(0); // the metric's start in view, as in the fields
     connect(sweeps_, &QComboBox::activated, this,
             [this](int k) { showSweep(sweeps_->itemData(k).toString()); });
     connect(x_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
@@ -350,6 +367,7 @@ bool SweepTab::showSweep(const QString &id)
             b->clear();
             b->addItems(labels);
             b->setCurrentText(keep);
+            b->lineEdit()->setCursorPosition(0);
         }
     }
     fillTable();

@@ -111,6 +111,7 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
         updateTimeTicks();
         placeMarkers();
         placeDropBand();
+        setCrosshair(crossT_); // the plot moved (new axis labels after a zoom): so does it
         fitMinimumHeight();
     });
     // No antialiasing: with thousands of points it costs the GUI thread more than it shows.
@@ -770,12 +771,15 @@ void TimeChart::placeMarkers()
         m.line->setVisible(inside);
         if (m.text) m.text->setVisible(false);
         if (!inside) continue;
+        // Within the plot until its label is placed: then from the label's row down.
         const qreal x = xForTime(m.t);
-        m.line->setLine(x, markerLabels_ ? 2 : plot.top(), x, plot.bottom());
-        if (m.text) visible.push_back(&m);
+        m.line->setLine(x, plot.top(), x, plot.bottom());
+        if (m.text && markerLabels_) visible.push_back(&m);
     }
     // Labels in rows above the plot: each goes to the first row where it touches no label
-    // placed before it; with no room, only its line is drawn and the label shows on hover.
+    // placed before it and no marker line runs through it, and where its own line, from its
+    // row down, runs through no label placed before it; right of its line, else left of it.
+    // With no room, only its line is drawn (in the plot) and the label shows on hover.
     // A user's marks go first, then restarts, then changes: a change never takes a mark's
     // place. Within a kind, earlier first.
     hiddenLabels_ = 0;
@@ -785,27 +789,52 @@ void TimeChart::placeMarkers()
     std::stable_sort(visible.begin(), visible.end(), [&](const Marker *a, const Marker *b) {
         return rank(a->kind) != rank(b->kind) ? rank(a->kind) < rank(b->kind) : a->t < b->t;
     });
-    std::vector<std::pair<qreal, qreal>> taken[kMarkerRows]; // [x0, x1) per row
+    struct Label {
+        qreal x0, x1;
+        int row;
+    };
+    std::vector<Label> labels;
+    std::vector<std::pair<qreal, int>> lines; // a labelled marker's x, the row its line starts
     const qreal rowH = QFontMetrics(font()).height();
     const qreal right = chart()->size().width() - 2;
+    constexpr qreal kGap = 6, kLineClear = 2;
+    auto fits = [&](qreal x0, qreal x1, qreal lineX, int r) {
+        for (const Label &l : labels)
+            if ((l.row == r && x0 < l.x1 + kGap && x1 + kGap > l.x0) ||
+                (l.row > r && lineX > l.x0 - kLineClear && lineX < l.x1 + kLineClear))
+                return false;
+        for (const auto &[x, row] : lines)
+            if (row <= r && x > x0 - kLineClear && x < x1 + kLineClear) return false;
+        return true;
+    };
     for (const Marker *m : visible) {
         const qreal w = m->text->boundingRect().width();
         const qreal lx = xForTime(m->t);
-        qreal x = lx + 3;
-        if (x + w > right) x = lx - 3 - w;
         bool placed = false;
-        for (int r = 0; r < kMarkerRows && !placed; ++r) {
-            const bool free = std::none_of(taken[r].begin(), taken[r].end(), [&](const auto &iv) {
-                return x < iv.second + 6 && x + w + 6 > iv.first;
-            });
-            if (!free) continue;
-            m->text->setPos(x, 2 + r * rowH);
-            m->text->setVisible(true);
-            taken[r].emplace_back(x, x + w);
-            placed = true;
-        }
+        for (int r = 0; r < kMarkerRows && !placed; ++r)
+            for (const qreal x : {lx + 3, lx - 3 - w}) {
+                if (x < 0 || x + w > right || !fits(x, x + w, lx, r)) continue;
+                const qreal top = 2 + r * rowH;
+                m->text->setPos(x, top);
+                m->text->setVisible(true);
+                m->line->setLine(lx, top, lx, plot.bottom());
+                labels.push_back({x, x + w, r});
+                lines.emplace_back(lx, r);
+                placed = true;
+                break;
+            }
         if (!placed) ++hiddenLabels_;
     }
+}
+
+QList<QLineF> TimeChart::markerLines() const
+{
+    QList<QLineF> out;
+    for (const auto &m : markers_)
+        if (m.line->isVisible())
+            out << QLineF(m.line->mapToScene(m.line->line().p1()),
+                          m.line->mapToScene(m.line->line().p2()));
+    return out;
 }
 
 QList<QRectF> TimeChart::markerLabelRects() const

@@ -12,6 +12,7 @@
 #include <QCategoryAxis>
 #include <QChartView>
 #include <QHash>
+#include <QLineF>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <functional>
@@ -98,7 +99,8 @@ class TimeChart : public QChartView {
     void setCrosshair(std::optional<double> t);
     // The label of each marker drawn (empty: only its line, its label on hover).
     QList<QRectF> markerLabelRects() const;
-    QStringList markerLabels() const; // every marker's label, drawn or not
+    QList<QLineF> markerLines() const; // each marker's line drawn, in scene coordinates
+    QStringList markerLabels() const;  // every marker's label, drawn or not
     bool markerLabelDrawn(const QString &label) const;
     QValueAxis *timeAxis() const { return x_; }
     // The value axes carry labelled ticks (SI prefixes: "200 k", "1.2 M"). On a log scale the

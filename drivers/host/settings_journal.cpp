@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/host/settings_journal.h"
 
+#include "drivers/host/netdev_napi.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -71,9 +73,10 @@ Status writeAll(int fd, const std::string &text)
     return Status::success();
 }
 
-// Writes a setting's file as `echo VALUE > PATH` does.
+// Writes a setting's file as `echo VALUE > PATH` does (or a NAPI's, through netlink).
 Status writeSetting(const std::string &path, const std::string &value)
 {
+    if (isNapiSettingAddress(path)) return writeNapiSetting(path, value);
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return Status::refused(path + ": cannot open to write '" + value +
@@ -141,8 +144,9 @@ bool parseJournal(const std::string &text, std::vector<JournalEntry> &out, std::
             return false;
         }
         const std::string path = p->get<std::string>();
-        if (path.empty() || path[0] != '/' || path.find("/../") != std::string::npos) {
-            why = "a setting whose path is not absolute: " + path;
+        if (!isNapiSettingAddress(path) &&
+            (path.empty() || path[0] != '/' || path.find("/../") != std::string::npos)) {
+            why = "a setting whose path is neither absolute nor a NAPI's: " + path;
             return false;
         }
         out.push_back({path, v->get<std::string>()});
@@ -163,6 +167,7 @@ std::string defaultJournalDir()
 
 Status SettingsJournal::read(const std::string &path, std::string &out)
 {
+    if (isNapiSettingAddress(path)) return readNapiSetting(path, out);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return Status::refused(path + ": cannot read: " + errnoText(errno));
     std::string text;

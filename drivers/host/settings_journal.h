@@ -21,7 +21,9 @@ namespace ringlab::host {
 
 // One setting as it was before a run first changed it.
 struct JournalEntry {
-    std::string path;  // the file written (/proc/sys/net/core/busy_poll)
+    // The file written (/proc/sys/net/core/busy_poll), or one NAPI's attribute through
+    // netdev netlink ("netlink:netdev/napi/ID/ATTR", netdev_napi.h)
+    std::string path;
     std::string value; // its content before the first change, without the trailing newline
 };
 

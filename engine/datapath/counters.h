@@ -49,6 +49,12 @@ inline constexpr CounterId kArrivalCounters[] = {CounterId::Offered, CounterId::
 inline constexpr CounterId kDropCauses[] = {CounterId::RxMissed, CounterId::AllocFail,
                                             CounterId::TxFull,   CounterId::HandoffFull,
                                             CounterId::RxErrors, CounterId::TxErrors};
+constexpr bool isDropCause(CounterId c)
+{
+    for (CounterId d : kDropCauses)
+        if (d == c) return true;
+    return false;
+}
 
 std::string_view counterName(CounterId c);
 // One line on what it counts (Prometheus HELP, documentation).

@@ -35,13 +35,6 @@ bool isThroughput(CounterId c)
            c == CounterId::RxBytes || c == CounterId::TxBytes;
 }
 
-bool isDropCause(CounterId c)
-{
-    for (CounterId d : kDropCauses)
-        if (d == c) return true;
-    return false;
-}
-
 // Counters whose rate follows the load (work done), rather than judging the setting.
 bool followsLoad(CounterId c)
 {

@@ -85,13 +85,6 @@ std::string label(std::string_view name, std::string_view value)
     return std::string(name) + "=\"" + promLabelValue(value) + "\"";
 }
 
-bool isDropCause(CounterId c)
-{
-    for (CounterId d : kDropCauses)
-        if (d == c) return true;
-    return false;
-}
-
 void histogram(Writer &w, const std::string &name, std::string_view help,
                const std::array<std::uint64_t, kLatencyBucketCount> &buckets, std::uint64_t count,
                double sumS)
