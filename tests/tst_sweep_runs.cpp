@@ -142,6 +142,15 @@ void TstSweepRuns::killedSweepResumesWithoutRerunning()
         },
         30000));
     QVERIFY2(err.contains("(2/3)"), qPrintable(err));
+    // The line comes before the run's session is made: killed in between, there would be no
+    // run to mark interrupted (seen under ASan in CI). Killed once the session is recorded.
+    const auto secondRunRecorded = [&] {
+        SessionStore store(file.toStdString(), Db::Mode::ReadOnly);
+        for (const auto &s : store.list())
+            if (s.name.find(" #2.1 ") != std::string::npos) return true;
+        return false;
+    };
+    QVERIFY(QTest::qWaitFor(secondRunRecorded, 30000));
     ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
     QVERIFY(p.waitForFinished(10000));
     const auto m = QRegularExpression("sweep (\\S+): point").match(err);
