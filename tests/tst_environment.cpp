@@ -45,6 +45,7 @@ class TstEnvironment : public QObject {
     void storeExportAndImportRoundTrip();
     void importRefusesFactsItCannotTrust();
     void compareListsEveryDifferenceRanked();
+    void aLongDifferenceSaysOnlyWhatDiffers();
     void showAndCompareOnTheCommandLine();
     void aVersion4DatabaseMigrates();
     void aRunRecordsTheMachineAndItsThreads();
@@ -417,6 +418,27 @@ void TstEnvironment::compareListsEveryDifferenceRanked()
     QCOMPARE(rows[0].verdict,
              "v; but the environment differs (kernel): " + caveats[0].text() + " and 6 more");
     QCOMPARE(rows[1].verdict, std::string("v"));
+}
+
+// Two kernel command lines of 600 characters that differ in one word buried the caveat that
+// decided a comparison (issue 46): a long list of words is said by the words that differ.
+void TstEnvironment::aLongDifferenceSaysOnlyWhatDiffers()
+{
+    std::string common;
+    for (int k = 0; k < 40; ++k)
+        common += " opt" + std::to_string(k) + "=1";
+    EnvironmentDifference d{"kernel.cmdline", FactRank::Kernel, "BOOT_IMAGE=/a" + common + " quiet",
+                            "BOOT_IMAGE=/b" + common};
+    QCOMPARE(d.text(), std::string("kernel command line: only in A BOOT_IMAGE=/a quiet; only in B "
+                                   "BOOT_IMAGE=/b"));
+    d.b = common + " BOOT_IMAGE=/a quiet";
+    QCOMPARE(d.text(), std::string("kernel command line: the same words in another order"));
+    d.b = "BOOT_IMAGE=/a quiet";
+    QCOMPARE(d.text(), std::string("kernel command line: only in A opt0=1 opt1=1 opt2=1 opt3=1 "
+                                   "opt4=1 opt5=1 and 34 more; only in B nothing"));
+    // Short values are said whole.
+    const EnvironmentDifference r{"kernel.release", FactRank::Kernel, "6.1.0 x", "6.5.0 x"};
+    QCOMPARE(r.text(), std::string("kernel release: A 6.1.0 x, B 6.5.0 x"));
 }
 
 void TstEnvironment::showAndCompareOnTheCommandLine()

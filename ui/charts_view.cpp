@@ -17,6 +17,7 @@ namespace ringlab::ui {
 
 namespace {
 constexpr double kMinSpanS = 0.5;
+constexpr qreal kAligned = 0.01; // px: plots whose edges differ by less share one time axis
 } // namespace
 
 ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
@@ -495,12 +496,12 @@ void ChartsView::replot()
 
 bool ChartsView::settle()
 {
-    // Within a pixel: margins are whole pixels, the labels' widths are not.
+    // To a hundredth of a pixel: the insets carry the labels' fractional widths.
     auto aligned = [this] {
         const QRectF first = charts_.front()->plotArea();
         for (auto *c : charts_)
-            if (std::abs(c->plotArea().left() - first.left()) >= 1 ||
-                std::abs(c->plotArea().right() - first.right()) >= 1)
+            if (std::abs(c->plotArea().left() - first.left()) >= kAligned ||
+                std::abs(c->plotArea().right() - first.right()) >= kAligned)
                 return false;
         return true;
     };
@@ -533,7 +534,7 @@ void ChartsView::requestAlign()
 
 void ChartsView::align()
 {
-    int left = 0, right = 0;
+    qreal left = 0, right = 0;
     for (auto *c : charts_) {
         left = std::max(left, c->leftNeeded());
         right = std::max(right, c->rightNeeded());

@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -55,8 +56,18 @@ CompareDialog::CompareDialog(SessionStore &store, std::int64_t a, std::int64_t b
         tr("<b>B</b>: session %1 %2").arg(b).arg(QString::fromStdString(ib.name).toHtmlEscaped()),
         boxB_);
     layout->addLayout(form);
+    // The notes and caveats scroll in at most a few lines: however many there are, the plots
+    // and the table keep their room (nine caveats squeezed the box plots under the table).
     notes_->setWordWrap(true);
-    layout->addWidget(notes_);
+    notes_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *notesArea = new QScrollArea(this);
+    notesArea->setWidget(notes_);
+    notesArea->setWidgetResizable(true);
+    notesArea->setFrameShape(QFrame::NoFrame);
+    notesArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    notesArea->setMaximumHeight(7 * notes_->fontMetrics().lineSpacing() + 4);
+    layout->addWidget(notesArea);
     fillSide(boxA_, a);
     fillSide(boxB_, b);
     for (QComboBox *box : {boxA_, boxB_})

@@ -200,7 +200,7 @@ QChartView *makeBoxChart(const QString &title, const std::vector<double> &a,
     view->setRenderHint(QPainter::Antialiasing);
     view->setToolTip(QObject::tr("Box: quartiles of the 100 ms samples; whiskers: the lowest and "
                                  "the highest sample; square: the mean the table compares"));
-    view->setMinimumSize(150, 200);
+    view->setMinimumSize(150, 160); // two rows and the table fit a 1280x800 screen
     return view;
 }
 

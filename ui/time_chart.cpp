@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/plot_layer.h"
 #include "ui/series_catalog.h"
 #include "ui/value_text.h"
 
@@ -24,9 +25,8 @@ constexpr int kTopPad = 8;
 // Points per block of the first level of a series' pyramid, and the factor between levels.
 constexpr std::size_t kBlock = 64;
 constexpr std::size_t kMaxLevels = 4; // 64 .. 16.7 M points a block
-// Unbroken pieces drawn per series: each is a QLineSeries, whose cost Qt Charts pays per
-// series. Beyond this many stalls in view, the last piece joins the rest (a pathological
-// session; one with a stall in every other sample).
+// Unbroken pieces drawn per series. Beyond this many stalls in view, the last piece joins
+// the rest (a pathological session; one with a stall in every other sample).
 constexpr std::size_t kMaxPieces = 256;
 
 void widen(QPointF &lo, QPointF &hi, const QPointF &lo2, const QPointF &hi2)
@@ -43,19 +43,6 @@ double niceStep(double rough)
     for (double m : {1.0, 2.0, 5.0, 10.0})
         if (m * p >= rough * 0.999) return m * p;
     return 10 * p;
-}
-const char *formatFor(double step)
-{
-    return step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : step >= 0.01 ? "%.2f" : "%.3g";
-}
-// Range and tick interval together, never passing through a state with thousands of ticks
-// (the old interval over the new range, or the new interval over the old range).
-void setAxis(QValueAxis *axis, double lo, double hi, double step, const char *format)
-{
-    axis->setTickInterval(std::max({axis->max() - axis->min(), hi - lo, step}));
-    axis->setRange(lo, hi);
-    axis->setTickInterval(step);
-    axis->setLabelFormat(QString::fromLatin1(format));
 }
 
 QPen markerPen(MarkerKind k)
@@ -88,14 +75,13 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     if (QGraphicsLayout *layout = c->layout()) layout->setContentsMargins(0, 0, 0, 0);
     c->setBackgroundRoundness(0);
     c->setAnimationOptions(QChart::NoAnimation);
-    x_ = new QValueAxis;
-    x_->setTickType(QValueAxis::TicksDynamic);
-    x_->setTickAnchor(0);
-    c->addAxis(x_, Qt::AlignBottom);
     y_ = new QCategoryAxis;
     y_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     y_->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
     c->addAxis(y_, Qt::AlignLeft);
+    // The lines and the time axis are drawn by one item of ours (ui/plot_layer.h says why).
+    layer_ = new PlotLayer(c);
+    layer_->setGridPen(y_->gridLinePen());
     cross_ = new QGraphicsLineItem(c);
     cross_->setPen(QPen(QColor(40, 40, 40, 150), 1));
     cross_->setZValue(20);
@@ -108,6 +94,7 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     dropBand_->setBrush(QColor(0xd6, 0x27, 0x28));
     dropBand_->setZValue(15); // above the series: a drop is never drawn over
     connect(c, &QChart::plotAreaChanged, this, [this] {
+        layer_->setPlot(plotArea());
         updateTimeTicks();
         placeMarkers();
         placeDropBand();
@@ -119,6 +106,7 @@ TimeChart::TimeChart(const QString &title, const QString &unit, bool logScale, Q
     setMouseTracking(true);
     fitMinimumHeight();
     setToolTip({});
+    setTimeLabels(true);
 }
 
 void TimeChart::fitMinimumHeight()
@@ -134,11 +122,10 @@ void TimeChart::fitMinimumHeight()
     // What the chart spends outside its plot (margins, the time axis, Qt's paddings): as
     // measured once laid out, else as estimated from the fonts.
     const int measured = static_cast<int>(std::ceil(height() - plotArea().height()));
-    const int around =
-        plotArea().height() > 0 && measured > 0
-            ? measured
-            : chart()->margins().top() + 4 +
-                  (x_->labelsVisible() ? QFontMetrics(x_->labelsFont()).height() + 8 : 0);
+    const int around = plotArea().height() > 0 && measured > 0
+                           ? measured
+                           : chart()->margins().top() + 4 +
+                                 (timeLabels_ ? PlotLayer::labelRowHeight(y_->labelsFont()) : 0);
     const int wanted = around + title + 8;
     if (wanted != minimumHeight()) setMinimumHeight(wanted);
 }
@@ -205,19 +192,6 @@ void TimeChart::appendRight(const QString &name, double t, double value, bool da
 void TimeChart::addGap(double t)
 {
     if (gaps_.empty() || t > gaps_.back()) gaps_.push_back(t);
-}
-
-QLineSeries *TimeChart::newPart(const Series &s)
-{
-    auto *line = new QLineSeries;
-    QPen pen(seriesColor(s.key));
-    pen.setWidthF(1.6);
-    if (s.dashed) pen.setStyle(Qt::DashLine);
-    line->setPen(pen);
-    chart()->addSeries(line);
-    line->attachAxis(x_);
-    line->attachAxis(s.right ? static_cast<QAbstractAxis *>(yRight_) : y_);
-    return line;
 }
 
 void TimeChart::Points::push(const QPointF &p)
@@ -332,9 +306,10 @@ void TimeChart::addMarker(double t, const QString &label, MarkerKind kind)
 
 void TimeChart::setTimeLabels(bool on)
 {
-    x_->setLabelsVisible(on);
+    timeLabels_ = on;
+    layer_->setTimeLabels(on, y_->labelsFont(), y_->labelsBrush().color());
     QMargins m = chart()->margins();
-    m.setBottom(on ? 0 : kTopPad);
+    m.setBottom(on ? PlotLayer::labelRowHeight(y_->labelsFont()) : kTopPad);
     chart()->setMargins(m);
     fitMinimumHeight();
 }
@@ -347,7 +322,7 @@ void TimeChart::setMarkerLabels(bool on)
 
 void TimeChart::clearAll()
 {
-    chart()->removeAllSeries();
+    layer_->setLines({});
     for (auto &m : markers_) {
         delete m.line;
         delete m.text;
@@ -404,6 +379,34 @@ int TimeChart::pointCount(const QString &name) const
 {
     auto it = series_.find(name);
     return it == series_.end() ? 0 : it->drawn;
+}
+
+QList<QPointF> TimeChart::drawnPoints(const QString &name) const
+{
+    QList<QPointF> out;
+    auto it = series_.find(name);
+    if (it != series_.end())
+        for (const QPolygonF &piece : it->shown)
+            out.append(piece);
+    return out;
+}
+
+double TimeChart::timeTickStep() const
+{
+    return layer_->timeTicks().step;
+}
+
+double TimeChart::timeTickAnchor() const
+{
+    return layer_->timeTicks().anchor;
+}
+
+std::vector<std::pair<QRectF, QString>> TimeChart::timeLabels() const
+{
+    auto labels = layer_->timeLabels(); // scene coordinates
+    for (auto &[rect, text] : labels)
+        rect = mapFromScene(rect).boundingRect();
+    return labels;
 }
 
 int TimeChart::lineCount(const QString &name) const
@@ -525,7 +528,7 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts, double floor)
     // plot, never a lone point that a line series does not draw, and a series at zero is not
     // a line along the floor (a red one would read as the drop band).
     const bool logY = log_ && !s.right;
-    std::vector<QList<QPointF>> pieces;
+    std::vector<QPolygonF> pieces;
     auto g = gaps_.begin();
     bool broken = true;
     for (int i = 0; i < pts.size(); ++i) {
@@ -545,12 +548,7 @@ void TimeChart::draw(Series &s, const QList<QPointF> &pts, double floor)
     for (const auto &piece : pieces)
         s.drawn += static_cast<int>(piece.size());
     s.pieces = static_cast<int>(pieces.size());
-    for (std::size_t k = 0; k < pieces.size(); ++k) {
-        if (k == s.parts.size()) s.parts.push_back(newPart(s));
-        s.parts[k]->replace(pieces[k]);
-    }
-    for (std::size_t k = pieces.size(); k < s.parts.size(); ++k)
-        if (s.parts[k]->count()) s.parts[k]->clear();
+    s.shown = std::move(pieces);
 }
 
 int TimeChart::tickRoom() const
@@ -663,6 +661,20 @@ void TimeChart::replot(double from, double to)
     }
     updateTimeTicks();
     setYRange(ymin, ymax);
+    layer_->setTimeRange(from_, to_);
+    layer_->setValueRange(y_->min(), y_->max());
+    if (yRight_) layer_->setRightRange(yRight_->min(), yRight_->max());
+    std::vector<PlotLayer::Line> lines;
+    for (const QString &name : order_) {
+        const auto it = series_.constFind(name);
+        if (it == series_.constEnd() || it->shown.empty()) continue;
+        const Series &s = *it;
+        QPen pen(seriesColor(s.key));
+        pen.setWidthF(1.6);
+        if (s.dashed) pen.setStyle(Qt::DashLine);
+        lines.push_back({pen, s.right, s.shown});
+    }
+    layer_->setLines(std::move(lines));
     placeMarkers();
     placeDropBand();
 }
@@ -713,33 +725,55 @@ void TimeChart::placeDropBand()
 
 void TimeChart::updateTimeTicks()
 {
-    // Round ticks on the time axis: 0, 5, 10 s, about one per 80 pixels.
+    // Round ticks on the time axis: 0, 5, 10 s, about one per 80 pixels, on multiples of
+    // the step, with the decimals the step needs.
     const double step = niceStep((to_ - from_) / std::max(2.0, plotArea().width() / 80));
-    if (step == x_->tickInterval() && x_->min() == from_ && x_->max() == to_) return;
-    x_->setTickAnchor(std::floor(from_ / step) * step);
-    setAxis(x_, from_, to_, step, (QByteArray(formatFor(step)) + " s").constData());
+    const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
+    layer_->setTimeTicks({std::floor(from_ / step) * step, step, std::clamp(decimals, 0, 9)});
+    layer_->setTimeRange(from_, to_);
 }
 
-int TimeChart::leftNeeded() const
+// The plot's edges are fractional (the axis labels' widths are), the chart's margins whole
+// pixels: the whole part of an inset goes into the margins, the fraction into the chart's
+// layout (qreal contents margins), so stacked plots share their edges exactly (issue 46 item 8).
+namespace {
+QMarginsF layoutMargins(const QChart *c)
 {
-    // What the chart's own layout gives the left axis: the plot's left edge without our margin.
-    return static_cast<int>(std::ceil(plotArea().left())) - chart()->margins().left();
+    qreal l = 0, t = 0, r = 0, b = 0;
+    if (const QGraphicsLayout *layout = c->layout()) layout->getContentsMargins(&l, &t, &r, &b);
+    return {l, t, r, b};
+}
+} // namespace
+
+qreal TimeChart::leftNeeded() const
+{
+    // What the chart's own layout gives the left axis: the plot's left edge without our insets.
+    return plotArea().left() - chart()->margins().left() - layoutMargins(chart()).left();
 }
 
-int TimeChart::rightNeeded() const
+qreal TimeChart::rightNeeded() const
 {
-    return static_cast<int>(std::ceil(chart()->size().width() - plotArea().right())) -
-           chart()->margins().right();
+    return chart()->size().width() - plotArea().right() - chart()->margins().right() -
+           layoutMargins(chart()).right();
 }
 
-void TimeChart::setInsets(int left, int right)
+void TimeChart::setInsets(qreal left, qreal right)
 {
+    const qreal l = std::max<qreal>(0, left - leftNeeded()),
+                r = std::max<qreal>(0, right - rightNeeded());
+    const int wholeL = static_cast<int>(std::floor(l)), wholeR = static_cast<int>(std::floor(r));
     QMargins m = chart()->margins();
-    const int l = std::max(0, left - leftNeeded()), r = std::max(0, right - rightNeeded());
-    if (m.left() == l && m.right() == r) return;
-    m.setLeft(l);
-    m.setRight(r);
-    chart()->setMargins(m);
+    QMarginsF f = layoutMargins(chart());
+    if (m.left() == wholeL && m.right() == wholeR && qFuzzyCompare(1 + f.left(), 1 + l - wholeL) &&
+        qFuzzyCompare(1 + f.right(), 1 + r - wholeR))
+        return;
+    if (m.left() != wholeL || m.right() != wholeR) {
+        m.setLeft(wholeL);
+        m.setRight(wholeR);
+        chart()->setMargins(m);
+    }
+    if (QGraphicsLayout *layout = chart()->layout())
+        layout->setContentsMargins(l - wholeL, f.top(), r - wholeR, f.bottom());
 }
 
 void TimeChart::applyTopMargin()

@@ -13,8 +13,7 @@
 #include <QChartView>
 #include <QHash>
 #include <QLineF>
-#include <QLineSeries>
-#include <QValueAxis>
+#include <QPolygonF>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -23,6 +22,10 @@ class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
 class QGraphicsRectItem;
 class QGraphicsPathItem;
+
+namespace ringlab::ui {
+class PlotLayer;
+}
 
 namespace ringlab::ui {
 
@@ -92,9 +95,9 @@ class TimeChart : public QChartView {
 
     // Pixels the chart's own layout needs beside the plot (axis labels and titles), and the
     // insets the stack agrees on: the difference becomes the chart's margin.
-    int leftNeeded() const;
-    int rightNeeded() const;
-    void setInsets(int left, int right);
+    qreal leftNeeded() const;
+    qreal rightNeeded() const;
+    void setInsets(qreal left, qreal right);
     QRectF plotArea() const { return chart()->plotArea(); }
     void setCrosshair(std::optional<double> t);
     // The label of each marker drawn (empty: only its line, its label on hover).
@@ -102,7 +105,13 @@ class TimeChart : public QChartView {
     QList<QLineF> markerLines() const; // each marker's line drawn, in scene coordinates
     QStringList markerLabels() const;  // every marker's label, drawn or not
     bool markerLabelDrawn(const QString &label) const;
-    QValueAxis *timeAxis() const { return x_; }
+    // The time axis's ticks: every step seconds from the anchor.
+    double timeTickStep() const;
+    double timeTickAnchor() const;
+    // The time axis's labels as drawn (the bottom chart of a stack), in widget coordinates.
+    std::vector<std::pair<QRectF, QString>> timeLabels() const;
+    // A series' points as drawn now, every piece (on a log axis, log10 of the values).
+    QList<QPointF> drawnPoints(const QString &series) const;
     // The value axes carry labelled ticks (SI prefixes: "200 k", "1.2 M"). On a log scale the
     // axis is linear in log10 of the value, and the series are drawn in log10.
     QCategoryAxis *valueAxis() const { return y_; }
@@ -153,7 +162,7 @@ class TimeChart : public QChartView {
         bool right = false;
         bool dashed = false;
         bool hidden = false;
-        std::vector<QLineSeries *> parts; // one per unbroken piece on screen
+        std::vector<QPolygonF> shown; // the unbroken pieces on screen
         Points data;
         int drawn = 0, pieces = 0;
     };
@@ -171,7 +180,6 @@ class TimeChart : public QChartView {
     // `floor`: on a log axis, the axis's bottom (log10); zeros are drawn a decade below it.
     void draw(Series &s, const QList<QPointF> &pts, double floor = 0);
     void placeDropBand();
-    QLineSeries *newPart(const Series &s);
     void setYRange(double ymin, double ymax);
     // How many labelled ticks a value axis has room for at the chart's height.
     int tickRoom() const;
@@ -190,7 +198,8 @@ class TimeChart : public QChartView {
 
     QString title_, unit_;
     bool log_;
-    QValueAxis *x_;
+    PlotLayer *layer_ = nullptr;
+    bool timeLabels_ = false;
     QCategoryAxis *y_;
     QCategoryAxis *yRight_ = nullptr;
     QHash<QString, Series> series_;

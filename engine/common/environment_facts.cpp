@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 namespace ringlab {
 
@@ -196,9 +197,58 @@ void Environment::set(Fact f)
     facts.push_back(std::move(f));
 }
 
+namespace {
+std::vector<std::string> words(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const std::size_t j = std::min(s.find(' ', i), s.size());
+        if (j > i) out.push_back(s.substr(i, j - i));
+        i = j + 1;
+    }
+    return out;
+}
+
+// The words of `x` that `y` lacks (as many times as they occur more often), in x's order.
+std::vector<std::string> onlyIn(const std::vector<std::string> &x,
+                                const std::vector<std::string> &y)
+{
+    std::map<std::string, int> left;
+    for (const auto &w : y)
+        ++left[w];
+    std::vector<std::string> out;
+    for (const auto &w : x)
+        if (left[w]-- <= 0) out.push_back(w);
+    return out;
+}
+
+std::string listed(const std::vector<std::string> &ws)
+{
+    constexpr std::size_t kShown = 6;
+    if (ws.empty()) return "nothing";
+    std::string out;
+    for (std::size_t k = 0; k < ws.size() && k < kShown; ++k)
+        out += (k ? " " : "") + ws[k];
+    if (ws.size() > kShown) out += " and " + std::to_string(ws.size() - kShown) + " more";
+    return out;
+}
+} // namespace
+
 std::string EnvironmentDifference::text() const
 {
-    return (label.empty() ? factLabel(key) : label) + ": A " + a + ", B " + b;
+    const std::string what = label.empty() ? factLabel(key) : label;
+    // A long list of words (a kernel command line, a flag list): what differs, not both
+    // whole (two 600-character command lines buried the caveat that mattered, issue 46).
+    constexpr std::size_t kLong = 60;
+    if ((a.size() > kLong || b.size() > kLong) && a.find(' ') != std::string::npos &&
+        b.find(' ') != std::string::npos) {
+        const auto wa = words(a), wb = words(b);
+        const auto onlyA = onlyIn(wa, wb), onlyB = onlyIn(wb, wa);
+        if (onlyA.empty() && onlyB.empty()) return what + ": the same words in another order";
+        return what + ": only in A " + listed(onlyA) + "; only in B " + listed(onlyB);
+    }
+    return what + ": A " + a + ", B " + b;
 }
 
 namespace {
