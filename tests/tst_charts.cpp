@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QScatterSeries>
 #include <QSettings>
+#include <QTemporaryDir>
 #include <QValueAxis>
 #include <QtTest>
 #include <cmath>
@@ -18,11 +19,13 @@
 #include <random>
 #include <set>
 
+#include "test_support.h"
 #include "ui/chart_legend.h"
 #include "ui/charts_view.h"
 #include "ui/distribution_charts.h"
 #include "ui/gui_thread_meter.h"
 #include "ui/series_catalog.h"
+#include "ui/session_reader.h"
 #include "ui/time_chart.h"
 
 using namespace ringlab;
@@ -78,6 +81,8 @@ class TstCharts : public QObject {
     void reopenedSessionIsOneSpanEverywhere();
     void aMarkKeepsItsLabelAmongChanges();
     void everyColumnKeepsItsExtremes();
+    void pointsJoinedInPartsAreAsPushedOneByOne();
+    void aSessionReadInTwoPartsChartsAsReadWhole();
     void threadSeriesNeverTakeACatalogueName();
     void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
@@ -286,6 +291,75 @@ void TstCharts::everyColumnKeepsItsExtremes()
 
 // A thread named "refill" has wakeups too, which are not the catalogue's "refill wakeups"
 // (kicks of the refill mechanism): the two are two series, each in time order.
+// A session read in two parts is joined with Points::extend: the same points and the same
+// pyramid as pushing every point, whatever sizes the parts have against the blocks.
+void TstCharts::pointsJoinedInPartsAreAsPushedOneByOne()
+{
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> value(-5, 5);
+    for (std::size_t first : {0UL, 1UL, 63UL, 64UL, 4095UL, 4096UL, 5000UL}) {
+        for (std::size_t second : {0UL, 1UL, 64UL, 4097UL, 9000UL}) {
+            TimeChart::Points whole, a, b;
+            for (std::size_t i = 0; i < first + second; ++i) {
+                const QPointF p(0.1 * static_cast<double>(i), value(rng));
+                whole.push(p);
+                (i < first ? a : b).push(p);
+            }
+            a.extend(b);
+            QCOMPARE(a.points, whole.points);
+            QCOMPARE(a.levels.size(), whole.levels.size());
+            for (std::size_t k = 0; k < whole.levels.size(); ++k) {
+                QCOMPARE(a.levels[k].size(), whole.levels[k].size());
+                for (std::size_t j = 0; j < whole.levels[k].size(); ++j) {
+                    QCOMPARE(a.levels[k][j].lo, whole.levels[k][j].lo);
+                    QCOMPARE(a.levels[k][j].hi, whole.levels[k][j].hi);
+                }
+            }
+        }
+    }
+}
+
+// The desktop reads a long session's later half on a second connection and thread
+// (ui/session_reader): the charts' series and the table are those of one read.
+void TstCharts::aSessionReadInTwoPartsChartsAsReadWhole()
+{
+    QTemporaryDir dir;
+    const std::filesystem::path file = dir.filePath("s.db").toStdString();
+    SessionStore store(file);
+    SessionInfo info = test::simSession("parts");
+    const std::int64_t id = store.createSession(info, ParamSet{});
+    std::vector<std::shared_ptr<const Sample>> all = run(0.1, 600.0);
+    for (std::size_t k = 0; k < all.size(); k += 997) { // some stalls and drop-free samples
+        auto s = std::make_shared<Sample>(*all[k]);
+        s->stall = Stall::Sampler;
+        s->rate[static_cast<std::size_t>(CounterId::RxMissed)] = 0;
+        all[k] = s;
+    }
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        auto s = std::make_shared<Sample>(*all[k]);
+        s->seq = k;
+        all[k] = s;
+    }
+    store.append(id, all, {});
+    store.finishSession(id, "completed");
+    const SessionData one = readSession(store, id);
+    const SessionData two = readSession(store, id, file);
+    QVERIFY(one.error.isEmpty() && two.error.isEmpty());
+    QCOMPARE(two.table.seq.size(), all.size());
+    QCOMPARE(two.table.seq, one.table.seq);
+    QCOMPARE(two.charts.series.size(), one.charts.series.size());
+    for (const auto &a : one.charts.series) {
+        const auto b = std::find_if(two.charts.series.begin(), two.charts.series.end(),
+                                    [&](const auto &x) { return x.name == a.name; });
+        QVERIFY2(b != two.charts.series.end(), qPrintable(a.name));
+        QVERIFY2(b->points.points == a.points.points, qPrintable(a.name));
+        QCOMPARE(b->points.levels.size(), a.points.levels.size());
+    }
+    QCOMPARE(two.charts.gaps, one.charts.gaps);
+    QCOMPARE(two.stalls(), one.stalls());
+    QVERIFY(two.stalls() > 0);
+}
+
 void TstCharts::threadSeriesNeverTakeACatalogueName()
 {
     view_->setWindow(ChartsView::kWholeSession);

@@ -10,6 +10,7 @@
 #include <QtTest>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -33,6 +34,7 @@ class TstSessions : public QObject {
     void init() { QVERIFY(dir_.isValid()); }
     void roundTrip();
     void aChangeAfterTheLastSampleOpensNoSegment();
+    void aSessionReadInPartsIsTheSessionReadWhole();
     void everyMetricOfTheTableRoundTrips();
     void migrationFromEmptyAndFromVersion1();
     void foreignSchemaVersionsAreRefused();
@@ -107,6 +109,62 @@ class TstSessions : public QObject {
     }
     QTemporaryDir dir_;
 };
+
+// The desktop reads a long session in two parts at once (ui/session_reader): joined, they
+// are the session read whole, also with metrics only one part has (a thread that started
+// late, one that ended early, a device's figure) and a split that falls anywhere.
+void TstSessions::aSessionReadInPartsIsTheSessionReadWhole()
+{
+    SessionStore store(db("parts.db"));
+    SessionInfo info = test::simSession("parts");
+    const std::int64_t id = store.createSession(info, ParamSet{});
+    std::vector<std::shared_ptr<const Sample>> batch;
+    for (std::uint64_t k = 0; k < 5000; ++k) {
+        auto s = sample(k, 1000.0 + static_cast<double>(k), 50);
+        if (k >= 3000) s->threads.push_back({"late", 7, 1, 10});
+        if (k < 1000) s->threads.push_back({"early", 3, 1, 10});
+        if (k >= 4000) s->device.push_back({"client_mbps", "Mbit/s", 12.5});
+        if (k % 977 == 5) s->stall = Stall::Sampler;
+        batch.push_back(s);
+    }
+    store.append(id, batch, {});
+    store.finishSession(id, "completed");
+    QCOMPARE(store.sampleSeqRange(id), std::make_pair(std::int64_t{0}, std::int64_t{4999}));
+    const SampleTable whole = store.samples(id);
+    auto byLabel = [](const SampleTable &t) {
+        std::map<std::string, std::vector<double>> m;
+        for (std::size_t c = 0; c < t.metrics.size(); ++c)
+            m[t.metrics[c].label() + " " + t.metrics[c].unit] = t.values[c];
+        return m;
+    };
+    const auto expected = byLabel(whole);
+    QVERIFY(expected.count("cpu_ms_per_s[late] ms/s") && expected.count("client_mbps Mbit/s"));
+    for (std::int64_t split : {1, 999, 1000, 2500, 4000, 4999}) {
+        SampleTable joined = store.samples(id, std::numeric_limits<std::int64_t>::min(), split);
+        joined.append(store.samples(id, split, std::numeric_limits<std::int64_t>::max()));
+        QCOMPARE(joined.seq, whole.seq);
+        QCOMPARE(joined.t, whole.t);
+        QCOMPARE(joined.interval, whole.interval);
+        QVERIFY(joined.stall == whole.stall);
+        const auto got = byLabel(joined);
+        QCOMPARE(got.size(), expected.size());
+        for (const auto &[label, values] : expected) {
+            const auto it = got.find(label);
+            QVERIFY2(it != got.end(), label.c_str());
+            QCOMPARE(it->second.size(), values.size());
+            for (std::size_t r = 0; r < values.size(); ++r)
+                QVERIFY2(std::isnan(values[r]) ? std::isnan(it->second[r])
+                                               : it->second[r] == values[r],
+                         qPrintable(QString("%1 row %2 split %3")
+                                        .arg(QString::fromStdString(label))
+                                        .arg(r)
+                                        .arg(split)));
+        }
+    }
+    SampleTable none;
+    none.append(store.samples(id, 10'000, 20'000));
+    QVERIFY(none.seq.empty() && none.metrics.empty());
+}
 
 void TstSessions::roundTrip()
 {

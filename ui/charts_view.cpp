@@ -327,8 +327,7 @@ void PreparedCharts::append(PreparedCharts &&next)
             series.push_back(std::move(s));
             continue;
         }
-        for (const QPointF &p : s.points.points)
-            same->points.push(p);
+        same->points.extend(s.points);
     }
     gaps.insert(gaps.end(), next.gaps.begin(), next.gaps.end());
     drops.insert(drops.end(), next.drops.begin(), next.drops.end());

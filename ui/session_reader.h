@@ -29,6 +29,9 @@ struct SessionData {
 
 // Reads session `id` through `store` (on the calling thread).
 SessionData readSession(SessionStore &store, std::int64_t id);
+// The same, a long session's later half read at once through a connection of its own to
+// `file` (the store's file) on another thread.
+SessionData readSession(SessionStore &store, std::int64_t id, const std::filesystem::path &file);
 // Reads it on a worker thread through a read-only connection to the same file. A store
 // that is not a file (":memory:") is read here, at once.
 QFuture<SessionData> readSessionAsync(SessionStore &store, std::int64_t id);

@@ -218,6 +218,35 @@ void TimeChart::Points::push(const QPointF &p)
     }
 }
 
+void TimeChart::Points::extend(const Points &later)
+{
+    // Copied at once (their values are finite already), then the blocks they close, level by
+    // level: a session read in parts is joined without a push per point.
+    points.insert(points.end(), later.points.begin(), later.points.end());
+    std::size_t size = kBlock;
+    for (std::size_t k = 0; k < kMaxLevels; ++k, size *= kBlock) {
+        if (levels.size() <= k) {
+            if (points.size() < size) break; // as push(): a level once it has a block
+            levels.emplace_back();
+        }
+        std::vector<Extremes> &level = levels[k];
+        for (std::size_t b = level.size(); (b + 1) * size <= points.size(); ++b) {
+            Extremes e;
+            if (k == 0) {
+                e = {points[b * size], points[b * size]};
+                for (std::size_t i = b * size; i < (b + 1) * size; ++i)
+                    widen(e.lo, e.hi, points[i], points[i]);
+            } else {
+                const auto &below = levels[k - 1];
+                e = below[b * kBlock];
+                for (std::size_t i = b * kBlock; i < (b + 1) * kBlock; ++i)
+                    widen(e.lo, e.hi, below[i].lo, below[i].hi);
+            }
+            level.push_back(e);
+        }
+    }
+}
+
 TimeChart::Series &TimeChart::seriesFor(const QString &name, bool dashed, const QString &colorKey,
                                         bool right)
 {

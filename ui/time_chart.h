@@ -151,6 +151,8 @@ class TimeChart : public QChartView {
         std::vector<QPointF> points;
         std::vector<std::vector<Extremes>> levels;
         void push(const QPointF &p); // non-finite values are left out
+        // The points of `later` (all after these) added at once: the same as pushing each.
+        void extend(const Points &later);
     };
     // Takes a series' points whole (its first points, or more after those it has).
     void adopt(const QString &series, Points &&points, bool dashed, const QString &colorKey,

@@ -23,7 +23,12 @@ std::vector<MetricValue> flattenSample(const Sample &s)
 
 void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double v)
 {
-    const MetricDef *d = findMetric(name);
+    setSampleMetric(s, findMetric(name), name, thread, v);
+}
+
+void setSampleMetric(Sample &s, const MetricDef *d, const std::string &name,
+                     const std::string &thread, double v)
+{
     if (!thread.empty()) {
         if (!d || !d->perThread()) return;
         ThreadStat *t = nullptr;

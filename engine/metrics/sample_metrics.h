@@ -11,6 +11,8 @@
 
 namespace ringlab {
 
+struct MetricDef;
+
 // The metric that says on how many load frames the latency figures were measured: one in N
 // (latency.sample_every).
 inline constexpr std::string_view kLatencySampleEveryMetric = "latency_sample_every";
@@ -37,5 +39,10 @@ std::vector<std::string> engineMetricNames();
 bool isEngineMetric(const std::string &label);
 // The inverse of flattenSample for one metric: sets the field it came from.
 void setSampleMetric(Sample &s, const std::string &name, const std::string &thread, double value);
+// The same with the metric's definition looked up once for many samples (findMetric(name);
+// null: a device's own metric): a table of 2.5 M values is turned into samples without a
+// lookup per value.
+void setSampleMetric(Sample &s, const MetricDef *def, const std::string &name,
+                     const std::string &thread, double value);
 
 } // namespace ringlab

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_metrics.h"
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,9 @@ std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &t
     std::vector<std::shared_ptr<const Sample>> out;
     to = std::min(to, tab.seq.size());
     out.reserve(to > from ? to - from : 0);
+    std::vector<const MetricDef *> defs;
+    for (const MetricKey &m : tab.metrics)
+        defs.push_back(findMetric(m.name));
     for (std::size_t r = from; r < to; ++r) {
         auto s = std::make_shared<Sample>();
         s->seq = static_cast<std::uint64_t>(tab.seq[r]);
@@ -115,7 +119,8 @@ std::vector<std::shared_ptr<const Sample>> samplesFromTable(const SampleTable &t
         if (r < tab.stall.size()) s->stall = tab.stall[r];
         for (std::size_t c = 0; c < tab.metrics.size(); ++c)
             if (std::isfinite(tab.values[c][r]))
-                setSampleMetric(*s, tab.metrics[c].name, tab.metrics[c].thread, tab.values[c][r]);
+                setSampleMetric(*s, defs[c], tab.metrics[c].name, tab.metrics[c].thread,
+                                tab.values[c][r]);
         out.push_back(std::move(s));
     }
     return out;

@@ -66,6 +66,9 @@ struct SampleTable {
     std::vector<MetricKey> metrics;
     std::vector<std::vector<double>> values; // [metric][row]
     int column(const std::string &name, const std::string &thread = {}) const;
+    // Adds the rows of `later` (read after these: a session read in parts) after these, its
+    // metrics joined by name, unit and thread; a metric only one part has is NaN in the other.
+    void append(SampleTable &&later);
 };
 
 class SessionStore {
@@ -134,6 +137,11 @@ class SessionStore {
     std::vector<ParamChangeRow> changes(std::int64_t session);
     std::vector<EventRow> events(std::int64_t session);
     SampleTable samples(std::int64_t session);
+    // The samples with seq in [seqFrom, seqTo): a part of a long session, read on a
+    // connection of its own while another reads the rest.
+    SampleTable samples(std::int64_t session, std::int64_t seqFrom, std::int64_t seqTo);
+    // The lowest and highest seq of the session's samples; {0, -1} when it has none.
+    std::pair<std::int64_t, std::int64_t> sampleSeqRange(std::int64_t session);
 
     Db &db() { return db_; }
 
