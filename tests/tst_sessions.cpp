@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The session store: round trip, migrations, kill -9, bad files, export, compare, import.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,17 +120,17 @@ void TstSessions::aSessionReadInPartsIsTheSessionReadWhole()
     SessionInfo info = test::simSession("parts");
     const std::int64_t id = store.createSession(info, ParamSet{});
     std::vector<std::shared_ptr<const Sample>> batch;
-    for (std::uint64_t k = 0; k < 5000; ++k) {
+    for (std::uint64_t k = 0; k < 600; ++k) {
         auto s = sample(k, 1000.0 + static_cast<double>(k), 50);
-        if (k >= 3000) s->threads.push_back({"late", 7, 1, 10});
-        if (k < 1000) s->threads.push_back({"early", 3, 1, 10});
-        if (k >= 4000) s->device.push_back({"client_mbps", "Mbit/s", 12.5});
-        if (k % 977 == 5) s->stall = Stall::Sampler;
+        if (k >= 360) s->threads.push_back({"late", 7, 1, 10});
+        if (k < 120) s->threads.push_back({"early", 3, 1, 10});
+        if (k >= 480) s->device.push_back({"client_mbps", "Mbit/s", 12.5});
+        if (k % 97 == 5) s->stall = Stall::Sampler;
         batch.push_back(s);
     }
     store.append(id, batch, {});
     store.finishSession(id, "completed");
-    QCOMPARE(store.sampleSeqRange(id), std::make_pair(std::int64_t{0}, std::int64_t{4999}));
+    QCOMPARE(store.sampleSeqRange(id), std::make_pair(std::int64_t{0}, std::int64_t{599}));
     const SampleTable whole = store.samples(id);
     auto byLabel = [](const SampleTable &t) {
         std::map<std::string, std::vector<double>> m;
@@ -139,7 +140,7 @@ void TstSessions::aSessionReadInPartsIsTheSessionReadWhole()
     };
     const auto expected = byLabel(whole);
     QVERIFY(expected.count("cpu_ms_per_s[late] ms/s") && expected.count("client_mbps Mbit/s"));
-    for (std::int64_t split : {1, 999, 1000, 2500, 4000, 4999}) {
+    for (std::int64_t split : {1, 119, 120, 300, 480, 599}) {
         SampleTable joined = store.samples(id, std::numeric_limits<std::int64_t>::min(), split);
         joined.append(store.samples(id, split, std::numeric_limits<std::int64_t>::max()));
         QCOMPARE(joined.seq, whole.seq);
@@ -162,7 +163,7 @@ void TstSessions::aSessionReadInPartsIsTheSessionReadWhole()
         }
     }
     SampleTable none;
-    none.append(store.samples(id, 10'000, 20'000));
+    none.append(store.samples(id, 1000, 2000));
     QVERIFY(none.seq.empty() && none.metrics.empty());
 }
 
@@ -384,16 +385,36 @@ void TstSessions::migrationFromEmptyAndFromVersion1()
     }
 }
 
+namespace {
+// In the killed child: each sample's time, as the engine hands it to its subscribers, written
+// to a pipe the parent reads (never blocking: a full pipe drops a time, the next one counts).
+class TimeReporter : public Subscriber {
+  public:
+    explicit TimeReporter(int fd) : fd_(fd) {}
+    void onSample(const std::shared_ptr<const Sample> &s) override
+    {
+        [[maybe_unused]] auto w = ::write(fd_, &s->t, sizeof s->t);
+    }
+    void onEvent(const Event &) override {}
+    std::string queueName() const override { return "times"; }
+
+  private:
+    int fd_;
+};
+} // namespace
+
 void TstSessions::killDashNineLosesAtMostASecond()
 {
     const fs::path file = db("killed.db");
-    int ready[2];
+    int ready[2], times[2];
     QVERIFY(pipe(ready) == 0);
+    QVERIFY(pipe2(times, O_NONBLOCK) == 0);
     const pid_t child = fork();
     QVERIFY(child >= 0);
     if (child == 0) {
         // The child records a real engine run until it is killed.
         close(ready[0]);
+        close(times[0]);
         SessionStore store(file);
         SessionInfo info = test::simSession("to be killed");
         const ParamSet ps;
@@ -401,18 +422,27 @@ void TstSessions::killDashNineLosesAtMostASecond()
         auto rec = std::make_shared<Recorder>(file, id);
         Engine engine(ps, simFactory(), EngineOptions{100'000'000});
         engine.subscribe(rec);
+        engine.subscribe(std::make_shared<TimeReporter>(times[1]));
         if (!engine.start().ok()) _exit(1);
         [[maybe_unused]] auto w = write(ready[1], "x", 1);
         for (;;)
             pause();
     }
     close(ready[1]);
+    close(times[1]);
     char c;
     QCOMPARE(read(ready[0], &c, 1), ssize_t{1});
-    const auto startedAt = std::chrono::steady_clock::now(); // the child's engine is running
     close(ready[0]);
+    // The newest sample time the child's engine has published, read from the pipe.
+    double measuredS = 0;
+    auto drain = [&] {
+        double t = 0;
+        while (read(times[0], &t, sizeof t) == static_cast<ssize_t>(sizeof t))
+            measuredS = std::max(measuredS, t);
+    };
     // Let it record for a while: wait until the file holds at least 2 s of samples.
     QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                 drain();
                                  try {
                                      SessionStore peek(file, Db::Mode::ReadOnly);
                                      const auto l = peek.list();
@@ -422,12 +452,13 @@ void TstSessions::killDashNineLosesAtMostASecond()
                                  }
                              }()),
                              20000);
-    const auto killedAt = std::chrono::steady_clock::now();
     QCOMPARE(kill(child, SIGKILL), 0);
     int status = 0;
     QCOMPARE(waitpid(child, &status, 0), child);
     QVERIFY(WIFSIGNALED(status));
-    const double aliveS = std::chrono::duration<double>(killedAt - startedAt).count();
+    drain(); // what it published up to its death
+    close(times[0]);
+    QVERIFY(measuredS >= 2.0);
 
     SessionStore store(file);
     QCOMPARE(store.interruptedOnOpen(), 1);
@@ -440,9 +471,13 @@ void TstSessions::killDashNineLosesAtMostASecond()
     QCOMPARE(all.size(), std::size_t{1});
     QCOMPARE(all[0].status, std::string("interrupted"));
     QVERIFY(!all[0].endedAt.empty());
-    // Its samples reach to at most a second before the kill.
-    QVERIFY2(all[0].durationS >= aliveS - 1.0,
-             qPrintable(QString("ran %1 s, recorded %2 s").arg(aliveS).arg(all[0].durationS)));
+    // Its samples reach to at most a second before the newest one the engine had measured
+    // when it was killed (the recorder writes every half second). Measured against the
+    // engine's own samples, not the wall clock: under ASan on a loaded machine the engine's
+    // first samples came seconds after its start, which is not a loss.
+    QVERIFY2(
+        all[0].durationS >= measuredS - 1.0,
+        qPrintable(QString("measured %1 s, recorded %2 s").arg(measuredS).arg(all[0].durationS)));
     // Reopening again finds nothing more to mark.
     SessionStore again(file);
     QCOMPARE(again.interruptedOnOpen(), 0);
