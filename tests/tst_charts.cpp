@@ -647,7 +647,9 @@ void TstCharts::timeLabelsSitUnderTheBottomPlotApart()
         QVERIFY2(rect.top() >= pa.bottom() && rect.bottom() <= bottom->height(), qPrintable(text));
         QVERIFY2(rect.left() >= 0 && rect.right() <= bottom->width(), qPrintable(text));
         QVERIFY(text.endsWith(" s"));
-        const double t = text.chopped(2).toDouble();
+        bool number = false;
+        const double t = text.chopped(2).toDouble(&number); // "120 s"
+        QVERIFY2(number, qPrintable(text));
         QVERIFY(t >= bottom->from() - 1e-9 && t <= bottom->to() + 1e-9);
         QVERIFY2(std::fabs(rect.center().x() - bottom->xForTime(t)) < 1,
                  qPrintable(QString("%1 at %2, tick at %3")
