@@ -83,6 +83,7 @@ class TstCharts : public QObject {
     void everyColumnKeepsItsExtremes();
     void pointsJoinedInPartsAreAsPushedOneByOne();
     void aSessionReadInTwoPartsChartsAsReadWhole();
+    void preparedInSlicesIsPreparedWhole();
     void threadSeriesNeverTakeACatalogueName();
     void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
@@ -358,6 +359,48 @@ void TstCharts::aSessionReadInTwoPartsChartsAsReadWhole()
     QCOMPARE(two.charts.gaps, one.charts.gaps);
     QCOMPARE(two.stalls(), one.stalls());
     QVERIFY(two.stalls() > 0);
+}
+
+// A session is prepared a slice of rows at a time (prepareMore): the same series, points,
+// pyramids, gaps and drop spans as one prepare() of all of it, with a thread that first
+// appears in a later slice and a drop burst across a slice's edge.
+void TstCharts::preparedInSlicesIsPreparedWhole()
+{
+    std::vector<std::shared_ptr<const Sample>> all;
+    for (int k = 1; k <= 700; ++k) {
+        auto s = std::make_shared<Sample>(*sample(0.1 * k, 0.1, 1 + (k % 7) / 10.0));
+        if (k < 150 || k > 160) s->rate[static_cast<std::size_t>(CounterId::RxMissed)] = 0;
+        if (k > 420) s->threads.push_back({"refill", 30, 3, 500});
+        if (k == 333) s->stall = Stall::Sampler;
+        all.push_back(s);
+    }
+    const PreparedCharts whole = ChartsView::prepare(all);
+    PreparedCharts sliced;
+    for (std::size_t from = 0; from < all.size(); from += 155)
+        ChartsView::prepareMore(
+            sliced, {all.begin() + static_cast<long>(from),
+                     all.begin() + static_cast<long>(std::min(from + 155, all.size()))});
+    QCOMPARE(sliced.series.size(), whole.series.size());
+    for (std::size_t k = 0; k < whole.series.size(); ++k) {
+        const auto &a = whole.series[k], &b = sliced.series[k];
+        QCOMPARE(b.name, a.name);
+        QCOMPARE(b.key, a.key);
+        QCOMPARE(b.chart, a.chart);
+        QVERIFY2(b.points.points == a.points.points, qPrintable(a.name));
+        QCOMPARE(b.points.levels.size(), a.points.levels.size());
+        for (std::size_t l = 0; l < a.points.levels.size(); ++l)
+            for (std::size_t e = 0; e < a.points.levels[l].size(); ++e) {
+                QCOMPARE(b.points.levels[l][e].lo, a.points.levels[l][e].lo);
+                QCOMPARE(b.points.levels[l][e].hi, a.points.levels[l][e].hi);
+            }
+    }
+    QVERIFY(std::any_of(whole.series.begin(), whole.series.end(),
+                        [](const auto &s) { return s.key.endsWith("refill"); }));
+    QCOMPARE(sliced.gaps, whole.gaps);
+    QCOMPARE(whole.drops.size(), std::size_t(1)); // one burst, 15.0-16.0 s
+    QCOMPARE(sliced.drops, whole.drops);
+    QCOMPARE(sliced.intervals, whole.intervals);
+    QCOMPARE(sliced.end, whole.end);
 }
 
 void TstCharts::threadSeriesNeverTakeACatalogueName()

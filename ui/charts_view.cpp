@@ -249,17 +249,49 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
                                    const QString &suffix)
 {
     PreparedCharts out;
-    if (samples.empty()) return out;
+    prepareMore(out, samples, suffix);
+    return out;
+}
+
+void ChartsView::prepareMore(PreparedCharts &out,
+                             const std::vector<std::shared_ptr<const Sample>> &samples,
+                             const QString &suffix)
+{
+    if (samples.empty()) return;
     // Each series' points of the whole batch, with their pyramid: names and lookups once per
     // batch, not once per sample.
-    for (const SeriesDef &def : seriesDefs())
-        out.series.push_back({static_cast<int>(def.chart),
-                              QString::fromStdString(def.label) + suffix,
-                              QLatin1String(def.key),
-                              def.right,
-                              {}});
-    const std::size_t fixed = out.series.size();
-    std::vector<std::string> threads; // charted threads seen, in order; their series follow
+    if (out.series.empty())
+        for (const SeriesDef &def : seriesDefs())
+            out.series.push_back({static_cast<int>(def.chart),
+                                  QString::fromStdString(def.label) + suffix,
+                                  QLatin1String(def.key),
+                                  def.right,
+                                  {}});
+    const std::size_t fixed = seriesDefs().size();
+    // Charted threads seen in this batch, with where their series start in `out` (found by
+    // key once per batch when `out` has them already, else added after the others).
+    std::vector<std::pair<std::string, std::size_t>> threads;
+    const auto threadSeries = [&](const std::string &name) {
+        for (const auto &[seen, first] : threads)
+            if (seen == name) return first;
+        const QString thread = QString::fromStdString(name);
+        const ThreadSeriesDef &def0 = threadSeriesDefs().front();
+        const QString key0 = QLatin1String(def0.keyPrefix) + thread;
+        const QString name0 = threadSeriesName(thread, def0) + suffix;
+        std::size_t first = fixed;
+        while (first < out.series.size() &&
+               (out.series[first].key != key0 || out.series[first].name != name0))
+            ++first;
+        if (first == out.series.size())
+            for (const ThreadSeriesDef &def : threadSeriesDefs())
+                out.series.push_back({static_cast<int>(def.chart),
+                                      threadSeriesName(thread, def) + suffix,
+                                      QLatin1String(def.keyPrefix) + thread,
+                                      false,
+                                      {}});
+        threads.emplace_back(name, first);
+        return first;
+    };
     for (const auto &sp : samples) {
         const Sample &s = *sp;
         const double t = s.t;
@@ -283,19 +315,7 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
         }
         for (const auto &th : s.threads) {
             if (!isChartedThread(th.name)) continue;
-            std::size_t which =
-                std::find(threads.begin(), threads.end(), th.name) - threads.begin();
-            if (which == threads.size()) {
-                threads.push_back(th.name);
-                const QString thread = QString::fromStdString(th.name);
-                for (const ThreadSeriesDef &def : threadSeriesDefs())
-                    out.series.push_back({static_cast<int>(def.chart),
-                                          threadSeriesName(thread, def) + suffix,
-                                          QLatin1String(def.keyPrefix) + thread,
-                                          false,
-                                          {}});
-            }
-            std::size_t d = fixed + which * threadSeriesDefs().size();
+            std::size_t d = threadSeries(th.name);
             for (const ThreadSeriesDef &def : threadSeriesDefs())
                 out.series[d++].points.push(QPointF(t, th.*def.field));
         }
@@ -303,7 +323,6 @@ PreparedCharts ChartsView::prepare(const std::vector<std::shared_ptr<const Sampl
     if (out.intervals.size() > kRecentIntervals)
         out.intervals.erase(out.intervals.begin(),
                             out.intervals.end() - static_cast<long>(kRecentIntervals));
-    return out;
 }
 
 QString ChartsView::threadSeriesName(const QString &thread, const ThreadSeriesDef &def)

@@ -62,6 +62,11 @@ class ChartsView : public QWidget {
     // Any thread: the charts' data for these samples (names suffixed, for an overlay).
     static PreparedCharts prepare(const std::vector<std::shared_ptr<const Sample>> &samples,
                                   const QString &suffix = {});
+    // The same, these samples (all after those `out` has) added to `out`: a long session is
+    // prepared a slice of rows at a time without joining slices.
+    static void prepareMore(PreparedCharts &out,
+                            const std::vector<std::shared_ptr<const Sample>> &samples,
+                            const QString &suffix = {});
     // GUI thread: takes prepared data whole, at a cost of its series, not its points.
     void adopt(PreparedCharts &&prepared, bool dashed = false);
     // A thread's series of a family ("poll wakeups"), never a catalogue series' name.

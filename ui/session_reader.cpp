@@ -30,7 +30,7 @@ Part readPart(SessionStore &store, std::int64_t id, std::int64_t seqFrom, std::i
     // A slice at a time: an hour's Sample rows whole would be 40 MB more at the peak.
     constexpr std::size_t kSlice = 2000;
     for (std::size_t from = 0; from < p.table.seq.size(); from += kSlice)
-        p.charts.append(ChartsView::prepare(samplesFromTable(p.table, from, from + kSlice)));
+        ChartsView::prepareMore(p.charts, samplesFromTable(p.table, from, from + kSlice));
     return p;
 }
 
@@ -51,15 +51,10 @@ SessionData readSession(SessionStore &store, std::int64_t id, const std::filesys
     SessionData d;
     d.id = id;
     try {
-        if (!store.get(id, d.info)) {
-            d.error = QObject::tr("no session %1 in %2")
-                          .arg(id)
-                          .arg(QString::fromStdString(store.file().string()));
-            return d;
-        }
         // A long session in two halves at once, the later on a connection and core of its
         // own: an hour's session (2.5 M values) is read and charted in about half the time
-        // (gui_long_session's first paint, issue 46).
+        // (gui_long_session's first paint, issue 46). What else the session has is read here
+        // while the later half, the slower to start, is still being read.
         const auto [first, last] = store.sampleSeqRange(id);
         std::int64_t mid = kPastLastSeq;
         QFuture<Part> later;
@@ -77,21 +72,30 @@ SessionData readSession(SessionStore &store, std::int64_t id, const std::filesys
             });
         }
         Part part = readPart(store, id, kFirstSeq, mid);
+        const bool found = store.get(id, d.info);
+        if (found) {
+            d.changes = store.changes(id);
+            d.events = store.events(id);
+        }
+        Part rest = later.isValid() ? later.takeResult() : Part{};
+        if (!found) {
+            d = {};
+            d.id = id;
+            d.error = QObject::tr("no session %1 in %2")
+                          .arg(id)
+                          .arg(QString::fromStdString(store.file().string()));
+            return d;
+        }
+        if (!rest.error.isEmpty()) {
+            d = {};
+            d.id = id;
+            d.error = rest.error;
+            return d;
+        }
         d.table = std::move(part.table);
         d.charts = std::move(part.charts);
-        if (later.isValid()) {
-            Part rest = later.takeResult();
-            if (!rest.error.isEmpty()) {
-                d = {};
-                d.id = id;
-                d.error = rest.error;
-                return d;
-            }
-            d.table.append(std::move(rest.table));
-            d.charts.append(std::move(rest.charts));
-        }
-        d.changes = store.changes(id);
-        d.events = store.events(id);
+        d.table.append(std::move(rest.table));
+        d.charts.append(std::move(rest.charts));
     } catch (const std::exception &e) {
         d = {};
         d.id = id;

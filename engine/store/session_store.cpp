@@ -980,13 +980,19 @@ SampleTable SessionStore::samples(std::int64_t session, std::int64_t seqFrom, st
                 if (row >= tab.seq.size() || tab.seq[row] != seq) continue; // no such sample
             }
             if (id != lastId) {
-                auto it = columnOf.find(id);
-                if (it == columnOf.end()) {
-                    it = columnOf.emplace(id, ids.size()).first;
-                    ids.push_back(id);
-                    byFirstSeen.emplace_back(tab.seq.size(), std::nan(""));
+                // Each sample has its metrics in the same order: usually the next column.
+                const std::size_t next = col + 1 < ids.size() ? col + 1 : 0;
+                if (!ids.empty() && ids[next] == id) {
+                    col = next;
+                } else {
+                    auto it = columnOf.find(id);
+                    if (it == columnOf.end()) {
+                        it = columnOf.emplace(id, ids.size()).first;
+                        ids.push_back(id);
+                        byFirstSeen.emplace_back(tab.seq.size(), std::nan(""));
+                    }
+                    col = it->second;
                 }
-                col = it->second;
                 lastId = id;
             }
             byFirstSeen[col][row] = q.real(2);
