@@ -178,7 +178,8 @@ Subcommand addServeCommand(CLI::App &app)
     serve
         ->add_option("--allow", sv->allow,
                      "Let clients start devices that need privilege, comma-separated: lab "
-                     "(network namespaces), dpdk (TAP, af_packet, pcap and PCI ports)")
+                     "(network namespaces), dpdk (TAP, af_packet, pcap and PCI ports), kernel "
+                     "(kernel:IFNAME and kernel-lab)")
         ->delimiter(',')
         ->check(CLI::IsMember(deviceGrantNames()))
         ->type_name("GRANT");

@@ -8,6 +8,7 @@
 
 #include "drivers/dpdk/dpdk_factory.h"
 #include "drivers/dpdk/eal.h"
+#include "drivers/kernel/kernel_factory.h"
 #include "drivers/lab/traffic.h"
 #include "drivers/privilege.h"
 #include "drivers/sim/sim_nic.h"
@@ -18,8 +19,23 @@ namespace ringlab {
 namespace {
 
 constexpr const char *kSpecHelp =
-    "allowed: sim, lab, or dpdk: and one or two EAL devices joined by +, such as "
-    "dpdk:net_null0+net_null1, dpdk:net_tap0,iface=rl0 or dpdk:0000:03:00.0";
+    "allowed: sim, lab, kernel-lab, kernel:IFNAME[,port=N], or dpdk: and one or two EAL devices "
+    "joined by +, such as dpdk:net_null0+net_null1, dpdk:net_tap0,iface=rl0 or "
+    "dpdk:0000:03:00.0";
+
+bool isKernel(DeviceSpec::Kind k)
+{
+    return k == DeviceSpec::Kind::Kernel || k == DeviceSpec::Kind::KernelLab;
+}
+
+kernel::KernelSpec kernelSpec(const DeviceSpec &spec)
+{
+    kernel::KernelSpec k;
+    k.lab = spec.kind == DeviceSpec::Kind::KernelLab;
+    if (!spec.ports.empty()) k.ifname = spec.ports.front();
+    k.port = spec.udpPort; // 0: the default
+    return k;
+}
 
 // A vdev name: a PMD name and an instance number ("net_null0").
 bool isVdevName(const std::string &s)
@@ -59,6 +75,8 @@ std::vector<std::string> deviceSpecExamples()
 {
     return {"sim",
             "lab",
+            "kernel-lab",
+            "kernel:eth0",
             "dpdk:net_null0",
             "dpdk:net_null0+net_null1",
             "dpdk:net_ring0",
@@ -73,6 +91,14 @@ Status parseDeviceSpec(const std::string &text, DeviceSpec &out)
         spec.kind = DeviceSpec::Kind::Sim;
     } else if (text == "lab") {
         spec.kind = DeviceSpec::Kind::Lab;
+    } else if (text == "kernel-lab") {
+        spec.kind = DeviceSpec::Kind::KernelLab;
+    } else if (text.rfind("kernel:", 0) == 0) {
+        kernel::KernelSpec k;
+        if (auto st = kernel::parseKernelSpec(text, text.substr(7), k); !st.ok()) return st;
+        spec.kind = DeviceSpec::Kind::Kernel;
+        spec.ports = {k.ifname};
+        spec.udpPort = k.port;
     } else if (text.rfind("dpdk:", 0) == 0) {
         spec.kind = DeviceSpec::Kind::Dpdk;
         std::string rest = text.substr(5);
@@ -116,6 +142,14 @@ std::string deviceGrant(const std::string &spec, std::string *why)
         if (why) *why = "it creates network namespaces and TAP interfaces";
         return "lab";
     }
+    if (isKernel(parsed.kind)) {
+        if (why)
+            *why = parsed.kind == DeviceSpec::Kind::KernelLab
+                       ? "it creates a network namespace and a veth pair and changes their "
+                         "kernel settings"
+                       : "it listens on a network interface of the engine's host";
+        return "kernel";
+    }
     if (parsed.kind == DeviceSpec::Kind::Dpdk)
         if (const auto what = needsRootVdev(parsed.ports); !what.empty()) {
             if (why) *why = what + " opens raw network ports with the engine's privileges";
@@ -126,7 +160,7 @@ std::string deviceGrant(const std::string &spec, std::string *why)
 
 std::vector<std::string> deviceGrantNames()
 {
-    return {"lab", "dpdk"};
+    return {"lab", "dpdk", "kernel"};
 }
 
 Status checkDeviceOptions(const DeviceOptions &opts)
@@ -137,8 +171,8 @@ Status checkDeviceOptions(const DeviceOptions &opts)
         return Status{"--traffic \"" + opts.traffic +
                       "\" needs --device lab (it runs a real client across the lab's two "
                       "namespaces)"};
-    if (!opts.eal.empty() && spec.kind == DeviceSpec::Kind::Sim)
-        return Status{"--eal is for DPDK devices (--device dpdk:... or lab), not sim"};
+    if (!opts.eal.empty() && (spec.kind == DeviceSpec::Kind::Sim || isKernel(spec.kind)))
+        return Status{"--eal is for DPDK devices (--device dpdk:... or lab), not " + opts.spec};
     const bool root = geteuid() == 0;
     if (spec.kind == DeviceSpec::Kind::Dpdk && !mayOpenRawPorts()) {
         if (const auto what = needsRootVdev(spec.ports); !what.empty())
@@ -154,6 +188,15 @@ Status checkDeviceOptions(const DeviceOptions &opts)
             return Status{"--device lab needs iproute2's ip (apt-get install iproute2)"};
         if (!opts.traffic.empty()) return checkTraffic(opts.traffic);
     }
+    if (isKernel(spec.kind)) {
+        if (auto st = kernel::checkKernelSpec(opts.spec, kernelSpec(spec)); !st.ok()) return st;
+        if (spec.kind == DeviceSpec::Kind::KernelLab)
+            for (const auto &[program, package] :
+                 {std::pair{"ip", "iproute2"}, {"ethtool", "ethtool"}})
+                if (!onPath(program))
+                    return Status{std::string("--device kernel-lab needs ") + program +
+                                  " (apt-get install " + package + ")"};
+    }
     return Status::success();
 }
 
@@ -161,6 +204,11 @@ Assignments deviceDefaults(const std::string &spec)
 {
     DeviceSpec s;
     if (!parseDeviceSpec(spec, s).ok() || s.kind == DeviceSpec::Kind::Sim) return {};
+    // The kernel lab's client sends load.rate_pps requests a second: the simulated NIC's
+    // 100,000 would take most of a small machine's second core for the client alone.
+    if (s.kind == DeviceSpec::Kind::KernelLab)
+        return {
+            {"tx.coalesce_usecs", "100"}, {"tx.coalesce_frames", "32"}, {"load.rate_pps", "20000"}};
     return {{"tx.coalesce_usecs", "100"}, {"tx.coalesce_frames", "32"}};
 }
 
@@ -193,6 +241,9 @@ std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &
         return dpdk::makePortDevice(spec.ports, opts.eal, ps, live);
     case DeviceSpec::Kind::Lab:
         return dpdk::makeLabDevice(opts.eal, opts.traffic, opts.trafficBoundS, ps, live);
+    case DeviceSpec::Kind::Kernel:
+    case DeviceSpec::Kind::KernelLab:
+        return kernel::makeKernelDevice(kernelSpec(spec), ps, live);
     }
     throw std::runtime_error("unknown device kind");
 }
@@ -225,6 +276,8 @@ std::vector<DeviceListing> listDevices(const std::vector<std::string> &eal, Devi
         if (l.driver == "net_tap") out[1].support = l.support; // the lab is two TAP ports
         out.push_back(std::move(l));
     }
+    for (auto &l : kernel::kernelListings())
+        out.push_back(std::move(l));
     return out;
 }
 

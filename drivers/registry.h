@@ -16,11 +16,13 @@
 namespace ringlab {
 
 // How a user names a device: "sim", "dpdk:PORT[+PORT]" (each an EAL device argument, such as
-// "net_tap0,iface=rl0" or a PCI address), or "lab".
+// "net_tap0,iface=rl0" or a PCI address), "lab", "kernel:IFNAME[,port=N]" (a netdev of this
+// namespace, the engine a UDP application on it) or "kernel-lab".
 struct DeviceSpec {
-    enum class Kind { Sim, Dpdk, Lab };
+    enum class Kind { Sim, Dpdk, Lab, Kernel, KernelLab };
     Kind kind = Kind::Sim;
-    std::vector<std::string> ports; // dpdk
+    std::vector<std::string> ports; // dpdk; kernel: the interface
+    std::uint16_t udpPort = 0;      // kernel
     std::string text;               // as given
 };
 Status parseDeviceSpec(const std::string &text, DeviceSpec &out);

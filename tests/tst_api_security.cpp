@@ -284,10 +284,19 @@ void TstApiSecurity::privilegedDevicesNeedAGrant()
     // The grant names lab only: TAP ports are still refused.
     QCOMPARE(call(granted.port, "POST", "/v1/run/start", R"({"device":"dpdk:net_tap0"})").status,
              403);
+    // The kernel device needs its own grant: it listens on a host's netdev, and its lab makes
+    // a namespace and a veth pair.
+    for (const char *spec : {"kernel-lab", "kernel:lo"}) {
+        r = call(granted.port, "POST", "/v1/run/start",
+                 std::string(R"({"device":")") + spec + R"("})");
+        QCOMPARE(r.status, 403);
+        why = r.body["error"].get<std::string>();
+        QVERIFY2(why.find("needs the grant \"kernel\"") != std::string::npos, why.c_str());
+    }
     // An unknown grant is refused with those allowed.
     Serve wrong;
     QVERIFY(!wrong.start({"--allow", "lab,root", "--no-record"}));
-    QVERIFY2(wrong.err.contains("--allow: root not in {lab,dpdk}"), qPrintable(wrong.err));
+    QVERIFY2(wrong.err.contains("--allow: root not in {lab,dpdk,kernel}"), qPrintable(wrong.err));
 }
 
 void TstApiSecurity::takeoverNamesTheNewControllersTime()

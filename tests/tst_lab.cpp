@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include "engine/store/session_store.h"
+#include "engine_run.h"
 #include "require.h"
 
 using namespace ringlab;
@@ -32,41 +33,15 @@ class TstLab : public QObject {
     void idleInterruptModeCostsAlmostNothing();
 
   private:
-    struct Run {
-        int exitCode = -1;
-        QString err;
-        QList<QJsonObject> samples, events;
-        QJsonObject summary;
-    };
-    static Run run(const QStringList &args, int timeoutMs = 60000);
+    using Run = test::EngineRun;
+    static Run run(const QStringList &args, int timeoutMs = 60000)
+    {
+        return test::runEngine(RINGLAB_ENGINE_BIN, args, timeoutMs);
+    }
     static QStringList namespacesOf(qint64 pid);
     static bool root() { return geteuid() == 0; }
     QTemporaryDir dataHome_;
 };
-
-TstLab::Run TstLab::run(const QStringList &args, int timeoutMs)
-{
-    QProcess p;
-    p.start(RINGLAB_ENGINE_BIN, args);
-    p.closeWriteChannel();
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    for (const QByteArray &line : p.readAllStandardOutput().split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        const QString type = o.value("type").toString();
-        if (type == "sample") r.samples << o;
-        if (type == "event") r.events << o;
-        if (type == "summary") r.summary = o;
-    }
-    return r;
-}
 
 QStringList TstLab::namespacesOf(qint64 pid)
 {

@@ -12,19 +12,23 @@
 
 namespace ringlab::lab {
 
-std::string ip(const std::vector<std::string> &args)
+std::string runChecked(const std::vector<std::string> &argv)
 {
-    std::vector<std::string> argv{"ip"};
-    argv.insert(argv.end(), args.begin(), args.end());
     std::string out;
-    const int rc = runCommand(argv, out);
-    if (rc == 0) return {};
+    if (runCommand(argv, out) == 0) return {};
     std::string cmd;
     for (const auto &a : argv)
         cmd += (cmd.empty() ? "" : " ") + a;
     while (!out.empty() && out.back() == '\n')
         out.pop_back();
     return "'" + cmd + "' failed" + (out.empty() ? "" : ": " + out);
+}
+
+std::string ip(const std::vector<std::string> &args)
+{
+    std::vector<std::string> argv{"ip"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return runChecked(argv);
 }
 
 std::vector<std::string> removeStaleNamespaces()

@@ -34,6 +34,8 @@ class Namespace {
     std::string name_;
 };
 
+// Runs ARGV: empty on success, else the command and what it printed.
+std::string runChecked(const std::vector<std::string> &argv);
 // `ip ARGS...`: empty on success, else the command and what it printed.
 std::string ip(const std::vector<std::string> &args);
 

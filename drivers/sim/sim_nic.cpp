@@ -128,14 +128,7 @@ std::uint32_t SimNic::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t no
 
 std::uint32_t SimNic::rxDrain(Buffer **out, std::uint32_t max)
 {
-    std::uint32_t clean = rx_->clean_.load(std::memory_order_relaxed);
-    const std::uint32_t tail = rx_->tail_.load(std::memory_order_acquire);
-    std::uint32_t k = 0;
-    while (clean != tail && k < max)
-        out[k++] = rx_->at(clean++).buf;
-    rx_->clean_.store(clean, std::memory_order_release);
-    rx_->hw_.store(clean, std::memory_order_release);
-    return k;
+    return rx_->drain(out, max);
 }
 
 std::uint32_t SimNic::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs)
@@ -169,13 +162,7 @@ std::uint32_t SimNic::txReclaim(Buffer **out, std::uint32_t max, std::int64_t no
 
 std::uint32_t SimNic::txDrain(Buffer **out, std::uint32_t max)
 {
-    std::uint32_t clean = tx_->clean_.load(std::memory_order_relaxed);
-    const std::uint32_t tail = tx_->tail_.load(std::memory_order_acquire);
-    std::uint32_t k = 0;
-    while (clean != tail && k < max)
-        out[k++] = tx_->at(clean++).buf;
-    tx_->clean_.store(clean, std::memory_order_release);
-    return k;
+    return tx_->drain(out, max);
 }
 
 std::int64_t SimNic::nextInterruptNs(std::int64_t nowNs, std::int64_t usecs, std::int64_t frames)

@@ -13,6 +13,22 @@
 
 namespace ringlab {
 
+// Up to `max` buffers from `clean` to `tail`, in order; `clean` moves past them.
+template <class Desc>
+std::uint32_t drainDescriptors(const std::vector<Desc> &desc, std::uint32_t mask,
+                               std::atomic<std::uint32_t> &clean,
+                               const std::atomic<std::uint32_t> &tail, Buffer **out,
+                               std::uint32_t max)
+{
+    std::uint32_t at = clean.load(std::memory_order_relaxed);
+    const std::uint32_t end = tail.load(std::memory_order_acquire);
+    std::uint32_t k = 0;
+    while (at != end && k < max)
+        out[k++] = desc[at++ & mask].buf;
+    clean.store(at, std::memory_order_release);
+    return k;
+}
+
 struct RxDesc {
     Buffer *buf = nullptr;
     std::int64_t postedNs = 0;
@@ -45,7 +61,13 @@ class RxRing {
         tail_.store(tail + k, std::memory_order_release); // the doorbell
         return k;
     }
-
+    // Teardown: every buffer still posted or filled, handed back (the ring is then empty).
+    std::uint32_t drain(Buffer **out, std::uint32_t max)
+    {
+        const std::uint32_t k = drainDescriptors(desc_, mask_, clean_, tail_, out, max);
+        hw_.store(clean_.load(std::memory_order_relaxed), std::memory_order_release);
+        return k;
+    }
     std::atomic<std::uint32_t> tail_{0};
     std::atomic<std::uint32_t> hw_{0};
     std::atomic<std::uint32_t> clean_{0};
@@ -70,7 +92,12 @@ class TxRing {
     {
         return tail_.load(std::memory_order_acquire) - clean_.load(std::memory_order_acquire);
     }
-
+    // Up to `max` posted buffers, in order, whether their transmit is done or not (teardown,
+    // or a device whose transmits are done when posted).
+    std::uint32_t drain(Buffer **out, std::uint32_t max)
+    {
+        return drainDescriptors(desc_, mask_, clean_, tail_, out, max);
+    }
     std::atomic<std::uint32_t> tail_{0};
     std::atomic<std::uint32_t> clean_{0};
 

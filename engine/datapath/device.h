@@ -14,6 +14,7 @@
 #include "engine/datapath/direct_pass.h"
 #include "engine/datapath/histogram.h"
 #include "engine/datapath/packet.h"
+#include "engine/datapath/thread_stat.h"
 #include "engine/datapath/tunables.h"
 
 namespace ringlab {
@@ -55,6 +56,9 @@ struct DeviceReading {
     Histogram::Snapshot rtt;
     bool hasRtt = false;
     std::vector<DeviceMetric> metrics;
+    // Threads outside the engine that do its device's work (a NAPI kthread), measured as
+    // the engine's own are and shown beside them; not part of the engine's CPU.
+    std::vector<ThreadStat> threads;
     std::vector<std::string> events; // happened since the last reading (a client's summary)
     // A device that counts arrivals (kArrivalCounters) only when the driver next touches its
     // ring (the simulated NIC) says up to when its counts go; -1: up to the reading. A stalled

@@ -15,18 +15,9 @@
 #include "engine/datapath/counters.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/latency_stats.h"
+#include "engine/datapath/thread_stat.h"
 
 namespace ringlab {
-
-struct ThreadStat {
-    std::string name;
-    double cpuMsPerS = 0;   // CPU time per second of wall time (powertop "Usage")
-    double cpuPct = 0;      // % of one core
-    double wakeupsPerS = 0; // voluntary context switches per second (powertop "Events/s")
-    // The longest time the thread left the RX ring unattended between two polls in the
-    // interval (its sleeps and any time the host did not run it); -1: not a polling thread.
-    double pollGapMaxUs = -1;
-};
 
 // Coarse latency buckets for exporters that want a histogram (Prometheus): upper bounds in
 // microseconds, and one bucket above the last.

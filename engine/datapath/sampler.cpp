@@ -55,6 +55,7 @@ void creditCurrentCpu(ThreadEntry &e, std::int64_t ns)
 void copyReadings(Sample &s, const DatapathReading &dp)
 {
     s.device = dp.device.metrics;
+    s.threads.insert(s.threads.end(), dp.device.threads.begin(), dp.device.threads.end());
     s.poolFree = dp.poolFree;
     s.rxPosted = dp.rxPosted;
     s.txPending = dp.txPending;

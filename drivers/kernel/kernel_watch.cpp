@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "drivers/kernel/kernel_watch.h"
+
+#include <net/if.h>
+#include <pthread.h>
+
+#include <chrono>
+
+#include "drivers/host/netdev_napi.h"
+#include "engine/datapath/clock.h"
+
+namespace ringlab::kernel {
+
+namespace {
+constexpr auto kPeriod = std::chrono::milliseconds(50);
+constexpr std::int64_t kRescanNs = 1'000'000'000; // NAPI kthreads found again
+} // namespace
+
+void kernelFigures(const KernelReading &before, const KernelReading &after, DeviceReading &out)
+{
+    if (before.atNs == 0 || after.atNs <= before.atNs) return;
+    const double s = static_cast<double>(after.atNs - before.atNs) / 1e9;
+    for (auto &m : kernelRates(before.kernel, after.kernel, s))
+        out.metrics.push_back(std::move(m));
+    if (before.hasNetdev && after.hasNetdev)
+        for (auto &m : netdevRates(before.netdev, after.netdev, s))
+            out.metrics.push_back(std::move(m));
+    for (const auto &t : after.threads)
+        for (const auto &b : before.threads)
+            if (b.napi.pid == t.napi.pid && b.napi.name == t.napi.name)
+                out.threads.push_back(threadRates(t.napi.name, b.cpu, t.cpu, s));
+}
+
+KernelWatch::KernelWatch(std::string ifname)
+    : ifname_(std::move(ifname)), ifindex_(if_nametoindex(ifname_.c_str()))
+{
+    thread_ = std::thread([this] {
+        pthread_setname_np(pthread_self(), "kernel-watch");
+        run();
+    });
+}
+
+KernelWatch::~KernelWatch()
+{
+    {
+        std::lock_guard lock(stopMutex_);
+        stop_ = true;
+    }
+    stopCv_.notify_all();
+    thread_.join();
+}
+
+bool KernelWatch::latest(KernelReading &out)
+{
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock() || latest_.atNs == 0) return false;
+    out = latest_;
+    return true;
+}
+
+std::string KernelWatch::takeProblem()
+{
+    std::lock_guard lock(mutex_);
+    return std::exchange(problem_, {});
+}
+
+void KernelWatch::findThreads(KernelReading &r)
+{
+    if (r.atNs - threadsFoundNs_ >= kRescanNs || threadsFoundNs_ == 0) {
+        threadsFoundNs_ = r.atNs;
+        threads_.clear();
+        // Named as the kernel names them, "napi/IF-ID", from netdev netlink where it answers
+        // (a comm of 15 bytes cuts long names); else by name.
+        host::NetdevNetlink nl;
+        std::vector<host::NapiInstance> napis;
+        if (ifindex_ && host::NetdevNetlink::open(nl).ok() && nl.napis(ifindex_, napis).ok()) {
+            for (const auto &n : napis)
+                if (n.pid && *n.pid > 0)
+                    threads_.push_back({*n.pid, "napi/" + ifname_ + "-" + std::to_string(n.id)});
+        } else {
+            threads_ = napiThreads(ifname_);
+        }
+    }
+    for (const auto &t : threads_) {
+        KernelReading::Thread th{t, {}};
+        if (readThreadCpu(t.pid, th.cpu).ok()) r.threads.push_back(std::move(th));
+    }
+}
+
+void KernelWatch::run()
+{
+    for (;;) {
+        KernelReading r;
+        r.atNs = nowNs();
+        std::string problem;
+        if (auto st = readKernelCounters(r.kernel); !st.ok()) problem = st.error;
+        if (auto st = readNetdevCounters(ifname_, r.netdev); st.ok())
+            r.hasNetdev = true;
+        else if (problem.empty())
+            problem = st.error;
+        findThreads(r);
+        {
+            std::lock_guard lock(mutex_);
+            latest_ = std::move(r);
+            if (problem != reported_) { // said once, when it starts
+                reported_ = problem;
+                if (!problem.empty()) problem_ = problem;
+            }
+        }
+        std::unique_lock lock(stopMutex_);
+        if (stopCv_.wait_for(lock, kPeriod, [this] { return stop_; })) return;
+    }
+}
+
+} // namespace ringlab::kernel

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "drivers/kernel/udp_app_device.h"
+
+#include <arpa/inet.h>
+#include <linux/ethtool.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "drivers/kernel/kernel_lab.h"
+#include "drivers/kernel/kernel_watch.h"
+#include "drivers/kernel/rr_client.h"
+#include "engine/common/port_facts.h"
+#include "engine/datapath/clock.h"
+
+namespace ringlab::kernel {
+
+namespace {
+constexpr std::uint32_t kMaxBatch = 1024; // UIO_MAXIOV: recvmmsg's and sendmmsg's vlen limit
+
+std::string errnoText(const std::string &what)
+{
+    return what + ": " + std::strerror(errno);
+}
+
+// The driver behind a netdev, as `ethtool -i` names it ("veth", "ixgbe").
+std::string driverOf(const std::string &ifname)
+{
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return {};
+    ethtool_drvinfo info{};
+    info.cmd = ETHTOOL_GDRVINFO;
+    ifreq req{};
+    std::strncpy(req.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
+    req.ifr_data = reinterpret_cast<char *>(&info);
+    const int rc = ::ioctl(fd, SIOCETHTOOL, &req);
+    ::close(fd);
+    return rc == 0 ? std::string(info.driver) : std::string();
+}
+} // namespace
+
+// One system call's messages: the iovecs and headers, and for receive the control room of
+// each message (its kernel timestamp).
+struct UdpAppDevice::Batch {
+    explicit Batch(std::uint32_t n) : msgs(n), iov(n), control(n) {}
+    std::vector<mmsghdr> msgs;
+    std::vector<iovec> iov;
+    struct Control {
+        alignas(cmsghdr) std::uint8_t room[CMSG_SPACE(sizeof(timespec))];
+    };
+    std::vector<Control> control;
+};
+
+UdpAppDevice::UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const LiveParams &live)
+    : opts_(std::move(opts)), live_(live)
+{
+    const std::string name = "kernel:" + opts_.ifname;
+    ifindex_ = if_nametoindex(opts_.ifname.c_str());
+    if (ifindex_ == 0)
+        throw std::runtime_error(name + ": no network interface \"" + opts_.ifname +
+                                 "\" in this namespace (ip link lists them)");
+    driver_ = driverOf(opts_.ifname);
+    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) throw std::runtime_error(errnoText(name + ": socket"));
+    const int on = 1;
+    if (::setsockopt(fd_, SOL_SOCKET, SO_BINDTODEVICE, opts_.ifname.c_str(),
+                     static_cast<socklen_t>(opts_.ifname.size())) != 0)
+        throw std::runtime_error(errnoText(name + ": SO_BINDTODEVICE"));
+    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0)
+        throw std::runtime_error(errnoText(name + ": SO_TIMESTAMPNS"));
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    local.sin_port = htons(opts_.port);
+    local.sin_addr.s_addr = opts_.lab ? opts_.lab->hostAddress().s_addr : htonl(INADDR_ANY);
+    if (::bind(fd_, reinterpret_cast<const sockaddr *>(&local), sizeof local) != 0)
+        throw std::runtime_error(
+            errnoText(name + ": bind to UDP port " + std::to_string(opts_.port)));
+    epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+    wake_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (epoll_ < 0 || wake_ < 0) throw std::runtime_error(errnoText(name + ": epoll"));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd_;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd_, &ev);
+    ev.data.fd = wake_;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
+    if (opts_.lab) {
+        for (auto &e : opts_.lab->takeEvents())
+            note(std::move(e));
+        RrOptions client;
+        client.netns = opts_.lab->netns();
+        client.server.sin_family = AF_INET;
+        client.server.sin_port = htons(opts_.port);
+        client.server.sin_addr = opts_.lab->hostAddress();
+        client.live = &live_;
+        client.durationS = 24 * 3600.0; // bounded: a day, or the run's end
+        client_ = std::make_unique<RrClient>(client);
+    }
+    reconfigure(params);
+}
+
+UdpAppDevice::~UdpAppDevice()
+{
+    client_.reset();
+    for (int fd : {fd_, epoll_, wake_})
+        if (fd >= 0) ::close(fd);
+}
+
+DeviceInfo UdpAppDevice::info() const
+{
+    return {opts_.ifname, "kernel" + (driver_.empty() ? std::string() : " (" + driver_ + ")"), true,
+            true};
+}
+
+std::vector<TunableSupport> UdpAppDevice::support() const
+{
+    return supportFor(opts_.lab != nullptr);
+}
+
+std::vector<TunableSupport> UdpAppDevice::supportFor(bool lab)
+{
+    const std::string noLoad =
+        lab ? std::string() : "the traffic comes from the network, not from Ringlab";
+    std::vector<TunableSupport> s{
+        {TunableId::LoadPattern, Support::Ignored,
+         "the kernel lab's client sends at a constant rate"},
+        {TunableId::LoadBurstOnUs, Support::Ignored, "the kernel lab's client has no bursts"},
+        {TunableId::LoadBurstOffUs, Support::Ignored, "the kernel lab's client has no bursts"},
+        {TunableId::LoadSeed, Support::Ignored, "the kernel lab's client sends at a constant rate"},
+        {TunableId::LinkMbps, Support::Ignored, "the link is the netdev's own"},
+        {TunableId::ProbeRateHz, Support::Ignored,
+         "every request is a probe: its round trip is measured by the client"},
+        {TunableId::IrqUsecs, Support::Ignored,
+         "the application waits in epoll on its socket; a NIC's interrupt moderation is "
+         "ethtool -C"},
+        {TunableId::IrqFrames, Support::Ignored,
+         "the application waits in epoll on its socket; a NIC's interrupt moderation is "
+         "ethtool -C"},
+        {TunableId::IrqAdaptive, Support::Ignored,
+         "the application waits in epoll on its socket; a NIC's adaptive moderation is "
+         "ethtool -C adaptive-rx"},
+        {TunableId::FwdMode, Support::Fixed, "the application answers each request (io)"},
+        {TunableId::FwdDirectPass, Support::Ignored,
+         "the kernel device has no direct pass: its requests always cross the stages"},
+        {TunableId::RxPoolMemory, Support::Ignored,
+         "the kernel device's buffers are the engine's own, not DPDK mbufs"},
+    };
+    if (!noLoad.empty()) {
+        s.push_back({TunableId::LoadRatePps, Support::Ignored, noLoad});
+        s.push_back({TunableId::LoadFrameBytes, Support::Ignored, noLoad});
+    }
+    return s;
+}
+
+Status UdpAppDevice::check(const ParamSet &ps) const
+{
+    if (ps.choice<PollMode>(TunableId::PollMode) == PollMode::PmdPause)
+        return Status{"poll.mode: \"pmd_pause\" cannot apply on the kernel device: it is "
+                      "DPDK's PMD power management (allowed: busy, sleep, tick, interrupt)"};
+    if (ps.choice<FwdMode>(TunableId::FwdMode) != FwdMode::Io)
+        return Status{"fwd.mode: only \"io\" applies on the kernel device: the application "
+                      "answers each request to its sender (allowed: io)"};
+    return Status::success();
+}
+
+void UdpAppDevice::reconfigure(const ParamSet &params)
+{
+    rx_ =
+        std::make_unique<RxRing>(static_cast<std::uint32_t>(params.integer(TunableId::RxRingSize)));
+    tx_ =
+        std::make_unique<TxRing>(static_cast<std::uint32_t>(params.integer(TunableId::TxRingSize)));
+    peers_.assign(static_cast<std::size_t>(params.integer(TunableId::RxPoolBuffers)), {});
+    rxBatch_ = std::make_unique<Batch>(std::min(rx_->size(), kMaxBatch));
+    txBatch_ = std::make_unique<Batch>(std::min(tx_->size(), kMaxBatch));
+}
+
+void UdpAppDevice::linkUp(std::int64_t)
+{
+    if (!watch_) watch_ = std::make_unique<KernelWatch>(opts_.ifname);
+    if (!client_ || clientStarted_) return;
+    if (auto st = client_->start(); !st.ok())
+        throw std::runtime_error(opts_.lab->describe() + ": " + st.error);
+    clientStarted_ = true;
+    note("traffic: request/response client in " + opts_.lab->netns() + " at load.rate_pps");
+}
+
+void UdpAppDevice::linkDown()
+{
+    if (client_ && clientStarted_) client_->stop();
+    watch_.reset();
+}
+
+std::uint32_t UdpAppDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_t, Counters &c)
+{
+    // Posted buffers become the messages of one recvmmsg, in ring order.
+    const std::uint32_t hw = rx_->hw_.load(std::memory_order_relaxed);
+    const std::uint32_t tail = rx_->tail_.load(std::memory_order_acquire);
+    const std::uint32_t want =
+        std::min({max, tail - hw, static_cast<std::uint32_t>(rxBatch_->msgs.size())});
+    if (want == 0) return 0;
+    Batch &b = *rxBatch_;
+    for (std::uint32_t k = 0; k < want; ++k) {
+        Buffer *buf = rx_->at(hw + k).buf;
+        mmsghdr &m = b.msgs[k];
+        b.iov[k] = {buf->data, buf->room};
+        m.msg_hdr.msg_iov = &b.iov[k];
+        m.msg_hdr.msg_iovlen = 1;
+        m.msg_hdr.msg_name = buf->index < peers_.size() ? &peers_[buf->index] : nullptr;
+        m.msg_hdr.msg_namelen = sizeof(sockaddr_in);
+        m.msg_hdr.msg_control = b.control[k].room;
+        m.msg_hdr.msg_controllen = sizeof b.control[k].room;
+        m.msg_hdr.msg_flags = 0;
+    }
+    const int rc = ::recvmmsg(fd_, b.msgs.data(), want, MSG_DONTWAIT, nullptr);
+    if (rc <= 0) return 0;
+    const auto got = static_cast<std::uint32_t>(rc);
+    // The kernel's receive time is CLOCK_REALTIME; the engine's clock is monotonic: one
+    // offset per batch.
+    timespec real, mono;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    const std::int64_t offset =
+        (std::int64_t{mono.tv_sec} - real.tv_sec) * 1'000'000'000 + (mono.tv_nsec - real.tv_nsec);
+    const std::int64_t now = std::int64_t{mono.tv_sec} * 1'000'000'000 + mono.tv_nsec;
+    for (std::uint32_t k = 0; k < got; ++k) {
+        Buffer *buf = rx_->at(hw + k).buf;
+        const msghdr &h = b.msgs[k].msg_hdr;
+        buf->len = b.msgs[k].msg_len;
+        buf->seq = seq_++;
+        buf->port = 0;
+        std::int64_t arrival = now;
+        for (cmsghdr *cm = CMSG_FIRSTHDR(&h); cm; cm = CMSG_NXTHDR(const_cast<msghdr *>(&h), cm))
+            if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+                timespec ts;
+                std::memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+                arrival =
+                    std::min(now, std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec + offset);
+            }
+        buf->at(Stage::Arrival) = arrival;
+        if (h.msg_flags & MSG_TRUNC) c.add(CounterId::RxErrors);
+    }
+    c.add(CounterId::Offered, got); // with the socket's drops (read()): what arrived
+    rx_->hw_.store(hw + got, std::memory_order_release);
+    // Harvested at once: a received request is the engine's.
+    const std::uint32_t clean = rx_->clean_.load(std::memory_order_relaxed);
+    for (std::uint32_t k = 0; k < got; ++k)
+        out[k] = rx_->at(clean + k).buf;
+    rx_->clean_.store(clean + got, std::memory_order_release);
+    return got;
+}
+
+std::uint32_t UdpAppDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t)
+{
+    const std::uint32_t tail = tx_->tail_.load(std::memory_order_relaxed);
+    const std::uint32_t free = tx_->size() - (tail - tx_->clean_.load(std::memory_order_acquire));
+    n = std::min(n, free);
+    Batch &b = *txBatch_;
+    std::uint32_t done = 0;
+    while (done < n) {
+        const std::uint32_t want = std::min(n - done, static_cast<std::uint32_t>(b.msgs.size()));
+        for (std::uint32_t k = 0; k < want; ++k) {
+            Buffer *buf = bufs[done + k];
+            mmsghdr &m = b.msgs[k];
+            m.msg_hdr = {};
+            b.iov[k] = {buf->data, buf->len};
+            m.msg_hdr.msg_iov = &b.iov[k];
+            m.msg_hdr.msg_iovlen = 1;
+            m.msg_hdr.msg_name = buf->index < peers_.size() ? &peers_[buf->index] : nullptr;
+            m.msg_hdr.msg_namelen = sizeof(sockaddr_in);
+        }
+        const int rc = ::sendmmsg(fd_, b.msgs.data(), want, MSG_DONTWAIT);
+        if (rc <= 0) break; // the socket's buffer is full: the rest is the ring's (tx_full)
+        done += static_cast<std::uint32_t>(rc);
+        if (static_cast<std::uint32_t>(rc) < want) break;
+    }
+    // Sent is complete: the kernel has the reply.
+    const std::int64_t sent = nowNs();
+    for (std::uint32_t k = 0; k < done; ++k) {
+        bufs[k]->stampDone(sent);
+        tx_->at(tail + k) = TxDesc{bufs[k], sent};
+    }
+    tx_->tail_.store(tail + done, std::memory_order_release);
+    return done;
+}
+
+IrqWait UdpAppDevice::waitRxInterrupt(std::int64_t deadlineNs)
+{
+    int timeoutMs = -1;
+    if (deadlineNs >= 0)
+        timeoutMs = static_cast<int>(std::max<std::int64_t>(0, (deadlineNs - nowNs()) / 1'000'000));
+    epoll_event ev[2];
+    const int rc = ::epoll_wait(epoll_, ev, 2, timeoutMs);
+    if (rc <= 0) return IrqWait::Timeout;
+    bool woken = false, readable = false;
+    for (int k = 0; k < rc; ++k)
+        (ev[k].data.fd == wake_ ? woken : readable) = true;
+    if (woken) {
+        std::uint64_t v;
+        [[maybe_unused]] auto r = ::read(wake_, &v, sizeof v);
+    }
+    return readable ? IrqWait::Interrupt : IrqWait::Woken;
+}
+
+void UdpAppDevice::wakeRxWait()
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto r = ::write(wake_, &one, sizeof one);
+}
+
+void UdpAppDevice::read(DeviceReading &r)
+{
+    // Requests the kernel dropped at this socket (its receive buffer full): SO_MEMINFO's
+    // SK_MEMINFO_DROPS, a getsockopt (no file is read).
+    std::uint32_t mem[SK_MEMINFO_VARS] = {};
+    socklen_t len = sizeof mem;
+    if (::getsockopt(fd_, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+        len > SK_MEMINFO_DROPS * sizeof(std::uint32_t)) {
+        r.counters.v[static_cast<std::size_t>(CounterId::RxMissed)] += mem[SK_MEMINFO_DROPS];
+        r.counters.v[static_cast<std::size_t>(CounterId::Offered)] += mem[SK_MEMINFO_DROPS];
+        r.metrics.push_back(
+            {"socket_rx_queued_bytes", "bytes", static_cast<double>(mem[SK_MEMINFO_RMEM_ALLOC])});
+    }
+    if (client_ && clientStarted_) {
+        const std::int64_t now = nowNs();
+        const double dt = lastReadNs_ ? static_cast<double>(now - lastReadNs_) / 1e9 : 0;
+        const std::uint64_t sent = client_->sent(), replies = client_->replies();
+        auto rate = [&](std::uint64_t cur, std::uint64_t before) {
+            return dt > 0 && cur >= before ? static_cast<double>(cur - before) / dt : 0.0;
+        };
+        r.metrics.push_back({"rr_request_pps", "pps", rate(sent, lastSent_)});
+        r.metrics.push_back({"rr_reply_pps", "pps", rate(replies, lastReplies_)});
+        r.metrics.push_back({"rr_requests", "requests", static_cast<double>(sent), true});
+        r.metrics.push_back({"rr_replies", "replies", static_cast<double>(replies), true});
+        r.metrics.push_back(
+            {"rr_skipped", "requests", static_cast<double>(client_->skipped()), true});
+        lastSent_ = sent;
+        lastReplies_ = replies;
+        lastReadNs_ = now;
+        r.rtt = client_->rtt();
+        r.hasRtt = true;
+    }
+    if (watch_) {
+        KernelReading now;
+        if (watch_->latest(now) && now.atNs != lastKernel_.atNs) {
+            lastFigures_ = {};
+            kernelFigures(lastKernel_, now, lastFigures_);
+            lastKernel_ = std::move(now);
+        }
+        r.metrics.insert(r.metrics.end(), lastFigures_.metrics.begin(), lastFigures_.metrics.end());
+        r.threads.insert(r.threads.end(), lastFigures_.threads.begin(), lastFigures_.threads.end());
+        if (auto problem = watch_->takeProblem(); !problem.empty())
+            r.events.push_back("kernel figures: " + problem);
+    }
+    std::lock_guard lock(notesMutex_);
+    for (auto &n : notes_)
+        r.events.push_back(std::move(n));
+    notes_.clear();
+}
+
+Environment UdpAppDevice::portFacts() const
+{
+    // The kernel's view of the netdev: driver, firmware, rings, coalescing, offloads, IRQs.
+    Environment env;
+    captureKernelPort(opts_.ifname, opts_.ifname, env);
+    return env;
+}
+
+void UdpAppDevice::note(std::string text)
+{
+    std::lock_guard lock(notesMutex_);
+    notes_.push_back(std::move(text));
+}
+
+} // namespace ringlab::kernel

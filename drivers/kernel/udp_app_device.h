@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The kernel device (issue 44, part 1): the engine as the application on a real netdev. Its
+// poll thread receives requests through a UDP socket bound to the interface (recvmmsg) and
+// its transmit context answers each to its sender (sendmmsg), so the kernel's receive path,
+// NAPI and all, is what the run measures, and the engine's knobs keep their meaning on the
+// application side:
+//   - RX descriptors are buffers posted to the socket reader: a refill that falls behind
+//     leaves requests in the socket's queue, and past its buffer the kernel drops them
+//     (counted from SO_MEMINFO as rx_missed);
+//   - poll.mode busy and sleep poll the socket without blocking; interrupt waits in
+//     epoll_wait on it, woken by the kernel when a request is queued;
+//   - tx.coalesce_frames/usecs hold replies before one sendmmsg, as they hold frames for a
+//     NIC's doorbell.
+// A frame's arrival is the kernel's receive timestamp (SO_TIMESTAMPNS), so the latency's
+// first span is the time a request waited in the kernel for the application.
+#pragma once
+
+#include <netinet/in.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "drivers/kernel/kernel_watch.h"
+#include "engine/datapath/desc_ring.h"
+#include "engine/datapath/device.h"
+#include "engine/datapath/live_params.h"
+
+namespace ringlab::kernel {
+
+class KernelLab;
+class KernelWatch;
+class RrClient;
+
+inline constexpr std::uint16_t kDefaultUdpPort = 9000;
+
+struct UdpAppOptions {
+    std::string ifname;
+    std::uint16_t port = kDefaultUdpPort;
+    std::unique_ptr<KernelLab> lab; // kernel-lab: the veth pair and its namespace, owned
+};
+
+class UdpAppDevice final : public Device {
+  public:
+    // Throws std::runtime_error naming the interface and what failed.
+    UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const LiveParams &live);
+    ~UdpAppDevice() override;
+
+    DeviceInfo info() const override;
+    std::vector<TunableSupport> support() const override;
+    // What support() says on the kernel lab (its client follows load.*) or on a netdev.
+    static std::vector<TunableSupport> supportFor(bool lab);
+    Status check(const ParamSet &ps) const override;
+
+    void reconfigure(const ParamSet &params) override;
+    void linkUp(std::int64_t nowNs) override;
+    void linkDown() override;
+
+    std::uint32_t rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,
+                            Counters &c) override;
+    std::uint32_t rxFree() const override { return rx_->freeCount(); }
+    std::uint32_t rxPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) override
+    {
+        return rx_->post(bufs, n, nowNs);
+    }
+    std::uint32_t rxPosted() const override { return rx_->postedCount(); }
+    std::uint32_t rxDrain(Buffer **out, std::uint32_t max) override { return rx_->drain(out, max); }
+    std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t nowNs) override;
+    // A reply is done once sendmmsg has returned: every posted one is reclaimed.
+    std::uint32_t txReclaim(Buffer **out, std::uint32_t max, std::int64_t) override
+    {
+        return tx_->drain(out, max);
+    }
+    std::uint32_t txPending() const override { return tx_->pending(); }
+    std::uint32_t txFree() const override { return tx_->size() - tx_->pending(); }
+    std::uint32_t txDrain(Buffer **out, std::uint32_t max) override { return tx_->drain(out, max); }
+    std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
+    IrqWait waitRxInterrupt(std::int64_t deadlineNs) override;
+    void wakeRxWait() override;
+    void read(DeviceReading &r) override;
+    Environment portFacts() const override;
+
+  private:
+    void note(std::string text);
+
+    UdpAppOptions opts_;
+    const LiveParams &live_;
+    unsigned ifindex_ = 0;
+    std::string driver_;
+    int fd_ = -1, epoll_ = -1, wake_ = -1;
+    std::unique_ptr<RxRing> rx_;
+    std::unique_ptr<TxRing> tx_;
+    // The sender of the request each pool buffer holds, by Buffer::index: its reply's
+    // address (written by the poll thread, read by the transmit context after the hand-off).
+    std::vector<sockaddr_in> peers_;
+    // Scratch of one recvmmsg (poll context) and of one sendmmsg (transmit context).
+    struct Batch;
+    std::unique_ptr<Batch> rxBatch_, txBatch_;
+    std::uint64_t seq_ = 0;
+    std::unique_ptr<RrClient> client_; // kernel-lab's traffic
+    bool clientStarted_ = false;
+    std::uint64_t lastSent_ = 0, lastReplies_ = 0;
+    std::int64_t lastReadNs_ = 0;
+    // The kernel's side of the traffic (softnet, softirqs, the netdev, NAPI kthreads), read
+    // off the sampler's thread; its figures are those between the last two readings.
+    std::unique_ptr<KernelWatch> watch_;
+    KernelReading lastKernel_;
+    DeviceReading lastFigures_; // re-used when no new reading came since the last sample
+    std::mutex notesMutex_;     // control context writes, the sampler reads
+    std::vector<std::string> notes_;
+};
+
+} // namespace ringlab::kernel
