@@ -30,6 +30,8 @@ class TstKernelDevice : public QObject {
     void everyRequestIsAnsweredInEachPollMode();
     void socketDropsAreCountedAsMissed();
     void threadedNapiMovesTheWorkToItsKthread();
+    void socketBusyPollIsSetLive();
+    void aSocketOptionTheKernelRefusesSaysWhy();
     void aKilledRunsLabIsRemovedByTheNext();
 
   private:
@@ -247,6 +249,70 @@ void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
     for (const auto &s : before)
         for (const auto &t : s["cpu"].toObject()["threads"].toArray())
             QVERIFY(!t.toObject()["name"].toString().startsWith("napi/"));
+}
+
+// Part 2, the socket's options: sock.busy_poll_us set mid-run (as a user types it on the
+// engine's standard input) makes the busy poll loop's reads poll the NAPI themselves: the
+// kernel's BusyPollRxPackets, 0 before, counts what they took.
+void TstKernelDevice::socketBusyPollIsSetLive()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab needs root");
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN,
+            {"run", "--device", "kernel-lab", "--set", "poll.mode=busy", "--set",
+             "load.rate_pps=10000", "--duration", "5s", "--no-record", "--output", "jsonl"});
+    QVERIFY(p.waitForStarted());
+    QList<QJsonObject> before, after;
+    bool set = false;
+    while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
+        if (!p.canReadLine() && !p.waitForReadyRead(10000)) break;
+        while (p.canReadLine()) {
+            const QJsonObject o = QJsonDocument::fromJson(p.readLine()).object();
+            if (o["type"] != "sample") continue;
+            (set ? after : before) << o;
+            if (!set && before.size() == 15) {
+                p.write("set sock.busy_poll_us 50\n");
+                set = true;
+            }
+        }
+    }
+    QVERIFY(p.state() == QProcess::NotRunning || p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY2(QString::fromUtf8(p.readAllStandardError()).contains("ok: sock.busy_poll_us = 50"),
+             "the change is acknowledged");
+    auto busyPolled = [](const QList<QJsonObject> &samples, int from) {
+        QVector<double> v;
+        for (int k = from; k < samples.size(); ++k)
+            if (samples[k]["device"].toObject().contains("kernel_busy_poll_rx_per_s"))
+                v << samples[k]["device"].toObject()["kernel_busy_poll_rx_per_s"].toDouble();
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const QVector<double> off = busyPolled(before, 5), on = busyPolled(after, 5);
+    QVERIFY2(off.size() >= 8 && on.size() >= 10,
+             qPrintable(QString("%1 and %2 samples").arg(off.size()).arg(on.size())));
+    QCOMPARE(off.back(), 0.0);
+    QVERIFY2(on[on.size() / 2] > 100, qPrintable(QString::number(on[on.size() / 2])));
+}
+
+// A socket option the kernel refuses (SO_PREFER_BUSY_POLL without CAP_NET_ADMIN) stops the
+// start with the tunable, the value and the kernel's reason; no run is half made.
+void TstKernelDevice::aSocketOptionTheKernelRefusesSaysWhy()
+{
+    RINGLAB_REQUIRE(root() && !QStandardPaths::findExecutable("setpriv").isEmpty(),
+                    "needs root and setpriv to run a command as nobody");
+    QProcess p;
+    p.setWorkingDirectory(QDir::tempPath());
+    p.start("setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", RINGLAB_ENGINE_BIN,
+                        "run", "--device", "kernel:lo,port=9999", "--set",
+                        "sock.prefer_busy_poll=1", "--duration", "1s", "--no-record"});
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 1);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("sock.prefer_busy_poll: 1 was refused by the kernel (Operation not "
+                          "permitted); raising it needs CAP_NET_ADMIN"),
+             qPrintable(err));
 }
 
 void TstKernelDevice::aKilledRunsLabIsRemovedByTheNext()

@@ -215,6 +215,7 @@ std::vector<TunableSupport> DpdkDevice::support() const
         s.push_back({TunableId::PollMode, Support::Fixed,
                      drv + " has no RX interrupts: busy, sleep, tick and pmd_pause only "
                            "(interrupt mode needs net_tap, virtio or a PCI NIC)"});
+    addKernelOnlyTunables(s);
     return s;
 }
 

@@ -174,6 +174,33 @@ Status UdpAppDevice::check(const ParamSet &ps) const
     return Status::success();
 }
 
+Status UdpAppDevice::apply(const ParamSet &ps)
+{
+    struct Option {
+        TunableId id;
+        int name;
+        std::int64_t &applied;
+    };
+    const Option options[] = {
+        {TunableId::SockBusyPollUs, SO_BUSY_POLL, busyPollUs_},
+        {TunableId::SockPreferBusyPoll, SO_PREFER_BUSY_POLL, preferBusyPoll_},
+        {TunableId::SockBusyPollBudget, SO_BUSY_POLL_BUDGET, busyPollBudget_}};
+    for (const Option &o : options) {
+        const std::int64_t want = ps.integer(o.id);
+        // The kernel's own default stands until a value is asked for.
+        if (want == o.applied || (o.applied < 0 && want == ParamSet().integer(o.id))) continue;
+        const int v = static_cast<int>(want);
+        if (::setsockopt(fd_, SOL_SOCKET, o.name, &v, sizeof v) != 0) {
+            const std::string why = std::strerror(errno);
+            return Status{std::string(ringlab::info(o.id).name) + ": " + std::to_string(want) +
+                          " was refused by the kernel (" + why + ")" +
+                          (errno == EPERM ? "; raising it needs CAP_NET_ADMIN (run as root)" : "")};
+        }
+        o.applied = want;
+    }
+    return Status::success();
+}
+
 void UdpAppDevice::reconfigure(const ParamSet &params)
 {
     rx_ =

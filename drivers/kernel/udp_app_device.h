@@ -52,6 +52,8 @@ class UdpAppDevice final : public Device {
     // What support() says on the kernel lab (its client follows load.*) or on a netdev.
     static std::vector<TunableSupport> supportFor(bool lab);
     Status check(const ParamSet &ps) const override;
+    // The socket's busy-poll options (sock.*), set when they change.
+    Status apply(const ParamSet &ps) override;
 
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;
@@ -98,6 +100,8 @@ class UdpAppDevice final : public Device {
     struct Batch;
     std::unique_ptr<Batch> rxBatch_, txBatch_;
     std::uint64_t seq_ = 0;
+    // What the socket has of sock.* (control context); -1: not yet set.
+    std::int64_t busyPollUs_ = -1, preferBusyPoll_ = -1, busyPollBudget_ = -1;
     std::unique_ptr<RrClient> client_; // kernel-lab's traffic
     bool clientStarted_ = false;
     std::uint64_t lastSent_ = 0, lastReplies_ = 0;

@@ -70,6 +70,10 @@ struct DeviceReading {
 // Interrupt mode on a device that waits on a real interrupt source.
 enum class IrqWait { Interrupt, Woken, Timeout, Unsupported };
 
+// The tunables only the kernel device applies (a socket's options), as other devices say
+// of them.
+void addKernelOnlyTunables(std::vector<TunableSupport> &support);
+
 class Device {
   public:
     virtual ~Device() = default;
@@ -80,6 +84,10 @@ class Device {
     // Values this device cannot take, with the reason; called before a start and before a
     // change is applied, so a refusal leaves everything as it was.
     virtual Status check(const ParamSet &) const { return Status::success(); }
+    // Control context, after check(), at the start and before a change is published: the
+    // settings the device makes outside the engine's own state (a socket's options). A
+    // refusal (the kernel's, with the setting, the value and why) leaves the change undone.
+    virtual Status apply(const ParamSet &) { return Status::success(); }
     // Whether a change of `p` needs the datapath restarted on this device (port settings
     // that DPDK applies by stop, reconfigure, start), beyond the registry's restart tunables.
     virtual bool needsRestart(TunableId) const { return false; }

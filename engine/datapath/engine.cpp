@@ -167,6 +167,7 @@ Status Engine::start()
     std::lock_guard lock(controlMutex_);
     if (running()) return Status::success();
     if (auto st = device_->check(params_); !st.ok()) return st;
+    if (auto st = device_->apply(params_); !st.ok()) return st;
     if (auto st = checkPlacement(placementOf(params_)); !st.ok()) return st;
     threads_.setPlacement(placementOf(params_)); // each thread takes it as it starts
     {
@@ -367,6 +368,10 @@ Status Engine::apply(const Assignments &assignments, const std::string &source)
     if (auto st = next.set(assignments, &changes); !st.ok()) return st;
     if (auto st = device_->check(next); !st.ok()) return st;
     if (auto st = moveThreads(placementOf(previous), placementOf(next)); !st.ok()) return st;
+    if (auto st = device_->apply(next); !st.ok()) {
+        (void)moveThreads(placementOf(next), placementOf(previous));
+        return st;
+    }
     params_ = next;
     live_.publish(params_);
     const double when = sinceStart(); // one time for the whole batch: one segment boundary

@@ -266,6 +266,19 @@ const TunableInfo kTable[] = {
      "cost.tx_clean_ns 0, no tx.coalesce_adaptive). Counters stay exact and TX coalescing "
      "works as before; the stage spans collapse into TX. 0: the stages always take the "
      "frames, as when comparing the stage breakdown."},
+    {TunableId::SockBusyPollUs, "sock.busy_poll_us", "Kernel NAPI", T::Integer, "us", 0, 100000, 0, L, none,
+     "The kernel device's socket busy-polls its NAPI for up to this long on a read that finds "
+     "nothing (SO_BUSY_POLL; a non-blocking read polls once), instead of waiting for the "
+     "interrupt and softirq to deliver. 0: off. A kernel that refuses it without "
+     "CAP_NET_ADMIN says so when it is set. The kernel_busy_poll_rx_per_s figure counts what "
+     "it received."},
+    {TunableId::SockPreferBusyPoll, "sock.prefer_busy_poll", "Kernel NAPI", T::Flag, "", 0, 1, 0, L, none,
+     "SO_PREFER_BUSY_POLL on the kernel device's socket: while the application busy-polls, "
+     "the NAPI's interrupts stay masked (with napi_defer_hard_irqs and gro_flush_timeout) and "
+     "the softirq leaves the polling to it. Needs CAP_NET_ADMIN."},
+    {TunableId::SockBusyPollBudget, "sock.busy_poll_budget", "Kernel NAPI", T::Integer, "packets", 0, 65535, 0, L, none,
+     "SO_BUSY_POLL_BUDGET: the packets one busy poll of the NAPI may take. 0: the kernel's "
+     "default (8). Raising it needs CAP_NET_ADMIN."},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");

@@ -75,6 +75,9 @@ enum class TunableId : std::uint16_t {
     ThreadsPollPriority,
     LatencySampleEvery,
     FwdDirectPass,
+    SockBusyPollUs,
+    SockPreferBusyPoll,
+    SockBusyPollBudget,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(TunableId::Count);

@@ -17,6 +17,11 @@ int deviceSpec(const std::uint8_t *data, std::size_t size)
     const Status st = parseDeviceSpec(opts.spec, spec);
     if (!st.ok() && st.error.empty()) __builtin_trap();
     if (st.ok() && spec.kind == DeviceSpec::Kind::Dpdk && spec.ports.empty()) __builtin_trap();
+    // A kernel spec names one interface the kernel could have, and a port.
+    if (st.ok() && spec.kind == DeviceSpec::Kind::Kernel &&
+        (spec.ports.size() != 1 || spec.ports[0].empty() || spec.ports[0].size() > 15 ||
+         spec.udpPort == 0))
+        __builtin_trap();
     (void)deviceLabel(opts);
     return 0;
 }
