@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <functional>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -41,6 +43,17 @@ class TstKernelDevice : public QObject {
         return test::runEngine(RINGLAB_ENGINE_BIN, args, timeoutMs);
     }
     static QStringList labOf(qint64 pid); // its namespaces and host-side interfaces
+    // A run whose samples are split by a change made after the first `first` of them.
+    struct SplitRun {
+        qint64 pid = 0;
+        int exitCode = -1;
+        QString err;
+        QList<QJsonObject> before, after;
+    };
+    static SplitRun runChangingAfter(const QStringList &args, int first,
+                                     const std::function<bool(QProcess &, qint64 pid)> &change);
+    // A device figure of samples [from, end), sorted.
+    static QVector<double> figure(const QList<QJsonObject> &samples, int from, const char *name);
     static bool root() { return geteuid() == 0; }
     QTemporaryDir dataHome_;
 };
@@ -60,6 +73,45 @@ QStringList TstKernelDevice::labOf(qint64 pid)
         }
     }
     return out;
+}
+
+TstKernelDevice::SplitRun
+TstKernelDevice::runChangingAfter(const QStringList &args, int first,
+                                  const std::function<bool(QProcess &, qint64)> &change)
+{
+    SplitRun r;
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, args);
+    if (!p.waitForStarted()) return r;
+    r.pid = p.processId();
+    bool changed = false;
+    while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
+        if (!p.canReadLine() && !p.waitForReadyRead(10000)) break;
+        while (p.canReadLine()) {
+            const QJsonObject o = QJsonDocument::fromJson(p.readLine()).object();
+            if (o["type"] != "sample") continue;
+            (changed ? r.after : r.before) << o;
+            if (!changed && r.before.size() == first) {
+                if (!change(p, r.pid)) r.err = "the change could not be made; ";
+                changed = true;
+            }
+        }
+    }
+    if (p.state() != QProcess::NotRunning) p.waitForFinished(30000);
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.err += QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QVector<double> TstKernelDevice::figure(const QList<QJsonObject> &samples, int from,
+                                        const char *name)
+{
+    QVector<double> v;
+    for (int k = from; k < samples.size(); ++k)
+        if (samples[k]["device"].toObject().contains(name))
+            v << samples[k]["device"].toObject()[name].toDouble();
+    std::sort(v.begin(), v.end());
+    return v;
 }
 
 void TstKernelDevice::badSpecsAreRefused_data()
@@ -189,47 +241,22 @@ void TstKernelDevice::socketDropsAreCountedAsMissed()
 void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
 {
     RINGLAB_REQUIRE(root(), "the kernel lab needs root");
-    QProcess p;
-    p.start(RINGLAB_ENGINE_BIN,
-            {"run", "--device", "kernel-lab", "--set", "poll.mode=interrupt", "--set",
-             "load.rate_pps=10000", "--duration", "5s", "--no-record", "--output", "jsonl"});
-    p.closeWriteChannel();
-    QVERIFY(p.waitForStarted());
-    const qint64 pid = p.processId();
-    QList<QJsonObject> before, after;
-    bool switched = false;
-    const QString threaded = QString("/sys/class/net/rk%1a/threaded").arg(pid);
-    while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
-        if (!p.canReadLine() && !p.waitForReadyRead(10000)) break;
-        while (p.canReadLine()) {
-            const QJsonObject o = QJsonDocument::fromJson(p.readLine()).object();
-            if (o["type"] != "sample") continue;
-            (switched ? after : before) << o;
-            if (!switched && before.size() == 15) {
-                QFile f(threaded);
-                QVERIFY2(f.open(QIODevice::WriteOnly), qPrintable(threaded));
-                QVERIFY(f.write("1") == 1);
-                f.close();
-                switched = true;
-            }
-        }
-    }
-    QVERIFY(p.state() == QProcess::NotRunning || p.waitForFinished(30000));
-    QCOMPARE(p.exitCode(), 0);
-    QVERIFY2(before.size() == 15 && after.size() >= 20,
-             qPrintable(QString("%1 samples, then %2").arg(before.size()).arg(after.size())));
-    auto median = [](QVector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.isEmpty() ? -1.0 : v[v.size() / 2];
-    };
-    auto softirqs = [&](const QList<QJsonObject> &samples, int from) {
-        QVector<double> v;
-        for (int k = from; k < samples.size(); ++k)
-            if (samples[k]["device"].toObject().contains("kernel_net_rx_softirqs_per_s"))
-                v << samples[k]["device"].toObject()["kernel_net_rx_softirqs_per_s"].toDouble();
-        return v;
-    };
-    const QVector<double> softBefore = softirqs(before, 5), softAfter = softirqs(after, 10);
+    const SplitRun r = runChangingAfter(
+        {"run", "--device", "kernel-lab", "--set", "poll.mode=interrupt", "--set",
+         "load.rate_pps=10000", "--duration", "5s", "--no-record", "--output", "jsonl"},
+        15, [](QProcess &, qint64 pid) {
+            QFile f(QString("/sys/class/net/rk%1a/threaded").arg(pid));
+            return f.open(QIODevice::WriteOnly) && f.write("1") == 1;
+        });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.before.size() == 15 && r.after.size() >= 20,
+             qPrintable(QString("%1 samples, then %2: %3")
+                            .arg(r.before.size())
+                            .arg(r.after.size())
+                            .arg(r.err)));
+    auto median = [](const QVector<double> &v) { return v.isEmpty() ? -1.0 : v[v.size() / 2]; };
+    const QVector<double> softBefore = figure(r.before, 5, "kernel_net_rx_softirqs_per_s");
+    const QVector<double> softAfter = figure(r.after, 10, "kernel_net_rx_softirqs_per_s");
     QVERIFY(softBefore.size() >= 8 && softAfter.size() >= 8);
     // Requests and replies each cost a NET_RX softirq before (10,000 a second each way);
     // after, the requests' NAPI runs in its kthread: about half the softirqs are left.
@@ -237,16 +264,18 @@ void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
     QVERIFY2(median(softAfter) < 0.75 * median(softBefore),
              qPrintable(QString("%1 -> %2").arg(median(softBefore)).arg(median(softAfter))));
     QVector<double> cpu, wakeups;
-    for (int k = 10; k < after.size(); ++k)
-        for (const auto &t : after[k]["cpu"].toObject()["threads"].toArray())
-            if (t.toObject()["name"].toString().startsWith(QString("napi/rk%1a-").arg(pid))) {
+    for (int k = 10; k < r.after.size(); ++k)
+        for (const auto &t : r.after[k]["cpu"].toObject()["threads"].toArray())
+            if (t.toObject()["name"].toString().startsWith(QString("napi/rk%1a-").arg(r.pid))) {
                 cpu << t.toObject()["cpu_ms_per_s"].toDouble();
                 wakeups << t.toObject()["wakeups_per_s"].toDouble();
             }
     QVERIFY2(cpu.size() >= 8, qPrintable(QString::number(cpu.size())));
+    std::sort(cpu.begin(), cpu.end());
+    std::sort(wakeups.begin(), wakeups.end());
     QVERIFY2(median(cpu) > 5, qPrintable(QString::number(median(cpu))));
     QVERIFY2(median(wakeups) > 1000, qPrintable(QString::number(median(wakeups))));
-    for (const auto &s : before)
+    for (const auto &s : r.before)
         for (const auto &t : s["cpu"].toObject()["threads"].toArray())
             QVERIFY(!t.toObject()["name"].toString().startsWith("napi/"));
 }
@@ -257,38 +286,14 @@ void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
 void TstKernelDevice::socketBusyPollIsSetLive()
 {
     RINGLAB_REQUIRE(root(), "the kernel lab needs root");
-    QProcess p;
-    p.start(RINGLAB_ENGINE_BIN,
-            {"run", "--device", "kernel-lab", "--set", "poll.mode=busy", "--set",
-             "load.rate_pps=10000", "--duration", "5s", "--no-record", "--output", "jsonl"});
-    QVERIFY(p.waitForStarted());
-    QList<QJsonObject> before, after;
-    bool set = false;
-    while (p.state() != QProcess::NotRunning || p.bytesAvailable() > 0) {
-        if (!p.canReadLine() && !p.waitForReadyRead(10000)) break;
-        while (p.canReadLine()) {
-            const QJsonObject o = QJsonDocument::fromJson(p.readLine()).object();
-            if (o["type"] != "sample") continue;
-            (set ? after : before) << o;
-            if (!set && before.size() == 15) {
-                p.write("set sock.busy_poll_us 50\n");
-                set = true;
-            }
-        }
-    }
-    QVERIFY(p.state() == QProcess::NotRunning || p.waitForFinished(30000));
-    QCOMPARE(p.exitCode(), 0);
-    QVERIFY2(QString::fromUtf8(p.readAllStandardError()).contains("ok: sock.busy_poll_us = 50"),
-             "the change is acknowledged");
-    auto busyPolled = [](const QList<QJsonObject> &samples, int from) {
-        QVector<double> v;
-        for (int k = from; k < samples.size(); ++k)
-            if (samples[k]["device"].toObject().contains("kernel_busy_poll_rx_per_s"))
-                v << samples[k]["device"].toObject()["kernel_busy_poll_rx_per_s"].toDouble();
-        std::sort(v.begin(), v.end());
-        return v;
-    };
-    const QVector<double> off = busyPolled(before, 5), on = busyPolled(after, 5);
+    const SplitRun r = runChangingAfter(
+        {"run", "--device", "kernel-lab", "--set", "poll.mode=busy", "--set", "load.rate_pps=10000",
+         "--duration", "5s", "--no-record", "--output", "jsonl"},
+        15, [](QProcess &p, qint64) { return p.write("set sock.busy_poll_us 50\n") > 0; });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("ok: sock.busy_poll_us = 50"), qPrintable(r.err));
+    const QVector<double> off = figure(r.before, 5, "kernel_busy_poll_rx_per_s");
+    const QVector<double> on = figure(r.after, 5, "kernel_busy_poll_rx_per_s");
     QVERIFY2(off.size() >= 8 && on.size() >= 10,
              qPrintable(QString("%1 and %2 samples").arg(off.size()).arg(on.size())));
     QCOMPARE(off.back(), 0.0);
