@@ -6,7 +6,10 @@
 // the socket are counted as rx_missed; the namespace and the pair go with the run, and what a
 // killed run left goes with the next. The lab needs root: CI runs as root; elsewhere those
 // cases are skipped and say so.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <functional>
@@ -27,6 +30,7 @@ class TstKernelDevice : public QObject {
     void initTestCase() { qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit()); }
     void badSpecsAreRefused_data();
     void badSpecsAreRefused();
+    void aPortInUseIsRefused();
     void devicesListsTheKernelLab();
     void everyRequestIsAnsweredInEachPollMode_data();
     void everyRequestIsAnsweredInEachPollMode();
@@ -146,6 +150,26 @@ void TstKernelDevice::badSpecsAreRefused()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(message), qPrintable(r.err));
     QVERIFY2(r.err.count('\n') <= 3, qPrintable(r.err)); // one clear message, not a log
+}
+
+// A UDP port another socket holds is refused with the port and the reason, never shared.
+void TstKernelDevice::aPortInUseIsRefused()
+{
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    QVERIFY(fd >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QCOMPARE(::bind(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a), 0);
+    socklen_t len = sizeof a;
+    QCOMPARE(::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len), 0);
+    const QString port = QString::number(ntohs(a.sin_port));
+    const Run r =
+        run({"run", "--device", "kernel:lo,port=" + port, "--duration", "1s", "--no-record"});
+    ::close(fd);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("bind to UDP port " + port + ": Address already in use"),
+             qPrintable(r.err));
 }
 
 void TstKernelDevice::devicesListsTheKernelLab()

@@ -541,6 +541,7 @@ void MainWindow::fillDeviceBox()
         QString label = QString::fromStdString(d.spec);
         if (d.kind == "simulated") label = tr("Simulated NIC (sim)");
         if (d.kind == "lab") label = tr("Lab: TAP ports in namespaces (lab)");
+        if (d.kind == "kernel lab") label = tr("Kernel lab: NAPI on a veth pair (kernel-lab)");
         deviceBox_->addItem(label, QString::fromStdString(d.spec));
         showDeviceRow(deviceBox_->count() - 1);
     }

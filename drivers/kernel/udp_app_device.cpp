@@ -70,31 +70,12 @@ UdpAppDevice::UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const Liv
         throw std::runtime_error(name + ": no network interface \"" + opts_.ifname +
                                  "\" in this namespace (ip link lists them)");
     driver_ = driverOf(opts_.ifname);
-    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) throw std::runtime_error(errnoText(name + ": socket"));
-    const int on = 1;
-    if (::setsockopt(fd_, SOL_SOCKET, SO_BINDTODEVICE, opts_.ifname.c_str(),
-                     static_cast<socklen_t>(opts_.ifname.size())) != 0)
-        throw std::runtime_error(errnoText(name + ": SO_BINDTODEVICE"));
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    if (::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0)
-        throw std::runtime_error(errnoText(name + ": SO_TIMESTAMPNS"));
-    sockaddr_in local{};
-    local.sin_family = AF_INET;
-    local.sin_port = htons(opts_.port);
-    local.sin_addr.s_addr = opts_.lab ? opts_.lab->hostAddress().s_addr : htonl(INADDR_ANY);
-    if (::bind(fd_, reinterpret_cast<const sockaddr *>(&local), sizeof local) != 0)
-        throw std::runtime_error(
-            errnoText(name + ": bind to UDP port " + std::to_string(opts_.port)));
-    epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
-    wake_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (epoll_ < 0 || wake_ < 0) throw std::runtime_error(errnoText(name + ": epoll"));
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd_;
-    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd_, &ev);
-    ev.data.fd = wake_;
-    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
+    try {
+        openSocket(name);
+    } catch (...) {
+        closeFds(); // a device that could not be made leaves no descriptor behind
+        throw;
+    }
     if (opts_.lab) {
         for (auto &e : opts_.lab->takeEvents())
             note(std::move(e));
@@ -113,8 +94,42 @@ UdpAppDevice::UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const Liv
 UdpAppDevice::~UdpAppDevice()
 {
     client_.reset();
-    for (int fd : {fd_, epoll_, wake_})
-        if (fd >= 0) ::close(fd);
+    closeFds();
+}
+
+void UdpAppDevice::closeFds()
+{
+    for (int *fd : {&fd_, &epoll_, &wake_})
+        if (*fd >= 0) ::close(std::exchange(*fd, -1));
+}
+
+void UdpAppDevice::openSocket(const std::string &name)
+{
+    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) throw std::runtime_error(errnoText(name + ": socket"));
+    if (::setsockopt(fd_, SOL_SOCKET, SO_BINDTODEVICE, opts_.ifname.c_str(),
+                     static_cast<socklen_t>(opts_.ifname.size())) != 0)
+        throw std::runtime_error(errnoText(name + ": SO_BINDTODEVICE"));
+    // No SO_REUSEADDR: a port another program (or engine) holds is refused, not shared.
+    const int on = 1;
+    if (::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0)
+        throw std::runtime_error(errnoText(name + ": SO_TIMESTAMPNS"));
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    local.sin_port = htons(opts_.port);
+    local.sin_addr.s_addr = opts_.lab ? opts_.lab->hostAddress().s_addr : htonl(INADDR_ANY);
+    if (::bind(fd_, reinterpret_cast<const sockaddr *>(&local), sizeof local) != 0)
+        throw std::runtime_error(
+            errnoText(name + ": bind to UDP port " + std::to_string(opts_.port)));
+    epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+    wake_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (epoll_ < 0 || wake_ < 0) throw std::runtime_error(errnoText(name + ": epoll"));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd_;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd_, &ev);
+    ev.data.fd = wake_;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
 }
 
 DeviceInfo UdpAppDevice::info() const

@@ -84,6 +84,10 @@ class UdpAppDevice final : public Device {
     Environment portFacts() const override;
 
   private:
+    // The socket bound to the netdev, and the epoll set that waits on it; throws naming the
+    // step that failed.
+    void openSocket(const std::string &name);
+    void closeFds();
     void note(std::string text);
 
     UdpAppOptions opts_;
