@@ -37,6 +37,7 @@ class TstKernelDevice : public QObject {
     void socketDropsAreCountedAsMissed();
     void threadedNapiMovesTheWorkToItsKthread();
     void socketBusyPollIsSetLive();
+    void trafficGoesOnAcrossARestart();
     void aSocketOptionTheKernelRefusesSaysWhy();
     void aKilledRunsLabIsRemovedByTheNext();
 
@@ -322,6 +323,23 @@ void TstKernelDevice::socketBusyPollIsSetLive()
              qPrintable(QString("%1 and %2 samples").arg(off.size()).arg(on.size())));
     QCOMPARE(off.back(), 0.0);
     QVERIFY2(on[on.size() / 2] > 100, qPrintable(QString::number(on[on.size() / 2])));
+}
+
+// A restart tunable changed mid-run quiesces the datapath and rebuilds its rings: the
+// client goes on sending and the rebuilt datapath answers it.
+void TstKernelDevice::trafficGoesOnAcrossARestart()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab needs root");
+    const SplitRun r = runChangingAfter(
+        {"run", "--device", "kernel-lab", "--set", "load.rate_pps=10000", "--duration", "4s",
+         "--no-record", "--output", "jsonl"},
+        10, [](QProcess &p, qint64) { return p.write("set rx.ring_size 512\n") > 0; });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("ok: rx.ring_size = 512 (datapath restarted)"), qPrintable(r.err));
+    const QVector<double> replies = figure(r.after, 5, "rr_reply_pps");
+    QVERIFY2(replies.size() >= 15, qPrintable(QString::number(replies.size())));
+    QVERIFY2(replies[replies.size() / 2] > 8000,
+             qPrintable(QString::number(replies[replies.size() / 2])));
 }
 
 // A socket option the kernel refuses (SO_PREFER_BUSY_POLL without CAP_NET_ADMIN) stops the

@@ -60,8 +60,8 @@ bool KernelWatch::latest(KernelReading &out)
 
 std::string KernelWatch::takeProblem()
 {
-    std::lock_guard lock(mutex_);
-    return std::exchange(problem_, {});
+    std::unique_lock lock(mutex_, std::try_to_lock); // the sampler never waits: next time
+    return lock.owns_lock() ? std::exchange(problem_, {}) : std::string();
 }
 
 void KernelWatch::findThreads(KernelReading &r)

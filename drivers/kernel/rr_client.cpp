@@ -156,7 +156,9 @@ void RrClient::run()
                 due -= n;
             }
         } else if (lingerUntil < 0) {
-            lingerUntil = now + kLingerNs;
+            // Replies still on their way are awaited when the client ends by its own bound;
+            // stopped from outside (the run ended, nothing answers any more) it ends now.
+            lingerUntil = stop_.load(std::memory_order_acquire) ? now : now + kLingerNs;
         }
         last = now;
         receive();
@@ -188,10 +190,11 @@ void RrClient::sendDue(std::uint32_t n, std::uint32_t payload)
     }
     const int rc = ::sendmmsg(fd_, msgs.data(), n, 0);
     // A request the socket would not take (its buffer full, or no route yet) is not sent:
-    // it is neither counted nor awaited.
+    // counted as unsent, not awaited.
     const std::uint32_t sent = rc > 0 ? static_cast<std::uint32_t>(rc) : 0;
     nextSeq_ += n;
     sent_.fetch_add(sent, std::memory_order_relaxed);
+    unsent_.fetch_add(n - sent, std::memory_order_relaxed);
 }
 
 void RrClient::receive()

@@ -3,7 +3,10 @@
 // part 1). It sends requests open-loop at a rate (the run's load.rate_pps, followed live,
 // or a fixed one), each carrying its sequence number and the time it was sent, and takes
 // each reply's round trip from the kernel's receive timestamp (SO_TIMESTAMPNS), so that the
-// client's own wakeups, paced every 100 us rather than per reply, add nothing to it.
+// client's own wakeups, paced every 100 us rather than per reply, add nothing to it. The
+// requests due at a wakeup go out in one sendmmsg stamped once before it: the k-th of a
+// batch includes the kernel's sending of the k-1 before it (a batch holds about
+// rate x 100 us requests: 2 at 20,000/s).
 //
 // It runs on a thread of its own, inside a network namespace when given one (the kernel
 // lab's peer side: the thread enters it with setns, the rest of the process stays where it
@@ -59,7 +62,8 @@ class RrClient {
 
     // Starts the thread; waits until its socket is made (or it failed: the reason).
     Status start();
-    // Stops sending, waits up to 200 ms for replies still on their way, joins.
+    // Stops sending and joins. A client that ends by its own bound (count, duration) waits
+    // up to 200 ms for replies still on their way; one stopped from outside does not.
     void stop();
     bool finished() const { return finished_.load(std::memory_order_acquire); }
 
@@ -69,6 +73,8 @@ class RrClient {
     std::uint64_t strays() const { return strays_.load(std::memory_order_relaxed); }
     // Requests the rate made due that the client, descheduled too long, never sent.
     std::uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
+    // Requests the socket would not take (its send buffer full, no route).
+    std::uint64_t unsent() const { return unsent_.load(std::memory_order_relaxed); }
     // Round trips in ns (written by the client's thread only).
     Histogram::Snapshot rtt() const { return rtt_.snapshot(); }
     const RrOptions &options() const { return opts_; }
@@ -83,7 +89,7 @@ class RrClient {
     int fd_ = -1;
     std::thread thread_;
     std::atomic<bool> stop_{false}, finished_{false};
-    std::atomic<std::uint64_t> sent_{0}, replies_{0}, strays_{0}, skipped_{0};
+    std::atomic<std::uint64_t> sent_{0}, replies_{0}, strays_{0}, skipped_{0}, unsent_{0};
     Histogram rtt_;
     std::uint64_t nextSeq_ = 0;
     std::vector<std::uint8_t> sendBuf_; // the requests of one sendmmsg

@@ -6,6 +6,7 @@
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -72,23 +73,22 @@ UdpAppDevice::UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const Liv
     driver_ = driverOf(opts_.ifname);
     try {
         openSocket(name);
+        if (opts_.lab) {
+            for (auto &e : opts_.lab->takeEvents())
+                note(std::move(e));
+            clientOptions_.netns = opts_.lab->netns();
+            clientOptions_.server.sin_family = AF_INET;
+            clientOptions_.server.sin_port = htons(opts_.port);
+            clientOptions_.server.sin_addr = opts_.lab->hostAddress();
+            clientOptions_.live = &live_;
+            clientOptions_.durationS = 24 * 3600.0; // bounded: a day, or the run's end
+            client_ = std::make_unique<RrClient>(clientOptions_);
+        }
+        reconfigure(params);
     } catch (...) {
         closeFds(); // a device that could not be made leaves no descriptor behind
         throw;
     }
-    if (opts_.lab) {
-        for (auto &e : opts_.lab->takeEvents())
-            note(std::move(e));
-        RrOptions client;
-        client.netns = opts_.lab->netns();
-        client.server.sin_family = AF_INET;
-        client.server.sin_port = htons(opts_.port);
-        client.server.sin_addr = opts_.lab->hostAddress();
-        client.live = &live_;
-        client.durationS = 24 * 3600.0; // bounded: a day, or the run's end
-        client_ = std::make_unique<RrClient>(client);
-    }
-    reconfigure(params);
 }
 
 UdpAppDevice::~UdpAppDevice()
@@ -200,17 +200,26 @@ Status UdpAppDevice::apply(const ParamSet &ps)
         {TunableId::SockBusyPollUs, SO_BUSY_POLL, busyPollUs_},
         {TunableId::SockPreferBusyPoll, SO_PREFER_BUSY_POLL, preferBusyPoll_},
         {TunableId::SockBusyPollBudget, SO_BUSY_POLL_BUDGET, busyPollBudget_}};
+    const ParamSet defaults;
+    auto set = [&](const Option &o, std::int64_t value) {
+        const int v = static_cast<int>(value);
+        return ::setsockopt(fd_, SOL_SOCKET, o.name, &v, sizeof v) == 0;
+    };
+    std::vector<std::pair<const Option *, std::int64_t>> done; // option, its value before
     for (const Option &o : options) {
         const std::int64_t want = ps.integer(o.id);
         // The kernel's own default stands until a value is asked for.
-        if (want == o.applied || (o.applied < 0 && want == ParamSet().integer(o.id))) continue;
-        const int v = static_cast<int>(want);
-        if (::setsockopt(fd_, SOL_SOCKET, o.name, &v, sizeof v) != 0) {
-            const std::string why = std::strerror(errno);
+        if (want == o.applied || (o.applied < 0 && want == defaults.integer(o.id))) continue;
+        if (!set(o, want)) {
+            const int err = errno;
+            for (const auto &[undo, before] : done) // all or nothing, as the change itself
+                if (set(*undo, before < 0 ? defaults.integer(undo->id) : before))
+                    undo->applied = before;
             return Status{std::string(ringlab::info(o.id).name) + ": " + std::to_string(want) +
-                          " was refused by the kernel (" + why + ")" +
-                          (errno == EPERM ? "; raising it needs CAP_NET_ADMIN (run as root)" : "")};
+                          " was refused by the kernel (" + std::strerror(err) + ")" +
+                          (err == EPERM ? "; raising it needs CAP_NET_ADMIN (run as root)" : "")};
         }
+        done.emplace_back(&o, o.applied);
         o.applied = want;
     }
     return Status::success();
@@ -229,7 +238,11 @@ void UdpAppDevice::reconfigure(const ParamSet &params)
 
 void UdpAppDevice::linkUp(std::int64_t)
 {
-    if (!watch_) watch_ = std::make_unique<KernelWatch>(opts_.ifname);
+    if (!watch_) {
+        watch_ = std::make_unique<KernelWatch>(opts_.ifname);
+        lastKernel_ = {}; // figures span two readings of this watch, never an idle gap
+        lastFigures_ = {};
+    }
     if (!client_ || clientStarted_) return;
     if (auto st = client_->start(); !st.ok())
         throw std::runtime_error(opts_.lab->describe() + ": " + st.error);
@@ -239,7 +252,18 @@ void UdpAppDevice::linkUp(std::int64_t)
 
 void UdpAppDevice::linkDown()
 {
-    if (client_ && clientStarted_) client_->stop();
+    if (client_ && clientStarted_) {
+        // Its figures carry on in the device's totals; a later linkUp (the previous settings
+        // brought back after a failed restart) starts a new client.
+        client_->stop();
+        retired_.sent += client_->sent();
+        retired_.replies += client_->replies();
+        retired_.skipped += client_->skipped();
+        retired_.unsent += client_->unsent();
+        retired_.rtt.add(client_->rtt());
+        client_ = std::make_unique<RrClient>(clientOptions_);
+        clientStarted_ = false;
+    }
     watch_.reset();
 }
 
@@ -338,6 +362,17 @@ std::uint32_t UdpAppDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::in
 
 IrqWait UdpAppDevice::waitRxInterrupt(std::int64_t deadlineNs)
 {
+    if (rx_->postedCount() == 0) {
+        // Nothing to read into (the refill is behind): a queued request would wake the wait
+        // at once, every time. Wait for a wake or 1 ms instead, and count no interrupt.
+        pollfd wake{wake_, POLLIN, 0};
+        if (::poll(&wake, 1, 1) > 0) {
+            std::uint64_t v;
+            [[maybe_unused]] auto r = ::read(wake_, &v, sizeof v);
+            return IrqWait::Woken;
+        }
+        return IrqWait::Timeout;
+    }
     int timeoutMs = -1;
     if (deadlineNs >= 0)
         timeoutMs = static_cast<int>(std::max<std::int64_t>(0, (deadlineNs - nowNs()) / 1'000'000));
@@ -368,28 +403,38 @@ void UdpAppDevice::read(DeviceReading &r)
     socklen_t len = sizeof mem;
     if (::getsockopt(fd_, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
         len > SK_MEMINFO_DROPS * sizeof(std::uint32_t)) {
-        r.counters.v[static_cast<std::size_t>(CounterId::RxMissed)] += mem[SK_MEMINFO_DROPS];
-        r.counters.v[static_cast<std::size_t>(CounterId::Offered)] += mem[SK_MEMINFO_DROPS];
+        // The kernel's count is 32 bits: summed here in 64, across its wraps.
+        socketDrops_ += static_cast<std::uint32_t>(mem[SK_MEMINFO_DROPS] - lastSocketDrops_);
+        lastSocketDrops_ = mem[SK_MEMINFO_DROPS];
+        r.counters.v[static_cast<std::size_t>(CounterId::RxMissed)] += socketDrops_;
+        r.counters.v[static_cast<std::size_t>(CounterId::Offered)] += socketDrops_;
         r.metrics.push_back(
             {"socket_rx_queued_bytes", "bytes", static_cast<double>(mem[SK_MEMINFO_RMEM_ALLOC])});
     }
-    if (client_ && clientStarted_) {
+    if (client_) {
         const std::int64_t now = nowNs();
         const double dt = lastReadNs_ ? static_cast<double>(now - lastReadNs_) / 1e9 : 0;
-        const std::uint64_t sent = client_->sent(), replies = client_->replies();
+        ClientTotals t = retired_;
+        if (clientStarted_) {
+            t.sent += client_->sent();
+            t.replies += client_->replies();
+            t.skipped += client_->skipped();
+            t.unsent += client_->unsent();
+            t.rtt.add(client_->rtt());
+        }
         auto rate = [&](std::uint64_t cur, std::uint64_t before) {
             return dt > 0 && cur >= before ? static_cast<double>(cur - before) / dt : 0.0;
         };
-        r.metrics.push_back({"rr_request_pps", "pps", rate(sent, lastSent_)});
-        r.metrics.push_back({"rr_reply_pps", "pps", rate(replies, lastReplies_)});
-        r.metrics.push_back({"rr_requests", "requests", static_cast<double>(sent), true});
-        r.metrics.push_back({"rr_replies", "replies", static_cast<double>(replies), true});
-        r.metrics.push_back(
-            {"rr_skipped", "requests", static_cast<double>(client_->skipped()), true});
-        lastSent_ = sent;
-        lastReplies_ = replies;
+        r.metrics.push_back({"rr_request_pps", "pps", rate(t.sent, lastSent_)});
+        r.metrics.push_back({"rr_reply_pps", "pps", rate(t.replies, lastReplies_)});
+        r.metrics.push_back({"rr_requests", "requests", static_cast<double>(t.sent), true});
+        r.metrics.push_back({"rr_replies", "replies", static_cast<double>(t.replies), true});
+        r.metrics.push_back({"rr_skipped", "requests", static_cast<double>(t.skipped), true});
+        r.metrics.push_back({"rr_unsent", "requests", static_cast<double>(t.unsent), true});
+        lastSent_ = t.sent;
+        lastReplies_ = t.replies;
         lastReadNs_ = now;
-        r.rtt = client_->rtt();
+        r.rtt = std::move(t.rtt);
         r.hasRtt = true;
     }
     if (watch_) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "drivers/kernel/kernel_watch.h"
+#include "drivers/kernel/rr_client.h"
 #include "engine/datapath/desc_ring.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
@@ -31,7 +32,6 @@ namespace ringlab::kernel {
 
 class KernelLab;
 class KernelWatch;
-class RrClient;
 
 inline constexpr std::uint16_t kDefaultUdpPort = 9000;
 
@@ -106,8 +106,16 @@ class UdpAppDevice final : public Device {
     std::uint64_t seq_ = 0;
     // What the socket has of sock.* (control context); -1: not yet set.
     std::int64_t busyPollUs_ = -1, preferBusyPoll_ = -1, busyPollBudget_ = -1;
-    std::unique_ptr<RrClient> client_; // kernel-lab's traffic
+    RrOptions clientOptions_;
+    std::unique_ptr<RrClient> client_; // kernel-lab's traffic, started at linkUp
     bool clientStarted_ = false;
+    // What clients stopped at a linkDown had counted: the figures run on across them.
+    struct ClientTotals {
+        std::uint64_t sent = 0, replies = 0, skipped = 0, unsent = 0;
+        Histogram::Snapshot rtt;
+    } retired_;
+    std::uint32_t lastSocketDrops_ = 0; // the kernel's 32-bit count at the last reading
+    std::uint64_t socketDrops_ = 0;
     std::uint64_t lastSent_ = 0, lastReplies_ = 0;
     std::int64_t lastReadNs_ = 0;
     // The kernel's side of the traffic (softnet, softirqs, the netdev, NAPI kthreads), read
