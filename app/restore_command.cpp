@@ -15,6 +15,9 @@ int restoreCommand(const std::string &journalDir)
     for (const auto &e : r.restored)
         std::printf("restored %s to '%s'\n", utf8OrEscaped(e.path).c_str(),
                     utf8OrEscaped(e.value).c_str());
+    for (const auto &e : r.gone)
+        std::printf("gone with its device: %s (was '%s')\n", utf8OrEscaped(e.path).c_str(),
+                    utf8OrEscaped(e.value).c_str());
     for (const auto &f : r.failures)
         std::fprintf(stderr, "ringlab-engine restore: %s\n", utf8OrEscaped(f).c_str());
     std::printf("%zu journal(s) of ended runs in %s: %zu setting(s) put back, %zu not\n",

@@ -145,7 +145,7 @@ void TstEnvironment::aKernelPortIsDescribedByTheKernel()
         QVERIFY2(f, s.key.data());
         QVERIFY2(f->present() || f->absent.size() > 5, s.key.data());
     }
-    QCOMPARE(env.facts.size(), std::size_t{10});
+    QCOMPARE(env.facts.size(), std::size_t{11});
     const Fact *offloads = env.find("port.offloads[lo]");
     QVERIFY2(offloads->present(), offloads->absent.c_str());
     QVERIFY2(offloads->value.find("tx-checksum o") != std::string::npos, offloads->value.c_str());
@@ -158,7 +158,7 @@ void TstEnvironment::aKernelPortIsDescribedByTheKernel()
     // An interface this namespace does not have: all absent, the reason names it.
     Environment gone;
     captureKernelPort("p0", "rl-no-such0", gone);
-    QCOMPARE(gone.facts.size(), std::size_t{10});
+    QCOMPARE(gone.facts.size(), std::size_t{11});
     for (const auto &f : gone.facts)
         QVERIFY2(!f.present() &&
                      f.absent.rfind("interface rl-no-such0 is not in this network namespace", 0) ==

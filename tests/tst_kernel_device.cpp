@@ -37,6 +37,7 @@ class TstKernelDevice : public QObject {
     void socketDropsAreCountedAsMissed();
     void threadedNapiMovesTheWorkToItsKthread();
     void socketBusyPollIsSetLive();
+    void epollBusyPollIsSetLive();
     void trafficGoesOnAcrossARestart();
     void aSocketOptionTheKernelRefusesSaysWhy();
     void aKilledRunsLabIsRemovedByTheNext();
@@ -255,24 +256,32 @@ void TstKernelDevice::socketDropsAreCountedAsMissed()
     const double requests = totals["rr_requests"].toDouble();
     const double replies = totals["rr_replies"].toDouble();
     QVERIFY2(missed > 1000, qPrintable(QString::number(missed)));
-    // What was sent was answered or dropped at the socket, nothing else.
-    QVERIFY2(replies + missed <= requests && replies + missed >= requests - 200,
-             qPrintable(QString("%1 + %2 of %3").arg(replies).arg(missed).arg(requests)));
+    // What was sent was answered or dropped at the socket, nothing else, but for what the
+    // socket's queue still held when the run stopped: at most its buffer (net.core.rmem_default)
+    // over the smallest size the kernel charges a queued datagram (its sk_buff, 256 bytes
+    // and more).
+    QFile rmem("/proc/sys/net/core/rmem_default");
+    QVERIFY(rmem.open(QIODevice::ReadOnly));
+    const double queueMax = rmem.readAll().trimmed().toDouble() / 256;
+    QVERIFY(queueMax > 0);
+    QVERIFY2(replies + missed <= requests && replies + missed >= requests - queueMax,
+             qPrintable(QString("%1 + %2 of %3, %4 may be queued")
+                            .arg(replies)
+                            .arg(missed)
+                            .arg(requests)
+                            .arg(queueMax)));
 }
 
-// Part 3: what the kernel spends is in every sample. Switching the lab's veth to threaded
-// NAPI mid-run (by hand, as a user with `echo 1 > .../threaded` would) moves its receive
-// work from the NET_RX softirq to a kthread that the samples show as a thread of its own.
+// Parts 2 and 3: what the kernel spends is in every sample. Switching the lab's veth to
+// threaded NAPI mid-run (napi.threaded, typed on standard input) moves its receive work from
+// the NET_RX softirq to a kthread that the samples show as a thread of its own.
 void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
 {
     RINGLAB_REQUIRE(root(), "the kernel lab needs root");
     const SplitRun r = runChangingAfter(
         {"run", "--device", "kernel-lab", "--set", "poll.mode=interrupt", "--set",
          "load.rate_pps=10000", "--duration", "5s", "--no-record", "--output", "jsonl"},
-        15, [](QProcess &, qint64 pid) {
-            QFile f(QString("/sys/class/net/rk%1a/threaded").arg(pid));
-            return f.open(QIODevice::WriteOnly) && f.write("1") == 1;
-        });
+        15, [](QProcess &p, qint64) { return p.write("set napi.threaded 1\n") > 0; });
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.before.size() == 15 && r.after.size() >= 20,
              qPrintable(QString("%1 samples, then %2: %3")
@@ -323,6 +332,33 @@ void TstKernelDevice::socketBusyPollIsSetLive()
              qPrintable(QString("%1 and %2 samples").arg(off.size()).arg(on.size())));
     QCOMPARE(off.back(), 0.0);
     QVERIFY2(on[on.size() / 2] > 100, qPrintable(QString::number(on[on.size() / 2])));
+}
+
+// epoll's own busy-poll parameters (EPIOCSPARAMS) set mid-run: in interrupt mode, each
+// epoll_wait now spins on the NAPI for up to 100 us before it sleeps, and the poll thread's
+// CPU time shows it.
+void TstKernelDevice::epollBusyPollIsSetLive()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab needs root");
+    const SplitRun r = runChangingAfter(
+        {"run", "--device", "kernel-lab", "--set", "poll.mode=interrupt", "--set",
+         "load.rate_pps=10000", "--duration", "5s", "--no-record", "--output", "jsonl"},
+        15, [](QProcess &p, qint64) { return p.write("set epoll.busy_poll_us 100\n") > 0; });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("ok: epoll.busy_poll_us = 100"), qPrintable(r.err));
+    auto pollCpu = [](const QList<QJsonObject> &samples) {
+        QVector<double> v;
+        for (int k = 5; k < samples.size(); ++k)
+            for (const auto &t : samples[k]["cpu"].toObject()["threads"].toArray())
+                if (t.toObject()["name"] == "poll") v << t.toObject()["cpu_ms_per_s"].toDouble();
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const QVector<double> off = pollCpu(r.before), on = pollCpu(r.after);
+    QVERIFY2(off.size() >= 8 && on.size() >= 10,
+             qPrintable(QString("%1 and %2 samples").arg(off.size()).arg(on.size())));
+    const double a = off[off.size() / 2], b = on[on.size() / 2];
+    QVERIFY2(b > 1.5 * a && b > a + 50, qPrintable(QString("%1 -> %2 ms/s").arg(a).arg(b)));
 }
 
 // A restart tunable changed mid-run quiesces the datapath and rebuilds its rings: the

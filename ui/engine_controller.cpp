@@ -265,9 +265,10 @@ Status EngineController::start()
                 if (!info) continue;
                 const std::string sup = text(e.at("device"), "support");
                 deviceSupport_.push_back({info->id,
-                                          sup == "ignored" ? Support::Ignored
-                                          : sup == "fixed" ? Support::Fixed
-                                                           : Support::Applies,
+                                          sup == "ignored"       ? Support::Ignored
+                                          : sup == "fixed"       ? Support::Fixed
+                                          : sup == "unavailable" ? Support::Unavailable
+                                                                 : Support::Applies,
                                           text(e.at("device"), "reason")});
             }
     emit runStarted();
@@ -402,21 +403,22 @@ void EngineController::sayHowItEnded(std::int64_t session)
     // stopped it meanwhile): the engine's record says how its session ended, "interrupted"
     // when a killed engine's session was found running at the next start.
     const QString path = QStringLiteral("/v1/sessions/%1").arg(session);
-    link_->callLater("GET", path, nlohmann::json::object(), [self = QPointer<EngineController>(this), session](
-                                          const EngineLink::Reply &r) {
-        if (!self) return;
-        const std::string status = r.ok() ? text(r.body, "status") : std::string();
-        emit self->runLost(
-            status.empty()
-                ? tr("The run followed ended while the engine was out of reach; session %1 "
-                     "could not be read: %2")
-                      .arg(session)
-                      .arg(r.error)
-                : tr("The run followed ended while the engine was out of reach: session %1 is "
-                     "%2 (its samples up to the engine's last write are kept)")
-                      .arg(session)
-                      .arg(QString::fromStdString(status)));
-    });
+    link_->callLater(
+        "GET", path, nlohmann::json::object(),
+        [self = QPointer<EngineController>(this), session](const EngineLink::Reply &r) {
+            if (!self) return;
+            const std::string status = r.ok() ? text(r.body, "status") : std::string();
+            emit self->runLost(
+                status.empty()
+                    ? tr("The run followed ended while the engine was out of reach; session %1 "
+                         "could not be read: %2")
+                          .arg(session)
+                          .arg(r.error)
+                    : tr("The run followed ended while the engine was out of reach: session %1 is "
+                         "%2 (its samples up to the engine's last write are kept)")
+                          .arg(session)
+                          .arg(QString::fromStdString(status)));
+        });
 }
 
 void EngineController::stopped()

@@ -239,9 +239,10 @@ void ParameterPanel::setDeviceSupport(const QString &device,
     for (const auto &sup : support) {
         const auto &t = info(sup.id);
         const QString name = QString::fromUtf8(t.name.data(), static_cast<int>(t.name.size()));
-        notes_.insert(
-            name, (sup.support == Support::Ignored ? tr("No effect on %1: %2") : tr("On %1: %2"))
-                      .arg(device, QString::fromStdString(sup.reason)));
+        notes_.insert(name, (sup.support == Support::Ignored       ? tr("No effect on %1: %2")
+                             : sup.support == Support::Unavailable ? tr("Not on %1: %2")
+                                                                   : tr("On %1: %2"))
+                                .arg(device, QString::fromStdString(sup.reason)));
     }
     for (auto it = tips_.cbegin(); it != tips_.cend(); ++it) {
         const QString &name = it.key();
@@ -252,7 +253,7 @@ void ParameterPanel::setDeviceSupport(const QString &device,
         for (const auto &sup : support)
             if (QString::fromUtf8(info(sup.id).name.data(),
                                   static_cast<int>(info(sup.id).name.size())) == name)
-                ignored = sup.support == Support::Ignored ||
+                ignored = sup.support == Support::Ignored || sup.support == Support::Unavailable ||
                           (sup.support == Support::Fixed && sup.id == TunableId::RefillContext);
         for (auto *w : {rows_[0].value(name), rows_[1].value(name), controls_.value(name)}) {
             if (!w) continue;

@@ -512,6 +512,26 @@ Status readNapiSetting(const std::string &address, std::string &out)
     return Status::success();
 }
 
+bool napiSettingGone(const std::string &address)
+{
+    std::uint32_t id = 0;
+    const NapiAttrInfo *attr = nullptr;
+    NetdevNetlink nl;
+    if (!parseAddress(address, id, attr) || !NetdevNetlink::open(nl).ok()) return false;
+    return nl.missing(id);
+}
+
+bool NetdevNetlink::missing(std::uint32_t id)
+{
+    if (!sock_) return false;
+    nlmsghdr *nlh = startRequest(*sock_, family_, kCmdNapiGet, 0, kNetdevVersion);
+    mnl_attr_put_u32(nlh, kNapiId, id);
+    int code = 0;
+    const Status st = request(
+        *sock_, nlh, [](const nlmsghdr *) {}, &code);
+    return !st.ok() && code == ENOENT;
+}
+
 Status writeNapiSetting(const std::string &address, const std::string &value)
 {
     std::uint32_t id = 0;

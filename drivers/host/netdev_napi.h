@@ -68,6 +68,8 @@ class NetdevNetlink {
     // as a veth with GRO off).
     Status napis(std::uint32_t ifindex, std::vector<NapiInstance> &out);
     Status napi(std::uint32_t id, NapiInstance &out);
+    // True when the kernel says there is no NAPI with this id (ENOENT).
+    bool missing(std::uint32_t id);
     // What napi-set accepts here, from the family's policy; empty with `why` set when this
     // kernel has no napi-set (before Linux 6.13) or its policy cannot be read.
     Status settable(std::vector<NapiAttrLimits> &out);
@@ -86,5 +88,8 @@ bool isNapiSettingAddress(std::string_view path);
 // Read and write the setting at such an address, as text (the settings journal's values).
 Status readNapiSetting(const std::string &address, std::string &out);
 Status writeNapiSetting(const std::string &address, const std::string &value);
+// True when the kernel answers that the NAPI at this address does not exist (any more); false
+// when it exists or the kernel cannot be asked.
+bool napiSettingGone(const std::string &address);
 
 } // namespace ringlab::host

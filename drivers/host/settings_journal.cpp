@@ -102,14 +102,26 @@ bool readBounded(int fd, std::size_t limit, std::string &out)
     }
 }
 
+// A setting that went with its device (a netdev removed, as a kernel lab's veth is at the
+// end of its run, or a NAPI it no longer has): there is nothing left to put back.
+bool settingGone(const std::string &path)
+{
+    if (isNapiSettingAddress(path)) return napiSettingGone(path);
+    return ::access(path.c_str(), F_OK) != 0 && errno == ENOENT;
+}
+
 void restoreEntries(const std::vector<JournalEntry> &entries, const std::string &journal,
-                    std::vector<JournalEntry> *restored, std::vector<std::string> &failures)
+                    std::vector<JournalEntry> *restored, std::vector<JournalEntry> *gone,
+                    std::vector<std::string> &failures)
 {
     for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-        if (const Status st = writeSetting(it->path, it->value); !st.ok())
+        if (const Status st = writeSetting(it->path, it->value); st.ok()) {
+            if (restored) restored->push_back(*it);
+        } else if (settingGone(it->path)) {
+            if (gone) gone->push_back(*it);
+        } else {
             failures.push_back(journal + ": " + st.error);
-        else if (restored)
-            restored->push_back(*it);
+        }
     }
 }
 
@@ -242,7 +254,7 @@ Status SettingsJournal::restore()
 {
     if (fd_ < 0) return Status::success();
     std::vector<std::string> failures;
-    restoreEntries(entries_, file_, nullptr, failures);
+    restoreEntries(entries_, file_, nullptr, nullptr, failures);
     if (!failures.empty()) {
         std::string why = "settings not put back (" + file_ + " keeps them): ";
         for (std::size_t k = 0; k < failures.size(); ++k)
@@ -294,7 +306,7 @@ RestoreReport restoreStale(const std::string &dir)
         }
         report.journals.push_back(file);
         const std::size_t failed = report.failures.size();
-        restoreEntries(entries, file, &report.restored, report.failures);
+        restoreEntries(entries, file, &report.restored, &report.gone, report.failures);
         if (report.failures.size() == failed) ::unlink(file.c_str());
         ::close(fd);
     }

@@ -67,6 +67,7 @@ class SettingsJournal {
 struct RestoreReport {
     std::vector<std::string> journals;
     std::vector<JournalEntry> restored;
+    std::vector<JournalEntry> gone; // went with their device (a removed netdev or NAPI)
     std::vector<std::string> failures;
 };
 

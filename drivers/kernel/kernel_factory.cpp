@@ -125,7 +125,7 @@ std::vector<DeviceListing> kernelListings()
         const std::string speed = firstLine(dir / "speed");
         l.link = state + (!speed.empty() && speed[0] != '-' ? ", " + speed + " Mbit/s" : "");
         l.rxInterrupts = true;
-        l.support = UdpAppDevice::supportFor(false);
+        l.support = UdpAppDevice::supportFor(false, name);
         out.push_back(std::move(l));
     }
     return out;

@@ -14,18 +14,9 @@ namespace ringlab::kernel {
 namespace {
 
 constexpr std::array kKnobs{
-    NapiKnob{"napi.threaded", "threaded", "", 0, 1,
-             "Threaded NAPI: 1 polls the device in a kernel thread of its own per NAPI "
-             "(napi/IF-ID), scheduled like any thread, instead of in softirq context after the "
-             "interrupt; 0 polls in softirq. Device-wide (every NAPI of the interface)."},
-    NapiKnob{"napi.gro_flush_timeout_ns", "gro_flush_timeout", "ns", 0, 4'294'967'295LL,
-             "How long the kernel may hold packets in GRO and, with napi.defer_hard_irqs, keep "
-             "the device's interrupts masked after a poll that found work: a timer of this "
-             "length polls again instead. 0: flush at the end of each poll."},
-    NapiKnob{"napi.defer_hard_irqs", "napi_defer_hard_irqs", "polls", 0, 2'147'483'647LL,
-             "How many polls that find nothing may pass, each rescheduled by the "
-             "gro_flush_timeout timer, before the device's interrupts are enabled again. 0: "
-             "re-enable at once (no deferral)."},
+    NapiKnob{TunableId::NapiThreaded, "threaded", 0, 1},
+    NapiKnob{TunableId::NapiGroFlushTimeoutNs, "gro_flush_timeout", 0, 4'294'967'295LL},
+    NapiKnob{TunableId::NapiDeferHardIrqs, "napi_defer_hard_irqs", 0, 2'147'483'647LL},
 };
 
 bool plainName(const std::string &n)
@@ -44,11 +35,17 @@ std::span<const NapiKnob> napiSysfsKnobs()
     return kKnobs;
 }
 
-const NapiKnob *findNapiKnob(std::string_view name)
+const NapiKnob *findNapiKnob(TunableId id)
 {
     for (const NapiKnob &k : kKnobs)
-        if (k.name == name) return &k;
+        if (k.id == id) return &k;
     return nullptr;
+}
+
+const NapiKnob *findNapiKnob(std::string_view name)
+{
+    const TunableInfo *t = findTunable(name);
+    return t ? findNapiKnob(t->id) : nullptr;
 }
 
 Status napiKnobPath(const std::string &ifname, const NapiKnob &k, std::string &out)
@@ -73,13 +70,14 @@ Status setNapiKnob(host::SettingsJournal &journal, const std::string &ifname, co
     long long v = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc() || end != value.data() + value.size() || v < k.min || v > k.max)
-        return Status::refused(std::string(k.name) + " = '" + value + "': allowed an integer " +
-                               std::to_string(k.min) + " to " + std::to_string(k.max) +
-                               (k.unit.empty() ? "" : " " + std::string(k.unit)));
+        return Status::refused(std::string(info(k.id).name) + " = '" + value +
+                               "': allowed an integer " + std::to_string(k.min) + " to " +
+                               std::to_string(k.max) +
+                               (info(k.id).unit.empty() ? "" : " " + std::string(info(k.id).unit)));
     std::string path;
     if (Status st = napiKnobPath(ifname, k, path); !st.ok()) return st;
     if (Status st = journal.write(path, std::to_string(v)); !st.ok())
-        return st.within(std::string(k.name) + " on " + ifname + ": ");
+        return st.within(std::string(info(k.id).name) + " on " + ifname + ": ");
     return Status::success();
 }
 

@@ -20,19 +20,21 @@
 
 #include "drivers/host/settings_journal.h"
 #include "engine/common/status.h"
+#include "engine/datapath/tunables.h"
 
 namespace ringlab::kernel {
 
+// A knob's file, and what the file takes; its name, unit and help are the tunable's
+// (engine/datapath/tunables.h).
 struct NapiKnob {
-    std::string_view name; // the tunable's name ("napi.threaded")
+    TunableId id;          // TunableId::NapiThreaded
     std::string_view file; // under /sys/class/net/IF/
-    std::string_view unit;
     long long min, max;
-    std::string_view help;
 };
 
-// The knobs, in the order a panel shows them.
 std::span<const NapiKnob> napiSysfsKnobs();
+// By the tunable's id or name ("napi.threaded"); null when sysfs has no file for it.
+const NapiKnob *findNapiKnob(TunableId id);
 const NapiKnob *findNapiKnob(std::string_view name);
 
 // /sys/class/net/IF/FILE; refused when IF is not a plain interface name.

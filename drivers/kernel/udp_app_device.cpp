@@ -15,11 +15,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "drivers/kernel/kernel_lab.h"
 #include "drivers/kernel/kernel_watch.h"
+#include "drivers/kernel/napi_settings.h"
 #include "drivers/kernel/rr_client.h"
 #include "engine/common/port_facts.h"
 #include "engine/datapath/clock.h"
@@ -27,6 +29,18 @@
 namespace ringlab::kernel {
 
 namespace {
+// include/uapi/linux/eventpoll.h since Linux 6.9 (Debian 12's headers predate it).
+struct EpollParams {
+    std::uint32_t busyPollUsecs;
+    std::uint16_t busyPollBudget;
+    std::uint8_t preferBusyPoll;
+    std::uint8_t pad;
+};
+constexpr unsigned long kEpiocSParams = _IOW(0x8A, 0x01, EpollParams);
+constexpr unsigned long kEpiocGParams = _IOR(0x8A, 0x02, EpollParams);
+constexpr TunableId kEpollTunables[] = {TunableId::EpollBusyPollUs, TunableId::EpollBusyPollBudget,
+                                        TunableId::EpollPreferBusyPoll};
+
 constexpr std::uint32_t kMaxBatch = 1024; // UIO_MAXIOV: recvmmsg's and sendmmsg's vlen limit
 
 std::string errnoText(const std::string &what)
@@ -73,6 +87,7 @@ UdpAppDevice::UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const Liv
     driver_ = driverOf(opts_.ifname);
     try {
         openSocket(name);
+        napi_ = std::make_unique<NapiSettings>(opts_.ifname, ifindex_);
         if (opts_.lab) {
             for (auto &e : opts_.lab->takeEvents())
                 note(std::move(e));
@@ -93,6 +108,10 @@ UdpAppDevice::UdpAppDevice(UdpAppOptions opts, const ParamSet &params, const Liv
 
 UdpAppDevice::~UdpAppDevice()
 {
+    // The host's settings go back while the netdev (a lab's veth) is still there.
+    if (napi_)
+        if (Status st = napi_->restore(); !st.ok())
+            std::fprintf(stderr, "ringlab-engine: %s\n", st.error.c_str());
     client_.reset();
     closeFds();
 }
@@ -130,6 +149,11 @@ void UdpAppDevice::openSocket(const std::string &name)
     ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd_, &ev);
     ev.data.fd = wake_;
     ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev);
+    EpollParams params{};
+    if (::ioctl(epoll_, kEpiocGParams, &params) != 0)
+        noEpollParams_ = std::string("this kernel's epoll has no busy-poll parameters "
+                                     "(EPIOCGPARAMS: ") +
+                         std::strerror(errno) + "; Linux 6.9 has them)";
 }
 
 DeviceInfo UdpAppDevice::info() const
@@ -140,10 +164,22 @@ DeviceInfo UdpAppDevice::info() const
 
 std::vector<TunableSupport> UdpAppDevice::support() const
 {
-    return supportFor(opts_.lab != nullptr);
+    std::vector<TunableSupport> s = baseSupport(opts_.lab != nullptr);
+    napi_->support(s);
+    if (!noEpollParams_.empty())
+        for (TunableId id : kEpollTunables)
+            s.push_back({id, Support::Unavailable, noEpollParams_});
+    return s;
 }
 
-std::vector<TunableSupport> UdpAppDevice::supportFor(bool lab)
+std::vector<TunableSupport> UdpAppDevice::supportFor(bool lab, const std::string &ifname)
+{
+    std::vector<TunableSupport> s = baseSupport(lab);
+    NapiSettings(ifname, ifname.empty() ? 0 : if_nametoindex(ifname.c_str())).support(s);
+    return s;
+}
+
+std::vector<TunableSupport> UdpAppDevice::baseSupport(bool lab)
 {
     const std::string noLoad =
         lab ? std::string() : "the traffic comes from the network, not from Ringlab";
@@ -186,42 +222,117 @@ Status UdpAppDevice::check(const ParamSet &ps) const
     if (ps.choice<FwdMode>(TunableId::FwdMode) != FwdMode::Io)
         return Status{"fwd.mode: only \"io\" applies on the kernel device: the application "
                       "answers each request to its sender (allowed: io)"};
-    return Status::success();
+    const ParamSet defaults;
+    if (!noEpollParams_.empty())
+        for (TunableId id : kEpollTunables)
+            if (!(ps.value(id) == defaults.value(id)))
+                return Status{std::string(ringlab::info(id).name) + " = " + ps.text(id) + ": " +
+                              noEpollParams_ + " (allowed: " + defaults.text(id) + ")"};
+    return napi_->check(ps);
 }
 
-Status UdpAppDevice::apply(const ParamSet &ps)
+struct UdpAppDevice::SocketOption {
+    TunableId id;
+    int name;
+    int slot; // in socketApplied_
+};
+
+namespace {
+constexpr UdpAppDevice::SocketOption kSocketOptions[] = {
+    {TunableId::SockBusyPollUs, SO_BUSY_POLL, 0},
+    {TunableId::SockPreferBusyPoll, SO_PREFER_BUSY_POLL, 1},
+    {TunableId::SockBusyPollBudget, SO_BUSY_POLL_BUDGET, 2}};
+} // namespace
+
+Status
+UdpAppDevice::applySocketOptions(const ParamSet &ps,
+                                 std::vector<std::pair<const SocketOption *, std::int64_t>> &done)
 {
-    struct Option {
-        TunableId id;
-        int name;
-        std::int64_t &applied;
-    };
-    const Option options[] = {
-        {TunableId::SockBusyPollUs, SO_BUSY_POLL, busyPollUs_},
-        {TunableId::SockPreferBusyPoll, SO_PREFER_BUSY_POLL, preferBusyPoll_},
-        {TunableId::SockBusyPollBudget, SO_BUSY_POLL_BUDGET, busyPollBudget_}};
     const ParamSet defaults;
-    auto set = [&](const Option &o, std::int64_t value) {
-        const int v = static_cast<int>(value);
-        return ::setsockopt(fd_, SOL_SOCKET, o.name, &v, sizeof v) == 0;
-    };
-    std::vector<std::pair<const Option *, std::int64_t>> done; // option, its value before
-    for (const Option &o : options) {
+    for (const SocketOption &o : kSocketOptions) {
+        std::int64_t &applied = socketApplied_[o.slot];
         const std::int64_t want = ps.integer(o.id);
         // The kernel's own default stands until a value is asked for.
-        if (want == o.applied || (o.applied < 0 && want == defaults.integer(o.id))) continue;
-        if (!set(o, want)) {
+        if (want == applied || (applied < 0 && want == defaults.integer(o.id))) continue;
+        const int v = static_cast<int>(want);
+        if (::setsockopt(fd_, SOL_SOCKET, o.name, &v, sizeof v) != 0) {
             const int err = errno;
-            for (const auto &[undo, before] : done) // all or nothing, as the change itself
-                if (set(*undo, before < 0 ? defaults.integer(undo->id) : before))
-                    undo->applied = before;
+            undoSocketOptions(done);
             return Status{std::string(ringlab::info(o.id).name) + ": " + std::to_string(want) +
                           " was refused by the kernel (" + std::strerror(err) + ")" +
                           (err == EPERM ? "; raising it needs CAP_NET_ADMIN (run as root)" : "")};
         }
-        done.emplace_back(&o, o.applied);
-        o.applied = want;
+        done.emplace_back(&o, applied);
+        applied = want;
     }
+    return Status::success();
+}
+
+void UdpAppDevice::undoSocketOptions(
+    const std::vector<std::pair<const SocketOption *, std::int64_t>> &done)
+{
+    const ParamSet defaults;
+    for (const auto &[o, before] : done) {
+        const int v = static_cast<int>(before < 0 ? defaults.integer(o->id) : before);
+        if (::setsockopt(fd_, SOL_SOCKET, o->name, &v, sizeof v) == 0)
+            socketApplied_[o->slot] = before;
+    }
+}
+
+Status UdpAppDevice::apply(const ParamSet &ps)
+{
+    // All or nothing, as the change itself: the socket's options, the epoll set's, then the
+    // host's settings; a refusal puts back what this call set.
+    std::vector<std::pair<const SocketOption *, std::int64_t>> done;
+    if (Status st = applySocketOptions(ps, done); !st.ok()) return st;
+    std::int64_t epollBefore[3];
+    std::copy(std::begin(epollApplied_), std::end(epollApplied_), epollBefore);
+    if (Status st = applyEpollParams(ps); !st.ok()) {
+        undoSocketOptions(done);
+        return st;
+    }
+    if (Status st = napi_->apply(ps); !st.ok()) {
+        undoSocketOptions(done);
+        if (!std::equal(epollBefore, epollBefore + 3, epollApplied_)) {
+            const std::int64_t back[3] = {std::max<std::int64_t>(epollBefore[0], 0),
+                                          std::max<std::int64_t>(epollBefore[1], 0),
+                                          std::max<std::int64_t>(epollBefore[2], 0)};
+            if (setEpollParams(back) == 0) std::copy(epollBefore, epollBefore + 3, epollApplied_);
+        }
+        return st;
+    }
+    return Status::success();
+}
+
+int UdpAppDevice::setEpollParams(const std::int64_t v[3])
+{
+    EpollParams p{};
+    p.busyPollUsecs = static_cast<std::uint32_t>(v[0]);
+    p.busyPollBudget = static_cast<std::uint16_t>(v[1]);
+    p.preferBusyPoll = static_cast<std::uint8_t>(v[2]);
+    return ::ioctl(epoll_, kEpiocSParams, &p) == 0 ? 0 : errno;
+}
+
+Status UdpAppDevice::applyEpollParams(const ParamSet &ps)
+{
+    std::int64_t want[3];
+    const ParamSet defaults;
+    bool same = true, asDefault = true;
+    for (int k = 0; k < 3; ++k) {
+        want[k] = ps.integer(kEpollTunables[k]);
+        same &= want[k] == epollApplied_[k];
+        asDefault &= want[k] == defaults.integer(kEpollTunables[k]);
+    }
+    // The kernel's own parameters stand until a value is asked for.
+    if (same || (epollApplied_[0] < 0 && asDefault) || !noEpollParams_.empty())
+        return Status::success();
+    if (const int err = setEpollParams(want); err != 0)
+        return Status{
+            "epoll.busy_poll_us " + std::to_string(want[0]) + ", epoll.busy_poll_budget " +
+            std::to_string(want[1]) + ", epoll.prefer_busy_poll " + std::to_string(want[2]) +
+            " were refused by the kernel (" + std::strerror(err) + ")" +
+            (err == EPERM ? "; a budget above 64 needs CAP_NET_ADMIN (run as root)" : "")};
+    std::copy(want, want + 3, epollApplied_);
     return Status::success();
 }
 
@@ -460,6 +571,9 @@ Environment UdpAppDevice::portFacts() const
     // The kernel's view of the netdev: driver, firmware, rings, coalescing, offloads, IRQs.
     Environment env;
     captureKernelPort(opts_.ifname, opts_.ifname, env);
+    std::string why;
+    const std::string napis = napi_->describe(why);
+    env.set({factKey("port.napi", opts_.ifname), napis, napis.empty() ? why : ""});
     return env;
 }
 

@@ -31,6 +31,7 @@
 namespace ringlab::kernel {
 
 class KernelLab;
+class NapiSettings;
 class KernelWatch;
 
 inline constexpr std::uint16_t kDefaultUdpPort = 9000;
@@ -50,9 +51,12 @@ class UdpAppDevice final : public Device {
     DeviceInfo info() const override;
     std::vector<TunableSupport> support() const override;
     // What support() says on the kernel lab (its client follows load.*) or on a netdev.
-    static std::vector<TunableSupport> supportFor(bool lab);
+    // IFNAME: the netdev whose NAPI knobs are probed ("" for a lab not made yet: its veth
+    // has the sysfs files, so only what netdev netlink takes is probed).
+    static std::vector<TunableSupport> supportFor(bool lab, const std::string &ifname = {});
     Status check(const ParamSet &ps) const override;
-    // The socket's busy-poll options (sock.*), set when they change.
+    // The socket's busy-poll options (sock.*) and the host's NAPI settings (napi.*, net.*),
+    // set when they change; all or nothing.
     Status apply(const ParamSet &ps) override;
 
     void reconfigure(const ParamSet &params) override;
@@ -83,10 +87,20 @@ class UdpAppDevice final : public Device {
     void read(DeviceReading &r) override;
     Environment portFacts() const override;
 
+    struct SocketOption; // a sock.* tunable and its SOL_SOCKET option
+
   private:
     // The socket bound to the netdev, and the epoll set that waits on it; throws naming the
     // step that failed.
     void openSocket(const std::string &name);
+    // What the device does with the registry's tunables, but for the host's NAPI settings.
+    static std::vector<TunableSupport> baseSupport(bool lab);
+    Status applySocketOptions(const ParamSet &ps,
+                              std::vector<std::pair<const SocketOption *, std::int64_t>> &done);
+    void undoSocketOptions(const std::vector<std::pair<const SocketOption *, std::int64_t>> &done);
+    // epoll.*: the epoll set's busy-poll parameters (EPIOCSPARAMS), all three at once.
+    Status applyEpollParams(const ParamSet &ps);
+    int setEpollParams(const std::int64_t v[3]); // 0, or the kernel's errno
     void closeFds();
     void note(std::string text);
 
@@ -105,7 +119,13 @@ class UdpAppDevice final : public Device {
     std::unique_ptr<Batch> rxBatch_, txBatch_;
     std::uint64_t seq_ = 0;
     // What the socket has of sock.* (control context); -1: not yet set.
-    std::int64_t busyPollUs_ = -1, preferBusyPoll_ = -1, busyPollBudget_ = -1;
+    // (by SocketOption::slot: SO_BUSY_POLL, SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET).
+    std::int64_t socketApplied_[3] = {-1, -1, -1};
+    // What the epoll set has of epoll.* (control context): usecs, budget, prefer; -1 not set.
+    std::int64_t epollApplied_[3] = {-1, -1, -1};
+    std::string noEpollParams_; // why this kernel's epoll has no busy-poll parameters
+    // The host's NAPI settings and sysctls of the run, journalled and put back at its end.
+    std::unique_ptr<NapiSettings> napi_;
     RrOptions clientOptions_;
     std::unique_ptr<RrClient> client_; // kernel-lab's traffic, started at linkUp
     bool clientStarted_ = false;

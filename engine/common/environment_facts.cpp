@@ -73,6 +73,8 @@ constexpr std::array kSpecs{
              R::Port, S::Port},
     FactSpec{"port.irqs", "IRQs and their CPUs", "/proc/interrupts, /proc/irq/N/smp_affinity_list",
              R::Placement, S::Port},
+    FactSpec{"port.napi", "NAPI instances and their settings",
+             "netdev netlink napi-get (the kernel device)", R::Port, S::Port},
     FactSpec{"port.dpdk_version", "DPDK version", "rte_version()", R::Port, S::Port},
     FactSpec{"port.eal_args", "EAL arguments", "the arguments rte_eal_init was given", R::Port,
              S::Port},

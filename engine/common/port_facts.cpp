@@ -169,6 +169,8 @@ void captureKernelPort(std::string_view port, const std::string &ifname, Environ
     std::string irqs;
     const bool haveIrqs = irqsOf(ifname, irqs, why);
     put("port.irqs", irqs, haveIrqs ? "" : why);
+    // The NAPIs are read through netdev netlink by the kernel device, which replaces this.
+    put("port.napi", {}, "read only for a kernel device's netdev (kernel:IFNAME, kernel-lab)");
     markPortFactsAbsent(port, "not a DPDK port", env); // the DPDK facts, unless set before
 }
 

@@ -5,10 +5,11 @@ namespace ringlab {
 
 void addKernelOnlyTunables(std::vector<TunableSupport> &support)
 {
-    for (TunableId id : {TunableId::SockBusyPollUs, TunableId::SockPreferBusyPoll,
-                         TunableId::SockBusyPollBudget})
-        support.push_back({id, Support::Ignored,
-                           "a socket option of the kernel device (kernel:IFNAME, kernel-lab)"});
+    for (const TunableInfo &t : tunables())
+        if (t.group == kKernelGroup)
+            support.push_back({t.id, Support::Ignored,
+                               "a setting of the Linux kernel's receive path, for the kernel "
+                               "device (kernel:IFNAME, kernel-lab)"});
 }
 
 } // namespace ringlab

@@ -31,6 +31,9 @@ enum class Support {
     Applies, // does what the registry says
     Ignored, // accepted, but has no effect on this device (the reason says why)
     Fixed,   // only the default value (or the values the reason names) can be used
+    // This host or driver lacks it (the reason says what is missing): only the default is
+    // accepted, and the desktop greys it.
+    Unavailable,
 };
 struct TunableSupport {
     TunableId id;
@@ -70,8 +73,8 @@ struct DeviceReading {
 // Interrupt mode on a device that waits on a real interrupt source.
 enum class IrqWait { Interrupt, Woken, Timeout, Unsupported };
 
-// The tunables only the kernel device applies (a socket's options), as other devices say
-// of them.
+// The tunables only the kernel device applies (group kKernelGroup: a socket's options, the
+// NAPI's settings, sysctls), as other devices say of them.
 void addKernelOnlyTunables(std::vector<TunableSupport> &support);
 
 class Device {

@@ -266,19 +266,63 @@ const TunableInfo kTable[] = {
      "cost.tx_clean_ns 0, no tx.coalesce_adaptive). Counters stay exact and TX coalescing "
      "works as before; the stage spans collapse into TX. 0: the stages always take the "
      "frames, as when comparing the stage breakdown."},
-    {TunableId::SockBusyPollUs, "sock.busy_poll_us", "Kernel NAPI", T::Integer, "us", 0, 100000, 0, L, none,
+    {TunableId::SockBusyPollUs, "sock.busy_poll_us", kKernelGroup, T::Integer, "us", 0, 100000, 0, L, none,
      "The kernel device's socket busy-polls its NAPI for up to this long on a read that finds "
      "nothing (SO_BUSY_POLL; a non-blocking read polls once), instead of waiting for the "
      "interrupt and softirq to deliver. 0: off. A kernel that refuses it without "
      "CAP_NET_ADMIN says so when it is set. The kernel_busy_poll_rx_per_s figure counts what "
      "it received."},
-    {TunableId::SockPreferBusyPoll, "sock.prefer_busy_poll", "Kernel NAPI", T::Flag, "", 0, 1, 0, L, none,
+    {TunableId::SockPreferBusyPoll, "sock.prefer_busy_poll", kKernelGroup, T::Flag, "", 0, 1, 0, L, none,
      "SO_PREFER_BUSY_POLL on the kernel device's socket: while the application busy-polls, "
      "the NAPI's interrupts stay masked (with napi_defer_hard_irqs and gro_flush_timeout) and "
      "the softirq leaves the polling to it. Needs CAP_NET_ADMIN."},
-    {TunableId::SockBusyPollBudget, "sock.busy_poll_budget", "Kernel NAPI", T::Integer, "packets", 0, 65535, 0, L, none,
+    {TunableId::SockBusyPollBudget, "sock.busy_poll_budget", kKernelGroup, T::Integer, "packets", 0, 65535, 0, L, none,
      "SO_BUSY_POLL_BUDGET: the packets one busy poll of the NAPI may take. 0: the kernel's "
      "default (8). Raising it needs CAP_NET_ADMIN."},
+    // The host's own NAPI settings: host (-1) leaves a setting as the host has it; any other value is
+    // written for the run (journalled first) and put back when it ends, however it ends.
+    {TunableId::NapiThreaded, "napi.threaded", kKernelGroup, T::Integer, "", -1, 2, -1, L, none,
+     "Threaded NAPI on every NAPI of the kernel device's netdev: 0 polls it in softirq context "
+     "after its interrupt; 1 in a kernel thread of its own (napi/IF-ID), scheduled like any "
+     "thread and shown as one in the CPU chart; 2, where the kernel takes it (netdev netlink's policy says), that "
+     "thread busy polls. Per NAPI through netdev netlink (napi-set) where the kernel takes it, "
+     "else /sys/class/net/IF/threaded. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NapiDeferHardIrqs, "napi.defer_hard_irqs", kKernelGroup, T::Integer, "polls", -1, 2147483647, -1, L, none,
+     "How many polls that find nothing may pass, each rescheduled by the gro_flush_timeout "
+     "timer, before the NAPI's interrupt is enabled again (napi_defer_hard_irqs). 0: at once. "
+     "Per NAPI through netdev netlink where the kernel takes it, else device-wide in sysfs. "
+     "host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NapiGroFlushTimeoutNs, "napi.gro_flush_timeout_ns", kKernelGroup, T::Integer, "ns", -1, 2147483647, -1, L, none,
+     "How long GRO may hold packets and, with napi.defer_hard_irqs, how long after a poll that "
+     "found work a timer polls again instead of an interrupt (gro_flush_timeout). 0: flush at "
+     "the end of each poll. Per NAPI through netdev netlink where the kernel takes it, else "
+     "device-wide in sysfs. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NapiIrqSuspendTimeoutNs, "napi.irq_suspend_timeout_ns", kKernelGroup, T::Integer, "ns", -1, 2147483647, -1, L, none,
+     "IRQ suspension (Linux 6.13): while an application busy-polls with prefer_busy_poll and "
+     "finds work, the NAPI's interrupt stays off for up to this long; when a poll finds "
+     "nothing, napi.gro_flush_timeout_ns and napi.defer_hard_irqs take over again. 0: off. Per "
+     "NAPI through netdev netlink only. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetBusyPollUs, "net.busy_poll_us", kKernelGroup, T::Integer, "us", -1, 2147483647, -1, L, none,
+     "net.core.busy_poll, host-wide: how long poll(), select() and epoll_wait() busy-poll the "
+     "NAPIs of their sockets before they sleep (epoll: the NAPI its sockets last received "
+     "from); in poll.mode interrupt, the kernel device's epoll wait. 0: off. host (-1): as the "
+     "host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetBusyReadUs, "net.busy_read_us", kKernelGroup, T::Integer, "us", -1, 2147483647, -1, L, none,
+     "net.core.busy_read, host-wide: the SO_BUSY_POLL of every socket that sets none itself: "
+     "how long a read that finds nothing busy-polls the socket's NAPI. 0: off. host (-1): as the "
+     "host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::EpollBusyPollUs, "epoll.busy_poll_us", kKernelGroup, T::Integer, "us", 0, 2147483647, 0, L, none,
+     "Busy polling of the kernel device's own epoll set (EPIOCSPARAMS, Linux 6.9), for "
+     "poll.mode interrupt: epoll_wait busy-polls the NAPI its socket receives from for up to "
+     "this long before it sleeps, whatever net.core.busy_poll says. 0: the host's "
+     "net.core.busy_poll."},
+    {TunableId::EpollBusyPollBudget, "epoll.busy_poll_budget", kKernelGroup, T::Integer, "packets", 0, 65535, 0, L, none,
+     "The packets one busy poll of the epoll set may take (EPIOCSPARAMS). 0: the kernel's "
+     "default (8). Above 64 needs CAP_NET_ADMIN."},
+    {TunableId::EpollPreferBusyPoll, "epoll.prefer_busy_poll", kKernelGroup, T::Flag, "", 0, 1, 0, L, none,
+     "prefer_busy_poll of the kernel device's epoll set (EPIOCSPARAMS): while epoll_wait "
+     "busy-polls, the NAPI's interrupts stay masked (with napi.defer_hard_irqs and "
+     "napi.gro_flush_timeout_ns) and, with napi.irq_suspend_timeout_ns, suspended."},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");

@@ -78,6 +78,15 @@ enum class TunableId : std::uint16_t {
     SockBusyPollUs,
     SockPreferBusyPoll,
     SockBusyPollBudget,
+    NapiThreaded,
+    NapiDeferHardIrqs,
+    NapiGroFlushTimeoutNs,
+    NapiIrqSuspendTimeoutNs,
+    NetBusyPollUs,
+    NetBusyReadUs,
+    EpollBusyPollUs,
+    EpollBusyPollBudget,
+    EpollPreferBusyPoll,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(TunableId::Count);
@@ -113,6 +122,9 @@ struct TunableInfo {
 
 // Every tunable, in TunableId order.
 std::span<const TunableInfo> tunables();
+// The group of the tunables that are the Linux kernel's own (sockets, NAPI, sysctls): only the
+// kernel device applies them.
+inline constexpr std::string_view kKernelGroup = "Kernel NAPI";
 const TunableInfo &info(TunableId p);
 const TunableInfo *findTunable(std::string_view name);
 // The help, and for a choice its members' help: "How ... busy: never sleeps. sleep: ...".

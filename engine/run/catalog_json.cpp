@@ -16,6 +16,8 @@ std::string_view supportName(Support s)
         return "ignored";
     case Support::Fixed:
         return "fixed";
+    case Support::Unavailable:
+        return "unavailable";
     }
     return "?";
 }

@@ -13,7 +13,7 @@
 
 namespace ringlab {
 
-// "ignored", "fixed" or "applies".
+// "ignored", "fixed", "unavailable" or "applies".
 std::string_view supportName(Support s);
 
 nlohmann::json devicesJson(const std::vector<DeviceListing> &devices);

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The kernel's own receive-path settings as tunables of a kernel device's run (issue 44,
+// part 2), set as a user sets them: on the command line and live on the engine's standard
+// input. Each is written to the lab's NAPI (netdev netlink's napi-set) or to the host's sysctl
+// while the run lasts, read back here from the kernel, and put back when the run ends: cleanly,
+// or after a kill -9 by `ringlab-engine restore`. A knob the netdev cannot take is refused by
+// name. The lab needs root: CI runs as root; elsewhere those cases are skipped and say so.
+#include <net/if.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QScopeGuard>
+#include <QtTest>
+
+#include "drivers/host/netdev_napi.h"
+#include "engine_run.h"
+#include "require.h"
+
+using ringlab::host::NapiInstance;
+using ringlab::host::NetdevNetlink;
+
+class TstKernelKnobs : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void aKnobWithoutANapiIsRefusedByName();
+    void settingsAreSetLiveAndPutBackAtTheEnd();
+    void aKilledRunsSettingsArePutBackByRestore();
+
+  private:
+    static bool root() { return geteuid() == 0; }
+    static QString sysctl(const char *name);
+    // The NAPI of the lab's host-side veth of engine `pid` (the one its requests arrive on), or
+    // an instance with id 0 while it has none.
+    static NapiInstance labNapi(qint64 pid);
+    static QString sysfs(qint64 pid, const char *file);
+    static bool startRun(QProcess &p, const QStringList &sets);
+    QString busyReadBefore_, busyPollBefore_;
+};
+
+void TstKernelKnobs::initTestCase()
+{
+    busyReadBefore_ = sysctl("busy_read");
+    busyPollBefore_ = sysctl("busy_poll");
+    QVERIFY(!busyReadBefore_.isEmpty() && !busyPollBefore_.isEmpty());
+}
+
+void TstKernelKnobs::cleanupTestCase()
+{
+    // Whatever a failed case left, the host is left as found.
+    QCOMPARE(sysctl("busy_read"), busyReadBefore_);
+    QCOMPARE(sysctl("busy_poll"), busyPollBefore_);
+}
+
+QString TstKernelKnobs::sysctl(const char *name)
+{
+    QFile f(QString("/proc/sys/net/core/%1").arg(name));
+    return f.open(QIODevice::ReadOnly) ? QString::fromLatin1(f.readAll()).trimmed() : QString();
+}
+
+QString TstKernelKnobs::sysfs(qint64 pid, const char *file)
+{
+    QFile f(QString("/sys/class/net/rk%1a/%2").arg(pid).arg(file));
+    return f.open(QIODevice::ReadOnly) ? QString::fromLatin1(f.readAll()).trimmed() : QString();
+}
+
+NapiInstance TstKernelKnobs::labNapi(qint64 pid)
+{
+    const unsigned ifindex = if_nametoindex(QString("rk%1a").arg(pid).toLatin1().constData());
+    NetdevNetlink nl;
+    std::vector<NapiInstance> napis;
+    if (ifindex == 0 || !NetdevNetlink::open(nl).ok() || !nl.napis(ifindex, napis).ok() ||
+        napis.empty())
+        return {};
+    return napis.front();
+}
+
+bool TstKernelKnobs::startRun(QProcess &p, const QStringList &sets)
+{
+    QStringList args{"run",        "--device", "kernel-lab", "--set", "load.rate_pps=5000",
+                     "--duration", "60s",      "--no-record"};
+    for (const QString &s : sets)
+        args << "--set" << s;
+    p.setStandardOutputFile(QProcess::nullDevice()); // its samples are not read here
+    p.start(RINGLAB_ENGINE_BIN, args);
+    return p.waitForStarted();
+}
+
+// lo has no NAPI: a NAPI setting there is refused at the start, naming the knob, the value,
+// the interface and why. No root needed.
+void TstKernelKnobs::aKnobWithoutANapiIsRefusedByName()
+{
+    const test::EngineRun r = test::runEngine(
+        RINGLAB_ENGINE_BIN, {"run", "--device", "kernel:lo,port=9011", "--set",
+                             "napi.defer_hard_irqs=2", "--duration", "1s", "--no-record"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("napi.defer_hard_irqs = 2 on lo: lo has no NAPI now"),
+             qPrintable(r.err));
+    // host (-1), the default, asks nothing of it.
+    const test::EngineRun ok = test::runEngine(
+        RINGLAB_ENGINE_BIN, {"run", "--device", "kernel:lo,port=9011", "--set",
+                             "napi.defer_hard_irqs=host", "--duration", "1s", "--no-record"});
+    QCOMPARE(ok.exitCode, 0);
+}
+
+void TstKernelKnobs::settingsAreSetLiveAndPutBackAtTheEnd()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab and the host's settings need root");
+    QProcess p;
+    QVERIFY(startRun(p, {"poll.mode=interrupt", "napi.gro_flush_timeout_ns=20000"}));
+    const qint64 pid = p.processId();
+    auto ended = qScopeGuard([&p] { // a failed check still ends the run as a user would
+        if (p.state() == QProcess::NotRunning) return;
+        p.write("quit\n");
+        p.waitForFinished(30000);
+    });
+    // Set at the start, on the NAPI itself: the device-wide sysfs file keeps its value.
+    QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).groFlushTimeoutNs.value_or(0), 20000u, 20000);
+    QCOMPARE(sysfs(pid, "gro_flush_timeout"), QString("0"));
+    const NapiInstance before = labNapi(pid);
+    QCOMPARE(before.deferHardIrqs.value_or(99), 0u);
+    QCOMPARE(before.threaded.value_or(99), 0u);
+
+    // Live, as typed on standard input.
+    p.write("set napi.defer_hard_irqs 2\nset net.busy_read_us 7\nset napi.threaded 1\n");
+    QTRY_COMPARE_WITH_TIMEOUT(sysctl("busy_read"), QString("7"), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).deferHardIrqs.value_or(0), 2u, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(labNapi(pid).pid.value_or(0) > 0, 10000); // its kthread
+    QCOMPARE(labNapi(pid).threaded.value_or(0), 1u);
+    // host puts the host's value back at once, mid-run.
+    p.write("set napi.gro_flush_timeout_ns host\n");
+    QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).groFlushTimeoutNs.value_or(99), 0u, 10000);
+    // A value beyond what the kernel takes is refused, naming it, and nothing changes.
+    QString err;
+    p.write("set napi.threaded 3\n");
+    QTRY_VERIFY2_WITH_TIMEOUT((err += QString::fromUtf8(p.readAllStandardError()),
+                               err.contains("napi.threaded: \"3\" is out of range")),
+                              qPrintable(err), 10000);
+    QCOMPARE(labNapi(pid).threaded.value_or(0), 1u);
+
+    p.write("quit\n");
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    err += QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("ok: napi.defer_hard_irqs = 2"), qPrintable(err));
+    // The end put back the host-wide sysctl; the NAPI went with the lab's veth.
+    QCOMPARE(sysctl("busy_read"), busyReadBefore_);
+    QVERIFY(QDir("/run/ringlab/journal")
+                .entryList({QString("journal-%1-*").arg(pid)}, QDir::Files)
+                .isEmpty());
+}
+
+void TstKernelKnobs::aKilledRunsSettingsArePutBackByRestore()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab and the host's settings need root");
+    QProcess victim;
+    QVERIFY(startRun(victim, {"napi.defer_hard_irqs=3", "net.busy_poll_us=9"}));
+    const qint64 pid = victim.processId();
+    QTRY_COMPARE_WITH_TIMEOUT(sysctl("busy_poll"), QString("9"), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).deferHardIrqs.value_or(0), 3u, 10000);
+    const std::uint32_t napiId = labNapi(pid).id;
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    QVERIFY(victim.waitForFinished());
+    // Nothing could put them back: the journal on disk knows them.
+    QCOMPARE(sysctl("busy_poll"), QString("9"));
+    QCOMPARE(labNapi(pid).deferHardIrqs.value_or(0), 3u);
+
+    QProcess restore;
+    restore.start(RINGLAB_ENGINE_BIN, {"restore"});
+    QVERIFY(restore.waitForFinished(30000));
+    const QString out = QString::fromUtf8(restore.readAllStandardOutput());
+    QCOMPARE(restore.exitCode(), 0);
+    QVERIFY2(out.contains("restored /proc/sys/net/core/busy_poll to '" + busyPollBefore_ + "'"),
+             qPrintable(out));
+    QVERIFY2(
+        out.contains(QString("restored netlink:netdev/napi/%1/defer-hard-irqs to '0'").arg(napiId)),
+        qPrintable(out));
+    QCOMPARE(sysctl("busy_poll"), busyPollBefore_);
+    QCOMPARE(labNapi(pid).deferHardIrqs.value_or(99), 0u);
+
+    // The next run removes the dead run's lab; its NAPI goes with it.
+    const test::EngineRun next = test::runEngine(
+        RINGLAB_ENGINE_BIN, {"run", "--device", "kernel-lab", "--duration", "1s", "--no-record"});
+    QCOMPARE(next.exitCode, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).id, 0u, 10000);
+}
+
+QTEST_GUILESS_MAIN(TstKernelKnobs)
+#include "tst_kernel_knobs.moc"
