@@ -457,6 +457,10 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
     QVERIFY(panel->control("poll.mode")->isEnabled());
     QVERIFY(panel->control("poll.mode")->toolTip().contains("no RX interrupts"));
     QVERIFY(panel->control("fwd.mode")->isEnabled());
+    // What the port sets itself comes with it, as `ringlab-engine run --device` has it.
+    const ParamSet registry;
+    QCOMPARE(w_->controller()->params().text(TunableId::TxCoalesceUsecs), std::string("100"));
+    QCOMPARE(w_->controller()->params().text(TunableId::TxCoalesceFrames), std::string("32"));
 
     // A run on it forwards real frames through the engine.
     QSignalSpy samples(w_->controller(), &EngineController::samplesArrived);
@@ -485,6 +489,11 @@ void TstGui::deviceBoxListsDpdkPortsAndPanelFollows()
     QVERIFY(panel->control("load.rate_pps")->isEnabled());
     QVERIFY(panel->deviceNote("load.rate_pps").isEmpty());
     QVERIFY(!panel->deviceNote("fwd.mode").isEmpty());
+    // and the profile's (here the registry's) TX coalescing again.
+    QCOMPARE(w_->controller()->params().text(TunableId::TxCoalesceUsecs),
+             registry.text(TunableId::TxCoalesceUsecs));
+    QCOMPARE(w_->controller()->params().text(TunableId::TxCoalesceFrames),
+             registry.text(TunableId::TxCoalesceFrames));
 }
 
 void TstGui::databaseSurvivesExportDialogAndSqlite3()

@@ -94,6 +94,24 @@ void TstRunService::devicesStartFromTheirOwnDefaults()
     QVERIFY(resolveProfile(lab.string(), {}, r, {}, deviceDefaults).ok());
     QCOMPARE(r.params.text(TunableId::TxCoalesceUsecs), std::string("1000"));
     QCOMPARE(r.params.text(TunableId::TxCoalesceFrames), std::string("32"));
+
+    // A profile written for another device keeps its values but for what the device sets
+    // itself: the simulated NIC's 100,000 a second is not the kernel lab's client's rate.
+    const auto sim = writeProfile("fast.json", R"({"name": "fast", "device": "sim",
+        "params": {"load.rate_pps": 100000, "tx.coalesce_usecs": 7, "poll.mode": "busy"}})");
+    QVERIFY(resolveProfile(sim.string(), {}, r, "kernel-lab", deviceDefaults).ok());
+    QCOMPARE(r.params.text(TunableId::LoadRatePps), std::string("20000"));
+    QCOMPARE(r.params.text(TunableId::TxCoalesceUsecs), std::string("100"));
+    QCOMPARE(r.params.text(TunableId::PollMode), std::string("busy"));
+    QVERIFY(
+        resolveProfile(sim.string(), {{"load.rate_pps", "50000"}}, r, "kernel-lab", deviceDefaults)
+            .ok());
+    QCOMPARE(r.params.text(TunableId::LoadRatePps), std::string("50000")); // --set decides
+    // Written for the kernel lab: its own values stand.
+    const auto kl = writeProfile("kl.json", R"({"name": "kl", "device": "kernel-lab",
+        "params": {"load.rate_pps": 100000}})");
+    QVERIFY(resolveProfile(kl.string(), {}, r, "kernel-lab", deviceDefaults).ok());
+    QCOMPARE(r.params.text(TunableId::LoadRatePps), std::string("100000"));
 }
 
 void TstRunService::badProfilesAndOverridesAreNamed()

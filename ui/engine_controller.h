@@ -48,6 +48,7 @@ class EngineController : public QObject {
         profilePath_ = path;
     }
     QString profileName() const { return profile_; }
+    QString profilePath() const { return profilePath_; }
     void setRecording(bool on) { recording_ = on; }
     bool recording() const { return recording_; }
     void setDatabasePath(const QString &path) { dbPath_ = path; }

@@ -494,7 +494,11 @@ Status MainWindow::loadProfile(const QString &nameOrPath)
 {
     // A profile is a set of values over the defaults, checked as one.
     ResolvedProfile resolved;
-    if (Status st = resolveProfile(nameOrPath.toStdString(), {}, resolved); !st.ok()) return st;
+    // Resolved for its own device, as `ringlab-engine run --profile` does; a stopped workbench
+    // follows that device below.
+    if (Status st = resolveProfile(nameOrPath.toStdString(), {}, resolved, {}, deviceDefaults);
+        !st.ok())
+        return st;
     const Profile &p = resolved.profile;
     const ParamSet &ps = resolved.params;
     const std::filesystem::path &file = p.file;
@@ -580,12 +584,42 @@ void MainWindow::chooseDevice(int index)
         return;
     }
     DeviceOptions dev = ctl_->device();
+    const std::string previous = dev.spec;
     dev.spec = d.spec;
     // The lab's traffic goes with the lab only: another device would refuse it.
     dev.traffic = takesTraffic(d.spec) ? labTraffic_.toStdString() : std::string();
     ctl_->setDevice(dev);
+    if (previous != d.spec) takeDeviceDefaults(previous, d.spec);
     if (params_) params_->setDeviceSupport(QString::fromStdString(d.spec), d.support);
     updateStatus();
+}
+
+void MainWindow::takeDeviceDefaults(const std::string &from, const std::string &to)
+{
+    // What a device sets itself (the kernel lab's request rate, a port's TX coalescing)
+    // follows the device, as `ringlab-engine run` resolves it: the loaded profile resolved
+    // for the new device gives those knobs, and every other knob stays as the user left it.
+    const QString path = ctl_->profilePath().isEmpty() ? ctl_->profileName() : ctl_->profilePath();
+    ResolvedProfile resolved;
+    if (!resolveProfile(path.toStdString(), {}, resolved, to, deviceDefaults).ok()) return;
+    Assignments own = deviceDefaults(to), changes;
+    for (const auto &a : deviceDefaults(from))
+        own.push_back(a);
+    const ParamSet now = ctl_->params();
+    QStringList said;
+    for (const auto &[name, value] : own) {
+        const TunableInfo *t = findTunable(name);
+        if (!t || now.text(t->id) == resolved.params.text(t->id)) continue;
+        if (std::any_of(changes.begin(), changes.end(),
+                        [&](const auto &c) { return c.first == name; }))
+            continue;
+        changes.emplace_back(name, resolved.params.text(t->id));
+        said << QString::fromStdString(name + " " + resolved.params.text(t->id));
+    }
+    if (changes.empty() || !ctl_->apply(changes, QStringLiteral("device")).ok()) return;
+    statusBar()->showMessage(tr("%1 starts from its own %2")
+                                 .arg(QString::fromStdString(to), said.join(QStringLiteral(", "))),
+                             8000);
 }
 
 bool MainWindow::selectDevice(const std::string &spec)

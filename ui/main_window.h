@@ -87,6 +87,9 @@ class MainWindow : public QMainWindow {
   public:
     // Chooses the device by registry spec (adding it to the list if it is not there).
     bool selectDevice(const std::string &spec);
+    // The knobs devices `from` and `to` set themselves, as the loaded profile resolves them
+    // for `to` (engine/profile/resolve_profile.h); said in the status bar.
+    void takeDeviceDefaults(const std::string &from, const std::string &to);
     QComboBox *deviceBox() const { return deviceBox_; }
     // The lab's traffic client ("ping -i 0.02 -c 500"; empty: none), checked as --traffic is,
     // the refusal shown beside the field. Sent with the lab only, never with another device.

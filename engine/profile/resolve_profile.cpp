@@ -14,13 +14,16 @@ Status resolveProfile(const std::string &nameOrPath, const Assignments &override
     if (!loaded.ok()) return loaded.status();
     out.profile = std::move(loaded).value();
     out.params = ParamSet{};
-    // The device's own defaults first: the profile's values and the overrides go on top.
-    if (defaults)
-        if (auto st = out.params.set(defaults(device.empty() ? out.profile.device : device));
-            !st.ok())
-            return st;
+    // The device's own defaults first: the profile's values and the overrides go on top,
+    // but for a profile written for another device, whose values for what this device sets
+    // itself do not fit it.
+    const std::string spec = device.empty() ? out.profile.device : device;
+    const Assignments own = defaults ? defaults(spec) : Assignments{};
+    if (auto st = out.params.set(own); !st.ok()) return st;
     if (auto st = out.params.set(out.profile.values); !st.ok())
         return st.within("profile " + file.string() + ": ");
+    if (spec != out.profile.device)
+        if (auto st = out.params.set(own); !st.ok()) return st;
     if (auto st = out.params.set(overrides); !st.ok()) return st.within("--set: ");
     return {};
 }
