@@ -75,7 +75,12 @@ int main(int argc, char **argv)
         for (const auto &command : commands)
             if (command.cli->parsed()) {
                 const std::string name = command.cli->get_name();
-                if (name == "run" || name == "serve") restoreLeftovers();
+                // Every command that runs an engine may change host settings: what a killed
+                // one left changed goes back first, so that it is never journalled as the
+                // host's own.
+                if (name == "run" || name == "serve" || name == "sweep" || name == "tune" ||
+                    name == "reproduce")
+                    restoreLeftovers();
                 return command.run();
             }
         return 0;

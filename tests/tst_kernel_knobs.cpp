@@ -134,12 +134,32 @@ void TstKernelKnobs::settingsAreSetLiveAndPutBackAtTheEnd()
     // host puts the host's value back at once, mid-run.
     p.write("set napi.gro_flush_timeout_ns host\n");
     QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).groFlushTimeoutNs.value_or(99), 0u, 10000);
-    // A value beyond what the kernel takes is refused, naming it, and nothing changes.
+    // The run's journal holds what it changed, on disk, while it runs.
+    const QStringList journals =
+        QDir("/run/ringlab/journal").entryList({QString("journal-%1-*").arg(pid)}, QDir::Files);
+    QCOMPARE(journals.size(), 1);
+    // A value beyond what the registry allows is refused by name...
     QString err;
     p.write("set napi.threaded 3\n");
     QTRY_VERIFY2_WITH_TIMEOUT((err += QString::fromUtf8(p.readAllStandardError()),
                                err.contains("napi.threaded: \"3\" is out of range")),
                               qPrintable(err), 10000);
+    // ...and one the registry allows but this kernel's policy does not, with the kernel's
+    // range: the whole change is refused (the socket option in it undone).
+    std::vector<ringlab::host::NapiAttrLimits> limits;
+    NetdevNetlink nl;
+    QVERIFY(NetdevNetlink::open(nl).ok() && nl.settable(limits).ok());
+    std::uint64_t threadedMax = 0;
+    for (const auto &l : limits)
+        if (l.attr->name == "threaded") threadedMax = l.max;
+    if (threadedMax < 2) {
+        p.write("set sock.busy_poll_us 20 napi.threaded 2\n");
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (err += QString::fromUtf8(p.readAllStandardError()),
+             err.contains(
+                 QString("napi.threaded = 2: this kernel takes 0 to %1").arg(threadedMax))),
+            qPrintable(err), 10000);
+    }
     QCOMPARE(labNapi(pid).threaded.value_or(0), 1u);
 
     p.write("quit\n");

@@ -494,9 +494,10 @@ Status MainWindow::loadProfile(const QString &nameOrPath)
 {
     // A profile is a set of values over the defaults, checked as one.
     ResolvedProfile resolved;
-    // Resolved for its own device, as `ringlab-engine run --profile` does; a stopped workbench
-    // follows that device below.
-    if (Status st = resolveProfile(nameOrPath.toStdString(), {}, resolved, {}, deviceDefaults);
+    // Resolved for its own device, as `ringlab-engine run --profile` does (a stopped workbench
+    // follows that device below), or while a run goes, for the device it runs on.
+    const std::string on = ctl_->isRunning() ? ctl_->device().spec : std::string();
+    if (Status st = resolveProfile(nameOrPath.toStdString(), {}, resolved, on, deviceDefaults);
         !st.ok())
         return st;
     const Profile &p = resolved.profile;
@@ -607,16 +608,24 @@ void MainWindow::takeDeviceDefaults(const std::string &from, const std::string &
         own.push_back(a);
     const ParamSet now = ctl_->params();
     QStringList said;
-    for (const auto &[name, value] : own) {
+    for (const auto &a : own) {
+        const std::string &name = a.first;
         const TunableInfo *t = findTunable(name);
         if (!t || now.text(t->id) == resolved.params.text(t->id)) continue;
         if (std::any_of(changes.begin(), changes.end(),
-                        [&](const auto &c) { return c.first == name; }))
+                        [&name](const auto &c) { return c.first == name; }))
             continue;
         changes.emplace_back(name, resolved.params.text(t->id));
         said << QString::fromStdString(name + " " + resolved.params.text(t->id));
     }
-    if (changes.empty() || !ctl_->apply(changes, QStringLiteral("device")).ok()) return;
+    if (changes.empty()) return;
+    if (const Status st = ctl_->apply(changes, QStringLiteral("device")); !st.ok()) {
+        statusBar()->showMessage(
+            tr("%1's own settings were not taken: %2")
+                .arg(QString::fromStdString(to), QString::fromStdString(st.error)),
+            8000);
+        return;
+    }
     statusBar()->showMessage(tr("%1 starts from its own %2")
                                  .arg(QString::fromStdString(to), said.join(QStringLiteral(", "))),
                              8000);

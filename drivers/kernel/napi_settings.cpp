@@ -74,6 +74,11 @@ NapiSettings::NapiSettings(std::string ifname, unsigned ifindex, std::string jou
             k.attr = w.napiAttr;
             k.max = static_cast<long long>(
                 std::min<std::uint64_t>(l->max, static_cast<std::uint64_t>(registryMax(w.id))));
+        } else if (file && ifname_.empty()) {
+            // A listing before the interface exists (the kernel lab's veth): every netdev has
+            // the sysfs files.
+            k.way = Way::Sysfs;
+            k.max = std::min(file->max, registryMax(w.id));
         } else if (file && napiKnobPath(ifname_, *file, path).ok() &&
                    ::access(path.c_str(), F_OK) == 0) {
             k.way = Way::Sysfs;
@@ -157,15 +162,23 @@ Status NapiSettings::apply(const ParamSet &ps)
     // What this call wrote, with the value before, to undo on a refusal.
     std::vector<std::pair<std::string, std::string>> written;
     std::vector<std::pair<Knob *, long long>> changed;
+    // Puts back what this call wrote; what could not be is said.
     auto undo = [&] {
+        std::string left;
         for (auto it = written.rbegin(); it != written.rend(); ++it)
-            (void)journal_->write(it->first, it->second);
+            if (Status st = journal_->write(it->first, it->second); !st.ok())
+                left += "; " + it->first + " could not be put back to " + it->second + " (" +
+                        st.error + "); the journal keeps it for the end of the run";
         for (auto &[k, before] : changed)
             k->applied = before;
+        return left;
     };
     for (Knob &k : knobs_) {
         const std::int64_t want = ps.integer(k.id);
-        if (k.way == Way::None || want == k.applied) continue;
+        // A NAPI the netdev made since (channels changed, a reset) gets the value at the next
+        // change: a per-NAPI knob's NAPIs are listed again at every apply.
+        if (k.way == Way::None || (want == k.applied && (k.way != Way::Netlink || want == -1)))
+            continue;
         std::vector<std::string> paths;
         Status st = targets(k, paths);
         for (std::size_t i = 0; st.ok() && i < paths.size(); ++i) {
@@ -178,11 +191,11 @@ Status NapiSettings::apply(const ParamSet &ps)
             written.emplace_back(paths[i], before);
         }
         if (!st.ok()) {
-            undo();
+            const std::string left = undo();
             const bool perm = st.error.find("ermission") != std::string::npos ||
                               st.error.find("not permitted") != std::string::npos;
             return Status{nameOf(k.id) + " = " + ps.text(k.id) + " on " + ifname_ + ": " +
-                          st.error + (perm ? "; the host's settings need root" : "")};
+                          st.error + (perm ? "; the host's settings need root" : "") + left};
         }
         changed.emplace_back(&k, k.applied);
         k.applied = want;

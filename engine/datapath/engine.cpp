@@ -459,10 +459,13 @@ void Engine::rebuildDatapath(const ParamSet &previous, std::string &failure, std
     datapath_.reset();
     failure = rebuild(params_).error;
     if (!failure.empty()) {
-        // The new settings could not be built: go back to the ones that ran.
+        // The new settings could not be built: go back to the ones that ran, the device's
+        // own (socket options, the host's NAPI settings) included.
         params_ = previous;
         live_.publish(params_);
         (void)threads_.place(placementOf(previous)); // checked when it was applied
+        if (auto back = device_->apply(previous); !back.ok())
+            failure += "; the device's settings could not be put back: " + back.error;
         if (auto again = rebuild(params_); !again.ok()) lost = again.error;
     }
 }

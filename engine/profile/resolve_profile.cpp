@@ -22,7 +22,7 @@ Status resolveProfile(const std::string &nameOrPath, const Assignments &override
     if (auto st = out.params.set(own); !st.ok()) return st;
     if (auto st = out.params.set(out.profile.values); !st.ok())
         return st.within("profile " + file.string() + ": ");
-    if (spec != out.profile.device)
+    if (defaults && !own.empty() && defaults(out.profile.device) != own)
         if (auto st = out.params.set(own); !st.ok()) return st;
     if (auto st = out.params.set(overrides); !st.ok()) return st.within("--set: ");
     return {};

@@ -25,10 +25,11 @@ using DeviceDefaultsFn = std::function<Assignments(const std::string &spec)>;
 
 // The registry's defaults, then `defaults(device)` (the device given, else the profile's;
 // none without `defaults`), then the profile's values, then `overrides`, so that an ordered
-// pair moves in one step. A profile written for another device than the one given (the
-// default profile is the simulated NIC's) keeps its values but for those the device sets
-// itself: the kernel lab's request rate, a real port's TX coalescing. The error names the profile's
-// file or the override, the tunable, the value and what is allowed ("profile FILE: ...", "--set:
+// pair moves in one step. A profile written for a device whose own defaults differ from the
+// given device's (the default profile is the simulated NIC's) keeps its values but for those
+// the given device sets itself: the kernel lab's request rate, a real port's TX coalescing. The
+// error names the profile's file or the override, the tunable, the value and what is allowed
+// ("profile FILE: ...", "--set:
 // ...").
 [[nodiscard]] Status resolveProfile(const std::string &nameOrPath, const Assignments &overrides,
                                     ResolvedProfile &out, const std::string &device = {},
