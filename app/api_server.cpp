@@ -3,6 +3,7 @@
 
 #include "app/api_request.h"
 #include "app/http_connection.h"
+#include "app/http_request_check.h"
 
 #include <arpa/inet.h>
 #include <grp.h>
@@ -220,10 +221,10 @@ void ApiServer::routes()
     });
     routeToApi(s, api_);
     setErrorReplies(s);
-    s.set_logger([](const httplib::Request &req, const httplib::Response &res) {
+    s.set_logger([this](const httplib::Request &req, const httplib::Response &res) {
         if (req.method != "GET" || res.status >= 400)
-            std::fprintf(stderr, "ringlab-engine: %s %s %d\n", req.method.c_str(), req.path.c_str(),
-                         res.status);
+            std::fprintf(stderr, "ringlab-engine: %s %s %d\n", loggablePath(req.method, {}).c_str(),
+                         loggablePath(req.path, options_.token).c_str(), res.status);
     });
 }
 

@@ -42,7 +42,19 @@ CLI::Option *addDbOption(CLI::App *command, std::string &db)
 {
     return command
         ->add_option("--db", db, "Session database (default: $XDG_DATA_HOME/ringlab/sessions.db)")
-        ->type_name(kValueFile);
+        ->type_name(kValueFile)
+        ->check(CLI::Validator(
+            [](const std::string &v) -> std::string {
+                // SQLite would take these for a database that is gone when the program ends.
+                if (v.empty())
+                    return "\"\" names no file (leave --db out for the default database)";
+                if (v == ":memory:" || v.rfind("file:", 0) == 0)
+                    return "\"" + v +
+                           "\" is an in-memory or URI database, which keeps nothing once the "
+                           "program ends: give a file";
+                return {};
+            },
+            "FILE"));
 }
 
 double durationSeconds(const std::string &text)

@@ -5,6 +5,10 @@
 
 #include <strings.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 namespace ringlab {
 
 namespace {
@@ -59,8 +63,30 @@ std::optional<std::size_t> declaredBodyLength(const httplib::Request &req)
     return static_cast<std::size_t>(std::stoull(v));
 }
 
+bool isTokenChar(unsigned char c) // RFC 9110 section 5.6.2: what a field name is made of
+{
+    return std::isalnum(c) ||
+           std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
 std::optional<RequestRefusal> checkRequest(const httplib::Request &req, const RequestPolicy &p)
 {
+    // The head's shape first: a field name with white space ("Transfer-Encoding : chunked")
+    // is one the server would not recognise, and a proxy might (RFC 9112 section 5.1).
+    if (req.headers.size() > kMaxHeaderFields)
+        return refuse(431,
+                      std::to_string(req.headers.size()) + " header fields: at most " +
+                          std::to_string(kMaxHeaderFields),
+                      true);
+    for (const auto &[name, value] : req.headers)
+        if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+                return isTokenChar(static_cast<unsigned char>(c));
+            }))
+            return refuse(400,
+                          "the header field name " + quoted(name) +
+                              " is not one (letters, digits and !#$%&'*+-.^_`|~, no white "
+                              "space before the colon)",
+                          true);
     // How long the body is, first: a request whose length is unknown cannot be told from the
     // next one on the connection.
     if (const std::size_t n = req.get_header_value_count("Content-Length"); n > 1) {
@@ -117,6 +143,29 @@ std::optional<RequestRefusal> checkRequest(const httplib::Request &req, const Re
     if (req.has_header("Range"))
         return refuse(416, "ranges are not served: ask for the whole reply", bodyUnread);
     return std::nullopt;
+}
+
+std::string loggablePath(const std::string &path, const std::string &token)
+{
+    const std::string bare = path.substr(0, path.find('?'));
+    std::string out;
+    std::size_t from = 0;
+    while (from <= bare.size()) {
+        const std::size_t slash = std::min(bare.find('/', from), bare.size());
+        const std::string seg = bare.substr(from, slash - from);
+        const bool plain = seg.size() <= 24 && std::all_of(seg.begin(), seg.end(), [](char c) {
+                               return std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+                                      c == '_' || c == '-';
+                           });
+        const bool holdsToken = !token.empty() && !seg.empty() &&
+                                (seg.find(token) != std::string::npos ||
+                                 (token.find(seg) != std::string::npos && seg.size() >= 8));
+        out += (plain && !holdsToken) ? seg : "*";
+        if (slash == bare.size()) break;
+        out += '/';
+        from = slash + 1;
+    }
+    return out;
 }
 
 } // namespace ringlab

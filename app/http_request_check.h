@@ -44,4 +44,12 @@ bool bearerMatches(const std::string &header, const std::string &token);
 // nothing when it is not one decimal number.
 std::optional<std::size_t> declaredBodyLength(const httplib::Request &req);
 
+// The most header fields a request may have; more is refused (431) before anything else.
+inline constexpr std::size_t kMaxHeaderFields = 100;
+
+// A request's path as the server's log may show it: no query, and every segment that is not
+// a plain short word (letters, digits, '.', '_', '-'; at most 24 of them), or that holds the
+// token, replaced by "*", so that nothing that could be a token is ever written.
+std::string loggablePath(const std::string &path, const std::string &token);
+
 } // namespace ringlab

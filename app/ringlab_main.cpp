@@ -17,6 +17,7 @@
 
 #include "app/cli_model.h"
 #include "app/manual_pages.h"
+#include "app/restore_command.h"
 #include "drivers/registry.h"
 #include "engine/common/duration.h"
 #include "engine/git_revision.h"
@@ -388,6 +389,20 @@ int main(int argc, char **argv)
     describe(p);
     p.process(app);
 
+    if (p.isSet("db")) {
+        // SQLite would take these for a database that is gone when the window closes.
+        const QString db = p.value("db");
+        if (db.isEmpty() || db == QLatin1String(":memory:") || db.startsWith("file:")) {
+            std::fprintf(stderr, "ringlab: --db \"%s\": %s\n", qPrintable(db),
+                         db.isEmpty() ? "names no file (leave --db out for the default database)"
+                                      : "an in-memory or URI database keeps nothing once the "
+                                        "program ends: give a file");
+            return 2;
+        }
+    }
+    // The window's engine may change host settings (the kernel device): what a killed run
+    // left changed goes back first, as at the start of `ringlab-engine run`.
+    restoreLeftovers();
     ui::MainWindow w(p.value("db")); // empty: the settings' database, or the default
     w.setHeadless(p.isSet("screenshot"));
     if (p.isSet("profile")) {

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -19,6 +20,7 @@
 #include "app/line_splitter.h"
 #include "app/metrics_endpoint.h"
 #include "app/stop_signals.h"
+#include "app/summary_collector.h"
 #include "drivers/registry.h"
 #include "drivers/registry_devices.h"
 #include "engine/datapath/clock.h"
@@ -291,14 +293,37 @@ void announceRepeat(const RunOptions &options, const Profile &profile, const Run
     }
 }
 
+// How a run's session ended. Its own duration, 'quit', and Ctrl+C or end of input on a run
+// without a duration (the user's stop) complete it. A signal that cuts a timed run short, or
+// the reader of standard output going away, interrupt it: it is not a whole run, and a
+// group's statistics leave it out. A restart that failed twice, or an output that cannot be
+// written (a full disk, an I/O error), fail it.
+const char *endStatus(const RunOptions &o, Ended ended, int outErrno)
+{
+    switch (ended) {
+    case Ended::Duration:
+    case Ended::Quit:
+        return "completed";
+    case Ended::Signal:
+        return o.durationNs >= 0 ? "interrupted" : "completed";
+    case Ended::OutputClosed:
+        return outErrno == EPIPE ? "interrupted" : "failed";
+    case Ended::Failed:
+        break;
+    }
+    return "failed";
+}
+
 // Stops the repeat's run, prints its summary and says what the run left behind: standard
 // output lost, the database replaced, samples lost, the session recorded. False when the
-// repeats end here (exitCode is 1 when they end for a failure).
-bool finishRepeat(RunService &service, SamplePrinter &printer, SessionStore *store, Ended ended,
-                  int &exitCode)
+// repeats end here (exitCode is 1 when they end for a failure or an interruption; a closed
+// pipe ends them with 0, as `head` expects).
+bool finishRepeat(const RunOptions &o, RunService &service, SamplePrinter &printer,
+                  const SummaryCollector &summary, SessionStore *store, Ended ended, int &exitCode)
 {
-    const RunOutcome out = service.stop(ended == Ended::Failed ? "failed" : "completed");
-    printer.printSummary(printer.summary());
+    const std::string status = endStatus(o, ended, printer.closedErrno());
+    const RunOutcome out = service.stop(status);
+    printer.printSummary(summary.summary());
     if (printer.closed() && ended != Ended::OutputClosed)
         std::fprintf(stderr,
                      "ringlab-engine: standard output closed after the run (%s): its last "
@@ -307,9 +332,10 @@ bool finishRepeat(RunService &service, SamplePrinter &printer, SessionStore *sto
     if (printer.droppedLines() > 0)
         std::fprintf(stderr,
                      "ringlab-engine: standard output fell behind: %llu lines were dropped "
-                     "while its reader did not read%s\n",
-                     static_cast<unsigned long long>(printer.droppedLines()),
-                     store && out.samplesLost == 0 ? " (the session has every sample)" : "");
+                     "while its reader did not read (samples and events, its stop among "
+                     "them); the summary covers all %zu samples%s\n",
+                     static_cast<unsigned long long>(printer.droppedLines()), summary.samplesSeen(),
+                     store && out.samplesLost == 0 ? " and the session has every one" : "");
     if (store && reportReplacedDatabase(*store, out.session)) {
         exitCode = 1;
         return false;
@@ -329,7 +355,21 @@ bool finishRepeat(RunService &service, SamplePrinter &printer, SessionStore *sto
     if (store)
         std::fprintf(stderr, "ringlab-engine: recorded as session %lld in %s\n",
                      static_cast<long long>(out.session), store->file().c_str());
-    if (ended == Ended::Failed) {
+    if (status == "failed") {
+        if (ended == Ended::OutputClosed)
+            std::fprintf(stderr,
+                         "ringlab-engine: standard output could not be written (%s): the run "
+                         "failed%s\n",
+                         printer.closedReason().c_str(),
+                         store ? " (its session has every sample up to then)" : "");
+        exitCode = 1;
+        return false;
+    }
+    if (status == "interrupted" && ended == Ended::Signal) {
+        if (o.repeat > 1)
+            std::fprintf(stderr,
+                         "ringlab-engine: the repeats were interrupted: this one is recorded as "
+                         "interrupted and left out of the group's statistics\n");
         exitCode = 1;
         return false;
     }
@@ -389,8 +429,10 @@ int runCommand(const RunOptions &o)
             const std::uint64_t one = 1;
             [[maybe_unused]] auto r = ::write(outFd, &one, sizeof one);
         });
-        const auto subscribers =
-            repeatSubscribers(o, setup, profile, printer, exporterMutex, exporter);
+        auto subscribers = repeatSubscribers(o, setup, profile, printer, exporterMutex, exporter);
+        // The closing summary covers every sample, however slow standard output's reader.
+        const auto summary = std::make_shared<SummaryCollector>(o.warmupS);
+        subscribers.push_back(summary);
         // The parameters first, once the device has taken them, then the start event.
         const auto header = [&] { printer.printParams(profile.name, setup.params); };
         if (const Status st = service.start(setup, store.get(), subscribers, header); !st.ok()) {
@@ -402,7 +444,7 @@ int runCommand(const RunOptions &o)
             exporter->setRun({service.sessionId(), service.deviceInfo().name, profile.name});
         announceRepeat(o, profile, service, k);
         const Ended ended = runOnce(o, service, sigFd, outFd, printer, stdinOpen);
-        if (!finishRepeat(service, printer, store.get(), ended, exitCode)) break;
+        if (!finishRepeat(o, service, printer, *summary, store.get(), ended, exitCode)) break;
     }
     close(sigFd);
     close(outFd);

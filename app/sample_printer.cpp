@@ -33,6 +33,7 @@ void SamplePrinter::finishWrite()
         std::lock_guard lock(mutex_);
         if (closed_.load()) return;
         closedReason_ = std::strerror(err);
+        closedErrno_ = err;
         closed_.store(true);
     }
     if (onClosed_) onClosed_();
@@ -42,6 +43,12 @@ std::string SamplePrinter::closedReason() const
 {
     std::lock_guard lock(mutex_);
     return closedReason_;
+}
+
+int SamplePrinter::closedErrno() const
+{
+    std::lock_guard lock(mutex_);
+    return closedErrno_;
 }
 
 void SamplePrinter::onDropped(std::uint64_t samples, std::uint64_t events)

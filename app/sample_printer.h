@@ -40,6 +40,8 @@ class SamplePrinter final : public Subscriber {
     bool closed() const { return closed_.load(); }
     // Why the output closed ("Broken pipe"); empty while it is open.
     std::string closedReason() const;
+    // Its errno (EPIPE: the reader went away; ENOSPC, EIO: the output failed); 0 while open.
+    int closedErrno() const;
     std::uint64_t droppedLines() const { return droppedLines_.load(); }
 
     std::size_t sampleCount() const;
@@ -64,6 +66,7 @@ class SamplePrinter final : public Subscriber {
     std::function<void()> onClosed_;
     std::atomic<bool> closed_{false};
     std::string closedReason_; // mutex_
+    int closedErrno_ = 0;      // mutex_
     std::atomic<std::uint64_t> droppedLines_{0};
 };
 

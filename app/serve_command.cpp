@@ -73,7 +73,10 @@ std::unique_ptr<RunApi> openRunApi(const ServeOptions &options, const ApiServerO
     // measurement as a run started here, record to the same database, report on the stream.
     api->attachJobs(std::make_shared<JobQueue>(
         JobQueueOptions{api->measurementLock(), api->database(), ao.record,
-                        [a = api.get()](const std::string &line) { a->publish(line); }}));
+                        [a = api.get()](const std::string &line) { a->publish(line); },
+                        [a = api.get()](const std::string &spec, const std::string &what) {
+                            return a->refuseWithoutGrant(spec, what);
+                        }}));
     if (api->interruptedOnOpen())
         std::fprintf(stderr,
                      "ringlab-engine: %d session(s) left running by a process that is gone were "

@@ -178,9 +178,9 @@ bool outputAllowed(const SessionsOptions &o, const SessionStore &store)
 {
     if (store.isFile(o.output)) {
         std::fprintf(stderr,
-                     "ringlab-engine: export: --output %s is the database being read (%s); "
-                     "writing the export there would replace every session in it: give "
-                     "another file\n",
+                     "ringlab-engine: export: --output %s is the database being read (%s) or "
+                     "one of its side files (-wal, -shm, -journal); writing the export there "
+                     "would destroy the sessions in it: give another file\n",
                      o.output.c_str(), store.file().c_str());
         return false;
     }

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -65,6 +66,38 @@ std::string needsRootVdev(const std::vector<std::string> &ports)
         for (const char *pmd : {"net_tap", "net_af_packet", "net_pcap"})
             if (name.rfind(pmd, 0) == 0) return pmd;
         if (dpdk::isPciAddress(name)) return "a PCI NIC";
+    }
+    return {};
+}
+
+// The first port that reaches outside the engine's process, or "": an allow list. Only
+// net_null (with its own size, copy and no-rx) and net_ring (without arguments) stay inside
+// it; every other PMD, DPDK's aliases of these (eth_null, eth_ring), any other argument and a
+// PCI NIC may open raw sockets, make interfaces or files, or take a device: they need the
+// grant, and a PMD added to DPDK is refused until someone decides.
+std::string reachesOutside(const std::vector<std::string> &ports)
+{
+    for (const auto &p : ports) {
+        const auto comma = p.find(',');
+        const std::string name = p.substr(0, comma);
+        std::string pmd = name;
+        while (!pmd.empty() && std::isdigit(static_cast<unsigned char>(pmd.back())))
+            pmd.pop_back();
+        std::vector<std::string> args;
+        for (std::size_t from = comma; from != std::string::npos;) {
+            const std::size_t next = p.find(',', from + 1);
+            const std::string a =
+                p.substr(from + 1, next == std::string::npos ? next : next - from - 1);
+            args.push_back(a.substr(0, a.find('=')));
+            from = next;
+        }
+        const bool inside =
+            (pmd == "net_null" && std::all_of(args.begin(), args.end(),
+                                              [](const std::string &a) {
+                                                  return a == "size" || a == "copy" || a == "no-rx";
+                                              })) ||
+            (pmd == "net_ring" && args.empty());
+        if (!inside) return dpdk::isPciAddress(name) ? "a PCI NIC (" + name + ")" : "\"" + p + "\"";
     }
     return {};
 }
@@ -151,8 +184,12 @@ std::string deviceGrant(const std::string &spec, std::string *why)
         return "kernel";
     }
     if (parsed.kind == DeviceSpec::Kind::Dpdk)
-        if (const auto what = needsRootVdev(parsed.ports); !what.empty()) {
-            if (why) *why = what + " opens raw network ports with the engine's privileges";
+        if (const auto what = reachesOutside(parsed.ports); !what.empty()) {
+            if (why)
+                *why = what +
+                       " may reach outside the engine's process with its privileges (raw "
+                       "sockets, interfaces, files, devices); only net_null (size, copy, no-rx) "
+                       "and net_ring without arguments need no grant";
             return "dpdk";
         }
     return {};

@@ -475,10 +475,19 @@ void TstApi::tokenIsRequiredAndNeverTakenFromTheUrl()
                         {{"Authorization", std::string("Bearer ") + kToken}}),
                   "the token in the URL beside the header");
     expectBare401(c.Post("/v1/run/start", "{}", "application/json"), "a command without a token");
+    // A token sent in the path or the query is never written to the log.
+    expectBare401(c.Get((std::string("/v1/") + kToken).c_str()), "the token as the path");
+    QVERIFY(c.Get((std::string("/v1/sessions/") + kToken).c_str(),
+                  {{"Authorization", std::string("Bearer ") + kToken}}));
+    QVERIFY(c.Post((std::string("/v1/run/mark?t=") + kToken).c_str(),
+                   {{"Authorization", std::string("Bearer ") + kToken}}, "{}", "application/json"));
     expectBare401(c.Get("/metrics"), "metrics without --metrics-public");
     const auto ok = c.Get("/v1/version", {{"Authorization", std::string("Bearer ") + kToken}});
     QVERIFY(ok && ok->status == 200);
     QTRY_VERIFY(s.drainErrors().contains("GET /v1/version 401")); // the server's log says so
+    QTRY_VERIFY2(s.drainErrors().contains("GET /v1/sessions/* 4"), qPrintable(s.err));
+    QTRY_VERIFY2(s.drainErrors().contains("POST /v1/run/mark "), qPrintable(s.err));
+    QVERIFY2(!s.drainErrors().contains(QString::fromLatin1(kToken)), qPrintable(s.err));
 }
 
 void TstApi::abusiveClientsAreBoundedAndTheRunGoesOn()
@@ -513,6 +522,23 @@ void TstApi::abusiveClientsAreBoundedAndTheRunGoesOn()
     QCOMPARE(rawStatus(s.port, "POST /v1/run/mark HTTP/1.1\r\nHost: t\r\n" + auth +
                                    "Transfer-Encoding: chunked\r\n\r\n"),
              std::string("HTTP/1.1 411 Length Required"));
+    // A field name with white space before its colon is not one: refused, not ignored (a
+    // proxy in front might take it as the body's framing).
+    QCOMPARE(rawStatus(s.port, "POST /v1/run/mark HTTP/1.1\r\nHost: t\r\n" + auth +
+                                   "Transfer-Encoding : chunked\r\n\r\n"),
+             std::string("HTTP/1.1 400 Bad Request"));
+    // So are more header fields than any client needs.
+    std::string many;
+    for (int k = 0; k < 2000; ++k)
+        many += "X-Filler-" + std::to_string(k) + ": 1\r\n";
+    QCOMPARE(rawStatus(s.port, "GET /v1/version HTTP/1.1\r\nHost: t\r\n" + auth + many + "\r\n"),
+             std::string("HTTP/1.1 431 Request Header Fields Too Large"));
+    // A key given twice is refused, never the last taken silently.
+    const auto twice = api.post("/v1/run/mark", R"({"label":"a","label":"b"})");
+    QCOMPARE(twice.status, 400);
+    QVERIFY2(twice.body["error"].get<std::string>().find("\"label\" is given twice") !=
+                 std::string::npos,
+             twice.body.dump().c_str());
     // A POST without Content-Length has no body (RFC 9112): the API answers it as {} (a mark
     // needs a label), not with a demand for Content-Length.
     const std::string noLength = rawExchange(s.port, "POST /v1/run/mark HTTP/1.1\r\nHost: t\r\n" +

@@ -29,14 +29,18 @@ namespace {
 
 // The engine as `serve` makes it (app/serve_command.cpp), in this process.
 struct Served {
-    explicit Served(const QTemporaryDir &dir)
+    explicit Served(const QTemporaryDir &dir, std::size_t keptEndedJobs = kKeptEndedJobs)
     {
         RunApiOptions o;
         o.db = dir.filePath("jobs.db").toStdString();
         api = std::make_unique<RunApi>(o, registryDevices());
         jobs = std::make_shared<JobQueue>(
-            JobQueueOptions{api->measurementLock(), api->database(), true,
-                            [a = api.get()](const std::string &line) { a->publish(line); }});
+            JobQueueOptions{api->measurementLock(),
+                            api->database(),
+                            true,
+                            [a = api.get()](const std::string &line) { a->publish(line); },
+                            {},
+                            keptEndedJobs});
         api->attachJobs(jobs);
     }
     // Every reply is kept with its schema key, for the schema check.
@@ -80,6 +84,7 @@ class TstJobs : public QObject {
     void cancelStopsWithin200msAndKeepsTheRuns();
     void repliesAndJobLinesMatchTheSchema();
     void servedEngineRunsJobsOverHttp();
+    void theHistoryIsBounded();
 };
 
 void TstJobs::initTestCase()
@@ -355,6 +360,29 @@ void TstJobs::servedEngineRunsJobsOverHttp()
     std::lock_guard lock(linesMutex);
     QVERIFY(jobLines.size() >= 4); // the start, a run's progress, its session, the end
     QCOMPARE(jobLines.front()["id"].get<int>(), id);
+}
+
+// Submitted and ended in a loop, the queue keeps the most recent ended jobs only (here 3 of
+// 5; the engine keeps kKeptEndedJobs): its memory does not grow with them.
+void TstJobs::theHistoryIsBounded()
+{
+    QTemporaryDir dir;
+    Served e(dir, 3);
+    int last = 0;
+    for (int k = 0; k < 5; ++k) {
+        const ApiReply r = e.call("POST", "/v1/jobs", smallSweep("0.2s", "20"));
+        QCOMPARE(r.status, 201);
+        last = r.body["id"].get<int>();
+        QVERIFY(e.jobs->wait(last, 30'000));
+    }
+    const auto jobs = e.jobs->jobs();
+    QCOMPARE(jobs.size(), std::size_t{3});
+    QCOMPARE(jobs.front().id, last - 2);
+    QCOMPARE(jobs.back().id, last);
+    QCOMPARE(jobs.back().state, std::string("completed"));
+    QCOMPARE(e.call("GET", "/v1/jobs/1").status, 404); // forgotten; its sessions are kept
+    QCOMPARE(e.call("GET", "/v1/jobs/" + std::to_string(last)).status, 200);
+    QCOMPARE(e.call("GET", "/v1/sessions").body.size(), std::size_t{5});
 }
 
 QTEST_GUILESS_MAIN(TstJobs)

@@ -77,6 +77,11 @@ void TstProfiles::badProfiles_data()
         << QString(100000, '[') + QString(100000, ']') << "nested more than 16 levels deep";
     QTest::newRow("empty device") << R"({"device": "", "params": {}})"
                                   << "device \"\" is empty";
+    QTest::newRow("a tunable twice")
+        << R"({"params": {"load.rate_pps": 1000, "poll.mode": "busy", "load.rate_pps": 900000}})"
+        << "the key \"params\".\"load.rate_pps\" is given twice";
+    QTest::newRow("a key twice") << R"({"device": "sim", "params": {}, "device": "lab"})"
+                                 << "the key \"device\" is given twice";
 }
 
 void TstProfiles::badProfiles()

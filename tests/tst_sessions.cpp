@@ -1013,6 +1013,23 @@ void TstSessions::exportNeverDestroysADatabase()
             }
         }
     QVERIFY(fs::is_symlink(link));
+    // Nor its side files, existing or not: SQLite's -wal, -shm and -journal beside it.
+    for (const char *side : {"-wal", "-shm", "-journal"}) {
+        const fs::path target = self.string() + side;
+        const Ran r = engine({"sessions", "--db", dbArg, "export", "2", "--format", "json", "-o",
+                              QString::fromStdString(target.string()), "--force"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("or one of its side files"), qPrintable(r.err));
+    }
+    // A --db that keeps nothing, or a directory, is refused naming it.
+    for (const QString &bad : {QString(), QString(":memory:"), QString("file:x.db?mode=memory")}) {
+        const Ran r = engine({"sessions", "--db", bad, "list"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--db"), qPrintable(r.err));
+    }
+    const Ran dir =
+        engine({"sessions", "--db", QString::fromStdString(self.parent_path().string()), "list"});
+    QVERIFY2(dir.code != 0 && dir.err.contains("is a directory"), qPrintable(dir.err));
     // Another database: only with --force.
     const QString otherArg = QString::fromStdString(other.string());
     Ran r =

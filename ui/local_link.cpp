@@ -15,8 +15,11 @@ LocalLink::LocalLink(RunApiOptions options, const DeviceProvider &devices, QObje
 {
     // The engine's jobs, as a served engine has them (/v1/jobs): one measurement at a time.
     api_->attachJobs(std::make_shared<JobQueue>(
-        JobQueueOptions{api_->measurementLock(), api_->database(), api_->recording(),
-                        [api = api_.get()](const std::string &line) { api->publish(line); }}));
+        JobQueueOptions{api_->measurementLock(),
+                        api_->database(),
+                        api_->recording(),
+                        [api = api_.get()](const std::string &line) { api->publish(line); },
+                        {}})); // in-process: the user's own rights, no grants
 }
 
 LocalLink::~LocalLink()

@@ -80,6 +80,7 @@ void DpdkDevice::open(const DpdkOptions &opts, const ParamSet &params)
         if (auto st = Eal::attach(p, id); !st.ok()) fail(st.error); // the destructor detaches
         port_.push_back(id);
         attached_.push_back(true);
+        promiscOurs_.push_back(false);
         desc_.push_back(Eal::describe(id));
     }
     wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -92,8 +93,10 @@ DpdkDevice::~DpdkDevice()
     if (addon_ && started_) addon_->beforeStop();
     addon_.reset();
     if (started_) drainRx();
-    for (auto id : port_)
-        Eal::detach(id);
+    for (std::size_t k = 0; k < port_.size(); ++k) {
+        if (promiscOurs_[k]) rte_eth_promiscuous_disable(port_[k]); // as it was found
+        Eal::detach(port_[k]);
+    }
     txq_.reset();
     pool_.reset(); // after the ports: their queues held mbufs of it
     retired_.clear();
@@ -296,6 +299,7 @@ void DpdkDevice::stopPorts()
     drainRx();
     for (std::size_t k = 0; k < port_.size(); ++k) {
         base_[k].add(stats(k)); // some PMDs reset their counters at queue setup
+        if (promiscOurs_[k] && rte_eth_promiscuous_disable(port_[k]) == 0) promiscOurs_[k] = false;
         rte_eth_dev_stop(port_[k]);
     }
     started_ = false;
@@ -351,7 +355,9 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
             intr = wantIntr && rte_eth_dev_rx_intr_ctl_q_get_fd(id, 0) >= 0;
             break;
         }
-        rte_eth_promiscuous_enable(id); // a bridge forwards frames for any address
+        // A bridge forwards frames for any address; what was off is put back off at the stop.
+        if (rte_eth_promiscuous_get(id) == 0 && rte_eth_promiscuous_enable(id) == 0)
+            promiscOurs_[k] = true;
         rte_eth_stats_reset(id);
         desc_[k] = Eal::describe(id);
         desc_[k].rxInterrupts = intr;

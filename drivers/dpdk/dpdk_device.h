@@ -123,7 +123,7 @@ class DpdkDevice final : public Device {
     void stopPorts();
     PortStats stats(std::size_t k) const;
     bool isVirtual(std::size_t k) const;
-    bool allVirtual() const; // no PCI port among them
+    bool allVirtual() const;      // no PCI port among them
     bool poolMayBePacked() const; // every port's PMD copies frames (no IO address read)
     std::string portList() const;
 
@@ -143,6 +143,9 @@ class DpdkDevice final : public Device {
     const LiveParams &live_;
     PortConfig configured_;
     std::vector<std::uint16_t> port_;
+    // Ports this device put in promiscuous mode (it was off): put back at every stop, so that
+    // an af_packet or tap port's kernel interface is left as it was found.
+    std::vector<bool> promiscOurs_;
     std::vector<PortDescription> desc_;
     std::vector<bool> attached_;
     std::unique_ptr<MbufPool> pool_;
@@ -159,9 +162,9 @@ class DpdkDevice final : public Device {
     bool irqWoke_ = false;  // poll thread: the last wait ended on an RX interrupt
     int triggerSignal_ = 0; // a PMD that reads only after its queue's signal (net_tap)
     // PMD power management (poll.mode=pmd_pause), owned by the poll thread.
-    int pmgmtLcore_ = -1;      // the lcore it is enabled for, or -1
-    bool pmgmtFailed_ = false; // do not retry until poll.mode changes
-    std::mutex notesMutex_;    // notes_
+    int pmgmtLcore_ = -1;            // the lcore it is enabled for, or -1
+    bool pmgmtFailed_ = false;       // do not retry until poll.mode changes
+    std::mutex notesMutex_;          // notes_
     std::vector<std::string> notes_; // events for the next reading
     // Transmit stays out while the poll thread restarts the ports (per burst, not per frame).
     std::atomic<bool> txHold_{false};

@@ -87,6 +87,22 @@ void JobQueue::shutdown()
     if (thread_.joinable()) thread_.join();
 }
 
+void JobQueue::forgetOldJobs()
+{
+    // The oldest ended jobs go first (ids grow with time); the one going is always kept.
+    std::size_t ended = 0;
+    for (const auto &[id, job] : jobs_)
+        ended += job->info.ended();
+    for (auto it = jobs_.begin(); it != jobs_.end() && ended > options_.keptEndedJobs;) {
+        if (it->second->info.ended()) {
+            it = jobs_.erase(it);
+            --ended;
+        } else {
+            ++it;
+        }
+    }
+}
+
 Result<int> JobQueue::submit(const JobSpec &spec)
 {
     if (!options_.record)
@@ -95,7 +111,7 @@ Result<int> JobQueue::submit(const JobSpec &spec)
     auto job = std::make_shared<Job>();
     job->spec = spec;
     job->info.kind = spec.kind;
-    job->info.params = spec.params;
+    job->info.params = std::move(job->spec.params); // kept once, as the job shows it
     job->info.state = "running";
     {
         // The measurement is taken under the queue's lock, so that the job's name (its id)
@@ -111,6 +127,7 @@ Result<int> JobQueue::submit(const JobSpec &spec)
         job->info.id = id;
         job->info.startedAt = isoTimeNow();
         jobs_[id] = job;
+        forgetOldJobs();
     }
     publish(job->info);
     // The last job has ended (it gave the measurement back): its thread is done but for
@@ -222,6 +239,7 @@ void JobQueue::run(const std::shared_ptr<Job> &job)
         p.step.clear();
         if (job->info.state == "completed") p.done = p.run = std::max(p.runs, p.done);
         copy = job->info;
+        forgetOldJobs();
     }
     // The measurement is given back before anyone hears that the job ended.
     options_.lock->release(job->hold);

@@ -45,11 +45,21 @@ struct JobInfo {
 // A job as the API shows it, and as its stream line ({"type":"job", ...}).
 nlohmann::json jobJson(const JobInfo &j);
 
+// Ended jobs the queue remembers (GET /v1/jobs, /v1/jobs/ID); older ones are forgotten, their
+// sessions stay in the database. Bounds the memory a client submitting and cancelling in a
+// loop can make the engine hold.
+inline constexpr std::size_t kKeptEndedJobs = 100;
+
 struct JobQueueOptions {
     std::shared_ptr<MeasurementLock> lock;
     std::filesystem::path db; // where the jobs' runs are recorded (the engine's database)
     bool record = true;       // false: the engine records nothing, so it runs no jobs
     std::function<void(const std::string &line)> publish; // each job line (the stream)
+    // A served engine's grants (RunApi::refuseWithoutGrant): a job's runs open its device as
+    // a run would, so a device that needs a grant is refused the same way. Unset: in-process.
+    std::function<std::optional<ApiReply>(const std::string &spec, const std::string &what)>
+        refuseDevice;
+    std::size_t keptEndedJobs = kKeptEndedJobs; // how many ended jobs it remembers
 };
 
 class JobQueue : public JobRoutes {
@@ -89,6 +99,8 @@ class JobQueue : public JobRoutes {
     void progress(Job &job, const JobProgress &p);
     void sessionStarted(Job &job, std::int64_t session);
     void publish(const JobInfo &info);
+    // Keeps the history bounded: the oldest ended jobs beyond keptEndedJobs go (mutex_).
+    void forgetOldJobs();
 
     JobQueueOptions options_;
     mutable std::mutex mutex_; // the jobs below

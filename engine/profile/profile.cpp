@@ -8,6 +8,7 @@
 
 #include "engine/common/regular_file.h"
 #include "engine/common/utf8_text.h"
+#include "engine/profile/strict_json.h"
 #include "engine/version.h"
 
 namespace ringlab {
@@ -59,11 +60,8 @@ Result<Profile> parseProfile(const std::string &text, const fs::path &file)
             where + ": nested more than " + std::to_string(kMaxDepth) +
             " levels deep (a profile is an object with \"params\" holding plain values)");
     json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception &e) { // syntax, and numbers out of range such as 1e400
-        return Status::refused(where + ": not valid JSON: " + utf8OrEscaped(e.what()));
-    }
+    if (std::string why; !parseStrictJson(text, doc, why))
+        return Status::refused(where + ": not valid JSON: " + utf8OrEscaped(why));
     if (!doc.is_object())
         return Status::refused(where + ": the top level must be an object with \"params\"");
     Profile p;

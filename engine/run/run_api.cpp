@@ -10,6 +10,7 @@
 #include "engine/common/host_info.h"
 #include "engine/git_revision.h"
 #include "engine/metrics/sample_metrics.h"
+#include "engine/profile/strict_json.h"
 #include "engine/run/catalog_json.h"
 #include "engine/store/environment_json.h"
 #include "engine/store/session_compare.h"
@@ -67,10 +68,8 @@ bool parseObject(const std::string &body, json &out, std::string &error)
         out = json::object();
         return true;
     }
-    try {
-        out = json::parse(body);
-    } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
-        error = std::string("the request body is not JSON: ") + e.what();
+    if (std::string why; !parseStrictJson(body, out, why)) {
+        error = "the request body is not JSON: " + why;
         return false;
     }
     if (!out.is_object()) {
@@ -544,14 +543,15 @@ std::optional<ApiReply> RunApi::refuseWithoutControl(const ApiRequest &r, const 
                  ", so it can watch but not change the run (POST /v1/run/control takes over)");
 }
 
-std::optional<ApiReply> RunApi::refuseWithoutGrant(const std::string &spec) const
+std::optional<ApiReply> RunApi::refuseWithoutGrant(const std::string &spec,
+                                                   const std::string &what) const
 {
     std::string why;
     const std::string grant = provider_.grant(spec, &why);
     if (options_.inProcess || grant.empty() ||
         std::find(options_.grants.begin(), options_.grants.end(), grant) != options_.grants.end())
         return std::nullopt;
-    return ApiReply::error(403, "start: device \"" + spec + "\" needs the grant \"" + grant +
+    return ApiReply::error(403, what + ": device \"" + spec + "\" needs the grant \"" + grant +
                                     "\" (" + why +
                                     "); this engine was not given it (ringlab-engine serve "
                                     "--allow " +

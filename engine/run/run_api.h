@@ -107,6 +107,11 @@ class RunApi {
     void publish(const std::string &line);
     int interruptedOnOpen() const { return store_->interruptedOnOpen(); }
 
+    // 403 when `spec` needs a grant (DeviceProvider::grant) this server was not given; `what`
+    // begins the message ("start", "jobs"). Null in-process, or when it needs none.
+    std::optional<ApiReply> refuseWithoutGrant(const std::string &spec,
+                                               const std::string &what = "start") const;
+
   private:
     ApiReply route(const ApiRequest &r);
     ApiReply version() const;
@@ -125,8 +130,6 @@ class RunApi {
     ApiReply compare(const ApiRequest &r);
     // A refusal when `r` does not hold the control key of the running run; null when it does.
     std::optional<ApiReply> refuseWithoutControl(const ApiRequest &r, const char *what) const;
-    // 403 when `spec` needs a grant (DeviceProvider::grant) this server was not given.
-    std::optional<ApiReply> refuseWithoutGrant(const std::string &spec) const;
     nlohmann::json stateLocked() const;
     // The run `setup` just started: the client takes control, watchers are told, and the
     // reply gives the control key (under mutex_).

@@ -389,7 +389,17 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(withFolder
 
 bool SessionStore::isFile(const fs::path &path) const
 {
-    return identity_ && FileIdentity::of(path) == identity_;
+    if (identity_ && FileIdentity::of(path) == identity_) return true;
+    // A side file: in the database's directory, named after its file (as SQLite names them,
+    // from the name it was opened by).
+    std::error_code ec;
+    const fs::path dir = fs::weakly_canonical(fs::absolute(path, ec).parent_path(), ec);
+    if (ec || dir != fs::weakly_canonical(fs::absolute(file(), ec).parent_path(), ec) || ec)
+        return false;
+    const std::string name = path.filename().string(), db = file().filename().string();
+    for (const char *side : {"-wal", "-shm", "-journal"})
+        if (name == db + side) return true;
+    return false;
 }
 
 std::string SessionStore::fileChange() const

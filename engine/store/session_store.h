@@ -89,7 +89,9 @@ class SessionStore {
     int schemaVersion();
     int interruptedOnOpen() const { return interruptedOnOpen_; }
     bool readOnly() const { return readOnly_; }
-    // Whether `path` names this database's file (symbolic links followed).
+    // Whether `path` names this database's file (symbolic links followed) or one of the side
+    // files SQLite keeps beside it (-wal, -shm, -journal), existing or not: writing any of
+    // them breaks the database for every reader.
     bool isFile(const std::filesystem::path &path) const;
     // What became of the file since it was opened: empty while file() still names it, else
     // e.g. "was replaced by another file" (a copy moved over it while a run was recorded).

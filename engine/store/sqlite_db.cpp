@@ -49,6 +49,9 @@ void Db::open(const std::string &name, int flags)
 
 Db::Db(const std::filesystem::path &file, Mode mode) : file_(file)
 {
+    // SQLite opens a directory as a file it cannot read.
+    if (std::error_code ec; std::filesystem::is_directory(file, ec))
+        throw DbError("database " + file.string() + ": is a directory; give a file in it");
     open(file.string(), mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     if (mode == Mode::ReadOnly && !readable()) {
