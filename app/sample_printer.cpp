@@ -186,6 +186,18 @@ void SamplePrinter::printSummary(const RunSummary &r)
             m[k] = {
                 {"mean", v.mean}, {"median", v.median}, {"min", v.min}, {"max", v.max}, {"n", v.n}};
         j["metrics"] = m;
+        // The device's own figures (the kernel's softirqs and busy-poll receives, a client's
+        // requests, link speed), with their units.
+        nlohmann::json d = nlohmann::json::object();
+        for (const auto &[k, v] : r.deviceMetrics)
+            if (v.n)
+                d[k] = {{"mean", v.mean},
+                        {"median", v.median},
+                        {"min", v.min},
+                        {"max", v.max},
+                        {"n", v.n},
+                        {"unit", r.deviceUnits.count(k) ? r.deviceUnits.at(k) : std::string()}};
+        j["device"] = d;
         j["totals"] = r.totals;
         std::fprintf(out_, "%s\n", j.dump().c_str());
         finishWrite();

@@ -239,6 +239,12 @@ void TstKernelDevice::everyRequestIsAnsweredInEachPollMode()
     else
         QCOMPARE(irqs, 0.0);
     QVERIFY(last["device_totals"].toArray().contains(QJsonValue("rr_replies")));
+    // The kernel's figures are in the summary too, with their units.
+    const QJsonObject softirqs =
+        r.summary["device"].toObject()["kernel_net_rx_softirqs_per_s"].toObject();
+    QVERIFY2(softirqs["median"].toDouble() > 1000,
+             qPrintable(QJsonDocument(r.summary["device"].toObject()).toJson()));
+    QVERIFY(!softirqs["unit"].toString().isEmpty());
     QVERIFY(labOf(QCoreApplication::applicationPid()).isEmpty());
 }
 
