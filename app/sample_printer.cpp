@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/sample_printer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -210,13 +211,22 @@ void SamplePrinter::printSummary(const RunSummary &r)
     std::fprintf(
         out_, "\n== summary: %.1f s, %zu samples after %.1f s warm-up (mean / median / max) ==\n",
         r.duration, r.samples, r.warmup);
-    // Labels and units are the metric table's; a thread's figures name the thread.
+    // Labels and units are the metric table's; a thread's figures name the thread. The
+    // label column is as wide as its longest entry (a kernel figure, a NAPI kthread's row).
+    auto labelOf = [](const MetricDef &d, const std::string &thread) {
+        return thread.empty() ? d.label : d.label + " (" + thread + ")";
+    };
+    int width = 24;
+    for (const auto &name : r.threadNames)
+        for (const MetricDef &d : metricTable())
+            if (d.perThread()) width = std::max(width, static_cast<int>(labelOf(d, name).size()));
+    for (const auto &[name, m] : r.deviceMetrics)
+        if (m.n) width = std::max(width, static_cast<int>(name.size()));
     auto row = [&](const MetricDef &d, const std::string &thread = {}) {
         const MetricSummary m = get(thread.empty() ? d.name : d.name + "[" + thread + "]");
-        const std::string label = thread.empty() ? d.label : d.label + " (" + thread + ")";
         if (m.n)
-            std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", label.c_str(), m.mean,
-                         m.median, m.max, d.unit.c_str());
+            std::fprintf(out_, "  %-*s %12.1f %12.1f %12.1f  %s\n", width,
+                         labelOf(d, thread).c_str(), m.mean, m.median, m.max, d.unit.c_str());
     };
     for (const char *name :
          {"offered_pps", "rx_pps", "rx_mbps", "tx_pps", "latency_p50_us", "latency_p99_us",
@@ -232,8 +242,9 @@ void SamplePrinter::printSummary(const RunSummary &r)
         row(metric(name));
     for (const auto &[name, m] : r.deviceMetrics)
         if (m.n)
-            std::fprintf(out_, "  %-24s %12.1f %12.1f %12.1f  %s\n", name.c_str(), m.mean, m.median,
-                         m.max, r.deviceUnits.count(name) ? r.deviceUnits.at(name).c_str() : "");
+            std::fprintf(out_, "  %-*s %12.1f %12.1f %12.1f  %s\n", width, name.c_str(), m.mean,
+                         m.median, m.max,
+                         r.deviceUnits.count(name) ? r.deviceUnits.at(name).c_str() : "");
     std::string totals = "  totals: offered " + std::to_string(r.totals.at("offered")) +
                          ", delivered " + std::to_string(r.totals.at("tx_packets"));
     for (CounterId c : kDropCauses) {

@@ -24,6 +24,7 @@ packages=(
     clang libfuzzer-14-dev libclang-rt-14-dev lld # the sanitizer and fuzz trees; lld links every tree
     libcpp-httplib-dev # HTTP: the engine's API (serve) and Prometheus's scrapes
     libmnl-dev # netdev generic netlink: a NAPI's own settings (the kernel device)
+    libbpf-dev bpftool # who drove each NAPI poll: a BPF program and its skeleton
     python3-jsonschema openssl # tst_api: replies against docs/api.md's schema; a certificate for HTTPS
     prometheus # tst_prometheus: promtool lints the exposition; a real Prometheus scrapes a run
     lintian appstream desktop-file-utils man-db # tst_package, tst_cli_docs: Debian's own checks

@@ -36,6 +36,7 @@ class TstKernelDevice : public QObject {
     void everyRequestIsAnsweredInEachPollMode();
     void socketDropsAreCountedAsMissed();
     void threadedNapiMovesTheWorkToItsKthread();
+    void theNapiTimerDrivesPollsWithDeferredIrqs();
     void socketBusyPollIsSetLive();
     void epollBusyPollIsSetLive();
     void trafficGoesOnAcrossARestart();
@@ -320,6 +321,48 @@ void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
     for (const auto &s : r.before)
         for (const auto &t : s["cpu"].toObject()["threads"].toArray())
             QVERIFY(!t.toObject()["name"].toString().startsWith("napi/"));
+    // Part 6, who drove each poll: the softirq before, the kthread after, each carrying the
+    // requests (10,000 a second) to the engine's socket.
+    const QVector<double> bySoftirq = figure(r.before, 5, "kernel_poll_packets_softirq_per_s");
+    const QVector<double> byKthreadBefore =
+        figure(r.before, 5, "kernel_poll_packets_kthread_per_s");
+    const QVector<double> byKthread = figure(r.after, 10, "kernel_poll_packets_kthread_per_s");
+    const QVector<double> bySoftirqAfter = figure(r.after, 10, "kernel_poll_packets_softirq_per_s");
+    QVERIFY2(bySoftirq.size() >= 8 && byKthread.size() >= 8 && bySoftirqAfter.size() >= 8,
+             qPrintable(r.err));
+    QVERIFY2(median(bySoftirq) > 9000, qPrintable(QString::number(median(bySoftirq))));
+    QCOMPARE(byKthreadBefore.back(), 0.0);
+    QVERIFY2(median(byKthread) > 9000, qPrintable(QString::number(median(byKthread))));
+    QVERIFY2(median(bySoftirqAfter) < 500, qPrintable(QString::number(median(bySoftirqAfter))));
+}
+
+// Part 6 with the NAPI's timer: with napi_defer_hard_irqs and gro_flush_timeout, the
+// interrupt after a poll stays masked and the timer schedules the next one, so most frames
+// come up in polls the timer drove; and the frames the polls handed up, whoever drove them,
+// are the frames the netdev received.
+void TstKernelDevice::theNapiTimerDrivesPollsWithDeferredIrqs()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab needs root");
+    const Run r = run({"run", "--device", "kernel-lab", "--set", "poll.mode=interrupt", "--set",
+                       "load.rate_pps=10000", "--set", "napi.defer_hard_irqs=2", "--set",
+                       "napi.gro_flush_timeout_ns=50000", "--duration", "3s", "--no-record",
+                       "--output", "jsonl"});
+    QCOMPARE(r.exitCode, 0);
+    auto median = [](const QVector<double> &v) { return v.isEmpty() ? -1.0 : v[v.size() / 2]; };
+    const QVector<double> byTimer = figure(r.samples, 5, "kernel_poll_packets_timer_per_s");
+    QVERIFY2(byTimer.size() >= 15, qPrintable(r.err));
+    QVERIFY2(median(byTimer) > 5000, qPrintable(QString::number(median(byTimer))));
+    QVector<double> ratio;
+    for (int k = 5; k < r.samples.size(); ++k) {
+        const QJsonObject d = r.samples[k]["device"].toObject();
+        double polled = 0;
+        for (const char *source : {"softirq", "timer", "busy", "kthread", "other"})
+            polled += d[QString("kernel_poll_packets_%1_per_s").arg(source)].toDouble();
+        if (d["netdev_rx_pps"].toDouble() > 1000) ratio << polled / d["netdev_rx_pps"].toDouble();
+    }
+    std::sort(ratio.begin(), ratio.end());
+    QVERIFY2(ratio.size() >= 15, qPrintable(QString::number(ratio.size())));
+    QVERIFY2(std::abs(median(ratio) - 1) < 0.05, qPrintable(QString::number(median(ratio))));
 }
 
 // Part 2, the socket's options: sock.busy_poll_us set mid-run (as a user types it on the
@@ -340,6 +383,13 @@ void TstKernelDevice::socketBusyPollIsSetLive()
              qPrintable(QString("%1 and %2 samples").arg(off.size()).arg(on.size())));
     QCOMPARE(off.back(), 0.0);
     QVERIFY2(on[on.size() / 2] > 100, qPrintable(QString::number(on[on.size() / 2])));
+    // Part 6: the same frames, seen from the NAPI, are polls an application's busy poll drove.
+    const QVector<double> busyOff = figure(r.before, 5, "kernel_poll_packets_busy_per_s");
+    const QVector<double> busyOn = figure(r.after, 5, "kernel_poll_packets_busy_per_s");
+    QVERIFY(busyOff.size() >= 8 && busyOn.size() >= 10);
+    QCOMPARE(busyOff.back(), 0.0);
+    QVERIFY2(busyOn[busyOn.size() / 2] > 100,
+             qPrintable(QString::number(busyOn[busyOn.size() / 2])));
 }
 
 // epoll's own busy-poll parameters (EPIOCSPARAMS) set mid-run: in interrupt mode, each

@@ -128,6 +128,24 @@ void TstKernelStats::countersReadFromATreeAndTurnedIntoRates()
     QVERIFY(readKernelCounters(d, proc.toStdString()).ok());
     QVERIFY(!d.hasBusyPoll);
     QCOMPARE(metricValue(kernelRates(d, d, 1.0), "kernel_busy_poll_rx_per_s"), -1.0);
+    // Who drove each poll: a rate of polls and of frames per source, each a row of the table.
+    PollCounts p0, p1;
+    p1.polls[static_cast<std::size_t>(PollSource::Busy)] = 500;
+    p1.packets[static_cast<std::size_t>(PollSource::Busy)] = 40;
+    p1.packets[static_cast<std::size_t>(PollSource::Watchdog)] = 8;
+    const auto polls = pollRates(p0, p1, 2.0);
+    QCOMPARE(polls.size(), 2 * kPollSources);
+    QCOMPARE(metricValue(polls, "kernel_polls_busy_per_s"), 250.0);
+    QCOMPARE(metricValue(polls, "kernel_poll_packets_busy_per_s"), 20.0);
+    QCOMPARE(metricValue(polls, "kernel_poll_packets_timer_per_s"), 4.0);
+    QCOMPARE(metricValue(polls, "kernel_polls_kthread_per_s"), 0.0);
+    for (const auto &m : polls) {
+        bool listed = false;
+        for (const KernelMetric &k : kernelMetrics())
+            listed |= k.name == m.name && k.unit == m.unit;
+        QVERIFY2(listed, m.name.c_str());
+    }
+    QCOMPARE(metricValue(pollRates(p1, p0, 1.0), "kernel_polls_busy_per_s"), 0.0); // went back
 }
 
 void TstKernelStats::malformedFilesAreRefusedByFileAndLine()

@@ -154,7 +154,7 @@ constexpr std::array kMetrics{
 
 DeviceMetric metric(std::string_view name, double value)
 {
-    for (const KernelMetric &m : kMetrics)
+    for (const KernelMetric &m : kernelMetrics())
         if (m.name == name) return {std::string(m.name), std::string(m.unit), value};
     return {std::string(name), {}, value}; // not reached: every caller names a table row
 }
@@ -245,7 +245,15 @@ Status readThreadCpu(pid_t pid, ThreadCpu &out, const std::string &procRoot)
 
 std::span<const KernelMetric> kernelMetrics()
 {
-    return kMetrics;
+    static const std::vector<KernelMetric> all = [] {
+        std::vector<KernelMetric> v(kMetrics.begin(), kMetrics.end());
+        for (const PollSourceName &p : pollSourceNames()) {
+            v.push_back({p.pollsMetric, "1/s", p.pollsHelp});
+            v.push_back({p.packetsMetric, "1/s", p.packetsHelp});
+        }
+        return v;
+    }();
+    return all;
 }
 
 std::vector<DeviceMetric> kernelRates(const KernelCounters &before, const KernelCounters &after,
@@ -281,6 +289,19 @@ std::vector<DeviceMetric> netdevRates(const NetdevCounters &before, const Netdev
             metric("netdev_rx_missed_per_s", rate(before.rxMissed, after.rxMissed, seconds)),
             metric("netdev_tx_pps", rate(before.txPackets, after.txPackets, seconds)),
             metric("netdev_tx_dropped_per_s", rate(before.txDropped, after.txDropped, seconds))};
+}
+
+std::vector<DeviceMetric> pollRates(const PollCounts &before, const PollCounts &after,
+                                    double seconds)
+{
+    std::vector<DeviceMetric> out;
+    if (!(seconds > 0)) return out;
+    for (const PollSourceName &p : pollSourceNames()) {
+        const auto k = static_cast<std::size_t>(p.source);
+        out.push_back(metric(p.pollsMetric, rate(before.polls[k], after.polls[k], seconds)));
+        out.push_back(metric(p.packetsMetric, rate(before.packets[k], after.packets[k], seconds)));
+    }
+    return out;
 }
 
 ThreadStat threadRates(const std::string &thread, const ThreadCpu &before, const ThreadCpu &after,

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "drivers/kernel/poll_attribution.h"
 #include "engine/common/status.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/sample.h"
@@ -66,6 +67,9 @@ std::vector<DeviceMetric> kernelRates(const KernelCounters &before, const Kernel
                                       double seconds);
 std::vector<DeviceMetric> netdevRates(const NetdevCounters &before, const NetdevCounters &after,
                                       double seconds);
+// Polls and the frames they handed up per second, by what drove them (PollAttribution).
+std::vector<DeviceMetric> pollRates(const PollCounts &before, const PollCounts &after,
+                                    double seconds);
 // A thread's CPU and wakeups (voluntary switches) per second, as the engine's own threads
 // are shown: a NAPI kthread is one more row of the CPU chart.
 ThreadStat threadRates(const std::string &thread, const ThreadCpu &before, const ThreadCpu &after,

@@ -25,6 +25,9 @@ void kernelFigures(const KernelReading &before, const KernelReading &after, Devi
     if (before.hasNetdev && after.hasNetdev)
         for (auto &m : netdevRates(before.netdev, after.netdev, s))
             out.metrics.push_back(std::move(m));
+    if (before.hasPolls && after.hasPolls)
+        for (auto &m : pollRates(before.polls, after.polls, s))
+            out.metrics.push_back(std::move(m));
     for (const auto &t : after.threads)
         for (const auto &b : before.threads)
             if (b.napi.pid == t.napi.pid && b.napi.name == t.napi.name)
@@ -69,11 +72,14 @@ void KernelWatch::findThreads(KernelReading &r)
     if (r.atNs - threadsFoundNs_ >= kRescanNs || threadsFoundNs_ == 0) {
         threadsFoundNs_ = r.atNs;
         threads_.clear();
+        napiIds_.clear();
         // Named as the kernel names them, "napi/IF-ID", from netdev netlink where it answers
         // (a comm of 15 bytes cuts long names); else by name.
         host::NetdevNetlink nl;
         std::vector<host::NapiInstance> napis;
         if (ifindex_ && host::NetdevNetlink::open(nl).ok() && nl.napis(ifindex_, napis).ok()) {
+            for (const auto &n : napis)
+                napiIds_.push_back(n.id);
             for (const auto &n : napis)
                 if (n.pid && *n.pid > 0)
                     threads_.push_back({*n.pid, "napi/" + ifname_ + "-" + std::to_string(n.id)});
@@ -89,6 +95,9 @@ void KernelWatch::findThreads(KernelReading &r)
 
 void KernelWatch::run()
 {
+    std::string pollsRefused;
+    polls_ = PollAttribution::open(pollsRefused);
+    if (polls_) pollsRefused = polls_->caveat(); // said as the problem until another comes
     for (;;) {
         KernelReading r;
         r.atNs = nowNs();
@@ -99,6 +108,19 @@ void KernelWatch::run()
         else if (problem.empty())
             problem = st.error;
         findThreads(r);
+        if (!polls_) {
+            if (problem.empty()) problem = pollsRefused;
+        } else if (napiIds_.empty()) {
+            if (problem.empty())
+                problem = "poll attribution: " + ifname_ +
+                          " has no NAPI with an id "
+                          "(netdev netlink lists none: GRO off on a veth?)";
+        } else if (auto st = polls_->read(napiIds_, r.polls); st.ok()) {
+            r.hasPolls = true;
+            if (problem.empty()) problem = pollsRefused;
+        } else if (problem.empty()) {
+            problem = st.error;
+        }
         {
             std::lock_guard lock(mutex_);
             latest_ = std::move(r);

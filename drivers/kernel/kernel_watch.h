@@ -8,12 +8,15 @@
 // the sampler takes the newest one without waiting (a try-lock; the one before when the
 // reader is publishing) and turns two readings into per-second figures over the readings'
 // own times. The NAPI kthreads are found again every second (threaded NAPI switched on or
-// off mid-run), by netdev netlink (their NAPI ids) or else by name.
+// off mid-run), by netdev netlink (their NAPI ids) or else by name. Who drove the NAPIs'
+// polls comes from a BPF program (PollAttribution) the watch loads; where the kernel
+// refuses it, those figures are absent and the problem says why.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,6 +32,8 @@ struct KernelReading {
     KernelCounters kernel;
     NetdevCounters netdev;
     bool hasNetdev = false;
+    PollCounts polls; // the netdev's NAPIs, by what drove each poll
+    bool hasPolls = false;
     struct Thread {
         NapiThread napi;
         ThreadCpu cpu;
@@ -61,9 +66,11 @@ class KernelWatch {
     unsigned ifindex_ = 0;
     std::mutex mutex_; // the reader holds it only to swap in a reading
     KernelReading latest_;
-    std::string problem_;             // for takeProblem()
-    std::string reported_;            // reader thread only: the last problem published
-    std::vector<NapiThread> threads_; // reader thread only
+    std::string problem_;                    // for takeProblem()
+    std::string reported_;                   // reader thread only: the last problem published
+    std::vector<NapiThread> threads_;        // reader thread only
+    std::vector<unsigned> napiIds_;          // reader thread only: the netdev's NAPIs
+    std::unique_ptr<PollAttribution> polls_; // reader thread only; null where BPF is refused
     std::int64_t threadsFoundNs_ = 0;
     std::mutex stopMutex_;
     std::condition_variable stopCv_;

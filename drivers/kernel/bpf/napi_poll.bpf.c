@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Who drove each NAPI poll (issue 44, part 6). On the napi:napi_poll tracepoint, every poll
+ * of every NAPI is counted, with the frames it handed up, under the context that ran it:
+ *
+ *   - inside a NET_RX softirq (irq:softirq_entry/exit with NET_RX, on any task, ksoftirqd
+ *     included): the NAPI's timer (napi_watchdog: gro_flush_timeout, irq_suspend_timeout)
+ *     if it fired for this NAPI since its last poll (timer:hrtimer_expire_entry), else an
+ *     interrupt or a kick;
+ *   - on a task named "napi/...": the NAPI's kthread (threaded NAPI, its busy mode too);
+ *   - on any other user task: an application's busy poll (socket or epoll), the only
+ *     path that polls a NAPI from a process outside a softirq;
+ *   - else: other (netpoll, on a kernel thread).
+ *
+ * Tracepoints only: fentry/fexit need BPF trampolines, which some kernels and VMs refuse.
+ * The address of napi_watchdog comes from user space (kallsyms) before load. Kernel
+ * structures are read with CO-RE (the few fields named below, relocated against the running
+ * kernel's BTF at load), so the object is built once and runs on any kernel with BTF and
+ * these tracepoints; where one is missing, loading fails and the engine says so. */
+#include <linux/bpf.h> /* first: the types the libbpf headers use */
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "poll_sources.h"
+
+struct hrtimer {
+    void *function;
+} __attribute__((preserve_access_index));
+
+struct napi_struct {
+    struct hrtimer timer;
+    unsigned int napi_id;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+    unsigned int flags;
+} __attribute__((preserve_access_index));
+
+#define RL_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+#define RL_NET_RX_SOFTIRQ 3      /* include/linux/interrupt.h */
+
+/* Set by user space before load: napi_watchdog's address (/proc/kallsyms). */
+const volatile __u64 watchdog_fn = 0;
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32); /* napi id */
+    __type(value, struct rl_poll_counts);
+} counts SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __u32); /* 1 while this CPU runs the NET_RX softirq */
+} in_rx SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 4096);
+    __type(key, __u32); /* napi id the timer scheduled, until its next poll */
+    __type(value, __u8);
+} timer_kicked SEC(".maps");
+
+/* A flag, not a depth: NET_RX does not nest on a CPU, and a flag heals at the next exit
+ * where a depth would stay wrong forever after an entry or exit the attach missed. */
+static __always_inline void set_in_rx(__u32 value)
+{
+    __u32 zero = 0;
+    __u32 *flag = bpf_map_lookup_elem(&in_rx, &zero);
+    if (flag) *flag = value;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry, unsigned int vec)
+{
+    if (vec == RL_NET_RX_SOFTIRQ) set_in_rx(1);
+    return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit, unsigned int vec)
+{
+    if (vec == RL_NET_RX_SOFTIRQ) set_in_rx(0);
+    return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(timer_fires, struct hrtimer *timer)
+{
+    if (!watchdog_fn || (__u64)BPF_CORE_READ(timer, function) != watchdog_fn) return 0;
+    /* The timer is a member of its NAPI: container_of, with the member's offset relocated. */
+    struct napi_struct *napi =
+        (void *)((char *)timer - bpf_core_field_offset(struct napi_struct, timer));
+    __u32 id = BPF_CORE_READ(napi, napi_id);
+    __u8 one = 1;
+    if (id) bpf_map_update_elem(&timer_kicked, &id, &one, BPF_ANY);
+    return 0;
+}
+
+static __always_inline int is_napi_kthread(void)
+{
+    char comm[16];
+    /* "napi/IF-ID": the kernel's name for a NAPI's kthread (napi_kthread_create) */
+    if (bpf_get_current_comm(comm, sizeof(comm))) return 0;
+    return comm[0] == 'n' && comm[1] == 'a' && comm[2] == 'p' && comm[3] == 'i' && comm[4] == '/';
+}
+
+SEC("tp_btf/napi_poll")
+int BPF_PROG(napi_poll, struct napi_struct *napi, int work, int budget)
+{
+    __u32 id = BPF_CORE_READ(napi, napi_id);
+    if (!id) return 0; /* a CPU's backlog and other NAPIs without an id: no netdev's */
+
+    __u32 zero = 0;
+    __u32 *rx = bpf_map_lookup_elem(&in_rx, &zero);
+    int source;
+    if (rx && *rx) {
+        source = RL_POLL_SOFTIRQ;
+        if (bpf_map_lookup_elem(&timer_kicked, &id)) {
+            source = RL_POLL_WATCHDOG;
+            bpf_map_delete_elem(&timer_kicked, &id);
+        }
+    } else if (is_napi_kthread()) {
+        source = RL_POLL_KTHREAD;
+        bpf_map_delete_elem(&timer_kicked, &id); /* the timer woke the kthread: counted there */
+    } else {
+        struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+        source = BPF_CORE_READ(task, flags) & RL_PF_KTHREAD ? RL_POLL_OTHER : RL_POLL_BUSY;
+    }
+
+    struct rl_poll_counts *c = bpf_map_lookup_elem(&counts, &id);
+    if (!c) {
+        struct rl_poll_counts fresh = {};
+        bpf_map_update_elem(&counts, &id, &fresh, BPF_NOEXIST);
+        c = bpf_map_lookup_elem(&counts, &id);
+        if (!c) return 0;
+    }
+    if (source >= 0 && source < RL_POLL_SOURCES) {
+        c->polls[source] += 1;
+        if (work > 0) c->packets[source] += (unsigned long long)work;
+    }
+    return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
