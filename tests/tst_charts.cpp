@@ -85,6 +85,7 @@ class TstCharts : public QObject {
     void aSessionReadInTwoPartsChartsAsReadWhole();
     void preparedInSlicesIsPreparedWhole();
     void threadSeriesNeverTakeACatalogueName();
+    void aDevicesFiguresAreChartedByName();
     void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
     void comparePlotsAgreeWithTheirRows();
@@ -426,6 +427,50 @@ void TstCharts::threadSeriesNeverTakeACatalogueName()
     }
     QCOMPARE(*events->valueAt("refill wakeups", 15.0, 0.25), 1'300.0);
     QCOMPARE(*events->valueAt("refill thread wakeups", 15.0, 0.25), 500.0);
+}
+
+// Issue 44: the kernel device's own figures are charted by name: who drove the NAPI's polls
+// (frames per source) shown at once, the rest offered in the legend, figures no row charts
+// left out; opened and live take the same path, and each source has its own colour.
+void TstCharts::aDevicesFiguresAreChartedByName()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    const char *sources[] = {"softirq", "timer", "busy", "kthread", "other"};
+    std::vector<std::shared_ptr<const Sample>> all;
+    for (int k = 1; k <= 200; ++k) {
+        auto s = std::make_shared<Sample>(*sample(0.1 * k, 0.1));
+        for (const char *src : sources) {
+            const bool kthread = std::string(src) == "kthread";
+            const double frames = kthread ? (k > 100 ? 10'000 : 0) : (k > 100 ? 0 : 10'000);
+            s->device.push_back({std::string("kernel_poll_packets_") + src + "_per_s", "1/s",
+                                 std::string(src) == "softirq" || kthread ? frames : 0});
+            s->device.push_back({std::string("kernel_polls_") + src + "_per_s", "1/s", 1'000});
+        }
+        s->device.push_back({"kernel_net_rx_softirqs_per_s", "1/s", 20'000});
+        s->device.push_back({"rr_reply_pps", "1/s", 10'000}); // no row charts it
+        all.push_back(s);
+    }
+    PreparedCharts prepared = ChartsView::prepare({all.begin(), all.begin() + 70});
+    prepared.append(ChartsView::prepare({all.begin() + 70, all.end()}));
+    view_->adopt(std::move(prepared));
+    view_->replot();
+    TimeChart *events = view_->events();
+    std::set<QRgb> colours;
+    for (const char *src : sources) {
+        const QString frames = QString("rx by %1").arg(src);
+        QVERIFY2(events->seriesNames().contains(frames), qPrintable(frames));
+        QVERIFY(events->isChosen(frames));
+        QCOMPARE(events->pointCount(frames), 200);
+        QVERIFY(events->isChosen(QString("polls by %1").arg(src)) == false);
+        colours.insert(seriesColor(events->keyOf(frames)).rgb());
+    }
+    QCOMPARE(colours.size(), std::size(sources));
+    QCOMPARE(*events->valueAt("rx by softirq", 5.0, 0.25), 10'000.0);
+    QCOMPARE(*events->valueAt("rx by kthread", 15.0, 0.25), 10'000.0);
+    QVERIFY(events->seriesNames().contains("kernel net rx softirqs"));
+    for (const TimeChart *c : {view_->throughput(), view_->cpu(), view_->latency(), events})
+        for (const QString &name : c->seriesNames())
+            QVERIFY2(!name.contains("rr reply") && !name.contains("rr_reply"), qPrintable(name));
 }
 
 // Issue 20: a user's mark between changes made in quick succession keeps its label; the

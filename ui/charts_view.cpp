@@ -9,6 +9,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cstring>
 
 #include "ui/chart_legend.h"
 #include "ui/series_catalog.h"
@@ -33,6 +34,11 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
         chart->setChosenPredicate([id](const QString &key) {
             for (const SeriesDef &s : seriesDefs())
                 if (s.chart == id && key == QLatin1String(s.key)) return s.defaultOn;
+            if (key.startsWith(QLatin1String(kDeviceKeyPrefix))) {
+                const auto d =
+                    deviceSeriesFor(key.mid(int(std::strlen(kDeviceKeyPrefix))).toStdString());
+                return d && d->defaultOn;
+            }
             return true; // threads, the GUI thread
         });
         auto *legend = new ChartLegend(chart->title());
@@ -292,6 +298,26 @@ void ChartsView::prepareMore(PreparedCharts &out,
         threads.emplace_back(name, first);
         return first;
     };
+    // A device's charted figures, found by name once per batch as the threads are; a figure
+    // no row charts is remembered as such.
+    std::vector<std::pair<std::string, std::optional<std::size_t>>> figures;
+    const auto deviceSeries = [&](const std::string &name) -> std::optional<std::size_t> {
+        for (const auto &[seen, at] : figures)
+            if (seen == name) return at;
+        std::optional<std::size_t> at;
+        if (const auto d = deviceSeriesFor(name)) {
+            const QString label = d->label + suffix;
+            std::size_t k = fixed;
+            while (k < out.series.size() &&
+                   (out.series[k].key != d->key || out.series[k].name != label))
+                ++k;
+            if (k == out.series.size())
+                out.series.push_back({static_cast<int>(d->chart), label, d->key, false, {}});
+            at = k;
+        }
+        figures.emplace_back(name, at);
+        return at;
+    };
     for (const auto &sp : samples) {
         const Sample &s = *sp;
         const double t = s.t;
@@ -319,6 +345,9 @@ void ChartsView::prepareMore(PreparedCharts &out,
             for (const ThreadSeriesDef &def : threadSeriesDefs())
                 out.series[d++].points.push(QPointF(t, th.*def.field));
         }
+        for (const DeviceMetric &m : s.device)
+            if (const auto at = deviceSeries(m.name))
+                out.series[*at].points.push(QPointF(t, m.value));
     }
     if (out.intervals.size() > kRecentIntervals)
         out.intervals.erase(out.intervals.begin(),

@@ -2,6 +2,7 @@
 #include "ui/series_catalog.h"
 
 #include <QHash>
+#include <string_view>
 
 #include "engine/metrics/metric_table.h"
 
@@ -96,6 +97,36 @@ const std::vector<ThreadSeriesDef> &threadSeriesDefs()
     return defs;
 }
 
+const std::vector<DeviceSeriesDef> &deviceSeriesDefs()
+{
+    // First match wins. Who drove the NAPI's polls is the kernel device's headline (issue 44
+    // part 6): "rx by SOURCE", the frames its polls handed up, is shown; the rest is a click
+    // away in the legend.
+    static const std::vector<DeviceSeriesDef> defs = {
+        {"kernel_poll_packets_", ChartId::Events, true, "rx by "},
+        {"kernel_polls_", ChartId::Events, false, "polls by "},
+        {"kernel_", ChartId::Events, false, "kernel "},
+        {"netdev_", ChartId::Events, false, "netdev "},
+    };
+    return defs;
+}
+
+std::optional<DeviceSeries> deviceSeriesFor(const std::string &figure)
+{
+    for (const DeviceSeriesDef &d : deviceSeriesDefs()) {
+        const std::string_view prefix(d.prefix);
+        if (figure.size() <= prefix.size() || figure.compare(0, prefix.size(), prefix) != 0)
+            continue;
+        QString rest = QString::fromStdString(figure.substr(prefix.size()));
+        if (rest.endsWith(QLatin1String("_per_s"))) rest.chop(6);
+        rest.replace(QLatin1Char('_'), QLatin1Char(' '));
+        return DeviceSeries{d.chart, d.defaultOn,
+                            QLatin1String(kDeviceKeyPrefix) + QString::fromStdString(figure),
+                            QLatin1String(d.label) + rest};
+    }
+    return std::nullopt;
+}
+
 bool isChartedThread(const std::string &name)
 {
     return name != "sampler";
@@ -174,12 +205,18 @@ const QHash<QString, QColor> &otherColors()
 
 bool isThreadColorKey(const QString &key)
 {
-    return !otherColors().contains(key);
+    return !otherColors().contains(key) && !key.startsWith(QLatin1String(kDeviceKeyPrefix));
 }
 
 QColor seriesColor(const QString &key)
 {
     if (auto it = otherColors().find(key); it != otherColors().end()) return *it;
+    if (key.startsWith(QLatin1String(kDeviceKeyPrefix))) {
+        // A device's figures: muted hues of their own, by a stable hash of the name.
+        static constexpr QRgb kDevice[] = {0x3b6e8f, 0xb5651d, 0x4f7942, 0x8e4585, 0x6d6875,
+                                           0xc08497, 0x2a9d8f, 0x9c6644, 0x5e60ce, 0x80b918};
+        return QColor(kDevice[qHash(key, 0) % std::size(kDevice)]);
+    }
     const QString thread = threadOf(key);
     if (auto it = threadColors().find(thread); it != threadColors().end()) return *it;
     return QColor(kSpareThreadColors[qHash(thread, 0) % std::size(kSpareThreadColors)]);

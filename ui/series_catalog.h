@@ -46,6 +46,25 @@ struct ThreadSeriesDef {
 };
 const std::vector<ThreadSeriesDef> &threadSeriesDefs();
 
+// A device's own figures (Sample::device: the kernel device's counters, who drove each NAPI
+// poll), charted by the prefix of their names: one series per figure the run has, keyed
+// "device:" + name. Figures that match no row are in the session, not on a chart.
+struct DeviceSeriesDef {
+    const char *prefix; // of the figure's name
+    ChartId chart;
+    bool defaultOn;
+    const char *label; // the legend: label + what follows the prefix, without "_per_s"
+};
+const std::vector<DeviceSeriesDef> &deviceSeriesDefs();
+inline constexpr const char *kDeviceKeyPrefix = "device:";
+struct DeviceSeries {
+    ChartId chart;
+    bool defaultOn;
+    QString key, label;
+};
+// The series a device's figure is drawn as, if any.
+std::optional<DeviceSeries> deviceSeriesFor(const std::string &figure);
+
 // The desktop's own GUI thread, a CPU series of its own (live runs only).
 inline constexpr const char *kGuiThreadKey = "gui";
 inline constexpr const char *kGuiThreadLabel = "GUI thread";
