@@ -2,6 +2,7 @@
 #include "app/reproduce_command.h"
 #include "app/cli_model.h"
 #include "engine/common/duration.h"
+#include "engine/experiments/napi_reproduction.h"
 #include "engine/profile/reference_cases.h"
 #include <memory>
 
@@ -13,8 +14,34 @@
 
 namespace ringlab {
 
+namespace {
+
+// `reproduce napi`: IRQ suspension's cases on the kernel lab, one table at the end.
+int reproduceNapi(ReproduceOptions o)
+{
+    o.progress = [](const std::string &msg) {
+        std::fprintf(stderr, "ringlab-engine: reproduce %s\n", msg.c_str());
+    };
+    std::fputs(reproduceHeader(o, o.markdown).c_str(), stdout);
+    std::fflush(stdout);
+    const int sigFd = takeStopSignals();
+    std::string error;
+    std::vector<NapiRow> rows;
+    const Outcome end = runNapiReproduction(o, sigFd, rows, error);
+    close(sigFd);
+    if (end != Outcome::Done) {
+        std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
+        return exitCode(end);
+    }
+    std::fputs(formatNapiReproduction(rows, o.markdown).c_str(), stdout);
+    return 0;
+}
+
+} // namespace
+
 int reproduceCommand(const ReproduceOptions &opts)
 {
+    if (opts.which == kNapiCaseName) return reproduceNapi(opts);
     ReproduceOptions o = opts;
     if (const auto cases = casesFor(o.which); !cases.ok()) {
         std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", cases.error().c_str());
@@ -57,7 +84,11 @@ Subcommand addReproduceCommand(CLI::App &app)
     auto *reproduce = app.add_subcommand(
         "reproduce", "Run a reference case's before and after profiles, interleaved, and set the "
                      "seed's figures beside the measured ones");
-    reproduce->add_option("case", rp.which, "Case: " + referenceCaseNames() + ", or all")
+    reproduce
+        ->add_option("case", rp.which,
+                     "Case: " + referenceCaseNames() + ", or all (the five seeds); or " +
+                         std::string(kNapiCaseName) +
+                         ": IRQ suspension's cases on the kernel lab (root)")
         ->required()
         ->type_name(kValueCase);
     reproduce->add_option("--repeat,-r", rp.repeat, "Runs of each profile")
@@ -67,7 +98,9 @@ Subcommand addReproduceCommand(CLI::App &app)
     reproduce->add_option("--warmup", w->warmup, "Left out at the start of each run")
         ->check(durationValidator(0));
     reproduce->add_flag("--markdown", rp.markdown, "Print Markdown tables (docs/experiments.md)");
-    reproduce->add_option("--device", rp.device, "sim (default) or lab, as for run")
+    reproduce
+        ->add_option("--device", rp.device,
+                     "sim (default) or lab, as for run; napi: kernel-lab, always")
         ->type_name(kValueDevice);
     reproduce->add_option("--traffic", rp.traffic, "With --device lab: a real client, as for run");
     addDbOption(reproduce, rp.db);

@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -42,6 +43,7 @@ class TstKernelDevice : public QObject {
     void trafficGoesOnAcrossARestart();
     void aSocketOptionTheKernelRefusesSaysWhy();
     void aKilledRunsLabIsRemovedByTheNext();
+    void reproduceNapiRunsEveryCaseAtBothRates();
 
   private:
     using Run = test::EngineRun;
@@ -480,3 +482,53 @@ void TstKernelDevice::aKilledRunsLabIsRemovedByTheNext()
 
 QTEST_GUILESS_MAIN(TstKernelDevice)
 #include "tst_kernel_device.moc"
+
+// Part 5: `reproduce napi` runs base, defer, busy and suspend on the kernel lab at both
+// rates, one session each, and its table says who drove the polls: the softirq for base,
+// the NAPI's timer for defer (its interrupt stays masked). A bad --device is refused first.
+void TstKernelDevice::reproduceNapiRunsEveryCaseAtBothRates()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab needs root");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("napi.db");
+    QProcess bad;
+    bad.start(RINGLAB_ENGINE_BIN, {"reproduce", "napi", "--device", "sim", "--db", db});
+    QVERIFY(bad.waitForFinished(30000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY2(bad.readAllStandardError().contains("napi runs on kernel-lab, not on --device sim"),
+             "a --device other than kernel-lab is refused");
+    QProcess p;
+    p.start(RINGLAB_ENGINE_BIN, {"reproduce", "napi", "--repeat", "1", "--duration", "1500ms",
+                                 "--warmup", "500ms", "--db", db});
+    QVERIFY(p.waitForFinished(180000));
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err));
+    // Each rate's block, then each case's row in it.
+    for (const char *rate : {"2000", "20000"}) {
+        const int at = out.indexOf(QString("   %1 requests/s").arg(rate));
+        QVERIFY2(at >= 0, qPrintable(out));
+        const QStringList lines = out.mid(at).split('\n');
+        auto row = [&](const QString &name) {
+            for (const QString &l : lines)
+                if (l.startsWith("   " + name + " ")) return l;
+            return QString();
+        };
+        auto share = [&](const QString &line, const char *source) {
+            const QRegularExpressionMatch m =
+                QRegularExpression(QString("\\b%1 (\\d+)").arg(source)).match(line);
+            return m.hasMatch() ? m.captured(1).toInt() : -1;
+        };
+        for (const char *name : {"base", "defer", "busy", "suspend"})
+            QVERIFY2(!row(name).isEmpty(),
+                     qPrintable(QString("%1 at %2/s: %3").arg(name, rate, out)));
+        QVERIFY2(share(row("base"), "softirq") >= 90, qPrintable(row("base")));
+        QVERIFY2(share(row("defer"), "timer") >= 50, qPrintable(row("defer")));
+        QVERIFY2(row("defer").contains(QRegularExpression("[+-]\\d+ %")), qPrintable(row("defer")));
+    }
+    QProcess list;
+    list.start(RINGLAB_ENGINE_BIN, {"sessions", "list", "--db", db});
+    QVERIFY(list.waitForFinished(30000));
+    QCOMPARE(QString::fromUtf8(list.readAllStandardOutput()).count(" napi "), 8);
+    QVERIFY(labOf(QCoreApplication::applicationPid()).isEmpty());
+}

@@ -14,6 +14,7 @@
 #include "engine/datapath/clock.h"
 #include "engine/datapath/engine.h"
 #include "engine/experiments/recorded_run.h"
+#include "engine/experiments/report_text.h"
 #include "engine/git_revision.h"
 #include "engine/profile/reference_cases.h"
 #include "engine/profile/resolve_profile.h"
@@ -84,17 +85,6 @@ std::string wrapped(std::string_view text, std::size_t width, const std::string 
         pos = end + 1;
     }
     return out + line;
-}
-
-// printf into a string.
-template <class... Args> void appendf(std::string &out, const char *format, Args... args)
-{
-    const int n = std::snprintf(nullptr, 0, format, args...);
-    if (n <= 0) return;
-    std::string buf(static_cast<std::size_t>(n) + 1, '\0');
-    std::snprintf(buf.data(), buf.size(), format, args...);
-    buf.resize(static_cast<std::size_t>(n));
-    out += buf;
 }
 
 bool loadSide(const ReferenceCase &c, std::string_view profile, Side &side, std::string &error)
@@ -295,6 +285,9 @@ Result<std::vector<const ReferenceCase *>> casesFor(const std::string &which)
             cases.push_back(&c);
     } else if (const ReferenceCase *c = findReferenceCase(which)) {
         cases.push_back(c);
+    } else if (which == "napi") {
+        return Status::refused("napi runs on the kernel lab, as root: `ringlab-engine reproduce "
+                               "napi` (not a job of the service yet)");
     } else {
         return Status::refused("unknown case \"" + which + "\" (allowed: " + referenceCaseNames() +
                                ", all)");
@@ -316,10 +309,18 @@ std::string reproduceHeader(const ReproduceOptions &o, bool markdown)
     else
         appendf(out,
                 "ringlab %s (%s) on %s, %d cores, %s\n"
-                "each case: before and after interleaved, %d repeats of %.1f s each (the "
-                "first %.1f s left out); intervals are 95 %% over the repeats\n\n",
+                "each case: %s, %d %s of %.1f s each (the first %.1f s left out); intervals "
+                "are 95 %%, %s\n\n",
                 RINGLAB_VERSION, RINGLAB_GIT_REVISION, host.cpuModel.c_str(), host.cores,
-                host.kernel.c_str(), o.repeat, static_cast<double>(o.durationNs) / 1e9, o.warmupS);
+                host.kernel.c_str(),
+                o.which == "napi" ? "every case at a rate in turn, then the next rate"
+                                  : "before and after interleaved",
+                o.repeat, o.repeat == 1 ? "run" : "repeats",
+                static_cast<double>(o.durationNs) / 1e9, o.warmupS,
+                o.repeat >= 3   ? "over the repeats"
+                : o.repeat == 2 ? "none (2 repeats give no interval)"
+                                : "over 0.5 s batches of the run (noise within a run, not between "
+                                  "runs)");
     return out;
 }
 

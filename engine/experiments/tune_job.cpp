@@ -11,6 +11,7 @@
 #include "drivers/registry.h"
 #include "engine/common/number_text.h"
 #include "engine/experiments/recorded_run.h"
+#include "engine/experiments/report_text.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/resolve_profile.h"
 #include "engine/store/run_load.h"
@@ -20,13 +21,6 @@
 
 namespace ringlab {
 namespace {
-
-std::string withInterval(const Estimate &e)
-{
-    if (e.n == 0) return "-";
-    return e.batches >= 3 ? shortNumber(e.mean) + " ±" + shortNumber(e.ciHalf)
-                          : shortNumber(e.mean) + " (no interval)";
-}
 
 struct Prepared {
     TuneSpec spec;

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/experiments/napi_reproduction.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "drivers/registry.h"
+#include "engine/common/host_info.h"
+#include "engine/common/number_text.h"
+#include "engine/experiments/recorded_run.h"
+#include "engine/experiments/report_text.h"
+#include "engine/profile/resolve_profile.h"
+#include "engine/store/session_compare.h"
+#include "engine/store/session_store.h"
+
+namespace ringlab {
+namespace {
+
+// Every case waits in epoll_wait (poll.mode interrupt), as the series' application does.
+const std::vector<NapiCase> kCases = {
+    {"base",
+     "interrupts: each frame's interrupt schedules the NAPI, epoll_wait sleeps",
+     {},
+     0,
+     0,
+     "the reference"},
+    {"defer",
+     "napi_defer_hard_irqs 100, gro_flush_timeout 20 us: after a poll the interrupt "
+     "stays masked and the NAPI's timer polls",
+     {{"napi.defer_hard_irqs", "100"}, {"napi.gro_flush_timeout_ns", "20000"}},
+     +1,
+     0,
+     "napi.rst: fewer interrupts; a frame may wait up to gro_flush_timeout"},
+    {"busy",
+     "epoll busy poll 64 us (budget 64, prefer_busy_poll) over defer 100 / 200 us",
+     {{"epoll.busy_poll_us", "64"},
+      {"epoll.busy_poll_budget", "64"},
+      {"epoll.prefer_busy_poll", "1"},
+      {"napi.defer_hard_irqs", "100"},
+      {"napi.gro_flush_timeout_ns", "200000"}},
+     -1,
+     +1,
+     "napi.rst: the application polls, interrupts stay masked; polling costs CPU"},
+    {"suspend",
+     "busy, with irq_suspend_timeout 20 ms",
+     {{"epoll.busy_poll_us", "64"},
+      {"epoll.busy_poll_budget", "64"},
+      {"epoll.prefer_busy_poll", "1"},
+      {"napi.defer_hard_irqs", "100"},
+      {"napi.gro_flush_timeout_ns", "200000"},
+      {"napi.irq_suspend_timeout_ns", "20000000"}},
+     -1,
+     +1,
+     "napi.rst, the series: busy's latency, its interrupts back when traffic stops"},
+};
+constexpr std::array kRates{2000, 20000};
+
+constexpr const char *kPublished =
+    "The series' cover letter (net-next v9, patchew.org/linux/"
+    "20241109050245.191288-1-jdamato@fastly.com) tabulates p99 latency and CPU for its "
+    "cases on a real NIC; its table could not be read from this machine, so no published "
+    "figure is restated here: set them beside these rows from the source. A veth has no "
+    "hardware interrupt (its 'interrupt' is the peer's transmit scheduling the NAPI) and the "
+    "client shares the machine, so CPU is the whole machine's.";
+
+struct Cell {
+    const NapiCase *c;
+    int rate;
+    ParamSet params;
+    std::string group;
+    std::vector<std::int64_t> ids;
+};
+
+std::string cellName(const Cell &cell)
+{
+    return std::string(cell.c->name) + " at " + std::to_string(cell.rate) + "/s";
+}
+
+std::string directionWords(const char *what, const Difference &d, int expected)
+{
+    if (!d.significant) return std::string(what) + " within noise";
+    const int dir = d.diff > 0 ? +1 : -1;
+    std::string out = std::string(what) + (dir > 0 ? " higher" : " lower");
+    if (expected != 0) out += dir == expected ? " (as documented)" : " (documented: the opposite)";
+    return out;
+}
+
+void fillRow(SessionStore &store, const Cell &cell, const NapiRow *base, double warmupS,
+             NapiRow &row)
+{
+    row.c = cell.c;
+    row.rate = cell.rate;
+    row.sessions = cell.ids;
+    const CompareSide side = compareSideOf(store, cell.ids, warmupS);
+    auto values = [&](const std::string &name) {
+        const auto it = side.values.find(name);
+        return it == side.values.end() ? std::vector<double>{} : it->second;
+    };
+    const std::size_t batch = side.repeats ? 1 : kSamplesPerBatch;
+    row.p99 = estimate(values("rtt_p99_us"), batch);
+    row.cpu = estimate(values("machine_cpu_pct"), batch);
+    // Who drove the polls: each source's frames as a share of all, from the BPF figures.
+    const std::string prefix = "kernel_poll_packets_", suffix = "_per_s";
+    double total = 0;
+    std::vector<std::pair<std::string, double>> sources;
+    for (const auto &[name, v] : side.values) {
+        if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + suffix.size() || v.empty())
+            continue;
+        double sum = 0;
+        for (double x : v)
+            sum += x;
+        const double mean = sum / static_cast<double>(v.size());
+        sources.emplace_back(
+            name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()), mean);
+        total += mean;
+    }
+    for (auto &[source, mean] : sources)
+        if (total > 0) row.pollShare.emplace_back(source, mean / total * 100);
+    if (!row.p99.n || !row.cpu.n) {
+        row.verdict = "not measured (no round trips or no CPU figure)";
+        return;
+    }
+    if (!base || base == &row) {
+        row.verdict = "the reference";
+        return;
+    }
+    row.p99VsBase = compareEstimates(base->p99, row.p99);
+    row.cpuVsBase = compareEstimates(base->cpu, row.cpu);
+    if (row.p99.batches < 3 || base->p99.batches < 3) {
+        row.verdict = "no interval: needs 3 or more repeats";
+        return;
+    }
+    row.verdict = directionWords("p99", row.p99VsBase, cell.c->p99Expected) + ", " +
+                  directionWords("CPU", row.cpuVsBase, cell.c->cpuExpected);
+}
+
+std::string change(const NapiRow &r, const Difference &d)
+{
+    if (r.c->name == "base" || !d.a) return "";
+    std::string out;
+    appendf(out, "%+.0f %%", d.pct);
+    return out;
+}
+
+std::string shares(const NapiRow &r)
+{
+    std::string out;
+    for (const auto &[source, pct] : r.pollShare)
+        if (pct >= 0.5) appendf(out, "%s%s %.0f", out.empty() ? "" : ", ", source.c_str(), pct);
+    return out.empty() ? "-" : out;
+}
+
+} // namespace
+
+std::span<const NapiCase> napiCases()
+{
+    return kCases;
+}
+
+std::span<const int> napiRates()
+{
+    return kRates;
+}
+
+Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<NapiRow> &rows,
+                            std::string &error)
+{
+    if (!o.device.empty() && o.device != kNapiDevice) {
+        error = "napi runs on " + std::string(kNapiDevice) + ", not on --device " + o.device;
+        return Outcome::Refused;
+    }
+    const auto say = [&](const std::string &msg) {
+        if (o.progress) o.progress(msg);
+    };
+    const std::string stamp = isoTimeNow();
+    // Every case's values first: a bad one stops the command before anything runs.
+    std::vector<Cell> cells;
+    for (int rate : kRates)
+        for (const NapiCase &c : kCases) {
+            Assignments set{{"poll.mode", "interrupt"}, {"load.rate_pps", std::to_string(rate)}};
+            for (const auto &[name, value] : c.settings)
+                set.emplace_back(name, value);
+            ResolvedProfile resolved;
+            if (auto st = resolveProfile("default", set, resolved, std::string(kNapiDevice),
+                                         deviceDefaults);
+                !st.ok()) {
+                error = "napi " + std::string(c.name) + ": " + st.error;
+                return Outcome::Refused;
+            }
+            cells.push_back({&c, rate, resolved.params, {}, {}});
+            cells.back().group = "reproduce napi " + cellName(cells.back()) + " " + stamp;
+        }
+    SessionStore store(o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db));
+    const int runs = static_cast<int>(cells.size()) * o.repeat;
+    int done = 0;
+    const std::size_t perRate = kCases.size();
+    for (std::size_t first = 0; first < cells.size(); first += perRate)
+        for (int r = 1; r <= o.repeat; ++r)
+            for (std::size_t k = 0; k < perRate; ++k) {
+                // Round robin, starting one case later each repeat: a drift over the runs
+                // falls on every case alike.
+                Cell &cell = cells[first + (k + static_cast<std::size_t>(r) - 1) % perRate];
+                ++done;
+                const std::string what = "napi: " + cellName(cell) + ", run " + std::to_string(r) +
+                                         " of " + std::to_string(o.repeat) + " (" +
+                                         std::to_string(done) + "/" + std::to_string(runs) + ")";
+                say(what);
+                if (o.onStep) o.onStep(done, runs);
+                RecordedRun run;
+                run.setup.params = cell.params;
+                run.setup.profile = "default";
+                run.setup.sessionName = "napi " + cellName(cell) + " #" + std::to_string(r);
+                run.setup.runGroup = cell.group;
+                run.setup.repeatIndex = r;
+                run.setup.device.spec = std::string(kNapiDevice);
+                run.durationNs = o.durationNs;
+                std::int64_t id = 0;
+                const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
+                if (id) cell.ids.push_back(id);
+                if (end == Outcome::Interrupted) {
+                    error = "interrupted; the runs so far are in " + store.file().string();
+                    return end;
+                }
+                if (end != Outcome::Done) {
+                    error = "napi: a run of " + cellName(cell) + " failed";
+                    return Outcome::Failed;
+                }
+            }
+    rows.assign(cells.size(), {});
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+        const std::size_t base = k - k % perRate; // base is each rate's first case
+        fillRow(store, cells[k], k == base ? nullptr : &rows[base], o.warmupS, rows[k]);
+    }
+    return Outcome::Done;
+}
+
+std::string formatNapiReproduction(const std::vector<NapiRow> &rows, bool markdown)
+{
+    std::string out;
+    if (markdown) {
+        out += "### Case: napi\n\nIRQ suspension's cases on the kernel lab. " +
+               std::string(kPublished) + "\n\n";
+        out += "| rate | case | rtt p99 (us) | vs base | machine CPU (%) | vs base | rx by "
+               "(% of frames) | documented | verdict |\n";
+        out += "|---:|---|---:|---:|---:|---:|---|---|---|\n";
+        for (const NapiRow &r : rows)
+            appendf(out, "| %d/s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.rate,
+                    std::string(r.c->name).c_str(), withInterval(r.p99).c_str(),
+                    change(r, r.p99VsBase).c_str(), withInterval(r.cpu).c_str(),
+                    change(r, r.cpuVsBase).c_str(), shares(r).c_str(),
+                    std::string(r.c->expectedText).c_str(), r.verdict.c_str());
+        out += "\n";
+        for (const NapiCase &c : kCases)
+            out += "- " + std::string(c.name) + ": " + std::string(c.what) + "\n";
+        return out + "\n";
+    }
+    out += "== napi: IRQ suspension's cases on the kernel lab\n";
+    int rate = -1;
+    for (const NapiRow &r : rows) {
+        if (r.rate != rate) {
+            rate = r.rate;
+            appendf(out, "\n   %d requests/s\n   %-8s %16s %8s %16s %8s  %-32s %s\n", rate, "case",
+                    "rtt p99 (us)", "vs base", "machine CPU (%)", "vs base", "rx by (% of frames)",
+                    "verdict");
+        }
+        appendf(out, "   %-8s %16s %8s %16s %8s  %-32s %s\n", std::string(r.c->name).c_str(),
+                withInterval(r.p99).c_str(), change(r, r.p99VsBase).c_str(),
+                withInterval(r.cpu).c_str(), change(r, r.cpuVsBase).c_str(), shares(r).c_str(),
+                r.verdict.c_str());
+    }
+    out += "\n";
+    for (const NapiCase &c : kCases)
+        out += "   " + std::string(c.name) + ": " + std::string(c.what) +
+               ". Documented: " + std::string(c.expectedText) + ".\n";
+    out += "\n   " + std::string(kPublished) + "\n\n";
+    return out;
+}
+
+} // namespace ringlab
