@@ -217,12 +217,12 @@ void TstKernelDevice::everyRequestIsAnsweredInEachPollMode()
     const QJsonObject totals = r.summary["totals"].toObject();
     const double requests = totals["rr_requests"].toDouble();
     const double replies = totals["rr_replies"].toDouble();
-    // 3 s at 4,000 a second, less the client's start: every request was answered but those
-    // sent while the engine stopped, between the poll thread's end and the client's (the
-    // client stops with the device, after the datapath's stages): up to 150 ms of them on a
-    // loaded 2-core machine (161 of 11,911 seen in CI, sleep mode).
+    // 3 s at 4,000 a second, less the client's start: every request was answered. The run's
+    // end stops the client first and the engine answers its last requests before its own
+    // threads stop (161 of 11,911 were left when the poll thread stopped first). A few may
+    // still miss the 200 ms the client waits, on a machine stalled that long.
     QVERIFY2(requests > 6000, qPrintable(QString::number(requests)));
-    QVERIFY2(replies <= requests && replies >= requests - 600,
+    QVERIFY2(replies <= requests && replies >= requests - 20,
              qPrintable(QString("%1 of %2").arg(replies).arg(requests)));
     QCOMPARE(totals["rx_missed"].toDouble(), 0.0);
     // Each reply's round trip is measured, live.

@@ -119,6 +119,12 @@ void RrClient::stop()
     if (thread_.joinable()) thread_.join();
 }
 
+void RrClient::finish()
+{
+    finish_.store(true, std::memory_order_release);
+    if (thread_.joinable()) thread_.join();
+}
+
 void RrClient::run()
 {
     const std::int64_t start = nowNs();
@@ -128,9 +134,9 @@ void RrClient::run()
     std::int64_t last = start, lingerUntil = -1;
     for (;;) {
         const std::int64_t now = nowNs();
-        const bool done = stop_.load(std::memory_order_acquire) ||
-                          (deadline >= 0 && now >= deadline) ||
-                          (opts_.count > 0 && nextSeq_ >= opts_.count);
+        const bool done =
+            stop_.load(std::memory_order_acquire) || finish_.load(std::memory_order_acquire) ||
+            (deadline >= 0 && now >= deadline) || (opts_.count > 0 && nextSeq_ >= opts_.count);
         double rate = opts_.ratePps;
         std::uint32_t frame = opts_.frameBytes;
         if (opts_.live) {
@@ -156,8 +162,8 @@ void RrClient::run()
                 due -= n;
             }
         } else if (lingerUntil < 0) {
-            // Replies still on their way are awaited when the client ends by its own bound;
-            // stopped from outside (the run ended, nothing answers any more) it ends now.
+            // Replies still on their way are awaited when the client ends by its own bound or
+            // is told to finish; stopped from outside (nothing answers any more) it ends now.
             lingerUntil = stop_.load(std::memory_order_acquire) ? now : now + kLingerNs;
         }
         last = now;

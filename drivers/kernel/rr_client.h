@@ -65,6 +65,9 @@ class RrClient {
     // Stops sending and joins. A client that ends by its own bound (count, duration) waits
     // up to 200 ms for replies still on their way; one stopped from outside does not.
     void stop();
+    // Stops sending, waits up to 200 ms for the replies still on their way (less once every
+    // request is answered), and joins: the end of a run whose server still answers.
+    void finish();
     bool finished() const { return finished_.load(std::memory_order_acquire); }
 
     // Any thread: cumulative figures.
@@ -88,7 +91,7 @@ class RrClient {
     RrOptions opts_;
     int fd_ = -1;
     std::thread thread_;
-    std::atomic<bool> stop_{false}, finished_{false};
+    std::atomic<bool> stop_{false}, finish_{false}, finished_{false};
     std::atomic<std::uint64_t> sent_{0}, replies_{0}, strays_{0}, skipped_{0}, unsent_{0};
     Histogram rtt_;
     std::uint64_t nextSeq_ = 0;

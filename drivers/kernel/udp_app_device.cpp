@@ -361,6 +361,11 @@ void UdpAppDevice::linkUp(std::int64_t)
     note("traffic: request/response client in " + opts_.lab->netns() + " at load.rate_pps");
 }
 
+void UdpAppDevice::quiesce()
+{
+    if (client_ && clientStarted_) client_->finish();
+}
+
 void UdpAppDevice::linkDown()
 {
     if (client_ && clientStarted_) {

@@ -61,6 +61,8 @@ class UdpAppDevice final : public Device {
 
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;
+    // The lab's client stops sending and its last requests are answered (200 ms at most).
+    void quiesce() override;
     void linkDown() override;
 
     std::uint32_t rxHarvest(Buffer **out, std::uint32_t max, std::int64_t nowNs,

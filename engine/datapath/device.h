@@ -101,6 +101,10 @@ class Device {
     virtual void reconfigure(const ParamSet &params) = 0;
     // Link up: traffic starts arriving from `nowNs`. Called once the RX ring is primed.
     virtual void linkUp(std::int64_t nowNs) = 0;
+    // The run is ending and the datapath still runs: stop the traffic the device makes itself
+    // (the kernel lab's client) and let what it sent be answered, for a bounded time, so that
+    // nothing sent is left unanswered by the stop. Control context; may block that long.
+    virtual void quiesce() {}
     // The run has ended: the datapath has stopped and every buffer is back. Not called for a
     // restart, which only reconfigures.
     virtual void linkDown() {}

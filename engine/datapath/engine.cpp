@@ -219,6 +219,9 @@ void Engine::stopLocked()
     if (!running()) return;
     // Where the threads ran, read from outside while they still run (RunService records it).
     placement_ = captureThreads(threadIds());
+    // The device's own traffic ends first and what it sent is answered while the datapath
+    // still runs (the sampler goes on meanwhile: no datapath lock is held).
+    device_->quiesce();
     {
         std::lock_guard dpLock(datapathMutex_);
         if (datapath_) datapath_->stop();
