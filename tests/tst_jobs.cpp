@@ -201,6 +201,18 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
     auto watcher = e.api->watch();
     QVERIFY(watcher);
     QCOMPARE(e.call("POST", "/v1/jobs", json{{"kind", "sweep"}, {"vary", "nonsense"}}).status, 400);
+    // A body that is not an object, or a number no double holds, is refused naming it.
+    for (const auto &[body, said] : std::vector<std::pair<std::string, std::string>>{
+             {"[1, 2]", "not array ([1, 2])"}, {"1e999", "number overflow parsing '1e999'"}}) {
+        ApiRequest bad;
+        bad.method = "POST";
+        bad.path = "/v1/jobs";
+        bad.body = body;
+        const ApiReply refused = e.api->handle(bad);
+        QCOMPARE(refused.status, 400);
+        QVERIFY2(refused.body["error"].get<std::string>().find(said) != std::string::npos,
+                 refused.body.dump().c_str());
+    }
     // A point the registry refuses is the request's mistake, named before any run.
     const ApiReply typo =
         e.call("POST", "/v1/jobs", json{{"kind", "sweep"}, {"vary", "poll.sleep_mni_us=5,10"}});

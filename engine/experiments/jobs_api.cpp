@@ -50,7 +50,12 @@ ApiReply JobQueue::handle(const ApiRequest &r)
         std::string why;
         if (!parseStrictJson(r.body.empty() ? std::string("{}") : r.body, body, why))
             return ApiReply::error(400, "jobs: the body is not JSON: " + why);
-        if (!body.is_object()) return ApiReply::error(400, "jobs: the body is not a JSON object");
+        if (!body.is_object()) {
+            // As it came: a number too large for a double (1e999) reads back as null.
+            std::string text = r.body.substr(0, 40) + (r.body.size() > 40 ? "..." : "");
+            return ApiReply::error(400, std::string("jobs: the body must be a JSON object, not ") +
+                                            body.type_name() + " (" + text + ")");
+        }
         JobSpec spec;
         if (auto st = jobSpecFromJson(body, spec); !st.ok())
             return ApiReply::error(400, "jobs: " + st.error);
