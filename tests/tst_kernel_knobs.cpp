@@ -7,6 +7,7 @@
 // name. The lab needs root: CI runs as root; elsewhere those cases are skipped and say so.
 #include <net/if.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <QDir>
@@ -16,6 +17,7 @@
 #include <QtTest>
 
 #include "drivers/host/netdev_napi.h"
+#include "drivers/host/thread_affinity.h"
 #include "engine_run.h"
 #include "require.h"
 
@@ -30,6 +32,7 @@ class TstKernelKnobs : public QObject {
     void aKnobWithoutANapiIsRefusedByName();
     void settingsAreSetLiveAndPutBackAtTheEnd();
     void aKilledRunsSettingsArePutBackByRestore();
+    void aThreadsAffinityIsKeptByItsStartTime();
 
   private:
     static bool root() { return geteuid() == 0; }
@@ -38,6 +41,7 @@ class TstKernelKnobs : public QObject {
     // an instance with id 0 while it has none.
     static NapiInstance labNapi(qint64 pid);
     static QString sysfs(qint64 pid, const char *file);
+    static QString allowedCpus(pid_t thread); // Cpus_allowed_list in /proc/PID/status
     static bool startRun(QProcess &p, const QStringList &sets);
     QString busyReadBefore_, busyPollBefore_;
 };
@@ -66,6 +70,16 @@ QString TstKernelKnobs::sysfs(qint64 pid, const char *file)
 {
     QFile f(QString("/sys/class/net/rk%1a/%2").arg(pid).arg(file));
     return f.open(QIODevice::ReadOnly) ? QString::fromLatin1(f.readAll()).trimmed() : QString();
+}
+
+QString TstKernelKnobs::allowedCpus(pid_t thread)
+{
+    QFile f(QString("/proc/%1/status").arg(thread));
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    for (const QByteArray &line : f.readAll().split('\n'))
+        if (line.startsWith("Cpus_allowed_list:"))
+            return QString::fromLatin1(line.mid(18)).trimmed();
+    return {};
 }
 
 NapiInstance TstKernelKnobs::labNapi(qint64 pid)
@@ -131,6 +145,14 @@ void TstKernelKnobs::settingsAreSetLiveAndPutBackAtTheEnd()
     QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).deferHardIrqs.value_or(0), 2u, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(labNapi(pid).pid.value_or(0) > 0, 10000); // its kthread
     QCOMPARE(labNapi(pid).threaded.value_or(0), 1u);
+    // Its kthread pinned to a CPU, and back to the host's CPUs with host.
+    const pid_t kthread = *labNapi(pid).pid;
+    const QString cpusBefore = allowedCpus(kthread);
+    QVERIFY(!cpusBefore.isEmpty());
+    p.write("set napi.kthread_cpu 0\n");
+    QTRY_COMPARE_WITH_TIMEOUT(allowedCpus(kthread), QString("0"), 10000);
+    p.write("set napi.kthread_cpu host\n");
+    QTRY_COMPARE_WITH_TIMEOUT(allowedCpus(kthread), cpusBefore, 10000);
     // host puts the host's value back at once, mid-run.
     p.write("set napi.gro_flush_timeout_ns host\n");
     QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).groFlushTimeoutNs.value_or(99), 0u, 10000);
@@ -161,6 +183,12 @@ void TstKernelKnobs::settingsAreSetLiveAndPutBackAtTheEnd()
             qPrintable(err), 10000);
     }
     QCOMPARE(labNapi(pid).threaded.value_or(0), 1u);
+    // A CPU this machine lacks is refused with the range it has.
+    p.write("set napi.kthread_cpu 1023\n");
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        (err += QString::fromUtf8(p.readAllStandardError()),
+         err.contains("napi.kthread_cpu = 1023: this machine's CPUs are 0 to")),
+        qPrintable(err), 10000);
 
     p.write("quit\n");
     QVERIFY(p.waitForFinished(30000));
@@ -207,6 +235,31 @@ void TstKernelKnobs::aKilledRunsSettingsArePutBackByRestore()
         RINGLAB_ENGINE_BIN, {"run", "--device", "kernel-lab", "--duration", "1s", "--no-record"});
     QCOMPARE(next.exitCode, 0);
     QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).id, 0u, 10000);
+}
+
+// The journal's address of a thread's affinity names the thread and its start time: it reads
+// and writes the thread while it lives, and a thread that took the pid since (another start
+// time) is "gone", never pinned.
+void TstKernelKnobs::aThreadsAffinityIsKeptByItsStartTime()
+{
+    const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
+    std::string address, cpus;
+    QVERIFY(ringlab::host::threadAffinityAddress(self, address).ok());
+    QVERIFY(ringlab::host::isThreadAffinityAddress(address));
+    QVERIFY(ringlab::host::readThreadAffinity(address, cpus).ok());
+    QCOMPARE(QString::fromStdString(cpus), allowedCpus(self));
+    QVERIFY(ringlab::host::writeThreadAffinity(address, "0").ok());
+    QCOMPARE(allowedCpus(self), QString("0"));
+    QVERIFY(ringlab::host::writeThreadAffinity(address, cpus).ok());
+    QCOMPARE(QString::fromStdString(cpus), allowedCpus(self));
+    QVERIFY(!ringlab::host::threadAffinityGone(address));
+    const std::string other = address.substr(0, address.find(':', 6) + 1) + "1/affinity";
+    QVERIFY(ringlab::host::threadAffinityGone(other));
+    const ringlab::Status refused = ringlab::host::writeThreadAffinity(other, "0");
+    QVERIFY2(!refused.ok() && refused.error.find("the thread is gone") != std::string::npos,
+             refused.error.c_str());
+    QVERIFY(!ringlab::host::writeThreadAffinity(address, "0-x").ok());
+    QVERIFY(!ringlab::host::isThreadAffinityAddress("sched:0:1/affinity"));
 }
 
 QTEST_GUILESS_MAIN(TstKernelKnobs)

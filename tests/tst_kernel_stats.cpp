@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "drivers/kernel/kernel_stats.h"
+#include "drivers/kernel/kernel_watch.h"
 #include "tests/require.h"
 #include "tests/veth_pair.h"
 
@@ -146,6 +147,22 @@ void TstKernelStats::countersReadFromATreeAndTurnedIntoRates()
         QVERIFY2(listed, m.name.c_str());
     }
     QCOMPARE(metricValue(pollRates(p1, p0, 1.0), "kernel_polls_busy_per_s"), 0.0); // went back
+    // Between two readings, only NAPIs present in both count: one that came (channels
+    // changed) adds nothing at once, and one that went takes nothing away.
+    KernelReading before, after;
+    before.atNs = 1'000'000'000;
+    after.atNs = 2'000'000'000;
+    before.hasPolls = after.hasPolls = true;
+    PollCounts n1a, n1b, n2, n3;
+    n1a.packets[static_cast<std::size_t>(PollSource::Busy)] = 100;
+    n1b.packets[static_cast<std::size_t>(PollSource::Busy)] = 150;
+    n2.packets[static_cast<std::size_t>(PollSource::Busy)] = 10'000;
+    n3.packets[static_cast<std::size_t>(PollSource::Busy)] = 7'000;
+    before.polls = {{8193, n1a}, {8194, n3}};
+    after.polls = {{8193, n1b}, {8195, n2}};
+    DeviceReading figures;
+    kernelFigures(before, after, figures);
+    QCOMPARE(metricValue(figures.metrics, "kernel_poll_packets_busy_per_s"), 50.0);
 }
 
 void TstKernelStats::malformedFilesAreRefusedByFileAndLine()

@@ -2,6 +2,7 @@
 #include "drivers/host/settings_journal.h"
 
 #include "drivers/host/netdev_napi.h"
+#include "drivers/host/thread_affinity.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -77,6 +78,7 @@ Status writeAll(int fd, const std::string &text)
 Status writeSetting(const std::string &path, const std::string &value)
 {
     if (isNapiSettingAddress(path)) return writeNapiSetting(path, value);
+    if (isThreadAffinityAddress(path)) return writeThreadAffinity(path, value);
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return Status::refused(path + ": cannot open to write '" + value +
@@ -107,6 +109,7 @@ bool readBounded(int fd, std::size_t limit, std::string &out)
 bool settingGone(const std::string &path)
 {
     if (isNapiSettingAddress(path)) return napiSettingGone(path);
+    if (isThreadAffinityAddress(path)) return threadAffinityGone(path);
     return ::access(path.c_str(), F_OK) != 0 && errno == ENOENT;
 }
 
@@ -156,9 +159,9 @@ bool parseJournal(const std::string &text, std::vector<JournalEntry> &out, std::
             return false;
         }
         const std::string path = p->get<std::string>();
-        if (!isNapiSettingAddress(path) &&
+        if (!isNapiSettingAddress(path) && !isThreadAffinityAddress(path) &&
             (path.empty() || path[0] != '/' || path.find("/../") != std::string::npos)) {
-            why = "a setting whose path is neither absolute nor a NAPI's: " + path;
+            why = "a setting whose path is neither absolute nor a NAPI's or a thread's: " + path;
             return false;
         }
         out.push_back({path, v->get<std::string>()});
@@ -180,6 +183,7 @@ std::string defaultJournalDir()
 Status SettingsJournal::read(const std::string &path, std::string &out)
 {
     if (isNapiSettingAddress(path)) return readNapiSetting(path, out);
+    if (isThreadAffinityAddress(path)) return readThreadAffinity(path, out);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return Status::refused(path + ": cannot read: " + errnoText(errno));
     std::string text;

@@ -25,9 +25,21 @@ void kernelFigures(const KernelReading &before, const KernelReading &after, Devi
     if (before.hasNetdev && after.hasNetdev)
         for (auto &m : netdevRates(before.netdev, after.netdev, s))
             out.metrics.push_back(std::move(m));
-    if (before.hasPolls && after.hasPolls)
-        for (auto &m : pollRates(before.polls, after.polls, s))
+    if (before.hasPolls && after.hasPolls) {
+        // What each NAPI present in both readings did between them: a NAPI that came or went
+        // (channels changed) adds nothing, rather than its whole count at once.
+        PollCounts zero, moved;
+        for (const auto &[id, a] : after.polls)
+            for (const auto &[was, b] : before.polls)
+                if (was == id)
+                    for (std::size_t k = 0; k < kPollSources; ++k) {
+                        moved.polls[k] += a.polls[k] >= b.polls[k] ? a.polls[k] - b.polls[k] : 0;
+                        moved.packets[k] +=
+                            a.packets[k] >= b.packets[k] ? a.packets[k] - b.packets[k] : 0;
+                    }
+        for (auto &m : pollRates(zero, moved, s))
             out.metrics.push_back(std::move(m));
+    }
     for (const auto &t : after.threads)
         for (const auto &b : before.threads)
             if (b.napi.pid == t.napi.pid && b.napi.name == t.napi.name)
@@ -77,7 +89,11 @@ void KernelWatch::findThreads(KernelReading &r)
         // (a comm of 15 bytes cuts long names); else by name.
         host::NetdevNetlink nl;
         std::vector<host::NapiInstance> napis;
-        if (ifindex_ && host::NetdevNetlink::open(nl).ok() && nl.napis(ifindex_, napis).ok()) {
+        Status listed = ifindex_ ? host::NetdevNetlink::open(nl)
+                                 : Status::refused(ifname_ + " has no ifindex here");
+        if (listed.ok()) listed = nl.napis(ifindex_, napis);
+        noNapis_ = listed.ok() ? std::string() : listed.error;
+        if (listed.ok()) {
             for (const auto &n : napis)
                 napiIds_.push_back(n.id);
             for (const auto &n : napis)
@@ -96,7 +112,7 @@ void KernelWatch::findThreads(KernelReading &r)
 void KernelWatch::run()
 {
     std::string pollsRefused;
-    polls_ = PollAttribution::open(pollsRefused);
+    polls_ = PollAttribution::open(ifindex_, pollsRefused);
     if (polls_) pollsRefused = polls_->caveat(); // said as the problem until another comes
     for (;;) {
         KernelReading r;
@@ -113,8 +129,8 @@ void KernelWatch::run()
         } else if (napiIds_.empty()) {
             if (problem.empty())
                 problem = "poll attribution: " + ifname_ +
-                          " has no NAPI with an id "
-                          "(netdev netlink lists none: GRO off on a veth?)";
+                          (noNapis_.empty() ? " has no NAPI (a veth has one only with GRO on)"
+                                            : ": its NAPIs cannot be listed: " + noNapis_);
         } else if (auto st = polls_->read(napiIds_, r.polls); st.ok()) {
             r.hasPolls = true;
             if (problem.empty()) problem = pollsRefused;

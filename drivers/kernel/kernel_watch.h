@@ -32,7 +32,8 @@ struct KernelReading {
     KernelCounters kernel;
     NetdevCounters netdev;
     bool hasNetdev = false;
-    PollCounts polls; // the netdev's NAPIs, by what drove each poll
+    // Each of the netdev's NAPIs (by id): its polls by what drove them.
+    std::vector<std::pair<unsigned, PollCounts>> polls;
     bool hasPolls = false;
     struct Thread {
         NapiThread napi;
@@ -70,6 +71,7 @@ class KernelWatch {
     std::string reported_;                   // reader thread only: the last problem published
     std::vector<NapiThread> threads_;        // reader thread only
     std::vector<unsigned> napiIds_;          // reader thread only: the netdev's NAPIs
+    std::string noNapis_;                    // reader thread only: why napiIds_ could not be listed
     std::unique_ptr<PollAttribution> polls_; // reader thread only; null where BPF is refused
     std::int64_t threadsFoundNs_ = 0;
     std::mutex stopMutex_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "drivers/host/netdev_napi.h"
+#include "drivers/host/thread_affinity.h"
 #include "drivers/kernel/napi_sysfs.h"
 
 namespace ringlab::kernel {
@@ -24,6 +25,7 @@ constexpr KnobWays kWays[] = {
     {TunableId::NapiDeferHardIrqs, "defer-hard-irqs", {}},
     {TunableId::NapiGroFlushTimeoutNs, "gro-flush-timeout", {}},
     {TunableId::NapiIrqSuspendTimeoutNs, "irq-suspend-timeout", {}},
+    {TunableId::NapiKthreadCpu, {}, {}}, // each NAPI kthread's affinity
     {TunableId::NetBusyPollUs, {}, "/proc/sys/net/core/busy_poll"},
     {TunableId::NetBusyReadUs, {}, "/proc/sys/net/core/busy_read"},
 };
@@ -54,6 +56,14 @@ NapiSettings::NapiSettings(std::string ifname, unsigned ifindex, std::string jou
     for (const KnobWays &w : kWays) {
         Knob k;
         k.id = w.id;
+        if (w.id == TunableId::NapiKthreadCpu) {
+            // The kthreads are found at each change (netdev netlink, else by name); any CPU
+            // this machine has.
+            k.way = Way::Affinity;
+            k.max = std::min<long long>(registryMax(w.id), ::sysconf(_SC_NPROCESSORS_CONF) - 1);
+            knobs_.push_back(std::move(k));
+            continue;
+        }
         if (!w.sysctl.empty()) {
             if (::access(std::string(w.sysctl).c_str(), F_OK) == 0) {
                 k.way = Way::Sysctl;
@@ -116,7 +126,9 @@ Status NapiSettings::check(const ParamSet &ps) const
             return Status{nameOf(k.id) + " = " + ps.text(k.id) + ": not on " + ifname_ +
                           " here: " + k.why + " (allowed: host, as the host has it)"};
         if (v > k.max)
-            return Status{nameOf(k.id) + " = " + ps.text(k.id) + ": this kernel takes 0 to " +
+            return Status{nameOf(k.id) + " = " + ps.text(k.id) +
+                          (k.way == Way::Affinity ? ": this machine's CPUs are 0 to "
+                                                  : ": this kernel takes 0 to ") +
                           std::to_string(k.max) + " for " + ifname_ +
                           " (or -1, as the host has it)"};
     }
@@ -126,6 +138,24 @@ Status NapiSettings::check(const ParamSet &ps) const
 Status NapiSettings::targets(const Knob &k, std::vector<std::string> &out) const
 {
     out.clear();
+    if (k.way == Way::Affinity) {
+        // Every NAPI kthread of the netdev now: none without threaded NAPI.
+        std::vector<pid_t> pids;
+        host::NetdevNetlink nl;
+        std::vector<host::NapiInstance> napis;
+        if (host::NetdevNetlink::open(nl).ok() && nl.napis(ifindex_, napis).ok()) {
+            for (const auto &n : napis)
+                if (n.pid && *n.pid > 0) pids.push_back(*n.pid);
+        } else {
+            for (const auto &t : napiThreads(ifname_))
+                pids.push_back(t.pid);
+        }
+        for (pid_t pid : pids) {
+            std::string address;
+            if (host::threadAffinityAddress(pid, address).ok()) out.push_back(address);
+        }
+        return Status::success();
+    }
     if (k.way != Way::Netlink) {
         out.push_back(k.attr);
         return Status::success();
@@ -177,8 +207,8 @@ Status NapiSettings::apply(const ParamSet &ps)
         const std::int64_t want = ps.integer(k.id);
         // A NAPI the netdev made since (channels changed, a reset) gets the value at the next
         // change: a per-NAPI knob's NAPIs are listed again at every apply.
-        if (k.way == Way::None || (want == k.applied && (k.way != Way::Netlink || want == -1)))
-            continue;
+        const bool perInstance = k.way == Way::Netlink || k.way == Way::Affinity;
+        if (k.way == Way::None || (want == k.applied && (!perInstance || want == -1))) continue;
         std::vector<std::string> paths;
         Status st = targets(k, paths);
         for (std::size_t i = 0; st.ok() && i < paths.size(); ++i) {

@@ -2,8 +2,9 @@
 // The kernel's receive-path settings as live tunables of a kernel device's run (issue 44,
 // part 2): each NAPI's threaded mode, defer-hard-irqs, gro-flush-timeout and
 // irq-suspend-timeout (netdev netlink's napi-set on every NAPI of the netdev where this
-// kernel's policy takes the attribute, the device-wide sysfs file otherwise), and the
-// host-wide sysctls net.core.busy_poll and busy_read.
+// kernel's policy takes the attribute, the device-wide sysfs file otherwise), the CPU of each
+// NAPI kthread (its affinity, host/thread_affinity.h), and the host-wide sysctls
+// net.core.busy_poll and busy_read.
 //
 // host (-1), each knob's default, leaves the setting as the host has it. Any other value is written
 // through the run's settings journal (the old value on disk first), so it is put back when the
@@ -52,7 +53,7 @@ class NapiSettings {
     std::string describe(std::string &why) const;
 
     // How this host sets a knob.
-    enum class Way { None, Netlink, Sysfs, Sysctl };
+    enum class Way { None, Netlink, Sysfs, Sysctl, Affinity };
     struct Knob {
         TunableId id = TunableId::NapiThreaded;
         Way way = Way::None;

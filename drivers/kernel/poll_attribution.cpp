@@ -29,25 +29,25 @@ namespace {
 // Every poll source's metrics, written out so that a metric's name can be searched for.
 constexpr std::array kSources{
     PollSourceName{
-        PollSource::Softirq, "softirq", "kernel_polls_softirq_per_s",
+        PollSource::Softirq, "kernel_polls_softirq_per_s",
         "NAPI polls run by the NET_RX softirq after an interrupt or a kick",
         "kernel_poll_packets_softirq_per_s",
         "frames handed up by polls run by the NET_RX softirq after an interrupt or a kick"},
-    PollSourceName{PollSource::Watchdog, "timer", "kernel_polls_timer_per_s",
+    PollSourceName{PollSource::Watchdog, "kernel_polls_timer_per_s",
                    "NAPI polls run by the NET_RX softirq the NAPI's timer scheduled "
                    "(gro_flush_timeout, irq_suspend_timeout)",
                    "kernel_poll_packets_timer_per_s",
                    "frames handed up by polls run by the NET_RX softirq the NAPI's timer scheduled "
                    "(gro_flush_timeout, irq_suspend_timeout)"},
-    PollSourceName{PollSource::Busy, "busy poll", "kernel_polls_busy_per_s",
+    PollSourceName{PollSource::Busy, "kernel_polls_busy_per_s",
                    "NAPI polls run by an application's busy poll (socket or epoll)",
                    "kernel_poll_packets_busy_per_s",
                    "frames handed up by polls run by an application's busy poll (socket or epoll)"},
-    PollSourceName{PollSource::Kthread, "kthread", "kernel_polls_kthread_per_s",
+    PollSourceName{PollSource::Kthread, "kernel_polls_kthread_per_s",
                    "NAPI polls run by the NAPI's kthread (threaded NAPI)",
                    "kernel_poll_packets_kthread_per_s",
                    "frames handed up by polls run by the NAPI's kthread (threaded NAPI)"},
-    PollSourceName{PollSource::Other, "other", "kernel_polls_other_per_s",
+    PollSourceName{PollSource::Other, "kernel_polls_other_per_s",
                    "NAPI polls run by another kernel thread (netpoll)",
                    "kernel_poll_packets_other_per_s",
                    "frames handed up by polls run by another kernel thread (netpoll)"},
@@ -67,7 +67,13 @@ int keepLog(enum libbpf_print_level level, const char *format, va_list args)
     std::string text(line);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
         text.pop_back();
-    if (!text.empty()) lastLog = text;
+    // The first warning says why (the verifier, BTF, a missing tracepoint); libbpf's own
+    // summaries after it ("failed to load object") do not.
+    for (const char *summary :
+         {"libbpf: failed to load BPF skeleton", "libbpf: failed to load object",
+          "libbpf: failed to initialize skeleton"})
+        if (text.rfind(summary, 0) == 0) return 0;
+    if (!text.empty() && lastLog.empty()) lastLog = text;
     return 0;
 }
 
@@ -107,7 +113,7 @@ PollAttribution::~PollAttribution()
     delete skel_;
 }
 
-std::unique_ptr<PollAttribution> PollAttribution::open(std::string &why)
+std::unique_ptr<PollAttribution> PollAttribution::open(unsigned ifindex, std::string &why)
 {
     std::lock_guard lock(logMutex);
     lastLog.clear();
@@ -123,6 +129,7 @@ std::unique_ptr<PollAttribution> PollAttribution::open(std::string &why)
     if (!obj) return fail("opening", errno);
     const std::uint64_t watchdog = kernelSymbol("napi_watchdog");
     obj->rodata->watchdog_fn = watchdog;
+    obj->rodata->watch_ifindex = ifindex;
     if (int err = napi_poll::load(obj); err) {
         napi_poll::destroy(obj);
         return fail("loading", err);
@@ -144,23 +151,28 @@ std::unique_ptr<PollAttribution> PollAttribution::open(std::string &why)
     return p;
 }
 
-Status PollAttribution::read(std::span<const unsigned> napiIds, PollCounts &out) const
+Status PollAttribution::read(std::span<const unsigned> napiIds,
+                             std::vector<std::pair<unsigned, PollCounts>> &out) const
 {
-    out = {};
+    out.clear();
     std::vector<rl_poll_counts> perCpu(static_cast<std::size_t>(cpus_));
     for (unsigned id : napiIds) {
         const __u32 key = id;
+        PollCounts napi;
         if (bpf_map__lookup_elem(skel_->obj->maps.counts, &key, sizeof key, perCpu.data(),
                                  perCpu.size() * sizeof(rl_poll_counts), 0) != 0) {
-            if (errno == ENOENT) continue; // not polled yet
-            return Status::failed("poll attribution: reading NAPI " + std::to_string(id) + ": " +
-                                  std::strerror(errno));
+            if (errno != ENOENT)
+                return Status::failed("poll attribution: reading NAPI " + std::to_string(id) +
+                                      ": " + std::strerror(errno));
+            out.emplace_back(id, napi); // not polled yet
+            continue;
         }
         for (const rl_poll_counts &c : perCpu)
             for (std::size_t k = 0; k < kPollSources; ++k) {
-                out.polls[k] += c.polls[k];
-                out.packets[k] += c.packets[k];
+                napi.polls[k] += c.polls[k];
+                napi.packets[k] += c.packets[k];
             }
+        out.emplace_back(id, napi);
     }
     return Status::success();
 }

@@ -17,6 +17,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/common/status.h"
 
@@ -27,7 +29,6 @@ enum class PollSource : std::uint8_t { Softirq, Watchdog, Busy, Kthread, Other }
 inline constexpr std::size_t kPollSources = 5;
 struct PollSourceName {
     PollSource source;
-    std::string_view label;         // in legends
     std::string_view pollsMetric;   // the metric of its polls per second
     std::string_view pollsHelp;     // what that metric says
     std::string_view packetsMetric; // the metric of the frames those polls handed up
@@ -41,15 +42,17 @@ struct PollCounts {
 
 class PollAttribution {
   public:
-    // Loads and attaches the program; on failure `why` says what is missing.
-    static std::unique_ptr<PollAttribution> open(std::string &why);
+    // Loads and attaches the program, counting the NAPIs of the netdev `ifindex` (in this
+    // network namespace); on failure `why` says what is missing.
+    static std::unique_ptr<PollAttribution> open(unsigned ifindex, std::string &why);
     ~PollAttribution();
     PollAttribution(const PollAttribution &) = delete;
     PollAttribution &operator=(const PollAttribution &) = delete;
 
-    // The running totals of the NAPIs `napiIds`, summed over CPUs and NAPIs; a NAPI that has
-    // not been polled since the program was loaded counts zero.
-    Status read(std::span<const unsigned> napiIds, PollCounts &out) const;
+    // The running totals of each NAPI of `napiIds`, summed over CPUs; a NAPI that has not
+    // been polled since the program was loaded counts zero.
+    Status read(std::span<const unsigned> napiIds,
+                std::vector<std::pair<unsigned, PollCounts>> &out) const;
     // What the figures cannot tell apart here (empty when nothing): said once with them.
     const std::string &caveat() const { return caveat_; }
 

@@ -302,6 +302,11 @@ const TunableInfo kTable[] = {
      "finds work, the NAPI's interrupt stays off for up to this long; when a poll finds "
      "nothing, napi.gro_flush_timeout_ns and napi.defer_hard_irqs take over again. 0: off. Per "
      "NAPI through netdev netlink only. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NapiKthreadCpu, "napi.kthread_cpu", kKernelGroup, T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU every NAPI kthread of the kernel device's netdev runs on (threaded NAPI: "
+     "napi.threaded 1), beside threads.poll_cpu for the application's thread: the same CPU "
+     "shares it, another runs the two in parallel. A kthread made later (threaded switched "
+     "on) is pinned at once. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
     {TunableId::NetBusyPollUs, "net.busy_poll_us", kKernelGroup, T::Integer, "us", -1, 2147483647, -1, L, none,
      "net.core.busy_poll, host-wide: how long poll(), select() and epoll_wait() busy-poll the "
      "NAPIs of their sockets before they sleep (epoll: the NAPI its sockets last received "

@@ -82,6 +82,7 @@ enum class TunableId : std::uint16_t {
     NapiDeferHardIrqs,
     NapiGroFlushTimeoutNs,
     NapiIrqSuspendTimeoutNs,
+    NapiKthreadCpu,
     NetBusyPollUs,
     NetBusyReadUs,
     EpollBusyPollUs,

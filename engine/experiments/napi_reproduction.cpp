@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/experiments/napi_reproduction.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -128,7 +129,11 @@ void fillRow(SessionStore &store, const Cell &cell, const NapiRow *base, double 
     }
     row.p99VsBase = compareEstimates(base->p99, row.p99);
     row.cpuVsBase = compareEstimates(base->cpu, row.cpu);
-    if (row.p99.batches < 3 || base->p99.batches < 3) {
+    if (!base->p99.n || !base->cpu.n) {
+        row.verdict = "base not measured: nothing to compare with";
+        return;
+    }
+    if (std::min({row.p99.batches, row.cpu.batches, base->p99.batches, base->cpu.batches}) < 3) {
         row.verdict = "no interval: needs 3 or more repeats";
         return;
     }
@@ -242,7 +247,7 @@ std::string formatNapiReproduction(const std::vector<NapiRow> &rows, bool markdo
     if (markdown) {
         out += "### Case: napi\n\nIRQ suspension's cases on the kernel lab. " +
                std::string(kPublished) + "\n\n";
-        out += "| rate | case | rtt p99 (us) | vs base | machine CPU (%) | vs base | rx by "
+        out += "| rate | case | rtt p99 (us)\\* | vs base | machine CPU (%) | vs base | rx by "
                "(% of frames) | documented | verdict |\n";
         out += "|---:|---|---:|---:|---:|---:|---|---|---|\n";
         for (const NapiRow &r : rows)
@@ -254,7 +259,8 @@ std::string formatNapiReproduction(const std::vector<NapiRow> &rows, bool markdo
         out += "\n";
         for (const NapiCase &c : kCases)
             out += "- " + std::string(c.name) + ": " + std::string(c.what) + "\n";
-        return out + "\n";
+        return out +
+               "\n\\* each 100 ms sample's p99 of the round trips, averaged over the run.\n\n";
     }
     out += "== napi: IRQ suspension's cases on the kernel lab\n";
     int rate = -1;
@@ -262,7 +268,7 @@ std::string formatNapiReproduction(const std::vector<NapiRow> &rows, bool markdo
         if (r.rate != rate) {
             rate = r.rate;
             appendf(out, "\n   %d requests/s\n   %-8s %16s %8s %16s %8s  %-32s %s\n", rate, "case",
-                    "rtt p99 (us)", "vs base", "machine CPU (%)", "vs base", "rx by (% of frames)",
+                    "rtt p99 (us)*", "vs base", "machine CPU (%)", "vs base", "rx by (% of frames)",
                     "verdict");
         }
         appendf(out, "   %-8s %16s %8s %16s %8s  %-32s %s\n", std::string(r.c->name).c_str(),
@@ -274,6 +280,7 @@ std::string formatNapiReproduction(const std::vector<NapiRow> &rows, bool markdo
     for (const NapiCase &c : kCases)
         out += "   " + std::string(c.name) + ": " + std::string(c.what) +
                ". Documented: " + std::string(c.expectedText) + ".\n";
+    out += "   * each 100 ms sample's p99 of the round trips, averaged over the run.\n";
     out += "\n   " + std::string(kPublished) + "\n\n";
     return out;
 }

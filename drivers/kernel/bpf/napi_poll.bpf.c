@@ -28,7 +28,13 @@ struct hrtimer {
     void *function;
 } __attribute__((preserve_access_index));
 
+struct net_device {
+    int ifindex;
+} __attribute__((preserve_access_index));
+
 struct napi_struct {
+    unsigned long state;
+    struct net_device *dev;
     struct hrtimer timer;
     unsigned int napi_id;
 } __attribute__((preserve_access_index));
@@ -39,14 +45,22 @@ struct task_struct {
 
 #define RL_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 #define RL_NET_RX_SOFTIRQ 3      /* include/linux/interrupt.h */
+#define RL_NAPI_STATE_SCHED 1ul  /* 1 << NAPI_STATE_SCHED, include/linux/netdevice.h */
 
-/* Set by user space before load: napi_watchdog's address (/proc/kallsyms). */
+/* Set by user space before load: napi_watchdog's address (/proc/kallsyms), and the ifindex
+ * of the netdev whose NAPIs are counted (the others cost one read and are left alone). */
 const volatile __u64 watchdog_fn = 0;
+const volatile __u32 watch_ifindex = 0;
+
+static __always_inline int watched(struct napi_struct *napi)
+{
+    return !watch_ifindex || BPF_CORE_READ(napi, dev, ifindex) == (int)watch_ifindex;
+}
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-    __uint(max_entries, 4096);
-    __type(key, __u32); /* napi id */
+    __uint(max_entries, 256); /* the watched netdev's NAPIs: one per channel */
+    __type(key, __u32);       /* napi id */
     __type(value, struct rl_poll_counts);
 } counts SEC(".maps");
 
@@ -59,7 +73,7 @@ struct {
 
 struct {
     __uint(type, BPF_MAP_TYPE_LRU_HASH);
-    __uint(max_entries, 4096);
+    __uint(max_entries, 256);
     __type(key, __u32); /* napi id the timer scheduled, until its next poll */
     __type(value, __u8);
 } timer_kicked SEC(".maps");
@@ -94,6 +108,11 @@ int BPF_PROG(timer_fires, struct hrtimer *timer)
     /* The timer is a member of its NAPI: container_of, with the member's offset relocated. */
     struct napi_struct *napi =
         (void *)((char *)timer - bpf_core_field_offset(struct napi_struct, timer));
+    if (!watched(napi)) return 0;
+    /* A NAPI already scheduled (a busy poller or a softirq holds it) is not scheduled by its
+     * timer: napi_watchdog only marks it missed. The timer drives the next poll only when it
+     * finds the NAPI idle. */
+    if (BPF_CORE_READ(napi, state) & RL_NAPI_STATE_SCHED) return 0;
     __u32 id = BPF_CORE_READ(napi, napi_id);
     __u8 one = 1;
     if (id) bpf_map_update_elem(&timer_kicked, &id, &one, BPF_ANY);
@@ -112,20 +131,18 @@ SEC("tp_btf/napi_poll")
 int BPF_PROG(napi_poll, struct napi_struct *napi, int work, int budget)
 {
     __u32 id = BPF_CORE_READ(napi, napi_id);
-    if (!id) return 0; /* a CPU's backlog and other NAPIs without an id: no netdev's */
+    if (!id || !watched(napi)) return 0; /* a CPU's backlog, another netdev's NAPI */
 
     __u32 zero = 0;
     __u32 *rx = bpf_map_lookup_elem(&in_rx, &zero);
     int source;
+    /* The timer's mark lasts until the NAPI's next poll, whoever runs it. */
+    const int timer = bpf_map_lookup_elem(&timer_kicked, &id) != 0;
+    if (timer) bpf_map_delete_elem(&timer_kicked, &id);
     if (rx && *rx) {
-        source = RL_POLL_SOFTIRQ;
-        if (bpf_map_lookup_elem(&timer_kicked, &id)) {
-            source = RL_POLL_WATCHDOG;
-            bpf_map_delete_elem(&timer_kicked, &id);
-        }
+        source = timer ? RL_POLL_WATCHDOG : RL_POLL_SOFTIRQ;
     } else if (is_napi_kthread()) {
-        source = RL_POLL_KTHREAD;
-        bpf_map_delete_elem(&timer_kicked, &id); /* the timer woke the kthread: counted there */
+        source = RL_POLL_KTHREAD; /* a timer that woke the kthread: counted as the kthread's */
     } else {
         struct task_struct *task = (struct task_struct *)bpf_get_current_task();
         source = BPF_CORE_READ(task, flags) & RL_PF_KTHREAD ? RL_POLL_OTHER : RL_POLL_BUSY;
