@@ -29,11 +29,11 @@ int reproduceNapi(ReproduceOptions o)
     std::vector<NapiRow> rows;
     const Outcome end = runNapiReproduction(o, sigFd, rows, error);
     close(sigFd);
+    if (!rows.empty()) std::fputs(formatNapiReproduction(rows, o.markdown).c_str(), stdout);
     if (end != Outcome::Done) {
         std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", error.c_str());
         return exitCode(end);
     }
-    std::fputs(formatNapiReproduction(rows, o.markdown).c_str(), stdout);
     return 0;
 }
 

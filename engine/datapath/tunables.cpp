@@ -314,8 +314,10 @@ const TunableInfo kTable[] = {
      "host has it. Put back at the end of the run.", false, {}, "host"},
     {TunableId::NetBusyReadUs, "net.busy_read_us", kKernelGroup, T::Integer, "us", -1, 2147483647, -1, L, none,
      "net.core.busy_read, host-wide: the SO_BUSY_POLL of every socket that sets none itself: "
-     "how long a read that finds nothing busy-polls the socket's NAPI. 0: off. host (-1): as the "
-     "host has it. Put back at the end of the run.", false, {}, "host"},
+     "how long a read that finds nothing busy-polls the socket's NAPI. The kernel copies it into "
+     "a socket when the socket is made, so a change mid-run reaches sockets made after it, not "
+     "the kernel device's own (made at the start): set it before Start, or sock.busy_poll_us "
+     "live. 0: off. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
     {TunableId::EpollBusyPollUs, "epoll.busy_poll_us", kKernelGroup, T::Integer, "us", 0, 2147483647, 0, L, none,
      "Busy polling of the kernel device's own epoll set (EPIOCSPARAMS, Linux 6.9), for "
      "poll.mode interrupt: epoll_wait busy-polls the NAPI its socket receives from for up to "

@@ -123,14 +123,18 @@ void fillRow(SessionStore &store, const Cell &cell, const NapiRow *base, double 
         row.verdict = "not measured (no round trips or no CPU figure)";
         return;
     }
-    if (!base || base == &row) {
+    if (cell.c == &kCases.front()) {
         row.verdict = "the reference";
+        return;
+    }
+    if (!base) {
+        row.verdict = "base not measured: nothing to compare with";
         return;
     }
     row.p99VsBase = compareEstimates(base->p99, row.p99);
     row.cpuVsBase = compareEstimates(base->cpu, row.cpu);
     if (!base->p99.n || !base->cpu.n) {
-        row.verdict = "base not measured: nothing to compare with";
+        row.verdict = "base has no figures: nothing to compare with";
         return;
     }
     if (std::min({row.p99.batches, row.cpu.batches, base->p99.batches, base->cpu.batches}) < 3) {
@@ -155,6 +159,24 @@ std::string shares(const NapiRow &r)
     for (const auto &[source, pct] : r.pollShare)
         if (pct >= 0.5) appendf(out, "%s%s %.0f", out.empty() ? "" : ", ", source.c_str(), pct);
     return out.empty() ? "-" : out;
+}
+
+// A row for each case and rate that has a run; each compared with its rate's base when the
+// base has one.
+void napiRows(SessionStore &store, const std::vector<Cell> &cells, std::size_t perRate,
+              double warmupS, std::vector<NapiRow> &rows)
+{
+    rows.clear();
+    rows.reserve(cells.size()); // the base pointers below stay valid
+    for (std::size_t first = 0; first < cells.size(); first += perRate) {
+        const NapiRow *base = nullptr;
+        for (std::size_t k = first; k < first + perRate && k < cells.size(); ++k) {
+            if (cells[k].ids.empty()) continue;
+            rows.emplace_back();
+            fillRow(store, cells[k], k == first ? nullptr : base, warmupS, rows.back());
+            if (k == first) base = &rows.back();
+        }
+    }
 }
 
 } // namespace
@@ -198,9 +220,15 @@ Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<Na
             cells.back().group = "reproduce napi " + cellName(cells.back()) + " " + stamp;
         }
     SessionStore store(o.db.empty() ? SessionStore::defaultPath() : std::filesystem::path(o.db));
+    const std::size_t perRate = kCases.size();
+    // Cut short, the rows of what was measured still come back, to be printed.
+    auto cut = [&](Outcome end, std::string why) {
+        error = std::move(why);
+        napiRows(store, cells, perRate, o.warmupS, rows);
+        return end;
+    };
     const int runs = static_cast<int>(cells.size()) * o.repeat;
     int done = 0;
-    const std::size_t perRate = kCases.size();
     for (std::size_t first = 0; first < cells.size(); first += perRate)
         for (int r = 1; r <= o.repeat; ++r)
             for (std::size_t k = 0; k < perRate; ++k) {
@@ -223,21 +251,14 @@ Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<Na
                 run.durationNs = o.durationNs;
                 std::int64_t id = 0;
                 const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
-                if (id) cell.ids.push_back(id);
-                if (end == Outcome::Interrupted) {
-                    error = "interrupted; the runs so far are in " + store.file().string();
-                    return end;
-                }
-                if (end != Outcome::Done) {
-                    error = "napi: a run of " + cellName(cell) + " failed";
-                    return Outcome::Failed;
-                }
+                if (id && end == Outcome::Done) cell.ids.push_back(id); // a cut run: kept, not used
+                if (end == Outcome::Interrupted)
+                    return cut(end, "interrupted; the runs so far are in " + store.file().string() +
+                                        " and in the table above");
+                if (end != Outcome::Done)
+                    return cut(Outcome::Failed, "napi: a run of " + cellName(cell) + " failed");
             }
-    rows.assign(cells.size(), {});
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-        const std::size_t base = k - k % perRate; // base is each rate's first case
-        fillRow(store, cells[k], k == base ? nullptr : &rows[base], o.warmupS, rows[k]);
-    }
+    napiRows(store, cells, perRate, o.warmupS, rows);
     return Outcome::Done;
 }
 
@@ -267,11 +288,11 @@ std::string formatNapiReproduction(const std::vector<NapiRow> &rows, bool markdo
     for (const NapiRow &r : rows) {
         if (r.rate != rate) {
             rate = r.rate;
-            appendf(out, "\n   %d requests/s\n   %-8s %16s %8s %16s %8s  %-32s %s\n", rate, "case",
+            appendf(out, "\n   %d requests/s\n   %-8s %20s %8s %20s %8s  %-32s %s\n", rate, "case",
                     "rtt p99 (us)*", "vs base", "machine CPU (%)", "vs base", "rx by (% of frames)",
                     "verdict");
         }
-        appendf(out, "   %-8s %16s %8s %16s %8s  %-32s %s\n", std::string(r.c->name).c_str(),
+        appendf(out, "   %-8s %20s %8s %20s %8s  %-32s %s\n", std::string(r.c->name).c_str(),
                 withInterval(r.p99).c_str(), change(r, r.p99VsBase).c_str(),
                 withInterval(r.cpu).c_str(), change(r, r.cpuVsBase).c_str(), shares(r).c_str(),
                 r.verdict.c_str());
