@@ -6,6 +6,7 @@
 // or after a kill -9 by `ringlab-engine restore`. A knob the netdev cannot take is refused by
 // name. The lab needs root: CI runs as root; elsewhere those cases are skipped and say so.
 #include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,8 +17,9 @@
 #include <QScopeGuard>
 #include <QtTest>
 
+#include "drivers/host/ethtool_netlink.h"
 #include "drivers/host/netdev_napi.h"
-#include "drivers/host/thread_affinity.h"
+#include "drivers/host/thread_sched.h"
 #include "engine_run.h"
 #include "require.h"
 
@@ -32,6 +34,7 @@ class TstKernelKnobs : public QObject {
     void aKnobWithoutANapiIsRefusedByName();
     void settingsAreSetLiveAndPutBackAtTheEnd();
     void aKilledRunsSettingsArePutBackByRestore();
+    void theDriversSettingsAndTheKthreadsPolicyAreSetLive();
     void aThreadsAffinityIsKeptByItsStartTime();
 
   private:
@@ -40,6 +43,9 @@ class TstKernelKnobs : public QObject {
     // The NAPI of the lab's host-side veth of engine `pid` (the one its requests arrive on), or
     // an instance with id 0 while it has none.
     static NapiInstance labNapi(qint64 pid);
+    static int labNapiCount(qint64 pid);
+    // An ethtool setting of the lab's host-side veth ("rx-channels"), or -1 when unreadable.
+    static long long labEthtool(qint64 pid, const char *attr);
     static QString sysfs(qint64 pid, const char *file);
     static QString allowedCpus(pid_t thread); // Cpus_allowed_list in /proc/PID/status
     static bool startRun(QProcess &p, const QStringList &sets);
@@ -91,6 +97,26 @@ NapiInstance TstKernelKnobs::labNapi(qint64 pid)
         napis.empty())
         return {};
     return napis.front();
+}
+
+int TstKernelKnobs::labNapiCount(qint64 pid)
+{
+    const unsigned ifindex = if_nametoindex(QString("rk%1a").arg(pid).toLatin1().constData());
+    NetdevNetlink nl;
+    std::vector<NapiInstance> napis;
+    if (ifindex == 0 || !NetdevNetlink::open(nl).ok() || !nl.napis(ifindex, napis).ok()) return -1;
+    return static_cast<int>(napis.size());
+}
+
+long long TstKernelKnobs::labEthtool(qint64 pid, const char *attr)
+{
+    const unsigned ifindex = if_nametoindex(QString("rk%1a").arg(pid).toLatin1().constData());
+    ringlab::host::EthtoolNetlink et;
+    std::uint64_t v = 0;
+    if (ifindex == 0 || !ringlab::host::EthtoolNetlink::open(et).ok() ||
+        !et.get(ifindex, attr, v).ok())
+        return -1;
+    return static_cast<long long>(v);
 }
 
 bool TstKernelKnobs::startRun(QProcess &p, const QStringList &sets)
@@ -206,9 +232,11 @@ void TstKernelKnobs::aKilledRunsSettingsArePutBackByRestore()
 {
     RINGLAB_REQUIRE(root(), "the kernel lab and the host's settings need root");
     QProcess victim;
-    QVERIFY(startRun(victim, {"napi.defer_hard_irqs=3", "net.busy_poll_us=9"}));
+    QVERIFY(
+        startRun(victim, {"napi.defer_hard_irqs=3", "net.busy_poll_us=9", "netdev.rx_channels=2"}));
     const qint64 pid = victim.processId();
     QTRY_COMPARE_WITH_TIMEOUT(sysctl("busy_poll"), QString("9"), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(labEthtool(pid, "rx-channels"), 2, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).deferHardIrqs.value_or(0), 3u, 10000);
     const std::uint32_t napiId = labNapi(pid).id;
     ::kill(static_cast<pid_t>(pid), SIGKILL);
@@ -229,12 +257,99 @@ void TstKernelKnobs::aKilledRunsSettingsArePutBackByRestore()
         qPrintable(out));
     QCOMPARE(sysctl("busy_poll"), busyPollBefore_);
     QCOMPARE(labNapi(pid).deferHardIrqs.value_or(99), 0u);
+    // The driver's channels, through ethtool netlink, by the netdev's name and index.
+    const unsigned ifindex = if_nametoindex(QString("rk%1a").arg(pid).toLatin1().constData());
+    QVERIFY2(
+        out.contains(QString("restored ethtool:rk%1a:%2/rx-channels to '1'").arg(pid).arg(ifindex)),
+        qPrintable(out));
+    QCOMPARE(labEthtool(pid, "rx-channels"), 1);
 
     // The next run removes the dead run's lab; its NAPI goes with it.
     const test::EngineRun next = test::runEngine(
         RINGLAB_ENGINE_BIN, {"run", "--device", "kernel-lab", "--duration", "1s", "--no-record"});
     QCOMPARE(next.exitCode, 0);
     QTRY_COMPARE_WITH_TIMEOUT(labNapi(pid).id, 0u, 10000);
+}
+
+// The netdev's driver settings (ethtool netlink) and the NAPI kthreads' scheduling policy,
+// live: GRO and channels make and remove the veth's NAPIs, a real-time policy reaches every
+// kthread, and what a veth lacks (rings, coalescing, interrupts) is refused naming why.
+void TstKernelKnobs::theDriversSettingsAndTheKthreadsPolicyAreSetLive()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab and the host's settings need root");
+    QProcess p;
+    QVERIFY(startRun(p, {"netdev.rx_channels=2"}));
+    const qint64 pid = p.processId();
+    auto ended = qScopeGuard([&p] {
+        if (p.state() == QProcess::NotRunning) return;
+        p.write("quit\n");
+        p.waitForFinished(30000);
+    });
+    // Two receive channels, a NAPI each (the lab's veth starts with one).
+    QTRY_COMPARE_WITH_TIMEOUT(labEthtool(pid, "rx-channels"), 2, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(labNapiCount(pid), 2, 10000);
+    QCOMPARE(labEthtool(pid, "gro"), 1);
+    // GRO off: a veth has no NAPI then; on again, its NAPIs come back.
+    p.write("set netdev.gro 0\n");
+    QTRY_COMPARE_WITH_TIMEOUT(labEthtool(pid, "gro"), 0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(labNapiCount(pid), 0, 10000);
+    p.write("set netdev.gro host\n");
+    QTRY_COMPARE_WITH_TIMEOUT(labEthtool(pid, "gro"), 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(labNapiCount(pid), 2, 10000);
+    // Every kthread real time, at the priority asked; back to the host's policy with host.
+    p.write("set napi.threaded 1\nset napi.kthread_policy fifo napi.kthread_priority 30\n");
+    auto policies = [pid] {
+        QStringList out;
+        const unsigned ifindex = if_nametoindex(QString("rk%1a").arg(pid).toLatin1().constData());
+        NetdevNetlink nl;
+        std::vector<NapiInstance> napis;
+        if (ifindex == 0 || !NetdevNetlink::open(nl).ok() || !nl.napis(ifindex, napis).ok())
+            return out;
+        for (const auto &n : napis) {
+            sched_param sp{};
+            const pid_t t = n.pid.value_or(0);
+            out << (t > 0 && sched_getparam(t, &sp) == 0
+                        ? QString("%1 %2").arg(sched_getscheduler(t)).arg(sp.sched_priority)
+                        : QString("none"));
+        }
+        return out;
+    };
+    const QString fifo30 = QString("%1 30").arg(SCHED_FIFO),
+                  other = QString("%1 0").arg(SCHED_OTHER);
+    QTRY_COMPARE_WITH_TIMEOUT(policies(), QStringList({fifo30, fifo30}), 10000);
+    p.write("set napi.kthread_policy host\n");
+    QTRY_COMPARE_WITH_TIMEOUT(policies(), QStringList({other, other}), 10000);
+
+    // What the driver lacks or does not take, by name, with the reason.
+    QString err;
+    auto saysSo = [&](const QString &line, const QString &text) {
+        p.write(line.toUtf8() + "\n");
+        return QTest::qWaitFor(
+            [&] {
+                err += QString::fromUtf8(p.readAllStandardError());
+                return err.contains(text);
+            },
+            10000);
+    };
+    QVERIFY2(saysSo("set netdev.rx_ring 512",
+                    QString("netdev.rx_ring = 512: not on rk%1a here: rk%1a's driver does not "
+                            "take ethtool -G rx")
+                        .arg(pid)),
+             qPrintable(err));
+    QVERIFY2(saysSo("set napi.irq_cpu 0", QString("napi.irq_cpu = 0: not on rk%1a here: rk%1a has "
+                                                  "no interrupts of its own")
+                                              .arg(pid)),
+             qPrintable(err));
+    QVERIFY2(
+        saysSo(
+            "set netdev.rx_channels 9",
+            QString("netdev.rx_channels = 9: the driver takes 1 to %1 for rk%2a").arg(4).arg(pid)),
+        qPrintable(err));
+    QCOMPARE(labEthtool(pid, "rx-channels"), 2);
+
+    p.write("quit\n");
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
 }
 
 // The journal's address of a thread's affinity names the thread and its start time: it reads
@@ -252,14 +367,31 @@ void TstKernelKnobs::aThreadsAffinityIsKeptByItsStartTime()
     QCOMPARE(allowedCpus(self), QString("0"));
     QVERIFY(ringlab::host::writeThreadAffinity(address, cpus).ok());
     QCOMPARE(QString::fromStdString(cpus), allowedCpus(self));
-    QVERIFY(!ringlab::host::threadAffinityGone(address));
+    QVERIFY(!ringlab::host::threadSettingGone(address));
     const std::string other = address.substr(0, address.find(':', 6) + 1) + "1/affinity";
-    QVERIFY(ringlab::host::threadAffinityGone(other));
+    QVERIFY(ringlab::host::threadSettingGone(other));
     const ringlab::Status refused = ringlab::host::writeThreadAffinity(other, "0");
     QVERIFY2(!refused.ok() && refused.error.find("the thread is gone") != std::string::npos,
              refused.error.c_str());
     QVERIFY(!ringlab::host::writeThreadAffinity(address, "0-x").ok());
     QVERIFY(!ringlab::host::isThreadAffinityAddress("sched:0:1/affinity"));
+
+    // Its policy, in chrt's words, by the same kind of address; what is not a policy and
+    // priority is refused naming what is allowed.
+    std::string policyAddress, policy;
+    QVERIFY(ringlab::host::threadPolicyAddress(self, policyAddress).ok());
+    QVERIFY(ringlab::host::isThreadPolicyAddress(policyAddress));
+    QVERIFY(!ringlab::host::isThreadAffinityAddress(policyAddress));
+    QVERIFY(ringlab::host::readThreadPolicy(policyAddress, policy).ok());
+    QCOMPARE(QString::fromStdString(policy), QString("other 0"));
+    QVERIFY(ringlab::host::writeThreadPolicy(policyAddress, "batch 0").ok());
+    QCOMPARE(sched_getscheduler(0), SCHED_BATCH);
+    QVERIFY(ringlab::host::writeThreadPolicy(policyAddress, policy).ok());
+    QCOMPARE(sched_getscheduler(0), SCHED_OTHER);
+    for (const char *bad : {"fifo 0", "fifo 100", "other 5", "deadline 1", "fifo", ""}) {
+        const ringlab::Status st = ringlab::host::writeThreadPolicy(policyAddress, bad);
+        QVERIFY2(!st.ok() && st.error.find("fifo 1-99") != std::string::npos, bad);
+    }
 }
 
 QTEST_GUILESS_MAIN(TstKernelKnobs)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/host/settings_journal.h"
 
+#include "drivers/host/ethtool_netlink.h"
 #include "drivers/host/netdev_napi.h"
-#include "drivers/host/thread_affinity.h"
+#include "drivers/host/thread_sched.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -29,6 +30,28 @@ constexpr std::size_t kMaxValueBytes = 64 << 10;  // a sysfs file is one page
 std::string errnoText(int e)
 {
     return std::strerror(e);
+}
+
+// A setting that is not a file: an address that one of the kernel's interfaces reads and
+// writes (netlink, a thread's scheduling).
+struct SettingScheme {
+    bool (*is)(std::string_view);
+    Status (*read)(const std::string &, std::string &);
+    Status (*write)(const std::string &, const std::string &);
+    bool (*gone)(const std::string &); // went with its device or thread
+};
+constexpr SettingScheme kSchemes[] = {
+    {isNapiSettingAddress, readNapiSetting, writeNapiSetting, napiSettingGone},
+    {isEthtoolSettingAddress, readEthtoolSetting, writeEthtoolSetting, ethtoolSettingGone},
+    {isThreadAffinityAddress, readThreadAffinity, writeThreadAffinity, threadSettingGone},
+    {isThreadPolicyAddress, readThreadPolicy, writeThreadPolicy, threadSettingGone},
+};
+
+const SettingScheme *schemeOf(std::string_view path)
+{
+    for (const SettingScheme &s : kSchemes)
+        if (s.is(path)) return &s;
+    return nullptr;
 }
 
 // mkdir -p with mode 0700 for the directories it makes.
@@ -77,8 +100,7 @@ Status writeAll(int fd, const std::string &text)
 // Writes a setting's file as `echo VALUE > PATH` does (or a NAPI's, through netlink).
 Status writeSetting(const std::string &path, const std::string &value)
 {
-    if (isNapiSettingAddress(path)) return writeNapiSetting(path, value);
-    if (isThreadAffinityAddress(path)) return writeThreadAffinity(path, value);
+    if (const SettingScheme *s = schemeOf(path)) return s->write(path, value);
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return Status::refused(path + ": cannot open to write '" + value +
@@ -108,8 +130,7 @@ bool readBounded(int fd, std::size_t limit, std::string &out)
 // end of its run, or a NAPI it no longer has): there is nothing left to put back.
 bool settingGone(const std::string &path)
 {
-    if (isNapiSettingAddress(path)) return napiSettingGone(path);
-    if (isThreadAffinityAddress(path)) return threadAffinityGone(path);
+    if (const SettingScheme *s = schemeOf(path)) return s->gone(path);
     return ::access(path.c_str(), F_OK) != 0 && errno == ENOENT;
 }
 
@@ -159,9 +180,11 @@ bool parseJournal(const std::string &text, std::vector<JournalEntry> &out, std::
             return false;
         }
         const std::string path = p->get<std::string>();
-        if (!isNapiSettingAddress(path) && !isThreadAffinityAddress(path) &&
+        if (!schemeOf(path) &&
             (path.empty() || path[0] != '/' || path.find("/../") != std::string::npos)) {
-            why = "a setting whose path is neither absolute nor a NAPI's or a thread's: " + path;
+            why = "a setting whose path is neither absolute nor a netdev's, a NAPI's or a "
+                  "thread's: " +
+                  path;
             return false;
         }
         out.push_back({path, v->get<std::string>()});
@@ -182,8 +205,7 @@ std::string defaultJournalDir()
 
 Status SettingsJournal::read(const std::string &path, std::string &out)
 {
-    if (isNapiSettingAddress(path)) return readNapiSetting(path, out);
-    if (isThreadAffinityAddress(path)) return readThreadAffinity(path, out);
+    if (const SettingScheme *s = schemeOf(path)) return s->read(path, out);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return Status::refused(path + ": cannot read: " + errnoText(errno));
     std::string text;

@@ -42,8 +42,13 @@ KernelLab::KernelLab()
         throw std::runtime_error("kernel-lab: cannot create network namespace " + ns_ + ": " + err);
     made_ = true;
     // Both ends at once, the peer made inside: deleting the namespace deletes the pair.
+    const std::string queues = std::to_string(kLabQueues);
     const std::vector<std::vector<std::string>> steps{
-        {"ip", "link", "add", hostIf_, "type", "veth", "peer", "name", peerIf_, "netns", ns_},
+        // The engine's end has room for kLabQueues receive and transmit queues, so that
+        // netdev.rx_channels has a range; it starts with one of each, as a veth does.
+        {"ip", "link", "add", hostIf_, "numtxqueues", queues, "numrxqueues", queues, "type", "veth",
+         "peer", "name", peerIf_, "netns", ns_},
+        {"ethtool", "-L", hostIf_, "rx", "1", "tx", "1"},
         {"ip", "addr", "add", hostCidr, "dev", hostIf_},
         {"ip", "-n", ns_, "addr", "add", peerCidr, "dev", peerIf_},
         {"ip", "-n", ns_, "link", "set", "lo", "up"},

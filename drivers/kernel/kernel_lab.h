@@ -17,6 +17,8 @@ namespace ringlab::kernel {
 
 class KernelLab {
   public:
+    // The most receive and transmit channels the engine's end can have (ethtool -L).
+    static constexpr int kLabQueues = 4;
     // Creates the namespace and the pair; throws std::runtime_error naming the step and
     // iproute2's or ethtool's answer (what was made is removed first).
     KernelLab();

@@ -2,9 +2,10 @@
 // The kernel's receive-path settings as live tunables of a kernel device's run (issue 44,
 // part 2): each NAPI's threaded mode, defer-hard-irqs, gro-flush-timeout and
 // irq-suspend-timeout (netdev netlink's napi-set on every NAPI of the netdev where this
-// kernel's policy takes the attribute, the device-wide sysfs file otherwise), the CPU of each
-// NAPI kthread (its affinity, host/thread_affinity.h), and the host-wide sysctls
-// net.core.busy_poll and busy_read.
+// kernel's policy takes the attribute, the device-wide sysfs file otherwise), the CPU and
+// policy of each NAPI kthread (host/thread_sched.h), the CPU of the netdev's IRQs, the
+// driver's GRO, channels, rings and coalescing where it takes them (ethtool netlink,
+// host/ethtool_netlink.h), and the host-wide sysctls net.core.busy_poll and busy_read.
 //
 // host (-1), each knob's default, leaves the setting as the host has it. Any other value is written
 // through the run's settings journal (the old value on disk first), so it is put back when the
@@ -53,18 +54,22 @@ class NapiSettings {
     std::string describe(std::string &why) const;
 
     // How this host sets a knob.
-    enum class Way { None, Netlink, Sysfs, Sysctl, Affinity };
+    enum class Way { None, Ethtool, Netlink, Sysfs, Sysctl, Affinity, Policy, IrqAffinity };
     struct Knob {
         TunableId id = TunableId::NapiThreaded;
         Way way = Way::None;
-        std::string attr;  // netdev netlink attribute (Netlink), or the file (Sysfs, Sysctl)
-        long long max = 0; // the largest value the kernel takes
-        std::string why;   // Way::None: what is missing
+        // netdev netlink's attribute (Netlink), ethtool's (Ethtool), or the file (Sysfs,
+        // Sysctl)
+        std::string attr;
+        long long min = 0, max = 0; // what the kernel or the driver takes
+        std::string why;            // Way::None: what is missing
         long long applied = -1;
     };
     const std::vector<Knob> &knobs() const { return knobs_; }
 
   private:
+    // The value asked for: -1 for host; napi.kthread_policy with its priority as one number.
+    static long long wanted(const Knob &k, const ParamSet &ps);
     // Where the knob's value lives now: one address per NAPI (Netlink), or its file.
     Status targets(const Knob &k, std::vector<std::string> &out) const;
     Status write(const std::string &path, const std::string &value);

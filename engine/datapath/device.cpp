@@ -6,7 +6,7 @@ namespace ringlab {
 void addKernelOnlyTunables(std::vector<TunableSupport> &support)
 {
     for (const TunableInfo &t : tunables())
-        if (t.group == kKernelGroup)
+        if (isKernelGroup(t.group))
             support.push_back({t.id, Support::Ignored,
                                "a setting of the Linux kernel's receive path, for the kernel "
                                "device (kernel:IFNAME, kernel-lab)"});

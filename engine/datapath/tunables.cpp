@@ -61,6 +61,11 @@ constexpr std::string_view kTimerPolicies[] = {"rearm", "skip_if_scheduled"};
 constexpr std::string_view kWorkQueues[] = {"shared", "dedicated"};
 constexpr std::string_view kHeaderModes[] = {"per_packet", "precomputed", "none"};
 constexpr std::string_view kSchedPolicies[] = {"other", "fifo"};
+constexpr std::string_view kKthreadPolicies[] = {"host", "other", "fifo", "rr"};
+constexpr std::string_view kKthreadPolicyHelp[] = {
+    "as the host has it", "the normal time-sharing policy (SCHED_OTHER)",
+    "real time, first in first out, at napi.kthread_priority (SCHED_FIFO)",
+    "real time, round robin between threads of the same priority (SCHED_RR)"};
 
 using T = Type;
 constexpr auto L = Apply::Live;
@@ -307,6 +312,20 @@ const TunableInfo kTable[] = {
      "napi.threaded 1), beside threads.poll_cpu for the application's thread: the same CPU "
      "shares it, another runs the two in parallel. A kthread made later (threaded switched "
      "on) is pinned at once. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NapiKthreadPolicy, "napi.kthread_policy", kKernelGroup, T::Choice, "", 0, 3, 0, L, kKthreadPolicies,
+     "The scheduling policy of every NAPI kthread of the kernel device's netdev (threaded NAPI), "
+     "as chrt sets it: a real-time kthread preempts the application's thread on a shared CPU "
+     "(threads.poll_policy sets the application's). A kthread made later (threaded switched on) "
+     "gets it at once. Put back at the end of the run.", false, kKthreadPolicyHelp},
+    {TunableId::NapiKthreadPriority, "napi.kthread_priority", kKernelGroup, T::Integer, "", 1, 99, 50, L, none,
+     "The real-time priority of the NAPI kthreads with napi.kthread_policy fifo or rr (1-99; "
+     "the kernel's own threaded IRQ handlers run at 50)."},
+    {TunableId::NapiIrqCpu, "napi.irq_cpu", kKernelGroup, T::Integer, "", -1, 1023, -1, L, none,
+     "The CPU that takes the interrupts of the kernel device's netdev: each IRQ its NAPIs "
+     "report (netdev netlink), else each of its MSI vectors, through "
+     "/proc/irq/N/smp_affinity_list. The softirq that polls a NAPI after its interrupt runs "
+     "there. A veth has no interrupts. host (-1): as the host has it. Put back at the end of "
+     "the run.", false, {}, "host"},
     {TunableId::NetBusyPollUs, "net.busy_poll_us", kKernelGroup, T::Integer, "us", -1, 2147483647, -1, L, none,
      "net.core.busy_poll, host-wide: how long poll(), select() and epoll_wait() busy-poll the "
      "NAPIs of their sockets before they sleep (epoll: the NAPI its sockets last received "
@@ -330,6 +349,45 @@ const TunableInfo kTable[] = {
      "prefer_busy_poll of the kernel device's epoll set (EPIOCSPARAMS): while epoll_wait "
      "busy-polls, the NAPI's interrupts stay masked (with napi.defer_hard_irqs and "
      "napi.gro_flush_timeout_ns) and, with napi.irq_suspend_timeout_ns, suspended."},
+    // The netdev's driver, through ethtool netlink; offered where the driver reports the setting.
+    {TunableId::NetdevGro, "netdev.gro", kKernelNetdevGroup, T::Integer, "", -1, 1, -1, L, none,
+     "GRO on the kernel device's netdev (ethtool -K gro): 1 merges a flow's frames in the NAPI "
+     "poll before they go up the stack. A veth has a NAPI only with GRO on: 0 on kernel-lab "
+     "hands its frames to the CPU's backlog instead, and its NAPI (with its settings) goes. "
+     "host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevRxChannels, "netdev.rx_channels", kKernelNetdevGroup, T::Integer, "queues", -1, 4096, -1, L, none,
+     "The netdev's receive-only channels (ethtool -L rx): each has a queue and a NAPI. 1 to the "
+     "driver's maximum. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevTxChannels, "netdev.tx_channels", kKernelNetdevGroup, T::Integer, "queues", -1, 4096, -1, L, none,
+     "The netdev's transmit-only channels (ethtool -L tx). 1 to the driver's maximum. host "
+     "(-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevCombinedChannels, "netdev.combined_channels", kKernelNetdevGroup, T::Integer, "queues", -1, 4096, -1, L, none,
+     "The netdev's combined channels (ethtool -L combined): a receive and a transmit queue "
+     "sharing one interrupt and NAPI, as most NICs have them. host (-1): as the host has it. "
+     "Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevRxRing, "netdev.rx_ring", kKernelNetdevGroup, T::Integer, "descriptors", -1, 65536, -1, L, none,
+     "The descriptors of each receive ring (ethtool -G rx): what a burst may fill before the "
+     "NIC drops. Many drivers reset the device to change it: traffic pauses. host (-1): as the "
+     "host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevTxRing, "netdev.tx_ring", kKernelNetdevGroup, T::Integer, "descriptors", -1, 65536, -1, L, none,
+     "The descriptors of each transmit ring (ethtool -G tx). host (-1): as the host has it. Put "
+     "back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevRxUsecs, "netdev.rx_usecs", kKernelNetdevGroup, T::Integer, "us", -1, 1000000, -1, L, none,
+     "Interrupt coalescing (ethtool -C rx-usecs): how long the NIC waits after a frame "
+     "arrives before it interrupts. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevRxFrames, "netdev.rx_frames", kKernelNetdevGroup, T::Integer, "frames", -1, 65535, -1, L, none,
+     "Interrupt coalescing (ethtool -C rx-frames): the frames that make the NIC interrupt "
+     "before rx-usecs has passed. host (-1): as the host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevTxUsecs, "netdev.tx_usecs", kKernelNetdevGroup, T::Integer, "us", -1, 1000000, -1, L, none,
+     "Interrupt coalescing of transmit completions (ethtool -C tx-usecs). host (-1): as the "
+     "host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevTxFrames, "netdev.tx_frames", kKernelNetdevGroup, T::Integer, "frames", -1, 65535, -1, L, none,
+     "Interrupt coalescing of transmit completions (ethtool -C tx-frames). host (-1): as the "
+     "host has it. Put back at the end of the run.", false, {}, "host"},
+    {TunableId::NetdevAdaptiveRx, "netdev.adaptive_rx", kKernelNetdevGroup, T::Integer, "", -1, 1, -1, L, none,
+     "Adaptive receive coalescing (ethtool -C adaptive-rx): the driver picks rx-usecs and "
+     "rx-frames from the traffic itself. host (-1): as the host has it. Put back at the end of "
+     "the run.", false, {}, "host"},
 };
 // clang-format on
 static_assert(std::size(kTable) == kParamCount, "one registry row per tunable");

@@ -83,11 +83,25 @@ enum class TunableId : std::uint16_t {
     NapiGroFlushTimeoutNs,
     NapiIrqSuspendTimeoutNs,
     NapiKthreadCpu,
+    NapiKthreadPolicy,
+    NapiKthreadPriority,
+    NapiIrqCpu,
     NetBusyPollUs,
     NetBusyReadUs,
     EpollBusyPollUs,
     EpollBusyPollBudget,
     EpollPreferBusyPoll,
+    NetdevGro,
+    NetdevRxChannels,
+    NetdevTxChannels,
+    NetdevCombinedChannels,
+    NetdevRxRing,
+    NetdevTxRing,
+    NetdevRxUsecs,
+    NetdevRxFrames,
+    NetdevTxUsecs,
+    NetdevTxFrames,
+    NetdevAdaptiveRx,
     Count
 };
 inline constexpr std::size_t kParamCount = static_cast<std::size_t>(TunableId::Count);
@@ -103,6 +117,8 @@ enum class HeaderMode { PerPacket, Precomputed, None };
 enum class FwdMode { Io, Macswap, Txonly, Rxonly };
 enum class PoolMemory { Thp, Eal, EalPaged };
 enum class SchedPolicy { Other, Fifo };
+// napi.kthread_policy: Host leaves the kthreads' policy as the host has it.
+enum class KthreadPolicy { Host, Other, Fifo, Rr };
 
 struct TunableInfo {
     TunableId id;
@@ -123,9 +139,14 @@ struct TunableInfo {
 
 // Every tunable, in TunableId order.
 std::span<const TunableInfo> tunables();
-// The group of the tunables that are the Linux kernel's own (sockets, NAPI, sysctls): only the
-// kernel device applies them.
+// The groups of the tunables that are the Linux kernel's own (sockets, NAPI, sysctls; the
+// netdev's driver through ethtool): only the kernel device applies them.
 inline constexpr std::string_view kKernelGroup = "Kernel NAPI";
+inline constexpr std::string_view kKernelNetdevGroup = "Kernel netdev";
+inline bool isKernelGroup(std::string_view group)
+{
+    return group == kKernelGroup || group == kKernelNetdevGroup;
+}
 const TunableInfo &info(TunableId p);
 const TunableInfo *findTunable(std::string_view name);
 // The help, and for a choice its members' help: "How ... busy: never sleeps. sleep: ...".

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "drivers/host/thread_affinity.h"
+#include "drivers/host/thread_sched.h"
 
 #include <sched.h>
 
@@ -12,7 +12,7 @@
 namespace ringlab::host {
 namespace {
 
-constexpr std::string_view kPrefix = "sched:", kSuffix = "/affinity";
+constexpr std::string_view kPrefix = "sched:", kAffinity = "/affinity", kPolicy = "/policy";
 
 // /proc/PID/stat's start time (field 22); false when the thread is not there. The command
 // (field 2) may hold spaces and parentheses: the fields after it follow its last ')'.
@@ -31,13 +31,14 @@ bool startTime(pid_t pid, std::uint64_t &out)
     return ec == std::errc{} && end == field.data() + field.size();
 }
 
-bool parse(std::string_view a, pid_t &pid, std::uint64_t &start)
+// An address "sched:PID:START" + suffix.
+bool parse(std::string_view a, std::string_view suffix, pid_t &pid, std::uint64_t &start)
 {
-    if (a.substr(0, kPrefix.size()) != kPrefix || a.size() <= kPrefix.size() + kSuffix.size() ||
-        a.substr(a.size() - kSuffix.size()) != kSuffix)
+    if (a.substr(0, kPrefix.size()) != kPrefix || a.size() <= kPrefix.size() + suffix.size() ||
+        a.substr(a.size() - suffix.size()) != suffix)
         return false;
     const std::string_view mid =
-        a.substr(kPrefix.size(), a.size() - kPrefix.size() - kSuffix.size());
+        a.substr(kPrefix.size(), a.size() - kPrefix.size() - suffix.size());
     const auto colon = mid.find(':');
     if (colon == std::string_view::npos) return false;
     long long p = 0;
@@ -51,11 +52,12 @@ bool parse(std::string_view a, pid_t &pid, std::uint64_t &start)
 }
 
 // The thread the address names, still the same one; refused naming why not.
-Status sameThread(const std::string &address, pid_t &pid)
+Status sameThread(const std::string &address, std::string_view suffix, pid_t &pid)
 {
     std::uint64_t start = 0, now = 0;
-    if (!parse(address, pid, start))
-        return Status::refused(address + ": not a thread's affinity (sched:PID:START/affinity)");
+    if (!parse(address, suffix, pid, start))
+        return Status::refused(address + ": not a thread's setting (sched:PID:START" +
+                               std::string(suffix) + ")");
     if (!startTime(pid, now) || now != start)
         return Status::refused(address + ": the thread is gone");
     return Status::success();
@@ -103,29 +105,56 @@ bool parseCpuList(std::string_view text, cpu_set_t &set)
     return any;
 }
 
-} // namespace
-
-Status threadAffinityAddress(pid_t pid, std::string &out)
+Status threadAddress(pid_t pid, std::string_view suffix, std::string &out)
 {
     std::uint64_t start = 0;
     if (!startTime(pid, start))
         return Status::refused("thread " + std::to_string(pid) + " is not there");
     out = std::string(kPrefix) + std::to_string(pid) + ":" + std::to_string(start) +
-          std::string(kSuffix);
+          std::string(suffix);
     return Status::success();
+}
+
+struct PolicyName {
+    int policy;
+    std::string_view name;
+    bool realtime;
+};
+constexpr PolicyName kPolicies[] = {
+    {SCHED_OTHER, "other", false}, {SCHED_BATCH, "batch", false}, {SCHED_IDLE, "idle", false},
+    {SCHED_FIFO, "fifo", true},    {SCHED_RR, "rr", true},
+};
+
+} // namespace
+
+Status threadAffinityAddress(pid_t pid, std::string &out)
+{
+    return threadAddress(pid, kAffinity, out);
+}
+
+Status threadPolicyAddress(pid_t pid, std::string &out)
+{
+    return threadAddress(pid, kPolicy, out);
 }
 
 bool isThreadAffinityAddress(std::string_view path)
 {
     pid_t pid = 0;
     std::uint64_t start = 0;
-    return parse(path, pid, start);
+    return parse(path, kAffinity, pid, start);
+}
+
+bool isThreadPolicyAddress(std::string_view path)
+{
+    pid_t pid = 0;
+    std::uint64_t start = 0;
+    return parse(path, kPolicy, pid, start);
 }
 
 Status readThreadAffinity(const std::string &address, std::string &out)
 {
     pid_t pid = 0;
-    if (Status st = sameThread(address, pid); !st.ok()) return st;
+    if (Status st = sameThread(address, kAffinity, pid); !st.ok()) return st;
     cpu_set_t set;
     if (sched_getaffinity(pid, sizeof set, &set) != 0)
         return Status::refused(address + ": " + std::strerror(errno));
@@ -136,7 +165,7 @@ Status readThreadAffinity(const std::string &address, std::string &out)
 Status writeThreadAffinity(const std::string &address, const std::string &cpuList)
 {
     pid_t pid = 0;
-    if (Status st = sameThread(address, pid); !st.ok()) return st;
+    if (Status st = sameThread(address, kAffinity, pid); !st.ok()) return st;
     cpu_set_t set;
     if (!parseCpuList(cpuList, set))
         return Status::refused(address + ": '" + cpuList + "' is not a CPU list (e.g. 0-3,6)");
@@ -146,11 +175,56 @@ Status writeThreadAffinity(const std::string &address, const std::string &cpuLis
     return Status::success();
 }
 
-bool threadAffinityGone(const std::string &address)
+bool threadSettingGone(const std::string &address)
 {
     pid_t pid = 0;
     std::uint64_t start = 0, now = 0;
-    return parse(address, pid, start) && (!startTime(pid, now) || now != start);
+    return (parse(address, kAffinity, pid, start) || parse(address, kPolicy, pid, start)) &&
+           (!startTime(pid, now) || now != start);
+}
+
+Status readThreadPolicy(const std::string &address, std::string &out)
+{
+    pid_t pid = 0;
+    if (Status st = sameThread(address, kPolicy, pid); !st.ok()) return st;
+    const int policy = sched_getscheduler(pid);
+    sched_param param{};
+    if (policy < 0 || sched_getparam(pid, &param) != 0)
+        return Status::refused(address + ": " + std::strerror(errno));
+    for (const PolicyName &p : kPolicies)
+        if (p.policy == (policy & ~SCHED_RESET_ON_FORK)) {
+            out = std::string(p.name) + " " + std::to_string(param.sched_priority);
+            return Status::success();
+        }
+    return Status::refused(address + ": the thread has scheduling policy " +
+                           std::to_string(policy) +
+                           ", which this program cannot put back (other, batch, idle, fifo, rr)");
+}
+
+Status writeThreadPolicy(const std::string &address, const std::string &value)
+{
+    pid_t pid = 0;
+    if (Status st = sameThread(address, kPolicy, pid); !st.ok()) return st;
+    const auto space = value.find(' ');
+    const std::string name = value.substr(0, space);
+    int priority = -1;
+    if (space != std::string::npos) {
+        const char *b = value.data() + space + 1, *e = value.data() + value.size();
+        const auto [end, ec] = std::from_chars(b, e, priority);
+        if (ec != std::errc{} || end != e) priority = -1;
+    }
+    const PolicyName *p = nullptr;
+    for (const PolicyName &x : kPolicies)
+        if (x.name == name) p = &x;
+    if (!p || priority < (p->realtime ? 1 : 0) || priority > (p->realtime ? 99 : 0))
+        return Status::refused(address + ": '" + value +
+                               "' is not a policy and priority (other 0, batch 0, idle 0, fifo "
+                               "1-99, rr 1-99)");
+    const sched_param param{priority};
+    if (sched_setscheduler(pid, p->policy, &param) != 0)
+        return Status::refused(address + ": the kernel refused " + value + ": " +
+                               std::strerror(errno));
+    return Status::success();
 }
 
 } // namespace ringlab::host
