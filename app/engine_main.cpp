@@ -11,6 +11,7 @@
 #include "app/manual_pages.h"
 #include "app/reproduce_command.h"
 #include "app/restore_command.h"
+#include "app/rr_client_command.h"
 #include "app/run_command.h"
 #include "app/serve_command.h"
 #include "app/session_commands.h"
@@ -30,7 +31,7 @@ constexpr Subcommand (*kSubcommands[])(CLI::App &) = {
     addParamsCommand,    addMetricsCommand, addProfilesCommand, addDevicesCommand,
     addRunCommand,       addServeCommand,   addSessionsCommand, addCompareCommand,
     addReproduceCommand, addSweepCommand,   addTuneCommand,     addCompletionCommand,
-    addManualCommand,    addRestoreCommand,
+    addManualCommand,    addRestoreCommand, addRrClientCommand,
 };
 
 // An unknown command gets its own message, not CLI11's "A subcommand is required".

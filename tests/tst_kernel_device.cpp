@@ -44,6 +44,7 @@ class TstKernelDevice : public QObject {
     void aSocketOptionTheKernelRefusesSaysWhy();
     void aKilledRunsLabIsRemovedByTheNext();
     void reproduceNapiRunsEveryCaseAtBothRates();
+    void rrClientFromAnotherHostIsAnswered();
 
   private:
     using Run = test::EngineRun;
@@ -478,6 +479,79 @@ void TstKernelDevice::aKilledRunsLabIsRemovedByTheNext()
     for (const auto &e : next.events)
         said |= e["message"].toString().contains(QString("ringlab-%1-k").arg(pid));
     QVERIFY2(said, qPrintable(next.err));
+}
+
+// `rr-client` is the lab's client on its own, for a real NIC's peer host: here a namespace
+// across a veth pair the test makes, the engine on `kernel:IF` answering. Bad targets are
+// refused by name, and a client nobody answers fails saying where it sent.
+void TstKernelDevice::rrClientFromAnotherHostIsAnswered()
+{
+    for (const auto &[to, says] : {std::pair{"198.18.0.300", "is not an IPv4 address"},
+                                   std::pair{"198.18.0.1:0", "is not a UDP port"},
+                                   std::pair{"198.18.0.1:x", "is not a UDP port"}}) {
+        const Run bad = run({"rr-client", "--to", to, "--count", "1"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QString("--to %1").arg(to)) && bad.err.contains(says),
+                 qPrintable(bad.err));
+    }
+    RINGLAB_REQUIRE(root(), "a network namespace needs root");
+    const QString ns = QString("rlrr-%1").arg(QCoreApplication::applicationPid());
+    const QString a = QString("rr%1a").arg(QCoreApplication::applicationPid() % 100000),
+                  b = QString("rr%1b").arg(QCoreApplication::applicationPid() % 100000);
+    auto sh = [](const QStringList &argv) {
+        QProcess p;
+        p.start(argv.front(), argv.mid(1));
+        return p.waitForFinished(10000) && p.exitCode() == 0;
+    };
+    auto removed = qScopeGuard([&] { sh({"ip", "netns", "delete", ns}); });
+    QVERIFY(sh({"ip", "netns", "add", ns}));
+    QVERIFY(sh({"ip", "link", "add", a, "type", "veth", "peer", "name", b, "netns", ns}));
+    QVERIFY(sh({"ip", "addr", "add", "198.18.201.1/30", "dev", a}));
+    QVERIFY(sh({"ip", "-n", ns, "addr", "add", "198.18.201.2/30", "dev", b}));
+    QVERIFY(sh({"ip", "link", "set", a, "up"}));
+    QVERIFY(sh({"ip", "-n", ns, "link", "set", b, "up"}));
+
+    QProcess engine;
+    engine.setStandardOutputFile(QProcess::nullDevice());
+    engine.start(RINGLAB_ENGINE_BIN,
+                 {"run", "--device", "kernel:" + a, "--duration", "60s", "--no-record"});
+    QVERIFY(engine.waitForStarted());
+    auto ended = qScopeGuard([&] {
+        engine.write("quit\n");
+        engine.waitForFinished(30000);
+    });
+    QString err;
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        (err += QString::fromUtf8(engine.readAllStandardError()), err.contains("on " + a)),
+        qPrintable(err), 20000);
+
+    QProcess client;
+    client.start("ip",
+                 {"netns", "exec", ns, RINGLAB_ENGINE_BIN, "rr-client", "--to", "198.18.201.1",
+                  "--rate", "2000", "--count", "3000", "--interval", "500ms", "-o", "jsonl"});
+    QVERIFY(client.waitForFinished(30000));
+    const QString out = QString::fromUtf8(client.readAllStandardOutput());
+    QVERIFY2(client.exitCode() == 0, qPrintable(out + client.readAllStandardError()));
+    const QStringList lines = out.trimmed().split('\n');
+    const QJsonObject total = QJsonDocument::fromJson(lines.last().toUtf8()).object();
+    QCOMPARE(total["type"].toString(), QString("total"));
+    QCOMPARE(total["sent"].toInt(), 3000);
+    QVERIFY2(total["replies"].toInt() >= 2990, qPrintable(lines.last()));
+    const QJsonObject rtt = total["rtt_us"].toObject();
+    QVERIFY2(rtt["p50"].toDouble() > 0 && rtt["p50"].toDouble() <= rtt["p99"].toDouble() &&
+                 rtt["p99"].toDouble() <= rtt["max"].toDouble(),
+             qPrintable(lines.last()));
+    QVERIFY2(lines.size() >= 3, qPrintable(out)); // intervals before the total
+
+    // Nobody on that port: it fails, naming the address and port.
+    QProcess unanswered;
+    unanswered.start("ip", {"netns", "exec", ns, RINGLAB_ENGINE_BIN, "rr-client", "--to",
+                            "198.18.201.1:9001", "--rate", "100", "--duration", "300ms"});
+    QVERIFY(unanswered.waitForFinished(30000));
+    QCOMPARE(unanswered.exitCode(), 1);
+    QVERIFY2(QString::fromUtf8(unanswered.readAllStandardError())
+                 .contains("no reply from 198.18.201.1:9001"),
+             "");
 }
 
 QTEST_GUILESS_MAIN(TstKernelDevice)
