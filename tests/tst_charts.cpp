@@ -24,6 +24,7 @@
 #include "ui/charts_view.h"
 #include "ui/distribution_charts.h"
 #include "ui/gui_thread_meter.h"
+#include "ui/segment_model.h"
 #include "ui/series_catalog.h"
 #include "ui/session_reader.h"
 #include "ui/time_chart.h"
@@ -86,6 +87,7 @@ class TstCharts : public QObject {
     void preparedInSlicesIsPreparedWhole();
     void threadSeriesNeverTakeACatalogueName();
     void aDevicesFiguresAreChartedByName();
+    void aDevicesFiguresAreSegmentColumnsByName();
     void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
     void comparePlotsAgreeWithTheirRows();
@@ -432,6 +434,57 @@ void TstCharts::threadSeriesNeverTakeACatalogueName()
 // Issue 44: the kernel device's own figures are charted by name: who drove the NAPI's polls
 // (frames per source) shown at once, the rest offered in the legend, figures no row charts
 // left out; opened and live take the same path, and each source has its own colour.
+// The segment table offers a session's device figures (rates and times, never running
+// totals) as columns, titled as the charts label them, chosen by name, their differences
+// judged but drawn neutral: more polls by the kthread is neither better nor worse.
+void TstCharts::aDevicesFiguresAreSegmentColumnsByName()
+{
+    SampleTable tab;
+    tab.metrics = {{"rx_pps", "pps", ""},
+                   {"kernel_poll_packets_kthread_per_s", "1/s", ""},
+                   {"rr_reply_pps", "pps", ""},
+                   {"rr_requests", "requests", ""}};
+    tab.values.resize(tab.metrics.size());
+    for (int k = 0; k < 200; ++k) {
+        tab.seq.push_back(k);
+        tab.t.push_back(0.1 * (k + 1));
+        tab.interval.push_back(0.1);
+        tab.stall.push_back(Stall::None);
+        const bool after = k >= 100;
+        tab.values[0].push_back(20'000 + (k % 7));
+        tab.values[1].push_back((after ? 20'000 : 0) + (k % 5));
+        tab.values[2].push_back(10'000 + (k % 3));
+        tab.values[3].push_back(100.0 * k);
+    }
+    const std::vector<ParamChangeRow> changes{{10.05, "napi.threaded", "host", "1", "user"}};
+    SegmentModel m;
+    m.setSession(tab, changes, 0.0);
+    QCOMPARE(m.rowCount(), 2);
+    QCOMPARE(m.deviceFigures(),
+             (std::vector<std::string>{"kernel_poll_packets_kthread_per_s", "rr_reply_pps"}));
+    const int before = m.columnCount();
+    // Chosen by name, one the session lacks kept but not shown.
+    m.setDeviceColumns({"kernel_poll_packets_kthread_per_s", "netdev_rx_pps"});
+    QCOMPARE(m.columnCount(), before + 2);
+    const int col = before, fixed = static_cast<int>(segmentMetrics().size());
+    QCOMPARE(m.headerData(col, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QString("rx by kthread"));
+    QVERIFY2(m.data(m.index(1, col), Qt::DisplayRole).toString().startsWith("20002"),
+             qPrintable(m.data(m.index(1, col), Qt::DisplayRole).toString()));
+    QVERIFY2(m.deltaText(1, fixed).contains("significant"), qPrintable(m.deltaText(1, fixed)));
+    QCOMPARE(m.data(m.index(1, col + 1), Qt::ForegroundRole).value<QBrush>().color(),
+             QColor(0x1565c0));
+    // Another session without the figure: the choice stays, the column goes.
+    SampleTable plain = tab;
+    plain.metrics.resize(1);
+    plain.values.resize(1);
+    m.setSession(plain, changes, 0.0);
+    QCOMPARE(m.columnCount(), before);
+    QCOMPARE(m.deviceColumns().size(), std::size_t{2});
+    m.setSession(tab, changes, 0.0);
+    QCOMPARE(m.columnCount(), before + 2);
+}
+
 void TstCharts::aDevicesFiguresAreChartedByName()
 {
     view_->setWindow(ChartsView::kWholeSession);

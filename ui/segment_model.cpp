@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/segment_model.h"
+#include "ui/series_catalog.h"
 #include "ui/value_text.h"
 
 #include <QBrush>
@@ -65,6 +66,59 @@ SegmentModel::SegmentModel(QObject *parent) : QAbstractTableModel(parent)
 {
     for (int k = 0; k < static_cast<int>(segmentMetrics().size()); ++k)
         if (segmentMetrics()[static_cast<std::size_t>(k)].defaultOn) columns_.push_back(k);
+    updateShown();
+}
+
+QString SegmentModel::deviceFigureTitle(const std::string &name)
+{
+    if (const auto s = deviceSeriesFor(name)) return s->label;
+    return QString::fromStdString(name);
+}
+
+bool SegmentModel::takeDeviceFigures(const SampleTable &tab)
+{
+    // Rates and times only: a segment's mean of a running total (rr_requests, a port's
+    // imissed) says nothing.
+    std::vector<std::string> figures;
+    for (const MetricKey &m : tab.metrics)
+        if (m.thread.empty() && isDeviceRateFigure(m.name)) figures.push_back(m.name);
+    if (figures == deviceFigures_) return false;
+    deviceFigures_ = std::move(figures);
+    updateShown();
+    return true;
+}
+
+void SegmentModel::updateShown()
+{
+    shown_ = columns_;
+    const int fixed = static_cast<int>(segmentMetrics().size());
+    for (const std::string &name : deviceColumns_) {
+        const auto it = std::find(deviceFigures_.begin(), deviceFigures_.end(), name);
+        if (it != deviceFigures_.end())
+            shown_.push_back(fixed + static_cast<int>(it - deviceFigures_.begin()));
+    }
+}
+
+std::string SegmentModel::metricName(int m) const
+{
+    const int fixed = static_cast<int>(segmentMetrics().size());
+    return m < fixed ? segmentMetrics()[static_cast<std::size_t>(m)].name
+                     : deviceFigures_[static_cast<std::size_t>(m - fixed)];
+}
+
+std::string SegmentModel::metricLabel(int m) const
+{
+    const int fixed = static_cast<int>(segmentMetrics().size());
+    return m < fixed ? segmentMetrics()[static_cast<std::size_t>(m)].label()
+                     : deviceFigures_[static_cast<std::size_t>(m - fixed)];
+}
+
+void SegmentModel::setDeviceColumns(const std::vector<std::string> &names)
+{
+    beginResetModel();
+    deviceColumns_ = names;
+    updateShown();
+    endResetModel();
 }
 
 void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamChangeRow> &changes,
@@ -72,6 +126,7 @@ void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamCha
 {
     beginResetModel();
     rows_.clear();
+    takeDeviceFigures(tab);
     // Nothing measured yet (an engine attached to with no run, a run before its first
     // sample): no segment, rather than a "start" row from 0 to 0 s.
     const auto segs = tab.t.empty() ? std::vector<Segment>{} : segmentsOf(tab, changes, warmupS);
@@ -80,7 +135,7 @@ void SegmentModel::setSession(const SampleTable &tab, const std::vector<ParamCha
     endResetModel();
 }
 
-SegmentModel::Row SegmentModel::rowFor(const SampleTable &tab, const Segment &seg)
+SegmentModel::Row SegmentModel::rowFor(const SampleTable &tab, const Segment &seg) const
 {
     Row r;
     r.seg = seg;
@@ -88,6 +143,8 @@ SegmentModel::Row SegmentModel::rowFor(const SampleTable &tab, const Segment &se
     r.estimatedFirst = seg.rows.empty() ? SIZE_MAX : seg.rows.front();
     for (const auto &m : segmentMetrics())
         r.est.push_back(estimateOf(tab, seg.rows, m.name, m.thread));
+    for (const std::string &name : deviceFigures_)
+        r.est.push_back(estimateOf(tab, seg.rows, name, {}));
     return r;
 }
 
@@ -95,6 +152,8 @@ void SegmentModel::followLive(const SampleTable &tab, const std::vector<ParamCha
                               double warmupS)
 {
     const auto segs = tab.t.empty() ? std::vector<Segment>{} : segmentsOf(tab, changes, warmupS);
+    // A figure that appears (a BPF program loaded late) makes every row again.
+    if (takeDeviceFigures(tab)) rows_.clear();
     std::vector<Row> next;
     next.reserve(segs.size());
     for (std::size_t k = 0; k < segs.size(); ++k) {
@@ -125,6 +184,7 @@ void SegmentModel::setColumns(const std::vector<int> &metrics)
     columns_.clear();
     for (int k : metrics)
         if (k >= 0 && k < static_cast<int>(segmentMetrics().size())) columns_.push_back(k);
+    updateShown();
     endResetModel();
 }
 
@@ -155,7 +215,7 @@ QString SegmentModel::baselineLabel() const
 const Estimate *SegmentModel::baselineFor(int row, int metric) const
 {
     if (!externalLabel_.isEmpty()) {
-        auto it = external_.find(segmentMetrics()[static_cast<std::size_t>(metric)].label());
+        auto it = external_.find(metricLabel(metric));
         return it == external_.end() ? nullptr : &it->second;
     }
     const int base = baselineSeg_ ? baselineSeg_ - 1 : row - 1;
@@ -165,7 +225,9 @@ const Estimate *SegmentModel::baselineFor(int row, int metric) const
 
 QString SegmentModel::deltaText(int row, int metric) const
 {
-    if (row < 0 || row >= static_cast<int>(rows_.size())) return {};
+    if (row < 0 || row >= static_cast<int>(rows_.size()) || metric < 0 ||
+        metric >= static_cast<int>(rows_[static_cast<std::size_t>(row)].est.size()))
+        return {};
     const Estimate &b = rows_[static_cast<std::size_t>(row)].est[static_cast<std::size_t>(metric)];
     if (externalLabel_.isEmpty() && baselineSeg_ == row + 1) return tr("baseline");
     const Estimate *a = baselineFor(row, metric);
@@ -187,9 +249,11 @@ QVariant SegmentModel::headerData(int section, Qt::Orientation o, int role) cons
     if (section == 2) return tr("to s");
     if (section == 3) return tr("setting");
     const auto k = static_cast<std::size_t>((section - kFixedColumns) / 2);
-    if (k >= columns_.size()) return {};
+    if (k >= shown_.size()) return {};
+    const int m = shown_[k], fixed = static_cast<int>(segmentMetrics().size());
     const QString title =
-        QString::fromStdString(segmentMetrics()[static_cast<std::size_t>(columns_[k])].title);
+        m < fixed ? QString::fromStdString(segmentMetrics()[static_cast<std::size_t>(m)].title)
+                  : deviceFigureTitle(metricName(m));
     return (section - kFixedColumns) % 2 == 0 ? title : tr("Δ %1").arg(title);
 }
 
@@ -201,8 +265,8 @@ QVariant SegmentModel::data(const QModelIndex &index, int role) const
     const int c = index.column();
     if (c >= kFixedColumns) {
         const auto k = static_cast<std::size_t>((c - kFixedColumns) / 2);
-        if (k >= columns_.size()) return {};
-        const int m = columns_[k];
+        if (k >= shown_.size()) return {};
+        const int m = shown_[k];
         const Estimate &est = r.est[static_cast<std::size_t>(m)];
         const bool diff = (c - kFixedColumns) % 2 == 1;
         if (role == Qt::DisplayRole) {
@@ -214,7 +278,7 @@ QVariant SegmentModel::data(const QModelIndex &index, int role) const
         if (role == Qt::ForegroundRole && judged) {
             const Difference d = compareEstimates(*base, est);
             if (!d.significant) return QBrush(QColor(0x616161));
-            const int better = betterDirection(segmentMetrics()[static_cast<std::size_t>(m)].name);
+            const int better = betterDirection(metricName(m));
             const bool good = better != 0 && ((d.diff > 0) == (better > 0));
             return QBrush(better == 0 ? QColor(0x1565c0)
                           : good      ? QColor(0x2e7d32)

@@ -75,6 +75,11 @@ SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> 
             cols.push_back(v.toInt());
         if (!cols.empty()) model_->setColumns(cols);
     }
+    // A device's figures are chosen by name: another session may have them, or not.
+    std::vector<std::string> deviceCols;
+    for (const QString &name : s.value(QStringLiteral("segments/deviceColumns")).toStringList())
+        deviceCols.push_back(name.toStdString());
+    model_->setDeviceColumns(deviceCols);
 
     // Follow the newest segment unless the user scrolled up to read an older one.
     connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
@@ -167,6 +172,26 @@ void SegmentTable::chooseColumns()
             for (int c : now)
                 stored << c;
             QSettings().setValue(QStringLiteral("segments/columns"), stored);
+        });
+    }
+    const auto &figures = model_->deviceFigures();
+    if (figures.empty()) return;
+    menu->addSection(tr("The device's own figures"));
+    const auto &chosen = model_->deviceColumns();
+    for (const std::string &name : figures) {
+        QAction *a = menu->addAction(SegmentModel::deviceFigureTitle(name));
+        a->setToolTip(QString::fromStdString(name));
+        a->setCheckable(true);
+        a->setChecked(std::find(chosen.begin(), chosen.end(), name) != chosen.end());
+        connect(a, &QAction::toggled, this, [this, name](bool on) {
+            std::vector<std::string> now = model_->deviceColumns();
+            std::erase(now, name);
+            if (on) now.push_back(name);
+            model_->setDeviceColumns(now);
+            QStringList stored;
+            for (const std::string &n : now)
+                stored << QString::fromStdString(n);
+            QSettings().setValue(QStringLiteral("segments/deviceColumns"), stored);
         });
     }
 }

@@ -436,12 +436,15 @@ std::string NapiSettings::describe(std::string &why) const
     auto opt = [](const auto &v, const char *unit = "") {
         return v ? std::to_string(*v) + unit : std::string("-");
     };
+    // Without ids and pids, which every run has its own of: two sessions' NAPIs compare by
+    // their settings.
     std::string out;
-    for (const auto &n : napis) {
-        out += (out.empty() ? "" : "; ") + ("napi " + std::to_string(n.id)) + ": irq " +
-               opt(n.irq) + ", kthread " + opt(n.pid) + ", threaded " + opt(n.threaded) +
-               ", defer-hard-irqs " + opt(n.deferHardIrqs) + ", gro-flush-timeout " +
-               opt(n.groFlushTimeoutNs, " ns") + ", irq-suspend-timeout " +
+    for (std::size_t k = 0; k < napis.size(); ++k) {
+        const auto &n = napis[k];
+        out += (out.empty() ? "" : "; ") + ("napi " + std::to_string(k + 1)) + ": irq " +
+               opt(n.irq) + ", kthread " + (n.pid && *n.pid > 0 ? "yes" : "-") + ", threaded " +
+               opt(n.threaded) + ", defer-hard-irqs " + opt(n.deferHardIrqs) +
+               ", gro-flush-timeout " + opt(n.groFlushTimeoutNs, " ns") + ", irq-suspend-timeout " +
                opt(n.irqSuspendTimeoutNs, " ns");
     }
     return out;

@@ -48,9 +48,10 @@ class NapiSettings {
     // Puts every setting back; the reason names any that could not be (its journal is kept,
     // for `ringlab-engine restore`).
     Status restore();
-    // The NAPIs of the netdev and their settings now, one line each ("napi 8193: irq -,
+    // The NAPIs of the netdev and their settings now, one line each ("napi 1: irq -,
     // kthread -, threaded 0, defer-hard-irqs 0, gro-flush-timeout 0 ns, irq-suspend-timeout 0
-    // ns"), for the run's environment; empty with `why` set when they cannot be read.
+    // ns"; no ids or pids, so that two runs' compare), for the run's environment; empty with
+    // `why` set when they cannot be read.
     std::string describe(std::string &why) const;
 
     // How this host sets a knob.

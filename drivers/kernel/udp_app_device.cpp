@@ -574,11 +574,14 @@ void UdpAppDevice::read(DeviceReading &r)
 Environment UdpAppDevice::portFacts() const
 {
     // The kernel's view of the netdev: driver, firmware, rings, coalescing, offloads, IRQs.
+    // The kernel lab's veth is named by the engine's pid: its facts are keyed "kernel-lab", so
+    // that two lab sessions compare fact by fact.
     Environment env;
-    captureKernelPort(opts_.ifname, opts_.ifname, env);
+    const std::string port = opts_.lab ? std::string("kernel-lab") : opts_.ifname;
+    captureKernelPort(port, opts_.ifname, env);
     std::string why;
     const std::string napis = napi_->describe(why);
-    env.set({factKey("port.napi", opts_.ifname), napis, napis.empty() ? why : ""});
+    env.set({factKey("port.napi", port), napis, napis.empty() ? why : ""});
     return env;
 }
 

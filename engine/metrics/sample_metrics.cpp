@@ -79,8 +79,19 @@ bool isEngineMetric(const std::string &label)
 
 int betterDirection(const std::string &name)
 {
-    const MetricDef *d = findMetric(name);
-    return d ? d->better : -1; // a device's own figure: errors, mostly; less is better
+    if (const MetricDef *d = findMetric(name)) return d->better;
+    for (const char *loss :
+         {"drop", "miss", "err", "fail", "nombuf", "unsent", "skipped", "squeeze", "lost"})
+        if (name.find(loss) != std::string::npos) return -1;
+    return 0;
+}
+
+bool isDeviceRateFigure(const std::string &name)
+{
+    if (findMetric(name)) return false;
+    for (std::string_view end : {"_per_s", "_pps", "_us", "_pct"})
+        if (name.size() > end.size() && name.ends_with(end)) return true;
+    return false;
 }
 
 } // namespace ringlab

@@ -28,8 +28,14 @@ struct MetricValue {
 
 std::vector<MetricValue> flattenSample(const Sample &s);
 // Whether a larger value of this metric is better (throughput) or worse (CPU, latency,
-// drops); nullopt-like 0 when neither applies. Returns +1, -1 or 0.
+// drops); nullopt-like 0 when neither applies. Returns +1, -1 or 0. A device's own figure
+// is worse when larger if it counts a loss (drops, misses, errors, failures, requests left
+// unsent or skipped, a squeezed softirq), else neither: more polls by the NAPI kthread, or
+// more frames through the netdev, is what a setting does, not a gain or a loss.
 int betterDirection(const std::string &name);
+// A device's own figure (no engine metric has its name) whose mean over samples means
+// something: a rate or a time ("_per_s", "_pps", "_us", "_pct"), not a running total.
+bool isDeviceRateFigure(const std::string &name);
 // The metrics the reference cases turn on, in reading order: throughput, engine CPU, poll
 // wakeups, p99 latency, drops. Reports and comparisons list them first.
 const std::vector<std::string> &keyMetrics();

@@ -273,6 +273,10 @@ std::vector<std::string> defaultCompareMetrics(const CompareSide &a, const Compa
             (label.rfind("cpu_ms_per_s[", 0) == 0 || label.rfind("wakeups_per_s[", 0) == 0) &&
             label.find("sampler") == std::string::npos)
             metrics.push_back(label);
+    // The device's own rates both sides have (the kernel device's NAPI, softirq and netdev
+    // figures, who drove each poll), after the engine's.
+    for (const auto &[label, v] : a.values)
+        if (b.values.count(label) && isDeviceRateFigure(label)) metrics.push_back(label);
     return metrics;
 }
 
