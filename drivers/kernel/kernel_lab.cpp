@@ -49,8 +49,8 @@ KernelLab::KernelLab()
         // queue: veth_xmit hands a frame to the receiver's NAPI only when the sender's queue
         // has a receive queue at the engine's end (else it goes through the CPU's backlog),
         // and a veth's default is a queue per CPU, picked by the flow's hash.
-        {"ip", "link", "add", hostIf_, "numtxqueues", queues, "numrxqueues", queues, "type",
-         "veth", "peer", "name", peerIf_, "numtxqueues", "1", "numrxqueues", "1", "netns", ns_},
+        {"ip", "link", "add", hostIf_, "numtxqueues", queues, "numrxqueues", queues, "type", "veth",
+         "peer", "name", peerIf_, "numtxqueues", "1", "numrxqueues", "1", "netns", ns_},
         {"ethtool", "-L", hostIf_, "rx", "1", "tx", "1"},
         {"ip", "addr", "add", hostCidr, "dev", hostIf_},
         {"ip", "-n", ns_, "addr", "add", peerCidr, "dev", peerIf_},
