@@ -204,10 +204,10 @@ Status checkDeviceOptions(const DeviceOptions &opts)
 {
     DeviceSpec spec;
     if (auto st = parseDeviceSpec(opts.spec, spec); !st.ok()) return st;
-    if (!opts.traffic.empty() && spec.kind != DeviceSpec::Kind::Lab)
+    if (!opts.traffic.empty() && !takesTraffic(opts.spec))
         return Status{"--traffic \"" + opts.traffic +
-                      "\" needs --device lab (it runs a real client across the lab's two "
-                      "namespaces)"};
+                      "\" needs --device lab or kernel-lab (it runs a real client across a "
+                      "lab's namespaces)"};
     if (!opts.eal.empty() && (spec.kind == DeviceSpec::Kind::Sim || isKernel(spec.kind)))
         return Status{"--eal is for DPDK devices (--device dpdk:... or lab), not " + opts.spec};
     const bool root = geteuid() == 0;
@@ -233,6 +233,7 @@ Status checkDeviceOptions(const DeviceOptions &opts)
                 if (!onPath(program))
                     return Status{std::string("--device kernel-lab needs ") + program +
                                   " (apt-get install " + package + ")"};
+        if (!opts.traffic.empty()) return checkTraffic(opts.traffic);
     }
     return Status::success();
 }
@@ -252,7 +253,8 @@ Assignments deviceDefaults(const std::string &spec)
 bool takesTraffic(const std::string &spec)
 {
     DeviceSpec s;
-    return parseDeviceSpec(spec, s).ok() && s.kind == DeviceSpec::Kind::Lab;
+    return parseDeviceSpec(spec, s).ok() &&
+           (s.kind == DeviceSpec::Kind::Lab || s.kind == DeviceSpec::Kind::KernelLab);
 }
 
 Status checkTraffic(const std::string &text)
@@ -280,7 +282,8 @@ std::unique_ptr<Device> createDevice(const DeviceOptions &opts, const ParamSet &
         return dpdk::makeLabDevice(opts.eal, opts.traffic, opts.trafficBoundS, ps, live);
     case DeviceSpec::Kind::Kernel:
     case DeviceSpec::Kind::KernelLab:
-        return kernel::makeKernelDevice(kernelSpec(spec), ps, live);
+        return kernel::makeKernelDevice(kernelSpec(spec), opts.traffic, opts.trafficBoundS, ps,
+                                        live);
     }
     throw std::runtime_error("unknown device kind");
 }

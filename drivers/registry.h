@@ -54,7 +54,8 @@ std::vector<std::string> deviceGrantNames();
 // The lab's traffic client (--traffic): what it may run, and that the program is here. The
 // message names the spec, what is wrong and what is allowed.
 Status checkTraffic(const std::string &text);
-// Whether the device a spec names runs a traffic client (--traffic): the lab does.
+// Whether the device a spec names runs a traffic client (--traffic): the lab and the kernel
+// lab do.
 bool takesTraffic(const std::string &spec);
 
 // A factory for the Engine. The device it makes throws std::runtime_error with a message

@@ -397,7 +397,7 @@ void TstGui::labTrafficGoesWithTheLabOnly()
     QLabel *error = w_->trafficError();
     w_->selectDevice("sim");
     QVERIFY(!traffic->isEnabled());
-    QVERIFY2(traffic->toolTip().startsWith("Only the lab device runs a traffic client"),
+    QVERIFY2(traffic->toolTip().startsWith("Only the lab devices run a traffic client"),
              qPrintable(traffic->toolTip()));
     w_->selectDevice("lab");
     QVERIFY(traffic->isEnabled());

@@ -340,8 +340,8 @@ void MainWindow::updateTrafficField()
     else if (ctl_->isRunning())
         why = tr("Stop the run to change the lab's traffic");
     else if (!takesTraffic(ctl_->device().spec))
-        why = tr("Only the lab device runs a traffic client (across its two namespaces); %1 "
-                 "carries the engine's own load")
+        why = tr("Only the lab devices run a traffic client (the lab and the kernel lab, "
+                 "across their namespaces); %1 carries the engine's own load")
                   .arg(ctl_->deviceName());
     trafficBox_->setEnabled(why.isEmpty());
     trafficBox_->setToolTip(why.isEmpty()

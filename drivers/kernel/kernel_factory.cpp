@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/kernel/kernel_factory.h"
 
+#include "drivers/lab/traffic.h"
+
 #include <net/if.h>
 #include <unistd.h>
 
@@ -76,14 +78,23 @@ Status checkKernelSpec(const std::string &text, const KernelSpec &spec)
     return Status::success();
 }
 
-std::unique_ptr<Device> makeKernelDevice(const KernelSpec &spec, const ParamSet &ps,
-                                         const LiveParams &live)
+std::unique_ptr<Device> makeKernelDevice(const KernelSpec &spec, const std::string &traffic,
+                                         int boundS, const ParamSet &ps, const LiveParams &live)
 {
     UdpAppOptions opts;
     opts.port = spec.port ? spec.port : kDefaultUdpPort;
     if (spec.lab) {
+        lab::TrafficSpec t;
+        if (!traffic.empty()) {
+            if (Status st = lab::parseTraffic(traffic, t); !st.ok())
+                throw std::runtime_error(st.error);
+        }
         opts.lab = std::make_unique<KernelLab>();
         opts.ifname = opts.lab->ifname();
+        // The client in the lab's namespace, the server (iperf3) at the engine's end.
+        if (!traffic.empty())
+            opts.traffic = std::make_unique<lab::Traffic>(t, opts.lab->netns(), std::string(),
+                                                          opts.lab->hostAddressText(), boundS);
     } else {
         opts.ifname = spec.ifname;
     }

@@ -25,8 +25,10 @@ Status parseKernelSpec(const std::string &text, const std::string &rest, KernelS
 // What can be checked before the device is made: the interface exists, the lab's privilege
 // (the registry checks the programs it runs).
 Status checkKernelSpec(const std::string &text, const KernelSpec &spec);
-std::unique_ptr<Device> makeKernelDevice(const KernelSpec &spec, const ParamSet &ps,
-                                         const LiveParams &live);
+// `traffic`: the kernel lab's --traffic ("" for none), checked; `boundS` its deadline when
+// it gives none.
+std::unique_ptr<Device> makeKernelDevice(const KernelSpec &spec, const std::string &traffic,
+                                         int boundS, const ParamSet &ps, const LiveParams &live);
 // The kernel lab and every netdev of this namespace but loopback.
 std::vector<DeviceListing> kernelListings();
 

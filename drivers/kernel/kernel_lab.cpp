@@ -83,6 +83,11 @@ void KernelLab::remove()
     lab::ip({"link", "delete", hostIf_}); // in case the pair was only half made
 }
 
+std::string KernelLab::hostAddressText() const
+{
+    return dotted(host_);
+}
+
 std::string KernelLab::describe() const
 {
     return "kernel-lab (" + hostIf_ + " " + dotted(host_) + " <-> " + ns_ + " " + peerIf_ + " " +

@@ -30,6 +30,7 @@ class KernelLab {
     const std::string &peerIfname() const { return peerIf_; }
     const std::string &netns() const { return ns_; } // the client's namespace
     in_addr hostAddress() const { return host_; }
+    std::string hostAddressText() const; // "198.19.1.1"
     in_addr peerAddress() const { return peer_; }
     std::string describe() const; // "kernel-lab (rk123a 198.19.1.1 <-> ns ... 198.19.1.2)"
     // What was found and removed when the lab was made (a killed run's namespaces).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "drivers/kernel/udp_app_device.h"
 
+#include "engine/common/words.h"
+
 #include <arpa/inet.h>
 #include <linux/ethtool.h>
 #include <linux/sock_diag.h>
@@ -354,6 +356,11 @@ void UdpAppDevice::linkUp(std::int64_t)
         lastKernel_ = {}; // figures span two readings of this watch, never an idle gap
         lastFigures_ = {};
     }
+    if (opts_.traffic && !trafficStarted_ && !trafficStopped_) {
+        opts_.traffic->start();
+        trafficStarted_ = true;
+        note("traffic: " + joinWords(opts_.traffic->clientCommand()));
+    }
     if (!client_ || clientStarted_) return;
     if (auto st = client_->start(); !st.ok())
         throw std::runtime_error(opts_.lab->describe() + ": " + st.error);
@@ -368,6 +375,14 @@ void UdpAppDevice::quiesce()
 
 void UdpAppDevice::linkDown()
 {
+    if (trafficStarted_ && !trafficStopped_) {
+        // The clients' summaries; a restart does not start them again (as on the DPDK lab).
+        DeviceReading last;
+        opts_.traffic->stop(last);
+        trafficStopped_ = true;
+        for (auto &e : last.events)
+            note(std::move(e));
+    }
     if (client_ && clientStarted_) {
         // Its figures carry on in the device's totals; a later linkUp (the previous settings
         // brought back after a failed restart) starts a new client.
@@ -552,6 +567,24 @@ void UdpAppDevice::read(DeviceReading &r)
         lastReadNs_ = now;
         r.rtt = std::move(t.rtt);
         r.hasRtt = true;
+    }
+    if (trafficStarted_ && !trafficStopped_) {
+        // ping's round trips are figures of their own, per interval: the run's probe latency
+        // stays the request/response client's.
+        DeviceReading t;
+        opts_.traffic->read(t);
+        for (auto &m : t.metrics)
+            r.metrics.push_back(std::move(m));
+        for (auto &e : t.events)
+            r.events.push_back(std::move(e));
+        if (t.hasRtt) {
+            const Histogram::Snapshot d = t.rtt.minus(lastPingRtt_);
+            if (d.total()) {
+                r.metrics.push_back({"ping_rtt_p50_us", "us", d.quantile(0.5) * 1e-3});
+                r.metrics.push_back({"ping_rtt_p99_us", "us", d.quantile(0.99) * 1e-3});
+            }
+            lastPingRtt_ = std::move(t.rtt);
+        }
     }
     if (watch_) {
         KernelReading now;

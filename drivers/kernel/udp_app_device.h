@@ -24,6 +24,7 @@
 
 #include "drivers/kernel/kernel_watch.h"
 #include "drivers/kernel/rr_client.h"
+#include "drivers/lab/traffic.h"
 #include "engine/datapath/desc_ring.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
@@ -40,6 +41,10 @@ struct UdpAppOptions {
     std::string ifname;
     std::uint16_t port = kDefaultUdpPort;
     std::unique_ptr<KernelLab> lab; // kernel-lab: the veth pair and its namespace, owned
+    // kernel-lab's --traffic: ping or iperf3 from the lab's namespace to the engine's end,
+    // beside the request/response client; its round trips are figures of their own
+    // (ping_rtt_*), the client's stay the run's probe latency.
+    std::unique_ptr<lab::Traffic> traffic;
 };
 
 class UdpAppDevice final : public Device {
@@ -136,6 +141,10 @@ class UdpAppDevice final : public Device {
         std::uint64_t sent = 0, replies = 0, skipped = 0, unsent = 0;
         Histogram::Snapshot rtt;
     } retired_;
+    // --traffic on kernel-lab: started at the first linkUp, stopped at the first linkDown (as
+    // on the DPDK lab); ping's round trips at the last reading.
+    bool trafficStarted_ = false, trafficStopped_ = false;
+    Histogram::Snapshot lastPingRtt_;
     std::uint32_t lastSocketDrops_ = 0; // the kernel's 32-bit count at the last reading
     std::uint64_t socketDrops_ = 0;
     std::uint64_t lastSent_ = 0, lastReplies_ = 0;

@@ -121,8 +121,9 @@ Traffic::Traffic(TrafficSpec spec, std::string clientNs, std::string serverNs,
         clientArgv_.insert(clientArgv_.end(), spec_.args.begin(), spec_.args.end());
         if (!hasOpt(spec_.args, {"-t", "--time", "-n", "--bytes", "-k", "--blockcount"}))
             clientArgv_.insert(clientArgv_.end(), {"-t", bound});
-        serverArgv_ = {"ip", "netns",        "exec", serverNs_, "iperf3", "-s",
-                       "-1", "--forceflush", "-i",   "0.5",     "-B",     serverAddr_};
+        if (!serverNs_.empty()) serverArgv_ = {"ip", "netns", "exec", serverNs_};
+        serverArgv_.insert(serverArgv_.end(),
+                           {"iperf3", "-s", "-1", "--forceflush", "-i", "0.5", "-B", serverAddr_});
         for (std::size_t k = 0; k + 1 < spec_.args.size(); ++k)
             if (spec_.args[k] == "-p" || spec_.args[k] == "--port")
                 serverArgv_.insert(serverArgv_.end(), {"-p", spec_.args[k + 1]});
@@ -144,9 +145,11 @@ void Traffic::start()
             std::string said;
             for (const auto &l : server_.readLines())
                 said += l + " ";
-            throw std::runtime_error("traffic: the iperf3 server in " + serverNs_ +
-                                     " did not start listening: " + said +
-                                     "(is iperf3 installed? apt-get install iperf3)");
+            throw std::runtime_error(
+                "traffic: the iperf3 server in " +
+                (serverNs_.empty() ? std::string("this namespace") : serverNs_) +
+                " did not start listening: " + said +
+                "(is iperf3 installed? apt-get install iperf3)");
         }
     }
     if (const Status st = client_.start(clientArgv_); !st.ok())

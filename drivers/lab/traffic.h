@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A real traffic client across the lab: ping, or iperf3 with its server. The client runs in
-// the first namespace, the server (iperf3) in the second; their output is read live. ping's
+// A real traffic client across a lab: ping, or iperf3 with its server. The client runs in
+// one namespace, the server (iperf3) in another, or in the engine's own (the kernel lab,
+// whose engine end stays here); their output is read live. ping's
 // round trips go into the probe latency histogram; iperf3's goodput, loss and jitter become
 // metrics. Every client is bounded: a count or a deadline is added when the user gave none.
 #pragma once
@@ -30,7 +31,8 @@ Status parseTraffic(const std::string &text, TrafficSpec &out);
 
 class Traffic {
   public:
-    // `boundS`: the deadline added when the user gave no count or duration.
+    // `boundS`: the deadline added when the user gave no count or duration. `serverNs`
+    // empty: the server runs in this process's namespace.
     Traffic(TrafficSpec spec, std::string clientNs, std::string serverNs, std::string serverAddr,
             int boundS);
     ~Traffic();
