@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Checks the API's replies against the schema in docs/api.md.
 
-usage: api_schema_check.py docs/api.md replies.json [MARKER]
+usage: api_schema_check.py docs/api.md replies.json [MARKER [--partial]]
 MARKER: the block's comment (default api-schema; api-schema-jobs: the jobs' block)
+--partial: the replies are some of the API's (one case's test): entries they do not reach
+are not a problem
 replies.json: [{"key": "GET /v1/version", "status": 200, "body": ...}, ...]
 Fails when a reply does not match its entry, a reply has no entry, or an entry of the
-schema was never reached by a reply.
+schema was never reached by a reply (unless --partial).
 """
 import json
 import re
@@ -43,9 +45,10 @@ def main():
         except jsonschema.ValidationError as e:
             problems.append(f"{r['key']} {status}: {e.message} at {list(e.absolute_path)}\n"
                             f"  reply: {json.dumps(r['body'])[:400]}")
+    partial = "--partial" in sys.argv[4:]
     for key, statuses in doc["endpoints"].items():
         for status in statuses:
-            if (key, status) not in reached:
+            if not partial and (key, status) not in reached:
                 problems.append(f"{key} {status}: documented but never reached by the test")
     for p in problems:
         print(p)

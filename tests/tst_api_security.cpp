@@ -377,6 +377,12 @@ void TstApiSecurity::privilegedDevicesNeedAGrant()
         why = r.body["error"].get<std::string>();
         QVERIFY2(why.find("needs the grant \"kernel\"") != std::string::npos, why.c_str());
     }
+    // So does a job whose runs are on the kernel lab: reproduce napi.
+    r = call(granted.port, "POST", "/v1/jobs",
+             R"({"kind":"reproduce","case":"napi","repeat":1,"duration":"1s"})");
+    QCOMPARE(r.status, 403);
+    why = r.body["error"].get<std::string>();
+    QVERIFY2(why.find("needs the grant \"kernel\"") != std::string::npos, why.c_str());
     // An unknown grant is refused with those allowed.
     Serve wrong;
     QVERIFY(!wrong.start({"--allow", "lab,root", "--no-record"}));

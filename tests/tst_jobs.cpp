@@ -19,6 +19,7 @@
 #include "drivers/registry_devices.h"
 #include "engine/experiments/job_queue.h"
 #include "engine/store/session_store.h"
+#include "require.h"
 #include "serve_process.h"
 
 using nlohmann::json;
@@ -85,6 +86,7 @@ class TstJobs : public QObject {
     void repliesAndJobLinesMatchTheSchema();
     void servedEngineRunsJobsOverHttp();
     void theHistoryIsBounded();
+    void aNapiReproductionIsAJobOnTheKernelLab();
 };
 
 void TstJobs::initTestCase()
@@ -395,6 +397,40 @@ void TstJobs::theHistoryIsBounded()
     QCOMPARE(e.call("GET", "/v1/jobs/1").status, 404); // forgotten; its sessions are kept
     QCOMPARE(e.call("GET", "/v1/jobs/" + std::to_string(last)).status, 200);
     QCOMPARE(e.call("GET", "/v1/sessions").body.size(), std::size_t{5});
+}
+
+// reproduce napi as a job: its runs on the kernel lab (a served engine needs the kernel
+// grant: tst_api_security), every case at both rates, the rows and the command's table in
+// the result, the reply as the schema says.
+void TstJobs::aNapiReproductionIsAJobOnTheKernelLab()
+{
+    JobSpec spec;
+    QVERIFY(jobSpecFromJson({{"kind", "reproduce"}, {"case", "napi"}}, spec).ok());
+    QCOMPARE(spec.reproduce.device, std::string("kernel-lab"));
+    RINGLAB_REQUIRE(geteuid() == 0, "the kernel lab needs root");
+    QTemporaryDir dir;
+    Served e(dir);
+    const ApiReply job =
+        e.call("POST", "/v1/jobs",
+               {{"kind", "reproduce"}, {"case", "napi"}, {"repeat", 1}, {"duration", "1s"}},
+               "POST /v1/jobs");
+    QCOMPARE(job.status, 201);
+    const int id = job.body["id"].get<int>();
+    QTRY_VERIFY_WITH_TIMEOUT(e.jobs->job(id)->ended(), 120'000);
+    const ApiReply done = e.call("GET", "/v1/jobs/" + std::to_string(id), {}, "GET /v1/jobs/ID");
+    QCOMPARE(done.body["state"].get<std::string>(), std::string("completed"));
+    const json &result = done.body["result"];
+    QCOMPARE(result["napi"].size(), std::size_t{8}); // 4 cases x 2 rates
+    QCOMPARE(done.body["sessions"].size(), std::size_t{8});
+    for (const json &row : result["napi"]) {
+        QCOMPARE(row["sessions"].size(), std::size_t{1});
+        QVERIFY2(row["rtt_p99_us"]["mean"].get<double>() > 0, row.dump().c_str());
+        QCOMPARE(row["p99_vs_base_pct"].is_null(), row["case"] == "base");
+    }
+    QVERIFY2(result["report"].get<std::string>().find("### Case: napi") != std::string::npos,
+             result["report"].dump().c_str());
+    const QString bad = checkSchema(e.replies, "api-schema-jobs", true);
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
 }
 
 QTEST_GUILESS_MAIN(TstJobs)

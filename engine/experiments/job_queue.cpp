@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/experiments/job_queue.h"
 
+#include "engine/experiments/napi_reproduction.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -304,7 +306,12 @@ void JobQueue::runReproduceJob(Job &job)
     ReproduceOptions o = job.spec.reproduce;
     o.db = options_.db.string();
     o.onProgress = [&](const JobProgress &p) { progress(job, p); };
+    o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
     o.cancelled = [&] { return job.cancel.load(); };
+    if (o.which == kNapiCaseName) {
+        runNapiJob(job, o);
+        return;
+    }
     json cases = json::array();
     const std::string header = reproduceHeader(o, true);
     // Each case in the result as soon as it is complete, with its table for people.
@@ -332,6 +339,38 @@ void JobQueue::runReproduceJob(Job &job)
     const Outcome end = runReproduce(o, -1, error);
     std::lock_guard lock(mutex_);
     job.info.result = {{"header", header}, {"cases", cases}};
+    job.info.error = error;
+    job.info.state = jobState(end);
+}
+
+// IRQ suspension's cases on the kernel lab: every row at the end (a cut job: the rows of the
+// runs it completed), with the table as `reproduce napi --markdown` prints it.
+void JobQueue::runNapiJob(Job &job, const ReproduceOptions &o)
+{
+    std::vector<NapiRow> rows;
+    std::string error;
+    const Outcome end = runNapiReproduction(o, -1, rows, error);
+    json out = json::array();
+    for (const NapiRow &r : rows) {
+        json by = json::object();
+        for (const auto &[source, pct] : r.pollShare)
+            by[source] = pct;
+        const bool base = r.c->name == "base";
+        out.push_back({{"rate", r.rate},
+                       {"case", std::string(r.c->name)},
+                       {"sessions", r.sessions},
+                       {"rtt_p99_us", estimateJson(r.p99)},
+                       {"machine_cpu_pct", estimateJson(r.cpu)},
+                       {"p99_vs_base_pct", base || !r.p99VsBase.a ? json() : json(r.p99VsBase.pct)},
+                       {"cpu_vs_base_pct", base || !r.cpuVsBase.a ? json() : json(r.cpuVsBase.pct)},
+                       {"rx_by_pct", by},
+                       {"verdict", r.verdict}});
+    }
+    std::lock_guard lock(mutex_);
+    job.info.result = {
+        {"header", reproduceHeader(o, true)},
+        {"napi", out},
+        {"report", rows.empty() ? std::string() : formatNapiReproduction(rows, true)}};
     job.info.error = error;
     job.info.state = jobState(end);
 }

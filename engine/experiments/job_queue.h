@@ -96,6 +96,7 @@ class JobQueue : public JobRoutes {
     void runSweepJob(Job &job);
     void runTuneJob(Job &job);
     void runReproduceJob(Job &job);
+    void runNapiJob(Job &job, const ReproduceOptions &o);
     void progress(Job &job, const JobProgress &p);
     void sessionStarted(Job &job, std::int64_t session);
     void publish(const JobInfo &info);

@@ -241,6 +241,11 @@ Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<Na
                                          std::to_string(done) + "/" + std::to_string(runs) + ")";
                 say(what);
                 if (o.onStep) o.onStep(done, runs);
+                if (o.onProgress)
+                    o.onProgress({done, runs, done - 1,
+                                  static_cast<double>(runs - done + 1) *
+                                      (static_cast<double>(o.durationNs) / 1e9 + 0.5),
+                                  "napi: " + cellName(cell) + ", run " + std::to_string(r)});
                 RecordedRun run;
                 run.setup.params = cell.params;
                 run.setup.profile = "default";
@@ -249,6 +254,7 @@ Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<Na
                 run.setup.repeatIndex = r;
                 run.setup.device.spec = std::string(kNapiDevice);
                 run.durationNs = o.durationNs;
+                run.started = o.onSessionStarted;
                 std::int64_t id = 0;
                 const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
                 if (id && end == Outcome::Done) cell.ids.push_back(id); // a cut run: kept, not used

@@ -151,6 +151,7 @@ RecordedRun reproduceRun(const ReproduceOptions &o, const Side &s, int r, const 
     run.setup.device.spec = device;
     run.setup.device.traffic = o.traffic;
     run.durationNs = o.durationNs;
+    run.started = o.onSessionStarted;
     return run;
 }
 
@@ -286,8 +287,9 @@ Result<std::vector<const ReferenceCase *>> casesFor(const std::string &which)
     } else if (const ReferenceCase *c = findReferenceCase(which)) {
         cases.push_back(c);
     } else if (which == "napi") {
-        return Status::refused("napi runs on the kernel lab, as root: `ringlab-engine reproduce "
-                               "napi` (not a job of the service yet)");
+        return Status::refused("napi runs on the kernel lab, as root, with its own table: "
+                               "`ringlab-engine reproduce napi`, or a job {\"kind\": "
+                               "\"reproduce\", \"case\": \"napi\"}");
     } else {
         return Status::refused("unknown case \"" + which + "\" (allowed: " + referenceCaseNames() +
                                ", all)");

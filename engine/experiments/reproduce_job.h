@@ -34,6 +34,7 @@ struct ReproduceOptions {
     std::function<void(int run, int runs)> onStep;
     ProgressFn onProgress; // the same, typed: counts and the time left
     std::function<void(const struct ReproduceCase &)> onCase;
+    std::function<void(std::int64_t session)> onSessionStarted; // each run's, when recorded
     std::function<bool()> cancelled;
 };
 
