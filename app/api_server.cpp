@@ -245,12 +245,11 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
         return closesConnection(policy_, req);
     };
     if (!o.tlsCert.empty()) {
-        auto tls = std::make_unique<PipelinedTlsServer>(o.tlsCert.c_str(), o.tlsKey.c_str(), gate);
-        if (!tls->is_valid())
+        // HTTPS connections wait in the gate too, their handshakes made in steps.
+        auto tls = std::make_unique<GatedServer>(kServerThreads, gate, o.tlsCert, o.tlsKey);
+        if (!tls->tlsValid())
             return Status{"--tls-cert " + o.tlsCert + " / --tls-key " + o.tlsKey +
                           ": cannot be loaded as a PEM certificate and its key"};
-        // TLS connections are httplib's own: each holds a thread until it closes.
-        tls->new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
         server_ = std::move(tls);
     } else if (l.unixSocket) {
         auto unixServer = std::make_unique<UnixSocketServer>(gate);

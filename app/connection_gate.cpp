@@ -2,6 +2,8 @@
 #include "app/connection_gate.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <openssl/err.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -44,7 +46,7 @@ class GateStream : public httplib::Stream {
     }
     bool is_readable() const override
     {
-        return !c_.buffered.empty() || waitFor(POLLIN, readDeadlineMs_ - nowMs());
+        return c_.holdsBytes() || waitFor(POLLIN, readDeadlineMs_ - nowMs());
     }
     bool is_writable() const override
     {
@@ -58,6 +60,7 @@ class GateStream : public httplib::Stream {
     }
     ssize_t read(char *ptr, size_t size) override
     {
+        if (c_.ssl) return tlsRead(ptr, size);
         if (c_.buffered.empty()) {
             if (!waitFor(POLLIN, readDeadlineMs_ - nowMs())) return -1;
             char chunk[4096];
@@ -72,6 +75,7 @@ class GateStream : public httplib::Stream {
     }
     ssize_t write(const char *ptr, size_t size) override
     {
+        if (c_.ssl) return tlsWrite(ptr, size);
         if (!waitFor(POLLOUT, writeTimeoutMs_)) return -1;
         return ::send(c_.fd, ptr, size, MSG_NOSIGNAL);
     }
@@ -90,6 +94,37 @@ class GateStream : public httplib::Stream {
     socket_t socket() const override { return c_.fd; }
 
   private:
+    // The socket is non-blocking under OpenSSL: each wait is bounded by the request's read
+    // deadline, or a write's timeout.
+    ssize_t tlsRead(char *ptr, size_t size)
+    {
+        const int want = static_cast<int>(std::min<size_t>(size, 1 << 30));
+        for (;;) {
+            ERR_clear_error();
+            const int n = SSL_read(c_.ssl, ptr, want);
+            if (n > 0) return n;
+            const int e = SSL_get_error(c_.ssl, n);
+            if (e == SSL_ERROR_ZERO_RETURN) return 0;
+            const short ev = e == SSL_ERROR_WANT_READ    ? POLLIN
+                             : e == SSL_ERROR_WANT_WRITE ? POLLOUT
+                                                         : 0;
+            if (!ev || !waitFor(ev, readDeadlineMs_ - nowMs())) return -1;
+        }
+    }
+    ssize_t tlsWrite(const char *ptr, size_t size)
+    {
+        const int want = static_cast<int>(std::min<size_t>(size, 1 << 30));
+        for (;;) {
+            ERR_clear_error();
+            const int n = SSL_write(c_.ssl, ptr, want);
+            if (n > 0) return n;
+            const int e = SSL_get_error(c_.ssl, n);
+            const short ev = e == SSL_ERROR_WANT_READ    ? POLLIN
+                             : e == SSL_ERROR_WANT_WRITE ? POLLOUT
+                                                         : 0;
+            if (!ev || !waitFor(ev, writeTimeoutMs_)) return -1;
+        }
+    }
     bool waitFor(short events, std::int64_t ms) const
     {
         if (ms <= 0) return false;
@@ -119,6 +154,29 @@ class GateStream : public httplib::Stream {
 };
 
 } // namespace
+
+bool GatedServer::Connection::holdsBytes() const
+{
+    return !buffered.empty() || (ssl && handshaken && SSL_pending(ssl) > 0);
+}
+
+GatedServer::GatedServer(int workers, RequestGate gate, const std::string &certFile,
+                         const std::string &keyFile)
+    : GatedServer(workers, std::move(gate))
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    if (!ctx) return;
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    // A write that OpenSSL must finish later may come from another buffer (httplib's).
+    SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
+    if (SSL_CTX_use_certificate_chain_file(ctx, certFile.c_str()) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ctx, keyFile.c_str(), SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(ctx) != 1) {
+        SSL_CTX_free(ctx);
+        return;
+    }
+    tls_ = ctx;
+}
 
 GatedServer::GatedServer(int workers, RequestGate gate) : requestGate_(std::move(gate))
 {
@@ -150,6 +208,7 @@ GatedServer::~GatedServer()
     handed_.clear();
     close(epoll_);
     close(wake_);
+    if (tls_) SSL_CTX_free(tls_);
 }
 
 void GatedServer::widenBacklog()
@@ -161,6 +220,16 @@ bool GatedServer::process_and_close_socket(socket_t sock)
 {
     Connection c;
     c.fd = sock;
+    if (tls_) {
+        // Every read and write of a TLS connection waits in poll(), never in the socket.
+        const int flags = ::fcntl(sock, F_GETFL);
+        c.ssl = SSL_new(tls_);
+        if (flags < 0 || ::fcntl(sock, F_SETFL, flags | O_NONBLOCK) != 0 || !c.ssl ||
+            SSL_set_fd(c.ssl, sock) != 1) {
+            closeConnection(c);
+            return true;
+        }
+    }
     give(std::move(c));
     return true;
 }
@@ -177,6 +246,11 @@ void GatedServer::give(Connection c)
 
 void GatedServer::closeConnection(Connection &c)
 {
+    if (c.ssl) {
+        if (c.handshaken) SSL_shutdown(c.ssl); // close_notify, without waiting for the reply
+        SSL_free(c.ssl);
+        c.ssl = nullptr;
+    }
     if (c.fd < 0) return;
     ::shutdown(c.fd, SHUT_RDWR);
     ::close(c.fd);
@@ -200,7 +274,7 @@ void GatedServer::admitLocked(Connection c)
     }
     c.idleSinceMs = nowMs();
     epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.events = EPOLLIN | EPOLLRDHUP | (c.wantWrite ? EPOLLOUT : 0u);
     ev.data.u64 = c.id;
     if (epoll_ctl(epoll_, EPOLL_CTL_ADD, c.fd, &ev) != 0) return closeConnection(c);
     idle_.emplace(c.id, std::move(c));
@@ -236,16 +310,18 @@ void GatedServer::gateLoop()
             for (auto &c : handed) {
                 if (stopping_)
                     closeConnection(c);
-                else if (!c.buffered.empty())
+                else if (c.holdsBytes())
                     ready.push_back(std::move(c));
                 else
                     admitLocked(std::move(c));
             }
-            // Silent for the keep-alive time: closed.
-            const std::int64_t limit =
-                nowMs() - static_cast<std::int64_t>(keep_alive_timeout_sec_) * 1000;
+            // Silent for the keep-alive time, or a handshake not done by its deadline: closed.
+            const std::int64_t now = nowMs(),
+                               limit =
+                                   now - static_cast<std::int64_t>(keep_alive_timeout_sec_) * 1000;
             for (auto it = idle_.begin(); it != idle_.end();) {
-                if (it->second.idleSinceMs > limit) {
+                const Connection &c = it->second;
+                if (c.handshakeByMs ? c.handshakeByMs > now : c.idleSinceMs > limit) {
                     ++it;
                     continue;
                 }
@@ -264,9 +340,46 @@ void GatedServer::gateLoop()
     idle_.clear();
 }
 
+// On a worker, as far as the bytes that have arrived allow: a connection that must wait for
+// its client goes back to the gate.
+bool GatedServer::handshakeStep(Connection &c)
+{
+    const std::int64_t readTimeoutMs =
+        static_cast<std::int64_t>(read_timeout_sec_) * 1000 + read_timeout_usec_ / 1000;
+    if (!c.handshakeByMs) c.handshakeByMs = nowMs() + readTimeoutMs; // from its first byte
+    ERR_clear_error();
+    const int r = SSL_accept(c.ssl);
+    if (r == 1) {
+        c.handshaken = true;
+        c.handshakeByMs = 0;
+        c.wantWrite = false;
+        return true;
+    }
+    const int e = SSL_get_error(c.ssl, r);
+    --busy_;
+    if ((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) && !stopping_ &&
+        nowMs() < c.handshakeByMs) {
+        c.wantWrite = e == SSL_ERROR_WANT_WRITE;
+        give(std::move(c));
+    } else {
+        closeConnection(c); // not TLS, a failed handshake, or too slow
+    }
+    return false;
+}
+
 // On a worker: one request, then the connection goes back to the gate (or is closed).
 void GatedServer::serve(Connection c)
 {
+    if (c.ssl && !c.handshaken) {
+        if (!handshakeStep(c)) return;
+        // Done: the request follows at once, or the connection waits for it in the gate.
+        pollfd p{c.fd, POLLIN, 0};
+        if (!c.holdsBytes() && ::poll(&p, 1, 0) <= 0) {
+            --busy_;
+            give(std::move(c));
+            return;
+        }
+    }
     bool keep = false, refused = false;
     if (!stopping_) {
         GateStream strm(c, static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000),
@@ -283,6 +396,11 @@ void GatedServer::serve(Connection c)
     if (keep && !stopping_) {
         give(std::move(c));
     } else if (refused) {
+        if (c.ssl) {
+            SSL_shutdown(c.ssl);
+            SSL_free(c.ssl);
+            c.ssl = nullptr;
+        }
         closeConnectionSocket(c.fd, true); // on this worker: at most the linger's 2 s
         c.fd = -1;
     } else {

@@ -10,12 +10,21 @@
 // maxConnections(), the connection idle the longest is closed to make room, so a new client
 // always gets in. A request must arrive whole within the read timeout of its first byte.
 //
+// HTTPS goes through the same gate: a new connection waits in the epoll set until its
+// ClientHello arrives (or the idle time passes), and the TLS handshake is made in steps on the
+// workers, each step as far as the bytes that have arrived allow (a non-blocking socket): a
+// connection that waits for its client's next handshake message goes back to the gate, so no
+// thread waits on a slow or silent client, and the whole handshake must end within the read
+// timeout of its first byte. Between requests a TLS connection waits in the gate like any
+// other (what OpenSSL has already read counts as a request begun).
+//
 // Threads: httplib's accept loop (hands connections over), the gate's own thread (epoll,
 // timeouts, the cap) and the workers. The gate's mutex guards the connections handed over and
 // given back; nothing is held while a request is served.
 #pragma once
 
 #include <httplib.h>
+#include <openssl/ssl.h>
 
 #include "app/http_connection.h"
 
@@ -38,7 +47,11 @@ class GatedServer : public httplib::Server {
     // `gate` sees each request's head before it is routed; when it says so, the connection is
     // closed after the reply, lingering for the unread body (app/http_connection.h).
     explicit GatedServer(int workers, RequestGate gate = nullptr);
+    // HTTPS: the PEM certificate (chain) and its key; tlsValid() says whether they loaded.
+    GatedServer(int workers, RequestGate gate, const std::string &certFile,
+                const std::string &keyFile);
     ~GatedServer() override;
+    bool tlsValid() const { return tls_ != nullptr; }
     GatedServer(const GatedServer &) = delete;
     GatedServer &operator=(const GatedServer &) = delete;
 
@@ -55,6 +68,13 @@ class GatedServer : public httplib::Server {
         std::string buffered; // bytes read past the last request (a pipelined next one)
         std::int64_t idleSinceMs = 0;
         int served = 0;
+        SSL *ssl = nullptr;             // HTTPS: owned, freed when the connection closes
+        bool handshaken = false;        // the TLS handshake is done
+        std::int64_t handshakeByMs = 0; // a handshake begun must end by then (0: none begun)
+        bool wantWrite = false;         // the handshake waits to write, not to read
+        // Whether a request has begun to arrive without a read: bytes the gate or OpenSSL
+        // already holds.
+        bool holdsBytes() const;
     };
 
   private:
@@ -66,8 +86,11 @@ class GatedServer : public httplib::Server {
     void dispatch(Connection c);
     void serve(Connection c);
     void closeConnection(Connection &c);
+    // One step of a TLS handshake: true when done; false with `c` given back or closed.
+    bool handshakeStep(Connection &c);
 
     RequestGate requestGate_;
+    SSL_CTX *tls_ = nullptr;
     int maxConnections_ = kMaxConnections;
     int epoll_ = -1, wake_ = -1;
     std::unique_ptr<httplib::ThreadPool> workers_;

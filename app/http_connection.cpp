@@ -179,31 +179,4 @@ bool PipelinedServer::process_and_close_socket(socket_t sock)
     return ret;
 }
 
-bool PipelinedTlsServer::process_and_close_socket(socket_t sock)
-{
-    // The handshake, and every read and write after it, is bounded by the server's timeouts.
-    const timeval rt{read_timeout_sec_, static_cast<suseconds_t>(read_timeout_usec_)};
-    const timeval wt{write_timeout_sec_, static_cast<suseconds_t>(write_timeout_usec_)};
-    setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof rt);
-    setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &wt, sizeof wt);
-    SSL *ssl = SSL_new(ssl_context());
-    bool ret = false, refused = false;
-    if (ssl && SSL_set_fd(ssl, sock) == 1 && SSL_accept(ssl) == 1) {
-        ConnectionStream strm(sock, ssl, toMs(read_timeout_sec_, read_timeout_usec_),
-                              toMs(write_timeout_sec_, write_timeout_usec_));
-        ret = serveConnection(strm, svr_sock_, keep_alive_max_count_, keep_alive_timeout_sec_,
-                              refused, [&](bool last, bool &closed, bool &closeAfter) {
-                                  return process_request(strm, last, closed,
-                                                         [&](httplib::Request &req) {
-                                                             req.ssl = ssl;
-                                                             closeAfter = gate_ && gate_(req);
-                                                         });
-                              });
-        if (ret || refused) SSL_shutdown(ssl);
-    }
-    if (ssl) SSL_free(ssl);
-    closeConnectionSocket(sock, refused);
-    return ret;
-}
-
 } // namespace ringlab

@@ -31,18 +31,6 @@ class PipelinedServer : public httplib::Server {
     RequestGate gate_;
 };
 
-class PipelinedTlsServer : public httplib::SSLServer {
-  public:
-    PipelinedTlsServer(const char *cert, const char *key, RequestGate gate)
-        : httplib::SSLServer(cert, key), gate_(std::move(gate))
-    {
-    }
-
-  private:
-    bool process_and_close_socket(socket_t sock) override;
-    RequestGate gate_;
-};
-
 // Marks `req` so that its reply says Connection: close.
 void closeAfterReply(httplib::Request &req);
 

@@ -7,6 +7,7 @@
 #include <grp.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -102,6 +103,7 @@ class TstApiSecurity : public QObject {
     void theDirectoryMadeIsTheUsers();
     void socketGroupReachesTheSocket();
     void thousandIdleConnectionsDoNotDelayARequest();
+    void thousandIdleTlsConnectionsDoNotDelayARequest();
     void privilegedDevicesNeedAGrant();
     void everyDpdkVdevButNullAndRingNeedsTheGrant();
     void takeoverNamesTheNewControllersTime();
@@ -306,6 +308,78 @@ void TstApiSecurity::everyDpdkVdevButNullAndRingNeedsTheGrant()
                  qPrintable(v + ": " + QString::fromStdString(r.body.dump())));
     }
     QCOMPARE(call(s.port, "GET", "/v1/run").body["running"].get<bool>(), false);
+}
+
+// Issue 45 item 2: HTTPS connections wait in the same gate as plain ones. A thousand that
+// never send their ClientHello hold no thread: an authorised request (its own handshake) is
+// answered at once. One that stops mid-handshake is closed within the read timeout (5 s), one
+// that sends nothing within the idle time (2 s).
+void TstApiSecurity::thousandIdleTlsConnectionsDoNotDelayARequest()
+{
+    rlimit files{};
+    QCOMPARE(getrlimit(RLIMIT_NOFILE, &files), 0);
+    if (files.rlim_cur < 2048 && files.rlim_max > files.rlim_cur) {
+        files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
+        QCOMPARE(setrlimit(RLIMIT_NOFILE, &files), 0);
+    }
+    RINGLAB_REQUIRE(files.rlim_cur >= 1100,
+                    "an open-file limit of at least 1100, for 1000 connections");
+    QTemporaryDir dir;
+    QProcess openssl;
+    openssl.start("openssl",
+                  {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                   "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout",
+                   dir.filePath("key.pem"), "-out", dir.filePath("cert.pem")});
+    QVERIFY2(openssl.waitForFinished(60'000) && openssl.exitCode() == 0,
+             "openssl could not make a certificate");
+    Serve s;
+    QVERIFY(startTcp(
+        s, dir, {"--tls-cert", dir.filePath("cert.pem"), "--tls-key", dir.filePath("key.pem")}));
+    // Closed by the server: EOF (or a reset) within `ms`.
+    auto closedWithin = [](int fd, int ms) {
+        QElapsedTimer t;
+        t.start();
+        char buf[4096];
+        while (t.elapsed() < ms) {
+            pollfd p{fd, POLLIN, 0};
+            if (::poll(&p, 1, static_cast<int>(ms - t.elapsed())) <= 0) return false;
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n <= 0) return true;
+        }
+        return false;
+    };
+    const int silent = connectTo(s.port);
+    const int halfway = connectTo(s.port);
+    QVERIFY(silent >= 0 && halfway >= 0);
+    // The first bytes of a ClientHello's record header, then nothing.
+    const char start[] = {0x16, 0x03, 0x01};
+    QCOMPARE(::write(halfway, start, sizeof start), ssize_t(sizeof start));
+    std::vector<int> idle;
+    for (int k = 0; k < 1000; ++k) {
+        const int fd = connectTo(s.port);
+        QVERIFY(fd >= 0);
+        idle.push_back(fd);
+    }
+    for (int k = 0; k < 3; ++k) {
+        QElapsedTimer t;
+        t.start();
+        httplib::SSLClient tls("127.0.0.1", s.port);
+        tls.enable_server_certificate_verification(false);
+        tls.set_bearer_token_auth(kToken);
+        const auto r = tls.Get("/v1/version");
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+        qInfo("an authorised HTTPS request beside 1000 idle connections: %lld ms",
+              static_cast<long long>(t.elapsed()));
+        QVERIFY2(t.elapsed() < 5'000, qPrintable(QString::number(t.elapsed()) + " ms"));
+    }
+    // Both were closed by the server, each by its bound (with the gate's 250 ms tick).
+    QVERIFY(closedWithin(silent, 4'000));
+    QVERIFY(closedWithin(halfway, 7'000));
+    ::close(silent);
+    ::close(halfway);
+    for (int fd : idle)
+        ::close(fd);
 }
 
 void TstApiSecurity::privilegedDevicesNeedAGrant()
