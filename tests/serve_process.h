@@ -10,6 +10,19 @@
 
 namespace {
 
+// A self-signed certificate for 127.0.0.1 and its key, cert.pem and key.pem in `dir` (for
+// serve --tls-cert/--tls-key); false when openssl could not make them.
+inline bool makeTestCertificate(const QString &dir)
+{
+    QProcess openssl;
+    openssl.start("openssl",
+                  {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                   "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", dir + "/key.pem",
+                   "-out", dir + "/cert.pem"});
+    return openssl.waitForFinished(60'000) && openssl.exitStatus() == QProcess::NormalExit &&
+           openssl.exitCode() == 0;
+}
+
 // A `ringlab-engine serve` of the test's own, stopped with SIGTERM when the test ends.
 class Serve {
   public:

@@ -730,11 +730,7 @@ void TstApi::badSetUpIsRefusedWithAReason()
 void TstApi::httpsWithACertificate()
 {
     QTemporaryDir dir;
-    QProcess openssl;
-    openssl.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                              "-subj", "/CN=127.0.0.1", "-keyout", dir.filePath("key.pem"), "-out",
-                              dir.filePath("cert.pem")});
-    QVERIFY2(openssl.waitForFinished(60'000) && openssl.exitCode() == 0,
+    QVERIFY2(makeTestCertificate(dir.path()),
              "openssl could not make a certificate (packaging/bootstrap.sh installs openssl)");
     Serve s;
     QVERIFY(startTcp(
