@@ -21,6 +21,18 @@ namespace ringlab {
 
 namespace {
 
+constexpr std::size_t kMaxHeadBytes = 64 << 10; // past it, httplib refuses the head itself
+
+// Whether `b` holds a request's line and headers whole (blank lines before a request, as a
+// client may send between pipelined ones, are skipped as httplib skips them).
+bool wholeHead(const std::string &b)
+{
+    const std::size_t start = b.find_first_not_of("\r\n");
+    if (start == std::string::npos) return false;
+    return b.find("\r\n\r\n", start) != std::string::npos ||
+           b.find("\n\n", start) != std::string::npos;
+}
+
 std::int64_t nowMs()
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -98,6 +110,12 @@ class GateStream : public httplib::Stream {
     // deadline, or a write's timeout.
     ssize_t tlsRead(char *ptr, size_t size)
     {
+        if (!c_.buffered.empty()) { // read ahead by the gate
+            const std::size_t n = std::min(size, c_.buffered.size());
+            std::memcpy(ptr, c_.buffered.data(), n);
+            c_.buffered.erase(0, n);
+            return static_cast<ssize_t>(n);
+        }
         const int want = static_cast<int>(std::min<size_t>(size, 1 << 30));
         for (;;) {
             ERR_clear_error();
@@ -303,17 +321,22 @@ void GatedServer::gateLoop()
                 if (id == 0) continue;
                 auto it = idle_.find(id);
                 if (it == idle_.end()) continue;
-                epoll_ctl(epoll_, EPOLL_CTL_DEL, it->second.fd, nullptr);
-                ready.push_back(std::move(it->second));
+                Connection &c = it->second;
+                // A TLS handshake's step goes to a worker; a head is read here until whole.
+                const Head h = c.ssl && !c.handshaken ? Head::Whole : readHead(c);
+                if (h == Head::Partial) continue;
+                epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+                if (h == Head::Whole)
+                    ready.push_back(std::move(c));
+                else
+                    closeConnection(c);
                 idle_.erase(it);
             }
             for (auto &c : handed) {
                 if (stopping_)
                     closeConnection(c);
-                else if (c.holdsBytes())
-                    ready.push_back(std::move(c));
                 else
-                    admitLocked(std::move(c));
+                    takeBackLocked(std::move(c), ready);
             }
             // Silent for the keep-alive time, or a handshake not done by its deadline: closed.
             const std::int64_t now = nowMs(),
@@ -321,7 +344,10 @@ void GatedServer::gateLoop()
                                    now - static_cast<std::int64_t>(keep_alive_timeout_sec_) * 1000;
             for (auto it = idle_.begin(); it != idle_.end();) {
                 const Connection &c = it->second;
-                if (c.handshakeByMs ? c.handshakeByMs > now : c.idleSinceMs > limit) {
+                const bool alive = c.handshakeByMs ? c.handshakeByMs > now
+                                   : c.headByMs    ? c.headByMs > now
+                                                   : c.idleSinceMs > limit;
+                if (alive) {
                     ++it;
                     continue;
                 }
@@ -338,6 +364,56 @@ void GatedServer::gateLoop()
     for (auto &[id, c] : idle_)
         closeConnection(c);
     idle_.clear();
+}
+
+GatedServer::Head GatedServer::readHead(Connection &c)
+{
+    if (!c.headByMs && !wholeHead(c.buffered))
+        c.headByMs = nowMs() + static_cast<std::int64_t>(read_timeout_sec_) * 1000 +
+                     read_timeout_usec_ / 1000; // whole within the read timeout of its first byte
+    char chunk[4096];
+    while (!wholeHead(c.buffered) && c.buffered.size() < kMaxHeadBytes) {
+        ssize_t n;
+        if (c.ssl) {
+            ERR_clear_error();
+            n = SSL_read(c.ssl, chunk, sizeof chunk);
+            if (n <= 0) {
+                const int e = SSL_get_error(c.ssl, static_cast<int>(n));
+                if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) break;
+                n = 0; // the client closed, or TLS failed
+            }
+        } else {
+            n = ::recv(c.fd, chunk, sizeof chunk, MSG_DONTWAIT);
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+        }
+        if (n <= 0) return wholeHead(c.buffered) ? Head::Whole : Head::Closed;
+        c.buffered.append(chunk, static_cast<std::size_t>(n));
+    }
+    if (!wholeHead(c.buffered) && c.buffered.size() < kMaxHeadBytes) {
+        if (c.buffered.find_first_not_of("\r\n") == std::string::npos) c.headByMs = 0;
+        return Head::Partial;
+    }
+    c.headByMs = 0;
+    return Head::Whole;
+}
+
+void GatedServer::takeBackLocked(Connection c, std::vector<Connection> &ready)
+{
+    // A TLS connection after its handshake, or one with bytes read ahead (a pipelined next
+    // request): OpenSSL or the buffer may hold a head that epoll will not announce.
+    if ((c.ssl && c.handshaken) || !c.buffered.empty()) {
+        switch (readHead(c)) {
+        case Head::Whole:
+            ready.push_back(std::move(c));
+            return;
+        case Head::Closed:
+            closeConnection(c);
+            return;
+        case Head::Partial:
+            break;
+        }
+    }
+    admitLocked(std::move(c));
 }
 
 // On a worker, as far as the bytes that have arrived allow: a connection that must wait for
@@ -372,13 +448,10 @@ void GatedServer::serve(Connection c)
 {
     if (c.ssl && !c.handshaken) {
         if (!handshakeStep(c)) return;
-        // Done: the request follows at once, or the connection waits for it in the gate.
-        pollfd p{c.fd, POLLIN, 0};
-        if (!c.holdsBytes() && ::poll(&p, 1, 0) <= 0) {
-            --busy_;
-            give(std::move(c));
-            return;
-        }
+        // Done: the gate reads the request's head as it arrives.
+        --busy_;
+        give(std::move(c));
+        return;
     }
     bool keep = false, refused = false;
     if (!stopping_) {

@@ -6,7 +6,10 @@
 // an authorised request waited behind them for seconds. Here a connection between requests
 // sits in one epoll set (the gate); only one whose request has begun to arrive is handed to
 // a worker, which serves that one request (httplib parses and routes it) and gives the
-// connection back. A connection silent for the keep-alive time is closed; past
+// connection back. The request's head (its line and headers) is read by the gate itself, as
+// its bytes arrive, and the connection goes to a worker only once the head is whole: a client
+// that trickles its head holds no thread, so slow clients cannot keep authorised requests
+// waiting (issue 45 item 3). A connection silent for the keep-alive time is closed; past
 // maxConnections(), the connection idle the longest is closed to make room, so a new client
 // always gets in. A request must arrive whole within the read timeout of its first byte.
 //
@@ -36,6 +39,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace ringlab {
 
@@ -72,6 +76,7 @@ class GatedServer : public httplib::Server {
         bool handshaken = false;        // the TLS handshake is done
         std::int64_t handshakeByMs = 0; // a handshake begun must end by then (0: none begun)
         bool wantWrite = false;         // the handshake waits to write, not to read
+        std::int64_t headByMs = 0;      // a head begun must be whole by then (0: none begun)
         // Whether a request has begun to arrive without a read: bytes the gate or OpenSSL
         // already holds.
         bool holdsBytes() const;
@@ -88,6 +93,13 @@ class GatedServer : public httplib::Server {
     void closeConnection(Connection &c);
     // One step of a TLS handshake: true when done; false with `c` given back or closed.
     bool handshakeStep(Connection &c);
+    // On the gate thread: what has arrived of the next request's head, read without waiting
+    // into `buffered`.
+    enum class Head { Whole, Partial, Closed };
+    Head readHead(Connection &c);
+    // On the gate thread, with the mutex: a connection back from a worker or new, to the epoll
+    // set or (its head whole) to `ready`.
+    void takeBackLocked(Connection c, std::vector<Connection> &ready);
 
     RequestGate requestGate_;
     SSL_CTX *tls_ = nullptr;
