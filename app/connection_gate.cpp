@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <openssl/err.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -22,15 +23,20 @@ namespace ringlab {
 namespace {
 
 constexpr std::size_t kMaxHeadBytes = 64 << 10; // past it, httplib refuses the head itself
+constexpr int kLingerMs = 2000;                 // as closeConnectionSocket
+constexpr std::size_t kLingerBytes = 4 << 20;
 
 // Whether `b` holds a request's line and headers whole (blank lines before a request, as a
-// client may send between pipelined ones, are skipped as httplib skips them).
-bool wholeHead(const std::string &b)
+// client may send between pipelined ones, are skipped as httplib skips them). `scanned`: the
+// bytes already searched, so that a head that trickles in is searched once, not once per byte.
+bool wholeHead(const std::string &b, std::size_t &scanned)
 {
     const std::size_t start = b.find_first_not_of("\r\n");
     if (start == std::string::npos) return false;
-    return b.find("\r\n\r\n", start) != std::string::npos ||
-           b.find("\n\n", start) != std::string::npos;
+    const std::size_t from = std::max(start, scanned > 3 ? scanned - 3 : std::size_t{0});
+    scanned = b.size();
+    return b.find("\r\n\r\n", from) != std::string::npos ||
+           b.find("\n\n", from) != std::string::npos;
 }
 
 std::int64_t nowMs()
@@ -88,8 +94,13 @@ class GateStream : public httplib::Stream {
     ssize_t write(const char *ptr, size_t size) override
     {
         if (c_.ssl) return tlsWrite(ptr, size);
-        if (!waitFor(POLLOUT, writeTimeoutMs_)) return -1;
-        return ::send(c_.fd, ptr, size, MSG_NOSIGNAL);
+        // What the socket takes now (httplib writes the rest next): a client that stops
+        // reading holds this worker for one write timeout, never longer.
+        for (;;) {
+            if (!waitFor(POLLOUT, writeTimeoutMs_)) return -1;
+            const ssize_t n = ::send(c_.fd, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return n;
+        }
     }
     void get_remote_ip_and_port(std::string &ip, int &port) const override
     {
@@ -126,6 +137,7 @@ class GateStream : public httplib::Stream {
             const short ev = e == SSL_ERROR_WANT_READ    ? POLLIN
                              : e == SSL_ERROR_WANT_WRITE ? POLLOUT
                                                          : 0;
+            if (!ev) c_.tlsFailed = true;
             if (!ev || !waitFor(ev, readDeadlineMs_ - nowMs())) return -1;
         }
     }
@@ -140,6 +152,7 @@ class GateStream : public httplib::Stream {
             const short ev = e == SSL_ERROR_WANT_READ    ? POLLIN
                              : e == SSL_ERROR_WANT_WRITE ? POLLOUT
                                                          : 0;
+            if (!ev) c_.tlsFailed = true;
             if (!ev || !waitFor(ev, writeTimeoutMs_)) return -1;
         }
     }
@@ -198,6 +211,9 @@ GatedServer::GatedServer(int workers, RequestGate gate, const std::string &certF
 
 GatedServer::GatedServer(int workers, RequestGate gate) : requestGate_(std::move(gate))
 {
+    // OpenSSL writes with write(), not send(MSG_NOSIGNAL): a client gone mid-reply must not
+    // end the engine with SIGPIPE.
+    ::signal(SIGPIPE, SIG_IGN);
     // Each connection is a file: the cap stays below what the process may open.
     rlimit files{};
     if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
@@ -265,7 +281,8 @@ void GatedServer::give(Connection c)
 void GatedServer::closeConnection(Connection &c)
 {
     if (c.ssl) {
-        if (c.handshaken) SSL_shutdown(c.ssl); // close_notify, without waiting for the reply
+        // close_notify, without waiting for the reply; none to a peer gone or a broken TLS
+        if (c.handshaken && !c.tlsFailed) SSL_shutdown(c.ssl);
         SSL_free(c.ssl);
         c.ssl = nullptr;
     }
@@ -292,7 +309,9 @@ void GatedServer::admitLocked(Connection c)
     }
     c.idleSinceMs = nowMs();
     epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP | (c.wantWrite ? EPOLLOUT : 0u);
+    // A handshake that waits to write waits for room only: with EPOLLIN too, bytes the client
+    // sent ahead would wake the gate again and again.
+    ev.events = c.wantWrite ? EPOLLOUT : EPOLLIN | EPOLLRDHUP;
     ev.data.u64 = c.id;
     if (epoll_ctl(epoll_, EPOLL_CTL_ADD, c.fd, &ev) != 0) return closeConnection(c);
     idle_.emplace(c.id, std::move(c));
@@ -322,6 +341,13 @@ void GatedServer::gateLoop()
                 auto it = idle_.find(id);
                 if (it == idle_.end()) continue;
                 Connection &c = it->second;
+                if (c.lingerByMs) {
+                    if (drainLinger(c)) continue;
+                    epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+                    closeConnection(c);
+                    idle_.erase(it);
+                    continue;
+                }
                 // A TLS handshake's step goes to a worker; a head is read here until whole.
                 const Head h = c.ssl && !c.handshaken ? Head::Whole : readHead(c);
                 if (h == Head::Partial) continue;
@@ -344,9 +370,10 @@ void GatedServer::gateLoop()
                                    now - static_cast<std::int64_t>(keep_alive_timeout_sec_) * 1000;
             for (auto it = idle_.begin(); it != idle_.end();) {
                 const Connection &c = it->second;
-                const bool alive = c.handshakeByMs ? c.handshakeByMs > now
-                                   : c.headByMs    ? c.headByMs > now
-                                                   : c.idleSinceMs > limit;
+                const bool alive = c.lingerByMs      ? c.lingerByMs > now
+                                   : c.handshakeByMs ? c.handshakeByMs > now
+                                   : c.headByMs      ? c.headByMs > now
+                                                     : c.idleSinceMs > limit;
                 if (alive) {
                     ++it;
                     continue;
@@ -368,39 +395,58 @@ void GatedServer::gateLoop()
 
 GatedServer::Head GatedServer::readHead(Connection &c)
 {
-    if (!c.headByMs && !wholeHead(c.buffered))
+    bool whole = wholeHead(c.buffered, c.headScanned);
+    if (!c.headByMs && !whole)
         c.headByMs = nowMs() + static_cast<std::int64_t>(read_timeout_sec_) * 1000 +
                      read_timeout_usec_ / 1000; // whole within the read timeout of its first byte
     char chunk[4096];
-    while (!wholeHead(c.buffered) && c.buffered.size() < kMaxHeadBytes) {
+    while (!whole && c.buffered.size() < kMaxHeadBytes) {
         ssize_t n;
         if (c.ssl) {
             ERR_clear_error();
             n = SSL_read(c.ssl, chunk, sizeof chunk);
             if (n <= 0) {
                 const int e = SSL_get_error(c.ssl, static_cast<int>(n));
-                if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) break;
-                n = 0; // the client closed, or TLS failed
+                if (e == SSL_ERROR_WANT_READ) break;
+                // WANT_WRITE: TLS wants to send while the client has not read (a flood of
+                // key updates): the connection goes rather than the gate waiting on it.
+                if (e != SSL_ERROR_ZERO_RETURN) c.tlsFailed = true;
+                n = 0;
             }
         } else {
             n = ::recv(c.fd, chunk, sizeof chunk, MSG_DONTWAIT);
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
         }
-        if (n <= 0) return wholeHead(c.buffered) ? Head::Whole : Head::Closed;
+        if (n <= 0) return whole ? Head::Whole : Head::Closed;
         c.buffered.append(chunk, static_cast<std::size_t>(n));
+        whole = wholeHead(c.buffered, c.headScanned);
     }
-    if (!wholeHead(c.buffered) && c.buffered.size() < kMaxHeadBytes) {
+    if (!whole && c.buffered.size() < kMaxHeadBytes) {
         if (c.buffered.find_first_not_of("\r\n") == std::string::npos) c.headByMs = 0;
         return Head::Partial;
     }
     c.headByMs = 0;
+    c.headScanned = 0; // the next head's search starts anew, after this one is read
     return Head::Whole;
+}
+
+bool GatedServer::drainLinger(Connection &c)
+{
+    char scratch[16384];
+    for (;;) {
+        const ssize_t n = ::recv(c.fd, scratch, sizeof scratch, MSG_DONTWAIT);
+        if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+        if (n == 0) return false; // the client closed: it has read the reply
+        c.lingered += static_cast<std::size_t>(n);
+        if (c.lingered > kLingerBytes) return false;
+    }
 }
 
 void GatedServer::takeBackLocked(Connection c, std::vector<Connection> &ready)
 {
     // A TLS connection after its handshake, or one with bytes read ahead (a pipelined next
     // request): OpenSSL or the buffer may hold a head that epoll will not announce.
+    if (c.lingerByMs) return admitLocked(std::move(c));
     if ((c.ssl && c.handshaken) || !c.buffered.empty()) {
         switch (readHead(c)) {
         case Head::Whole:
@@ -468,14 +514,15 @@ void GatedServer::serve(Connection c)
     --busy_;
     if (keep && !stopping_) {
         give(std::move(c));
-    } else if (refused) {
-        if (c.ssl) {
-            SSL_shutdown(c.ssl);
-            SSL_free(c.ssl);
-            c.ssl = nullptr;
-        }
-        closeConnectionSocket(c.fd, true); // on this worker: at most the linger's 2 s
-        c.fd = -1;
+    } else if (refused && !stopping_) {
+        // The reply is sent: the sending side shut, and the gate drops what the client still
+        // sends until it closes or the linger's bound, without a thread.
+        if (c.ssl && c.handshaken && !c.tlsFailed) SSL_shutdown(c.ssl);
+        c.tlsFailed = true; // its close_notify, if any, is sent: none again when it closes
+        if (::shutdown(c.fd, SHUT_WR) != 0) return closeConnection(c);
+        c.lingerByMs = nowMs() + kLingerMs;
+        c.buffered.clear();
+        give(std::move(c));
     } else {
         closeConnection(c);
     }

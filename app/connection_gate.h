@@ -77,6 +77,13 @@ class GatedServer : public httplib::Server {
         std::int64_t handshakeByMs = 0; // a handshake begun must end by then (0: none begun)
         bool wantWrite = false;         // the handshake waits to write, not to read
         std::int64_t headByMs = 0;      // a head begun must be whole by then (0: none begun)
+        std::size_t headScanned = 0;    // bytes of `buffered` already searched for the head's end
+        bool tlsFailed = false; // no close_notify: the peer is gone, TLS broke, or one was sent
+        // Refused before its body was read: its sending side shut, what the client still
+        // sends is read and dropped by the gate until lingerByMs (or 4 MiB), so that it reads
+        // the reply rather than a reset (RFC 9112 section 9.6).
+        std::int64_t lingerByMs = 0;
+        std::size_t lingered = 0;
         // Whether a request has begun to arrive without a read: bytes the gate or OpenSSL
         // already holds.
         bool holdsBytes() const;
@@ -91,6 +98,9 @@ class GatedServer : public httplib::Server {
     void dispatch(Connection c);
     void serve(Connection c);
     void closeConnection(Connection &c);
+    // On the gate thread: drops what a lingering connection's client sent; false when it is
+    // to be closed (the client closed, or the linger's bound).
+    bool drainLinger(Connection &c);
     // One step of a TLS handshake: true when done; false with `c` given back or closed.
     bool handshakeStep(Connection &c);
     // On the gate thread: what has arrived of the next request's head, read without waiting

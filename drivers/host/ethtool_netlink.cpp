@@ -86,7 +86,8 @@ bool parseEthtoolAddress(std::string_view a, std::string &ifname, std::uint32_t 
         return false;
     const std::string_view index = a.substr(colon + 1, slash - colon - 1);
     const auto [end, ec] = std::from_chars(index.data(), index.data() + index.size(), ifindex);
-    if (index.empty() || ec != std::errc{} || end != index.data() + index.size()) return false;
+    if (index.empty() || ec != std::errc{} || end != index.data() + index.size() || ifindex == 0)
+        return false; // a netdev's index is never 0 (if_nametoindex's "none")
     ifname = std::string(a.substr(0, colon));
     attr = findEthtoolAttr(a.substr(slash + 1));
     return attr != nullptr;
@@ -234,7 +235,9 @@ Status EthtoolNetlink::set(std::uint32_t ifindex, std::string_view attrName, std
     if (Status st = request(*sock_, nlh, [](const nlmsghdr *) {}); !st.ok())
         return st.within(what + ": the kernel refused: ");
     // The kernel may keep a feature as it was without an error (another feature it depends
-    // on): read it back.
+    // on): GRO is read back. A count or a time a driver rounds (a ring of 1000 made 1024) is
+    // what it took, not a refusal.
+    if (attr->msg != EthtoolMsg::Features) return Status::success();
     std::uint64_t now = 0;
     if (Status st = get(ifindex, attrName, now); !st.ok()) return st.within(what + ": ");
     if (now != value)
