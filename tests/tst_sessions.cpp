@@ -42,6 +42,7 @@ class TstSessions : public QObject {
     void badFiles_data();
     void badFiles();
     void fullDiskAndLockedWriter();
+    void statementsAreNamedByWholeWords();
     void exportCsvAndJson();
     void csvCellsAreSafe();
     void compareFindsRealDifferencesOnly();
@@ -531,6 +532,23 @@ void TstSessions::badFiles()
         std::getline(in, first);
         QCOMPARE(first, std::string("these are my notes, not a database"));
     }
+}
+
+void TstSessions::statementsAreNamedByWholeWords()
+{
+    // Messages name the statement that failed by its leading words, never cut inside one
+    // (they were the SQL's first 40 characters: "executing INSERT INTO samples(session, se").
+    QCOMPARE(sqlStatementName("INSERT INTO samples(session, seq, t) VALUES (?, ?, ?)"),
+             std::string("INSERT INTO samples"));
+    QCOMPARE(sqlStatementName("\n  UPDATE sessions SET status = ? WHERE id = ?"),
+             std::string("UPDATE sessions"));
+    QCOMPARE(sqlStatementName("SELECT id, name FROM sessions WHERE id = ?"),
+             std::string("SELECT id, name FROM sessions"));
+    QCOMPARE(sqlStatementName("CREATE TABLE IF NOT EXISTS jobs (id INTEGER)"),
+             std::string("CREATE TABLE IF NOT EXISTS jobs"));
+    QCOMPARE(sqlStatementName("(((("), std::string("a statement"));
+    const std::string longName(100, 'x');
+    QCOMPARE(sqlStatementName("DELETE FROM " + longName), std::string("DELETE FROM"));
 }
 
 void TstSessions::fullDiskAndLockedWriter()

@@ -8,6 +8,11 @@
 namespace ringlab {
 namespace {
 
+std::string commitCount(std::uint64_t n)
+{
+    return std::to_string(n) + (n == 1 ? " commit" : " commits");
+}
+
 // The recorder only appends: the B-trees' right edges are all it touches again, so a small
 // page cache does (SQLite's default of 2 MB filled in the first minutes of every long run,
 // and that was most of a recording process's growth in memory; see bench/soak).
@@ -97,8 +102,17 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
     }
     try {
         store_->append(session_, samples, events);
-        std::lock_guard lock(mutex_);
-        written_ += samples.size();
+        std::string recovered;
+        {
+            std::lock_guard lock(mutex_);
+            written_ += samples.size();
+            if (failedCommits_ > 0)
+                recovered = "database commits work again after " + commitCount(failedCommits_) +
+                            " that failed; every sample waiting was written";
+            failedCommits_ = 0;
+            streakError_.clear();
+        }
+        if (onError_ && !recovered.empty()) onError_(recovered);
     } catch (const DbError &e) {
         // The session deleted under the run (its rows may not outlive it: schema 6's foreign
         // keys): nothing later can be kept either. Said once; the rest is counted as lost.
@@ -109,6 +123,7 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
         } catch (const DbError &) {
         }
         std::string message = e.what();
+        std::string earlier; // the end of a streak of another error
         bool tell = true;
         {
             std::lock_guard lock(mutex_);
@@ -127,10 +142,23 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
                 // Put them back: a later flush (e.g. after space was freed) may still succeed.
                 samples_.insert(samples_.begin(), samples.begin(), samples.end());
                 events_.insert(events_.begin(), events.begin(), events.end());
+                // A disk that stays full fails every commit the same way: said once.
+                tell = failedCommits_ == 0 || message != streakError_;
+                if (tell) {
+                    if (failedCommits_ > 1)
+                        earlier = "that error: " + commitCount(failedCommits_) + " failed in a row";
+                    failedCommits_ = 0;
+                    streakError_ = message;
+                }
+                ++failedCommits_;
             }
             lastError_ = message;
         }
-        if (onError_ && tell) onError_(message);
+        if (onError_ && !earlier.empty()) onError_(earlier);
+        if (onError_ && tell)
+            onError_(gone ? message
+                          : message + " (the samples are kept in memory and written when a "
+                                      "commit works again; a repeat is not said again)");
     }
     samples.clear();
     events.clear();
@@ -180,6 +208,9 @@ void Recorder::finish(const std::string &status)
         std::lock_guard lock(mutex_);
         if (sessionGone_) return; // no session to finish
     }
+    if (failedCommits_ > 1 && onError_)
+        onError_("that error: " + commitCount(failedCommits_) +
+                 " failed in a row, until the run's end");
     try {
         const bool lost = !samples_.empty() || droppedSamples_ > 0 || droppedEvents_ > 0;
         store_->finishSession(session_, failed_ && lost ? "failed" : status);

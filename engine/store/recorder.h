@@ -65,6 +65,10 @@ class Recorder final : public Subscriber {
     bool failed_ = false;
     bool sessionGone_ = false; // deleted while recorded: nothing more is kept
     std::string lastError_;
+    // Commits that failed in a row with the same error: said once when the streak begins,
+    // counted, and its end (commits work again, or the run ends) said with the count.
+    std::uint64_t failedCommits_ = 0;
+    std::string streakError_;
     std::jthread thread_;
 };
 

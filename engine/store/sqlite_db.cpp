@@ -2,6 +2,7 @@
 #include "engine/store/sqlite_db.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -32,13 +33,61 @@ std::string explain(int rc)
         return sqlite3_errstr(rc);
     }
 }
+
+// What failed, in the system's words where it said: SQLite reports a full disk met while
+// writing its journal or WAL as an I/O error; the system's errno tells which it was.
+std::string explain(int rc, int systemErrno)
+{
+    const int primary = rc & 0xff;
+    // Only where the error came from a system call: another code's errno may be stale.
+    if (primary != SQLITE_IOERR && primary != SQLITE_FULL && primary != SQLITE_CANTOPEN)
+        return explain(rc);
+    if (systemErrno == ENOSPC || systemErrno == EDQUOT)
+        return std::string("no space left (") + std::strerror(systemErrno) + ")";
+    if (primary != SQLITE_FULL && systemErrno != 0)
+        return explain(rc) + ": " + std::strerror(systemErrno);
+    return explain(rc);
+}
+
+bool sqlWordChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
 } // namespace
+
+std::string sqlStatementName(const std::string &sql)
+{
+    // Up to the first list, value or condition: "INSERT INTO samples", "UPDATE sessions",
+    // "SELECT id FROM sessions"; whole words, at most 60 characters.
+    std::string out;
+    std::size_t i = 0;
+    while (i < sql.size()) {
+        while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i])))
+            ++i;
+        std::size_t end = i;
+        while (end < sql.size() && (sqlWordChar(sql[end]) || sql[end] == ',' || sql[end] == '*'))
+            ++end;
+        if (end == i) break; // '(' or anything else: the statement's body begins
+        std::string word = sql.substr(i, end - i);
+        std::string upper;
+        for (char c : word)
+            upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (upper == "VALUES" || upper == "WHERE" || upper == "SET" || upper == "ORDER" ||
+            upper == "LIMIT" || upper == "ON" || upper == "GROUP")
+            break;
+        if (out.size() + 1 + word.size() > 60) break;
+        out += (out.empty() ? "" : " ") + word;
+        i = end;
+    }
+    return out.empty() ? std::string("a statement") : out;
+}
 
 void Db::open(const std::string &name, int flags)
 {
     const int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
-        const std::string msg = "database " + file_.string() + ": " + explain(rc);
+        const std::string msg =
+            "database " + file_.string() + ": " + explain(rc, db_ ? sqlite3_system_errno(db_) : 0);
         sqlite3_close(db_);
         db_ = nullptr;
         throw DbError(msg);
@@ -100,9 +149,12 @@ Db::~Db()
 
 void Db::fail(const std::string &what, int rc) const
 {
-    std::string msg = "database " + file_.string() + ": " + what + ": " + explain(rc);
+    const std::string why = explain(rc, db_ ? sqlite3_system_errno(db_) : 0);
+    std::string msg = "database " + file_.string() + ": " + what + ": " + why;
     const char *detail = db_ ? sqlite3_errmsg(db_) : nullptr;
-    if (detail && explain(rc) != detail) msg += std::string(" (") + detail + ")";
+    // SQLite's own words when they add something ("disk I/O error" does not).
+    if (detail && explain(rc) != detail && std::strcmp(detail, sqlite3_errstr(rc)) != 0)
+        msg += std::string(" (") + detail + ")";
     throw DbError(msg);
 }
 
@@ -111,18 +163,14 @@ void Db::exec(const std::string &sql)
     char *err = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
     sqlite3_free(err);
-    if (rc != SQLITE_OK) {
-        const auto from = sql.find_first_not_of(" \n\t");
-        const std::string what = from == std::string::npos ? sql : sql.substr(from);
-        fail(what.substr(0, what.find_first_of("(\n")), rc);
-    }
+    if (rc != SQLITE_OK) fail(sqlStatementName(sql), rc);
 }
 
 Stmt Db::prepare(const std::string &sql)
 {
     sqlite3_stmt *s = nullptr;
     const int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr);
-    if (rc != SQLITE_OK) fail("preparing " + sql.substr(0, 40), rc);
+    if (rc != SQLITE_OK) fail("preparing " + sqlStatementName(sql), rc);
     return Stmt(*this, s);
 }
 
@@ -152,7 +200,7 @@ bool Stmt::step()
     const int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    db_->fail(std::string("executing ") + std::string(sqlite3_sql(s_)).substr(0, 40), rc);
+    db_->fail("executing " + sqlStatementName(sqlite3_sql(s_)), rc);
 }
 
 void Stmt::reset()

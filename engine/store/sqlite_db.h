@@ -20,6 +20,10 @@ class DbError : public std::runtime_error {
 
 class Stmt;
 
+// A statement as messages name it: its leading words, whole, up to its first list, value or
+// condition ("INSERT INTO samples", "UPDATE sessions"), never cut inside a word.
+std::string sqlStatementName(const std::string &sql);
+
 class Db {
   public:
     enum class Mode { ReadWrite, ReadOnly };
