@@ -39,6 +39,29 @@ bool wholeHead(const std::string &b, std::size_t &scanned)
            b.find("\n\n", from) != std::string::npos;
 }
 
+// The bucket a peer's connections are counted in: an IPv4 address, an IPv6 /64 (what one
+// host is usually given), an IPv4-mapped IPv6 address as IPv4; empty for a local socket.
+std::string sourceOf(int fd)
+{
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    if (getpeername(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) return {};
+    char text[INET6_ADDRSTRLEN] = {};
+    if (a.ss_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in &>(a).sin_addr, text, sizeof text);
+        return text;
+    }
+    if (a.ss_family != AF_INET6) return {};
+    in6_addr addr = reinterpret_cast<sockaddr_in6 &>(a).sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&addr)) {
+        inet_ntop(AF_INET, addr.s6_addr + 12, text, sizeof text);
+        return text;
+    }
+    std::memset(addr.s6_addr + 8, 0, 8);
+    inet_ntop(AF_INET6, &addr, text, sizeof text);
+    return std::string(text) + "/64";
+}
+
 std::int64_t nowMs()
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -278,8 +301,42 @@ void GatedServer::give(Connection c)
     [[maybe_unused]] auto w = ::write(wake_, &one, sizeof one);
 }
 
+bool GatedServer::countUnproven(Connection &c)
+{
+    if (c.source.empty() || c.proven || c.countedUnproven) return true;
+    std::lock_guard lock(sourceMutex_);
+    int &n = unproven_[c.source];
+    if (n >= kMaxUnprovenPerSource) return false;
+    ++n;
+    c.countedUnproven = true;
+    return true;
+}
+
+void GatedServer::forgetUnproven(Connection &c)
+{
+    if (!c.countedUnproven) return;
+    c.countedUnproven = false;
+    std::lock_guard lock(sourceMutex_);
+    const auto it = unproven_.find(c.source);
+    if (it != unproven_.end() && --it->second <= 0) unproven_.erase(it);
+}
+
+bool GatedServer::makeRoomForSourceLocked(const std::string &source)
+{
+    auto oldest = idle_.end();
+    for (auto it = idle_.begin(); it != idle_.end(); ++it)
+        if (it->second.countedUnproven && it->second.source == source &&
+            (oldest == idle_.end() || it->second.idleSinceMs < oldest->second.idleSinceMs))
+            oldest = it;
+    if (oldest == idle_.end()) return false;
+    closeConnection(oldest->second); // leaves the epoll set as it closes
+    idle_.erase(oldest);
+    return true;
+}
+
 void GatedServer::closeConnection(Connection &c)
 {
+    forgetUnproven(c);
     if (c.ssl) {
         // close_notify, without waiting for the reply; none to a peer gone or a broken TLS
         if (c.handshaken && !c.tlsFailed) SSL_shutdown(c.ssl);
@@ -293,12 +350,17 @@ void GatedServer::closeConnection(Connection &c)
 }
 
 // On the gate thread: a connection handed over waits in the epoll set for its next request.
-void GatedServer::admitLocked(Connection c)
+void GatedServer::admitLocked(Connection c, std::size_t inFlight)
 {
     if (c.id == 0) {
         c.id = nextId_++;
+        // Room among its source's unproven connections: that source's idle the longest goes;
+        // with none of them idle, this one does.
+        c.source = sourceOf(c.fd);
+        while (!countUnproven(c))
+            if (!makeRoomForSourceLocked(c.source)) return closeConnection(c);
         // Room for it: the connection idle the longest goes; with none idle, this one does.
-        while (static_cast<int>(idle_.size()) + busy_.load() >= maxConnections_) {
+        while (static_cast<int>(idle_.size() + inFlight) + busy_.load() >= maxConnections_) {
             if (idle_.empty()) return closeConnection(c);
             auto oldest = std::min_element(idle_.begin(), idle_.end(), [](auto &a, auto &b) {
                 return a.second.idleSinceMs < b.second.idleSinceMs;
@@ -446,7 +508,7 @@ void GatedServer::takeBackLocked(Connection c, std::vector<Connection> &ready)
 {
     // A TLS connection after its handshake, or one with bytes read ahead (a pipelined next
     // request): OpenSSL or the buffer may hold a head that epoll will not announce.
-    if (c.lingerByMs) return admitLocked(std::move(c));
+    if (c.lingerByMs) return admitLocked(std::move(c), ready.size());
     if ((c.ssl && c.handshaken) || !c.buffered.empty()) {
         switch (readHead(c)) {
         case Head::Whole:
@@ -459,7 +521,7 @@ void GatedServer::takeBackLocked(Connection c, std::vector<Connection> &ready)
             break;
         }
     }
-    admitLocked(std::move(c));
+    admitLocked(std::move(c), ready.size());
 }
 
 // On a worker, as far as the bytes that have arrived allow: a connection that must wait for
@@ -499,17 +561,25 @@ void GatedServer::serve(Connection c)
         give(std::move(c));
         return;
     }
-    bool keep = false, refused = false;
+    bool keep = false, refused = false, gated = false;
     if (!stopping_) {
         GateStream strm(c, static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000),
                         static_cast<int>(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
         ++c.served;
         const bool last = c.served >= static_cast<int>(keep_alive_max_count_);
         bool closed = false;
-        keep = process_request(
-                   strm, last, closed,
-                   [&](httplib::Request &req) { refused = requestGate_ && requestGate_(req); }) &&
+        keep = process_request(strm, last, closed,
+                               [&](httplib::Request &req) {
+                                   gated = true;
+                                   refused = requestGate_ && requestGate_(req);
+                               }) &&
                !closed && !last && !refused;
+        // A request that passed the gate showed a valid token: the connection is no longer
+        // bounded by its source's count of unproven ones.
+        if (gated && !refused && !c.proven) {
+            c.proven = true;
+            forgetUnproven(c);
+        }
     }
     --busy_;
     if (keep && !stopping_) {

@@ -12,6 +12,11 @@
 // waiting (issue 45 item 3). A connection silent for the keep-alive time is closed; past
 // maxConnections(), the connection idle the longest is closed to make room, so a new client
 // always gets in. A request must arrive whole within the read timeout of its first byte.
+// A connection that has not yet shown a valid token (no request of it passed the request
+// gate) is "unproven": each source address (IPv4, or an IPv6 /64) may hold at most
+// kMaxUnprovenPerSource of them, the one of that source idle the longest closed to make room,
+// so that one client cannot fill the total and push out others' idle connections. A request
+// that fails the gate closes its connection after the reply.
 //
 // HTTPS goes through the same gate: a new connection waits in the epoll set until its
 // ClientHello arrives (or the idle time passes), and the TLS handshake is made in steps on the
@@ -44,6 +49,7 @@
 namespace ringlab {
 
 inline constexpr int kMaxConnections = 2048;
+inline constexpr int kMaxUnprovenPerSource = 256;
 
 class GatedServer : public httplib::Server {
   public:
@@ -78,6 +84,9 @@ class GatedServer : public httplib::Server {
         bool wantWrite = false;         // the handshake waits to write, not to read
         std::int64_t headByMs = 0;      // a head begun must be whole by then (0: none begun)
         std::size_t headScanned = 0;    // bytes of `buffered` already searched for the head's end
+        std::string source;             // its address's bucket (sourceOf); empty: a local socket
+        bool proven = false;            // a request of it passed the request gate
+        bool countedUnproven = false;   // in unproven_ (under sourceMutex_)
         bool tlsFailed = false; // no close_notify: the peer is gone, TLS broke, or one was sent
         // Refused before its body was read: its sending side shut, what the client still
         // sends is read and dropped by the gate until lingerByMs (or 4 MiB), so that it reads
@@ -94,7 +103,16 @@ class GatedServer : public httplib::Server {
     bool process_and_close_socket(socket_t sock) override;
     void give(Connection c); // to the gate: wait for the next request
     void gateLoop();
-    void admitLocked(Connection c);
+    // `inFlight`: connections taken out of the gate this round, not yet with a worker (they
+    // count against the cap too).
+    void admitLocked(Connection c, std::size_t inFlight);
+    // The per-source count of unproven connections: a new one counted (false: its source
+    // holds as many already), and one proven or closed forgotten. Any thread.
+    bool countUnproven(Connection &c);
+    void forgetUnproven(Connection &c);
+    // On the gate thread, with the mutex: room for one more unproven connection of `source`,
+    // by closing that source's unproven connection idle the longest; false when none is idle.
+    bool makeRoomForSourceLocked(const std::string &source);
     void dispatch(Connection c);
     void serve(Connection c);
     void closeConnection(Connection &c);
@@ -122,6 +140,8 @@ class GatedServer : public httplib::Server {
     std::atomic<int> busy_{0};                 // with a worker, or queued for one
     std::atomic<bool> stopping_{false};
     std::uint64_t nextId_ = 1;
+    std::mutex sourceMutex_; // unproven_ (taken after mutex_, or alone on a worker)
+    std::map<std::string, int> unproven_;
     std::thread gate_;
 };
 

@@ -117,7 +117,9 @@ std::optional<RequestRefusal> checkRequest(const httplib::Request &req, const Re
         // A token in the URL ends up in logs and histories: refused even when right.
         for (const auto &[k, v] : req.params)
             ok = ok && k != "token" && k != "access_token" && v != p.token;
-        if (!ok) return refuse(401, {}, bodyUnread);
+        // Its connection ends after the reply, read body or not: a client gets no second try
+        // on a connection that has shown no valid token (issue 45 item 3).
+        if (!ok) return refuse(401, {}, true);
     }
 
     if (*length > p.maxBodyBytes)

@@ -30,7 +30,8 @@ struct RequestPolicy {
 struct RequestRefusal {
     int status = 0;
     std::string message;          // empty for 401: a refused client learns nothing more
-    bool closeConnection = false; // the body (if any) was not read: the connection must end
+    bool closeConnection = false; // the body (if any) was not read, or no valid token was
+                                  // shown: the connection must end
 };
 
 // A refusal, or nothing when the request may go on to its handler.

@@ -71,12 +71,22 @@ std::unique_ptr<RunApi> openRunApi(const ServeOptions &options, const ApiServerO
     }
     // Sweeps, tunes and reproductions as the engine's jobs (/v1/jobs): they hold the same
     // measurement as a run started here, record to the same database, report on the stream.
-    api->attachJobs(std::make_shared<JobQueue>(
-        JobQueueOptions{api->measurementLock(), api->database(), ao.record,
+    auto jobs = std::make_shared<JobQueue>(
+        JobQueueOptions{api->measurementLock(),
+                        api->database(),
+                        ao.record,
                         [a = api.get()](const std::string &line) { a->publish(line); },
                         [a = api.get()](const std::string &spec, const std::string &what) {
                             return a->refuseWithoutGrant(spec, what);
-                        }}));
+                        },
+                        kKeptEndedJobs,
+                        {}});
+    if (jobs->diedOnOpen())
+        std::fprintf(stderr,
+                     "ringlab-engine: %d job(s) left running by an engine that is gone were "
+                     "marked interrupted\n",
+                     jobs->diedOnOpen());
+    api->attachJobs(std::move(jobs));
     if (api->interruptedOnOpen())
         std::fprintf(stderr,
                      "ringlab-engine: %d session(s) left running by a process that is gone were "

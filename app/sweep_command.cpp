@@ -168,7 +168,9 @@ Subcommand addSweepCommand(CLI::App &app)
         ->check(durationValidator(500'000'000));
     sweep->add_option("--warmup", w->warmup, "Left out at the start of each run")
         ->check(durationValidator(0));
-    sweep->add_option("--device", sw.spec.device, "sim (default) or lab, as for run")
+    sweep
+        ->add_option("--device", sw.spec.device,
+                     "The runs' device, as for run (default: the profile's)")
         ->type_name(kValueDevice);
     sweep->add_option("--traffic", sw.spec.traffic, "With --device lab: a real client");
     sweep

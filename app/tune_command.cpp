@@ -78,7 +78,8 @@ Subcommand addTuneCommand(CLI::App &app)
         ->check(durationValidator(500'000'000));
     tune->add_option("--warmup", w->warmup, "Left out at the start of each run")
         ->check(durationValidator(0));
-    tune->add_option("--device", tn.device, "sim (default) or lab")->type_name(kValueDevice);
+    tune->add_option("--device", tn.device, "The runs' device, as for run (default: the profile's)")
+        ->type_name(kValueDevice);
     tune->add_option("--traffic", tn.traffic, "With --device lab: a real client");
     tune->add_option("--save-profile", tn.saveProfile, "Write the answer as a profile file")
         ->type_name(kValueFile);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QString>
@@ -21,6 +22,18 @@ inline bool makeTestCertificate(const QString &dir)
                    "-out", dir + "/cert.pem"});
     return openssl.waitForFinished(60'000) && openssl.exitStatus() == QProcess::NormalExit &&
            openssl.exitCode() == 0;
+}
+
+// A token file for serve --token-file, as serve wants it (its owner's only, 0600): `dir`/token
+// holding `token`; empty when it could not be written.
+inline QString writeTokenFile(const QString &dir, const QByteArray &token)
+{
+    QFile f(dir + "/token");
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
+    const bool written = f.write(token + "\n") == token.size() + 1;
+    f.close();
+    if (!written || !f.setPermissions(QFile::ReadOwner | QFile::WriteOwner)) return {};
+    return f.fileName();
 }
 
 // A `ringlab-engine serve` of the test's own, stopped with SIGTERM when the test ends.

@@ -41,16 +41,19 @@ struct Served {
                             true,
                             [a = api.get()](const std::string &line) { a->publish(line); },
                             {},
-                            keptEndedJobs});
+                            keptEndedJobs,
+                            {keptEndedJobs, 90}});
         api->attachJobs(jobs);
     }
     // Every reply is kept with its schema key, for the schema check.
     ApiReply call(const std::string &method, const std::string &path, const json &body = {},
-                  const std::string &key = {})
+                  const std::string &key = {},
+                  const std::multimap<std::string, std::string> &query = {})
     {
         ApiRequest r;
         r.method = method;
         r.path = path;
+        r.query = query;
         r.body = body.is_null() ? std::string() : body.dump();
         ApiReply reply = api->handle(r);
         replies.push_back({{"key", key.empty() ? method + " " + path : key},
@@ -86,6 +89,8 @@ class TstJobs : public QObject {
     void repliesAndJobLinesMatchTheSchema();
     void servedEngineRunsJobsOverHttp();
     void theHistoryIsBounded();
+    void aJobRunsOnItsProfilesDeviceUnlessItNamesOne();
+    void jobIdsOutliveTheEngineAndAJobItsDeathCutIsInterrupted();
     void aNapiReproductionIsAJobOnTheKernelLab();
 };
 
@@ -270,6 +275,7 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
     QVERIFY2(caseResult["report"].get<std::string>().starts_with("### Case: stmmac"),
              caseResult.dump().c_str());
     QVERIFY(reproduced.result["header"].get<std::string>().starts_with("Measured by "));
+    QCOMPARE(e.call("GET", "/v1/jobs", {}, {}, {{"limit", "many"}}).status, 400);
     // The stream's job lines: typed, never text to parse.
     std::vector<Watcher::Line> lines;
     int jobLines = 0;
@@ -301,14 +307,8 @@ void TstJobs::repliesAndJobLinesMatchTheSchema()
 void TstJobs::servedEngineRunsJobsOverHttp()
 {
     QTemporaryDir dir;
-    const QString tokenFile = dir.filePath("token");
-    {
-        QFile f(tokenFile);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("0123456789abcdef0123456789abcdef\n");
-        f.close();
-        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
-    }
+    const QString tokenFile = writeTokenFile(dir.path(), "0123456789abcdef0123456789abcdef");
+    QVERIFY(!tokenFile.isEmpty());
     Serve serve;
     QString why;
     QVERIFY2(serve.start({"--listen", "tcp:127.0.0.1:0", "--token-file", tokenFile, "--db",
@@ -397,6 +397,120 @@ void TstJobs::theHistoryIsBounded()
     QCOMPARE(e.call("GET", "/v1/jobs/1").status, 404); // forgotten; its sessions are kept
     QCOMPARE(e.call("GET", "/v1/jobs/" + std::to_string(last)).status, 200);
     QCOMPARE(e.call("GET", "/v1/sessions").body.size(), std::size_t{5});
+
+    // The list is paged, newest first, and the database keeps as many as memory here (3).
+    ApiRequest r;
+    r.method = "GET";
+    r.path = "/v1/jobs";
+    r.query = {{"limit", "2"}};
+    ApiReply page = e.api->handle(r);
+    QCOMPARE(page.status, 200);
+    QCOMPARE(page.body["jobs"].size(), std::size_t{2});
+    QCOMPARE(page.body["jobs"][0]["id"].get<int>(), last);
+    QCOMPARE(page.body["jobs"][1]["id"].get<int>(), last - 1);
+    QCOMPARE(page.body["next_before"].get<int>(), last - 1);
+    r.query = {{"limit", "2"}, {"before", std::to_string(last - 1)}};
+    page = e.api->handle(r);
+    QCOMPARE(page.body["jobs"].size(), std::size_t{1});
+    QCOMPARE(page.body["jobs"][0]["id"].get<int>(), last - 2);
+    QVERIFY(page.body["next_before"].is_null());
+    for (const auto &[key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"limit", "0"}, {"limit", "1001"}, {"before", "x"}, {"page", "2"}}) {
+        r.query = {{key, value}};
+        page = e.api->handle(r);
+        QCOMPARE(page.status, 400);
+        QVERIFY2(page.body["error"].get<std::string>().find(key) != std::string::npos,
+                 page.body.dump().c_str());
+    }
+}
+
+// A sweep or tune job runs where a run of its profile would (kni-lab-100-200: the lab), or
+// on the device its body names; the grant is checked against that device (tst_api_security).
+void TstJobs::aJobRunsOnItsProfilesDeviceUnlessItNamesOne()
+{
+    JobSpec spec;
+    const json sweep = {
+        {"kind", "sweep"}, {"profile", "kni-lab-100-200"}, {"vary", "poll.sleep_min_us=10,20"}};
+    QVERIFY(jobSpecFromJson(sweep, spec).ok());
+    QCOMPARE(spec.sweep.spec.device, std::string("lab"));
+    json onSim = sweep;
+    onSim["device"] = "sim";
+    QVERIFY(jobSpecFromJson(onSim, spec).ok());
+    QCOMPARE(spec.sweep.spec.device, std::string("sim"));
+    const json tune = {{"kind", "tune"},
+                       {"profile", "kni-lab-100-200"},
+                       {"minimize", "engine_cpu_ms_per_s"},
+                       {"over", "poll.sleep_min_us=10..100"}};
+    JobSpec tuned;
+    const Status st = jobSpecFromJson(tune, tuned);
+    QVERIFY2(st.ok(), st.error.c_str());
+    QCOMPARE(tuned.tune.device, std::string("lab"));
+    json bad = sweep;
+    bad["device"] = "dpdk:net_pcap0,rx_pcap=/etc/shadow";
+    const Status refused = jobSpecFromJson(bad, spec);
+    QVERIFY2(!refused.ok() && refused.error.find("rx_pcap") != std::string::npos,
+             refused.error.c_str());
+}
+
+// Job ids come from the database: an engine started again on it never gives an id twice (a
+// client's /v1/jobs/1 names one job), and the job that a kill -9 of its engine cut is shown
+// interrupted, saying why, with the sessions it had recorded, instead of running forever.
+void TstJobs::jobIdsOutliveTheEngineAndAJobItsDeathCutIsInterrupted()
+{
+    QTemporaryDir dir;
+    const QString tokenFile = writeTokenFile(dir.path(), "0123456789abcdef0123456789abcdef");
+    QVERIFY(!tokenFile.isEmpty());
+    const QStringList args{"--listen", "tcp:127.0.0.1:0",        "--token-file", tokenFile,
+                           "--db",     dir.filePath("served.db")};
+    auto client = [](int port) {
+        auto c = std::make_unique<httplib::Client>("127.0.0.1", port);
+        c->set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+        c->set_read_timeout(30, 0);
+        return c;
+    };
+    int killed = 0;
+    {
+        Serve first;
+        QString why;
+        QVERIFY2(first.start(args, &why), qPrintable(why));
+        auto c = client(first.port);
+        const auto done = c->Post("/v1/jobs", smallSweep("0.2s", "20").dump(), "application/json");
+        QVERIFY(done && done->status == 201);
+        QCOMPARE(json::parse(done->body)["id"].get<int>(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(json::parse(c->Get("/v1/jobs/1")->body)["state"] != "running",
+                                 30'000);
+        const auto cut =
+            c->Post("/v1/jobs", smallSweep("30s", "20,200").dump(), "application/json");
+        QVERIFY(cut && cut->status == 201);
+        killed = json::parse(cut->body)["id"].get<int>();
+        QCOMPARE(killed, 2);
+        // Killed once its first run is recorded.
+        QTRY_VERIFY_WITH_TIMEOUT(json::parse(c->Get("/v1/jobs/2")->body)["sessions"].size() == 1,
+                                 30'000);
+        first.p.kill();
+        QVERIFY(first.p.waitForFinished(10'000));
+    }
+    Serve second;
+    QString why;
+    QVERIFY2(second.start(args, &why), qPrintable(why));
+    auto c = client(second.port);
+    const json cut = json::parse(c->Get("/v1/jobs/2")->body);
+    QCOMPARE(cut["state"].get<std::string>(), std::string("interrupted"));
+    QVERIFY2(cut["error"].get<std::string>().find("ended while it ran") != std::string::npos,
+             cut.dump().c_str());
+    QCOMPARE(cut["sessions"].size(), std::size_t{1});
+    QCOMPARE(json::parse(c->Get("/v1/jobs/1")->body)["state"].get<std::string>(),
+             std::string("completed"));
+    const auto again = c->Post("/v1/jobs", smallSweep("0.2s", "20").dump(), "application/json");
+    QVERIFY(again && again->status == 201);
+    QCOMPARE(json::parse(again->body)["id"].get<int>(), 3);
+    const auto cancel = c->Post("/v1/jobs/2/cancel", "{}", "application/json");
+    QVERIFY(cancel);
+    QCOMPARE(cancel->status, 409);
+    const json list = json::parse(c->Get("/v1/jobs")->body);
+    QCOMPARE(list["jobs"].size(), std::size_t{3});
+    QCOMPARE(list["jobs"][0]["id"].get<int>(), 3);
+    QCOMPARE(list["jobs"][1]["state"].get<std::string>(), std::string("interrupted"));
 }
 
 // reproduce napi as a job: its runs on the kernel lab (a served engine needs the kernel

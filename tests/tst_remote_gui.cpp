@@ -54,12 +54,8 @@ struct ServedEngine {
     QString tokenFile;
     bool start(int port = 0)
     {
-        tokenFile = dir.filePath("token");
-        QFile f(tokenFile);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-        f.write(kToken);
-        f.close();
-        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+        tokenFile = writeTokenFile(dir.path(), kToken);
+        if (tokenFile.isEmpty()) return false;
         QString why;
         const bool ok = serve.start({"--listen", QStringLiteral("tcp:127.0.0.1:%1").arg(port),
                                      "--token-file", tokenFile, "--db", dir.filePath("s.db")},
@@ -483,7 +479,7 @@ void TstRemoteGui::anEnginesJobHoldsStartAndItsSessionsAreListed()
     QVERIFY(!w.startAction()->isEnabled());
     const auto jobs = json::parse(http.request("GET", "/v1/jobs", {}, {}, 10'000).body);
     QCOMPARE(jobs["jobs"].size(), std::size_t{2}); // the API's and the tab's
-    QCOMPARE(jobs["jobs"][1]["state"].get<std::string>(), std::string("running"));
+    QCOMPARE(jobs["jobs"][0]["state"].get<std::string>(), std::string("running")); // newest first
     QTRY_VERIFY_WITH_TIMEOUT(tab->status()->text().startsWith("Run 2 of 2"), 20'000);
     QVERIFY(done.wait(30'000));
     QCOMPARE(done.takeFirst().at(0).toBool(), true);
@@ -621,9 +617,9 @@ void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
     // until dismissed, and keeps its place meanwhile.
     QVERIFY(notice->isVisible());
     QVERIFY(!notice->lost());
-    QTRY_VERIFY2_WITH_TIMEOUT(notice->text().contains(QString("session %1 is interrupted")
-                                                          .arg(lostSession)),
-                              qPrintable(notice->text()), 10'000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        notice->text().contains(QString("session %1 is interrupted").arg(lostSession)),
+        qPrintable(notice->text()), 10'000);
     QVERIFY(notice->dismissButton()->isVisible());
     QVERIFY(!notice->button()->isVisible());
     QTest::mouseClick(notice->dismissButton(), Qt::LeftButton);

@@ -19,6 +19,8 @@ LocalLink::LocalLink(RunApiOptions options, const DeviceProvider &devices, QObje
                         api_->database(),
                         api_->recording(),
                         [api = api_.get()](const std::string &line) { api->publish(line); },
+                        {},
+                        kKeptEndedJobs,
                         {}})); // in-process: the user's own rights, no grants
 }
 

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "drivers/registry.h"
 #include "engine/common/duration.h"
 #include "engine/profile/run_defaults.h"
 #include "engine/profile/sweep_spec.h"
+#include "engine/run/run_api.h"
 
 namespace ringlab {
 namespace {
@@ -102,6 +104,15 @@ Status profileName(const json &body, std::string &out)
     return {};
 }
 
+// A job's "device": as a run's (clientDeviceSpec); none, the profile's.
+Status deviceSpec(const json &body, std::string &out)
+{
+    if (auto st = word(body, "device", out); !st.ok()) return st;
+    if (body.contains("device"))
+        if (auto st = clientDeviceSpec(out); !st.ok()) return Status{"\"device\": " + st.error};
+    return {};
+}
+
 Status onlyFields(const json &body, const std::vector<std::string> &allowed,
                   const std::string &kind)
 {
@@ -118,11 +129,12 @@ Status onlyFields(const json &body, const std::vector<std::string> &allowed,
 
 Status sweepFrom(const json &b, SweepSpec &s)
 {
-    if (auto st =
-            onlyFields(b, {"profile", "set", "vary", "grid", "tie", "repeat", "duration"}, "sweep");
+    if (auto st = onlyFields(
+            b, {"profile", "device", "set", "vary", "grid", "tie", "repeat", "duration"}, "sweep");
         !st.ok())
         return st;
     if (auto st = profileName(b, s.profile); !st.ok()) return st;
+    if (auto st = deviceSpec(b, s.device); !st.ok()) return st;
     if (auto st = assignments(b, s.sets); !st.ok()) return st;
     std::vector<std::string> vary, grid, ties;
     if (auto st = words(b, "vary", vary); !st.ok()) return st;
@@ -152,6 +164,7 @@ Status sweepFrom(const json &b, SweepSpec &s)
     // request's (400), not a job that fails at its first run.
     ResolvedProfile base;
     if (auto st = resolveSweepBase(s, base); !st.ok()) return st;
+    if (s.device.empty()) s.device = base.profile.device; // the runs' (and the grant's)
     std::vector<SweepPoint> points;
     return expandPoints(s, base.params, points);
 }
@@ -159,12 +172,13 @@ Status sweepFrom(const json &b, SweepSpec &s)
 Status tuneFrom(const json &b, TuneOptions &t)
 {
     if (auto st = onlyFields(b,
-                             {"profile", "set", "minimize", "maximize", "subject_to", "over", "tie",
-                              "budget", "duration"},
+                             {"profile", "device", "set", "minimize", "maximize", "subject_to",
+                              "over", "tie", "budget", "duration"},
                              "tune");
         !st.ok())
         return st;
     if (auto st = profileName(b, t.profile); !st.ok()) return st;
+    if (auto st = deviceSpec(b, t.device); !st.ok()) return st;
     if (auto st = assignments(b, t.sets); !st.ok()) return st;
     std::string minimize, maximize;
     if (auto st = word(b, "minimize", minimize); !st.ok()) return st;
@@ -186,7 +200,13 @@ Status tuneFrom(const json &b, TuneOptions &t)
     if (auto st = count(b, "budget", 4, 1000, t.budget); !st.ok()) return st;
     if (auto st = duration(b, t.durationNs); !st.ok()) return st;
     t.warmupS = warmupFor(t.durationNs);
-    return checkTune(t); // the request's mistake (400), not a job that fails at once
+    if (auto st = checkTune(t); !st.ok()) return st; // the request's mistake (400)
+    if (t.device.empty()) { // the runs' (and the grant's): the profile's, as a run's
+        ResolvedProfile r;
+        if (auto st = resolveProfile(t.profile, t.sets, r, {}, deviceDefaults); !st.ok()) return st;
+        t.device = r.profile.device;
+    }
+    return {};
 }
 
 Status reproduceFrom(const json &b, ReproduceOptions &r)
@@ -207,6 +227,7 @@ Status reproduceFrom(const json &b, ReproduceOptions &r)
 
 Status jobSpecFromJson(const json &body, JobSpec &out)
 {
+    out = JobSpec{}; // nothing of an earlier request
     if (!body.is_object()) return Status{"a job is a JSON object with its \"kind\""};
     if (!body.contains("kind") || !body["kind"].is_string())
         return Status{"\"kind\": sweep, tune or reproduce"};

@@ -70,6 +70,60 @@ json jobJson(const JobInfo &j)
 JobQueue::JobQueue(JobQueueOptions o) : options_(std::move(o))
 {
     if (!options_.lock) options_.lock = std::make_shared<MeasurementLock>();
+    if (!options_.record) return;
+    try {
+        store_ = std::make_unique<JobStore>(SessionStore::pathOr(options_.db.string()),
+                                            options_.history);
+        diedOnOpen_ = store_->markDied();
+    } catch (const DbError &e) {
+        store_.reset();
+        storeError_ = e.what();
+    }
+}
+
+void JobQueue::save(const JobInfo &info)
+{
+    if (!store_) return;
+    try {
+        store_->save(jobJson(info));
+    } catch (const DbError &) {
+        // The history is the job's record for later; the job itself (its runs, their
+        // sessions) goes on, and GET /v1/jobs/ID still shows it from memory.
+    }
+}
+
+std::optional<json> JobQueue::jobView(int id) const
+{
+    if (auto j = job(id)) return jobJson(*j);
+    if (!store_) return std::nullopt;
+    try {
+        return store_->get(id);
+    } catch (const DbError &) {
+        return std::nullopt;
+    }
+}
+
+std::vector<json> JobQueue::jobPage(int before, std::size_t limit) const
+{
+    std::vector<json> out;
+    if (store_) {
+        try {
+            store_->markDied(); // another engine on this database may have died since
+            out = store_->page(before, limit);
+        } catch (const DbError &) {
+            out.clear();
+        }
+    }
+    // The ones in memory as they are now (the one going: its progress), and all of them
+    // when there is no database.
+    std::lock_guard lock(mutex_);
+    for (auto &j : out)
+        if (const auto it = jobs_.find(j.value("id", 0)); it != jobs_.end())
+            j = jobJson(it->second->info);
+    if (!store_)
+        for (auto it = jobs_.rbegin(); it != jobs_.rend() && out.size() < limit; ++it)
+            if (before <= 0 || it->first < before) out.push_back(jobJson(it->second->info));
+    return out;
 }
 
 JobQueue::~JobQueue()
@@ -115,20 +169,32 @@ Result<int> JobQueue::submit(const JobSpec &spec)
     job->info.kind = spec.kind;
     job->info.params = std::move(job->spec.params); // kept once, as the job shows it
     job->info.state = "running";
+    if (options_.record && !store_)
+        return Status::refused("the jobs' history cannot be kept: " + storeError_);
     {
-        // The measurement is taken under the queue's lock, so that the job's name (its id)
-        // is the one it gets (the lock's own mutex is only ever taken after this one).
+        // The measurement is taken under the queue's lock, then named after the job's id
+        // (the lock's own mutex is only ever taken after this one).
         std::lock_guard lock(mutex_);
         if (shutDown_) return Status::refused("the engine is shutting down");
-        const int id = nextId_;
         std::string refusal;
-        job->hold = options_.lock->acquire(
-            "job", "job " + std::to_string(id) + " (" + spec.kind + ")", refusal);
+        job->hold = options_.lock->acquire("job", "a job (" + spec.kind + ")", refusal);
         if (!job->hold) return Status::refused(refusal);
-        ++nextId_;
-        job->info.id = id;
         job->info.startedAt = isoTimeNow();
-        jobs_[id] = job;
+        if (store_) {
+            // The database gives the id: never one an earlier engine gave.
+            try {
+                json row = jobJson(job->info);
+                job->info.id = static_cast<int>(store_->add(row));
+            } catch (const DbError &e) {
+                options_.lock->release(job->hold);
+                return Status::refused(std::string("the job could not be recorded: ") + e.what());
+            }
+        } else {
+            job->info.id = nextId_++;
+        }
+        options_.lock->rename(job->hold,
+                              "job " + std::to_string(job->info.id) + " (" + spec.kind + ")");
+        jobs_[job->info.id] = job;
         forgetOldJobs();
     }
     publish(job->info);
@@ -208,6 +274,7 @@ void JobQueue::sessionStarted(Job &job, std::int64_t session)
         job.info.sessions.push_back(session);
         copy = job.info;
     }
+    save(copy); // a job that dies with its engine still names its sessions
     publish(copy);
 }
 
@@ -243,6 +310,7 @@ void JobQueue::run(const std::shared_ptr<Job> &job)
         copy = job->info;
         forgetOldJobs();
     }
+    save(copy);
     // The measurement is given back before anyone hears that the job ended.
     options_.lock->release(job->hold);
     ended_.notify_all();

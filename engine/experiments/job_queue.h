@@ -25,6 +25,7 @@
 #include "engine/experiments/job_params.h"
 #include "engine/run/measurement_lock.h"
 #include "engine/run/run_api.h"
+#include "engine/store/job_store.h"
 
 namespace ringlab {
 
@@ -45,10 +46,12 @@ struct JobInfo {
 // A job as the API shows it, and as its stream line ({"type":"job", ...}).
 nlohmann::json jobJson(const JobInfo &j);
 
-// Ended jobs the queue remembers (GET /v1/jobs, /v1/jobs/ID); older ones are forgotten, their
-// sessions stay in the database. Bounds the memory a client submitting and cancelling in a
-// loop can make the engine hold.
+// Ended jobs the queue keeps in memory besides the database's history (JobStore, where
+// GET /v1/jobs and /v1/jobs/ID find the older ones): bounds the memory a client submitting
+// and cancelling in a loop can make the engine hold.
 inline constexpr std::size_t kKeptEndedJobs = 100;
+// GET /v1/jobs: jobs per page unless `limit` says, and at most.
+inline constexpr std::size_t kJobsPage = 100, kJobsPageMax = 1000;
 
 struct JobQueueOptions {
     std::shared_ptr<MeasurementLock> lock;
@@ -59,7 +62,8 @@ struct JobQueueOptions {
     // a run would, so a device that needs a grant is refused the same way. Unset: in-process.
     std::function<std::optional<ApiReply>(const std::string &spec, const std::string &what)>
         refuseDevice;
-    std::size_t keptEndedJobs = kKeptEndedJobs; // how many ended jobs it remembers
+    std::size_t keptEndedJobs = kKeptEndedJobs; // how many ended jobs it keeps in memory
+    JobHistoryBounds history;                   // how many, and how old, the database keeps
 };
 
 class JobQueue : public JobRoutes {
@@ -75,8 +79,16 @@ class JobQueue : public JobRoutes {
     // Asks the job to stop and waits (at most `waitMs`) for it to end; refused, saying why,
     // when it is not running.
     Status cancel(int id, int waitMs = 5000);
-    std::optional<JobInfo> job(int id) const;
+    std::optional<JobInfo> job(int id) const; // in memory (the one going, the recent ones)
     std::vector<JobInfo> jobs() const;
+    // As the API shows it: in memory, else from the database's history (an earlier engine's
+    // included).
+    std::optional<nlohmann::json> jobView(int id) const;
+    // Newest first, at most `limit` with an id below `before` (0: from the newest).
+    std::vector<nlohmann::json> jobPage(int before, std::size_t limit) const;
+    // Jobs an engine that died left "running" in the database, marked interrupted when this
+    // queue opened it.
+    int diedOnOpen() const { return diedOnOpen_; }
     // Until job `id` has ended (true), or `timeoutMs` has passed.
     bool wait(int id, int timeoutMs) const;
 
@@ -100,6 +112,7 @@ class JobQueue : public JobRoutes {
     void progress(Job &job, const JobProgress &p);
     void sessionStarted(Job &job, std::int64_t session);
     void publish(const JobInfo &info);
+    void save(const JobInfo &info); // into the database's history; errors are the job's
     // Keeps the history bounded: the oldest ended jobs beyond keptEndedJobs go (mutex_).
     void forgetOldJobs();
 
@@ -107,7 +120,10 @@ class JobQueue : public JobRoutes {
     mutable std::mutex mutex_; // the jobs below
     mutable std::condition_variable ended_;
     std::map<int, std::shared_ptr<Job>> jobs_;
-    int nextId_ = 1;
+    int nextId_ = 1;                  // without a database (--no-record)
+    std::unique_ptr<JobStore> store_; // the history; none without a database
+    std::string storeError_;          // why it could not be opened
+    int diedOnOpen_ = 0;
     bool shutDown_ = false;
     std::mutex threadMutex_; // thread_, taken by a submit that holds the measurement, or the end
     std::thread thread_;     // the job going, or the last one

@@ -10,9 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-// The device a job's runs open (none given: the simulated NIC, as the runs have it). The API
-// takes no device for a job today; it is checked against the grants all the same, so that one
-// given later meets them.
+// The device a job's runs open, checked against the grants as a run's is: the body's
+// "device", else its profile's (jobSpecFromJson resolved it); a reproduction's cases are on
+// the simulated NIC, napi's on the kernel lab.
 std::string jobDevice(const JobSpec &spec)
 {
     const std::string &d = spec.kind == "sweep"  ? spec.sweep.spec.device
@@ -40,10 +40,27 @@ ApiReply JobQueue::handle(const ApiRequest &r)
     };
     if (p == "/v1/jobs") {
         if (get) {
+            // Newest first, a page at a time: ?limit=N (1..1000, 100) and ?before=ID.
+            int before = 0, limit = static_cast<int>(kJobsPage);
+            for (const auto &[key, value] : r.query) {
+                int *into = key == "before" ? &before : key == "limit" ? &limit : nullptr;
+                if (!into)
+                    return ApiReply::error(400, "jobs: unknown parameter \"" + key +
+                                                    "\" (allowed: limit, before)");
+                if (!jobId(value, *into) ||
+                    (into == &limit && *into > static_cast<int>(kJobsPageMax)))
+                    return ApiReply::error(400, "jobs: " + key + " \"" + value.substr(0, 40) +
+                                                    "\" is not " +
+                                                    (into == &limit ? "1 to 1000" : "a job id"));
+            }
             json arr = json::array();
-            for (const auto &j : jobs())
-                arr.push_back(jobJson(j));
-            return {200, {{"jobs", arr}}, {}, {}};
+            for (auto &j : jobPage(before, static_cast<std::size_t>(limit)))
+                arr.push_back(std::move(j));
+            // The next page's cursor when this one is full.
+            json next = nullptr;
+            if (arr.size() == static_cast<std::size_t>(limit) && !arr.empty())
+                next = arr.back().value("id", 0);
+            return {200, {{"jobs", arr}, {"next_before", next}}, {}, {}};
         }
         if (!post) return wrongMethod("GET or POST");
         json body;
@@ -79,12 +96,23 @@ ApiReply JobQueue::handle(const ApiRequest &r)
         return ApiReply::error(400, "job \"" + id + "\" is not a job id (a positive integer)");
     if (cancelling && !post) return wrongMethod("POST");
     if (!cancelling && !get) return wrongMethod("GET");
-    if (!job(n)) return ApiReply::error(404, "no job " + id);
     if (cancelling) {
+        if (!job(n)) {
+            if (const auto old = jobView(n))
+                return ApiReply::error(409, "cancel: job " + id + " has ended (" +
+                                                old->value("state", std::string("?")) + ")");
+            return ApiReply::error(404, "no job " + id);
+        }
         if (const Status st = cancel(n); !st.ok())
             return ApiReply::error(409, "cancel: " + st.error);
     }
-    return {200, jobJson(*job(n)), {}, {}};
+    const auto view = jobView(n);
+    if (!view)
+        return ApiReply::error(404, "no job " + id + " (the history keeps the last " +
+                                        std::to_string(options_.history.endedJobs) +
+                                        " ended jobs, " + std::to_string(options_.history.days) +
+                                        " days)");
+    return {200, *view, {}, {}};
 }
 
 } // namespace ringlab

@@ -141,10 +141,8 @@ std::string completedLoadWarning(SessionStore &store, const SweepRecord &sweep)
 
 Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out)
 {
-    // The runs' device's defaults first: the runs use spec.device as given (none: the
-    // simulated NIC), not the profile's.
-    return resolveProfile(spec.profile, spec.sets, out,
-                          spec.device.empty() ? DeviceOptions{}.spec : spec.device, deviceDefaults);
+    // The runs' device's defaults first: the device given, else the profile's (as a run).
+    return resolveProfile(spec.profile, spec.sets, out, spec.device, deviceDefaults);
 }
 
 Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
@@ -169,6 +167,9 @@ Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
     if (auto st = resolveSweepBase(sweep.spec, resolved); !st.ok()) return st;
     const ParamSet &base = resolved.params;
     const std::string &profileName = resolved.profile.name;
+    // The runs are on the device given, else the profile's, as a run's; the sweep's
+    // description says which.
+    if (sweep.spec.device.empty()) sweep.spec.device = resolved.profile.device;
     if (o.resume.empty()) {
         if (auto st = expandPoints(sweep.spec, base, sweep.points); !st.ok()) return st;
         sweep.id = newSweepId(store);

@@ -36,7 +36,8 @@ struct SweepOptions {
 };
 
 // The values every point of a sweep starts from: its profile over the defaults of the runs'
-// device, the sweep's --set on top (resolveProfile).
+// device (the one given, else the profile's, as for a run), the sweep's --set on top
+// (resolveProfile).
 [[nodiscard]] Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out);
 
 // Checks everything (profile, values, every point, metrics) before the first run. `id`

@@ -26,6 +26,7 @@ struct Prepared {
     TuneSpec spec;
     ParamSet base;
     Profile profile;
+    std::string device; // the runs': the one given, else the profile's (as a run's)
 };
 
 Status prepare(const TuneOptions &o, Prepared &p)
@@ -33,11 +34,6 @@ Status prepare(const TuneOptions &o, Prepared &p)
     if (o.objective.empty()) return Status::refused("give --minimize METRIC or --maximize METRIC");
     p.spec.objective = metricLabel(o.objective);
     p.spec.maximize = o.maximize;
-    const bool sim = o.device.empty() || o.device == "sim";
-    if (sim && !isEngineMetric(p.spec.objective))
-        return Status::refused("objective \"" + o.objective +
-                               "\" is not a metric the engine records (e.g. engine_cpu_ms_per_s, "
-                               "latency_p99_us, rx_pps)");
     for (const auto &text : o.constraints) {
         Constraint c;
         if (auto st = parseConstraint(text, c); !st.ok()) return st;
@@ -66,14 +62,17 @@ Status prepare(const TuneOptions &o, Prepared &p)
     if (o.budget < 4)
         return Status::refused("--budget " + std::to_string(o.budget) +
                                " is too small (at least 4 runs)");
-    // The runs' device's defaults first: the runs use --device as given (none: the simulated
-    // NIC), not the profile's.
+    // The runs' device's defaults first: the device given, else the profile's.
     ResolvedProfile resolved;
-    if (auto st =
-            resolveProfile(o.profile, o.sets, resolved,
-                           o.device.empty() ? DeviceOptions{}.spec : o.device, deviceDefaults);
-        !st.ok())
+    if (auto st = resolveProfile(o.profile, o.sets, resolved, o.device, deviceDefaults); !st.ok())
         return st;
+    p.device = o.device.empty() ? resolved.profile.device : o.device;
+    // A device's own figures (the lab's client round trips, a port's counters) are measured
+    // only on that device; on the simulated NIC the engine's metrics are all there is.
+    if (p.device == DeviceOptions{}.spec && !isEngineMetric(p.spec.objective))
+        return Status::refused("objective \"" + o.objective +
+                               "\" is not a metric the engine records (e.g. engine_cpu_ms_per_s, "
+                               "latency_p99_us, rx_pps)");
     p.profile = std::move(resolved.profile);
     p.base = resolved.params;
     return Status::success();
@@ -161,7 +160,7 @@ void describeTuneRun(const TuneOptions &o, const Prepared &p, const std::string 
         "tune " + id + " #" + std::to_string(candidate) + " " + SweepPoint{0, values}.text();
     run.setup.runGroup = "tune " + id + " candidate " + std::to_string(candidate);
     run.setup.repeatIndex = static_cast<int>(earlierRuns) + 1;
-    run.setup.device.spec = o.device;
+    run.setup.device.spec = p.device;
     run.setup.device.traffic = o.traffic;
     run.durationNs = o.durationNs;
     run.started = o.onSessionStarted;
@@ -282,7 +281,7 @@ Status saveTunedProfile(const TuneOptions &o, const TuneResult &r)
     std::snprintf(buf, sizeof buf, " (measured %s, constraints hold with p = %.2f)",
                   withInterval(r.objective).c_str(), r.probability);
     j["description"] = desc + buf;
-    j["device"] = p.profile.device;
+    j["device"] = p.device; // where it was tuned
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
     auto put = [&](const std::string &n, const std::string &v) {
         const TunableInfo *t = findTunable(n);

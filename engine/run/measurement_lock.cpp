@@ -17,6 +17,12 @@ std::uint64_t MeasurementLock::acquire(const std::string &kind, const std::strin
     return holder_->token;
 }
 
+void MeasurementLock::rename(std::uint64_t token, const std::string &what)
+{
+    std::lock_guard lock(mutex_);
+    if (holder_ && holder_->token == token) holder_->what = what;
+}
+
 void MeasurementLock::release(std::uint64_t token)
 {
     std::lock_guard lock(mutex_);

@@ -24,6 +24,9 @@ class MeasurementLock {
     // Takes the measurement for `what`; 0 and `refusal` (naming the holder and since when)
     // when something holds it already. The token returned releases it.
     std::uint64_t acquire(const std::string &kind, const std::string &what, std::string &refusal);
+    // Names the holder anew (a job takes the measurement before it has its id); a token that
+    // is no longer the holder's does nothing.
+    void rename(std::uint64_t token, const std::string &what);
     // Gives it back; a token that is no longer the holder's does nothing.
     void release(std::uint64_t token);
     std::optional<MeasurementHolder> holder() const;

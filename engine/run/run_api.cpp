@@ -198,36 +198,6 @@ std::string queryValue(const ApiRequest &r, const std::string &key, const std::s
     return it == r.query.end() ? fallback : it->second;
 }
 
-// A device spec from a client: ports by name, with only the options that name things
-// (an interface, a MAC), never ones that take files (a pcap's rx_pcap, a path).
-Status clientDeviceSpec(const std::string &spec)
-{
-    const std::string what = "device \"" + spec + "\": ";
-    if (spec.empty() || spec.size() > 200 ||
-        spec.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                               "_.:+,=-") != std::string::npos)
-        return Status{what + "give a device's spec as GET /v1/devices lists it (letters, digits "
-                             "and _ . : + , = -)"};
-    // Ports are joined by '+'; a port's options follow its name after commas, KEY=VALUE.
-    std::size_t start = 0;
-    while (start <= spec.size()) {
-        const std::size_t end = std::min(spec.find_first_of("+", start), spec.size());
-        const std::string port = spec.substr(start, end - start);
-        for (std::size_t comma = port.find(','); comma != std::string::npos;
-             comma = port.find(',', comma + 1)) {
-            const std::string option =
-                port.substr(comma + 1, port.find(',', comma + 1) - comma - 1);
-            const std::string key = option.substr(0, option.find('='));
-            if (key != "iface" && key != "mac")
-                return Status{what + "option \"" + key +
-                              "\" is not taken over the API (allowed: iface, mac); give other "
-                              "options to the server's --eal"};
-        }
-        start = end + 1;
-    }
-    return {};
-}
-
 // What a start asks for, as its fields give it.
 struct StartRequest {
     std::string profileName = "default", device, name, client = "unnamed client";
@@ -317,6 +287,36 @@ RunSetup startSetup(const StartRequest &r, const ResolvedProfile &resolved,
 }
 
 } // namespace
+
+// A device spec from a client: ports by name, with only the options that name things
+// (an interface, a MAC), never ones that take files (a pcap's rx_pcap, a path).
+Status clientDeviceSpec(const std::string &spec)
+{
+    const std::string what = "device \"" + spec + "\": ";
+    if (spec.empty() || spec.size() > 200 ||
+        spec.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                               "_.:+,=-") != std::string::npos)
+        return Status{what + "give a device's spec as GET /v1/devices lists it (letters, digits "
+                             "and _ . : + , = -)"};
+    // Ports are joined by '+'; a port's options follow its name after commas, KEY=VALUE.
+    std::size_t start = 0;
+    while (start <= spec.size()) {
+        const std::size_t end = std::min(spec.find_first_of("+", start), spec.size());
+        const std::string port = spec.substr(start, end - start);
+        for (std::size_t comma = port.find(','); comma != std::string::npos;
+             comma = port.find(',', comma + 1)) {
+            const std::string option =
+                port.substr(comma + 1, port.find(',', comma + 1) - comma - 1);
+            const std::string key = option.substr(0, option.find('='));
+            if (key != "iface" && key != "mac")
+                return Status{what + "option \"" + key +
+                              "\" is not taken over the API (allowed: iface, mac); give other "
+                              "options to the server's --eal"};
+        }
+        start = end + 1;
+    }
+    return {};
+}
 
 RunApi::RunApi(RunApiOptions options, const DeviceProvider &devices)
     : options_(std::move(options)), provider_(devices),

@@ -69,6 +69,10 @@ class JobRoutes {
     virtual void shutdown() = 0;
 };
 
+// A device's spec as a client may give it (a run's or a job's "device"): a spec's
+// characters, and of a port's options only iface and mac (others are the server's --eal).
+Status clientDeviceSpec(const std::string &spec);
+
 class RunApi {
   public:
     // Opens the database (sessions left running by a process that is gone become

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/store/session_store.h"
 
+#include "engine/store/process_identity.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -231,6 +233,21 @@ const char *const kMigrations[] = {
     CREATE INDEX param_changes_by_session ON param_changes (session_id, t);
     CREATE INDEX events_by_session ON events (session_id, t);
     )sql",
+    // 6 -> 7: the engine's jobs (engine/store/job_store.h), ids never reused.
+    R"sql(
+    CREATE TABLE IF NOT EXISTS jobs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        job TEXT NOT NULL,
+        pid INTEGER NOT NULL DEFAULT 0,
+        pid_start INTEGER NOT NULL DEFAULT 0,
+        boot_id TEXT NOT NULL DEFAULT '',
+        host_name TEXT NOT NULL DEFAULT ''
+    );
+    )sql",
 };
 static_assert(kStallPeriods == 2.0 && std::size(kStallNames) == 2,
               "the 3 -> 4 migration and copyFrom spell the stall rule and names out");
@@ -248,38 +265,6 @@ std::string newUuid()
                   static_cast<unsigned>(0x8000 | (b >> 48 & 0x3fff)),
                   static_cast<unsigned long long>(b & 0xffffffffffffULL));
     return buf;
-}
-
-std::string bootId()
-{
-    std::ifstream in("/proc/sys/kernel/random/boot_id");
-    std::string id;
-    std::getline(in, id);
-    return id;
-}
-
-// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; 0 if gone.
-std::int64_t processStart(std::int64_t pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(in, line)) return 0;
-    const auto close = line.rfind(')'); // the command name may hold spaces and parentheses
-    if (close == std::string::npos) return 0;
-    std::istringstream rest(line.substr(close + 2));
-    std::string field;
-    for (int k = 3; k <= 22 && rest >> field; ++k)
-        if (k == 22) return std::strtoll(field.c_str(), nullptr, 10);
-    return 0;
-}
-
-// Whether the process that recorded a session on this host is gone.
-bool processGone(std::int64_t pid, std::int64_t pidStart, const std::string &boot)
-{
-    if (pid <= 0) return true;
-    if (!boot.empty() && boot != bootId()) return true; // recorded before a reboot
-    if (kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH) return true;
-    return pidStart != 0 && processStart(pid) != pidStart; // the pid now belongs to another process
 }
 
 const char *kSessionColumns =
@@ -371,7 +356,7 @@ SessionStore::SessionStore(const fs::path &file, Db::Mode mode) : db_(withFolder
                       "); use a newer ringlab");
     if (mode == Db::Mode::ReadOnly) {
         readOnly_ = true;
-        if (version < kSchemaVersion)
+        if (version < kOldestReadableSchema)
             throw DbError("database " + file.string() + ": schema version " +
                           std::to_string(version) +
                           " needs an upgrade, which a read-only open cannot do");

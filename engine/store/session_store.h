@@ -19,7 +19,10 @@
 
 namespace ringlab {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
+// A read-only open (which cannot migrate) reads sessions from this version on: 7 only added
+// the jobs' table.
+inline constexpr int kOldestReadableSchema = 6;
 
 struct SessionInfo {
     std::int64_t id = 0;
