@@ -4,6 +4,9 @@
 // changes, and the refusals a port gives for what it cannot do.
 #include <QtTest>
 
+#include <net/if.h>
+#include <unistd.h>
+
 #include <rte_eal.h>
 #include <rte_memory.h>
 
@@ -14,6 +17,7 @@
 #include "drivers/registry.h"
 #include "engine/datapath/engine.h"
 #include "engine/datapath/sample_collector.h"
+#include "require.h"
 #include "test_support.h"
 
 using namespace ringlab;
@@ -73,6 +77,7 @@ class TstDpdk : public QObject {
     void pmdPauseIsDpdksOwnPowerManagement();
     void portRefusesWhatItCannotDo();
     void portsAreAttachedAndDetachedByHotplug();
+    void anAfPacketPortLeavesItsInterfaceAsItFoundIt();
 };
 
 void TstDpdk::ioForwardingCountsAreExact()
@@ -734,6 +739,31 @@ void TstDpdk::portsAreAttachedAndDetachedByHotplug()
     QCOMPARE(spec.ports.front(), std::string("0000:03:00.0"));
     QVERIFY(parseDeviceSpec("dpdk:net_tap0,iface=rl0+net_tap1,iface=rl1", spec).ok());
     QCOMPARE(spec.ports.size(), std::size_t{2});
+}
+
+// Issue 45 item 1: net_af_packet puts its interface in promiscuous mode while it runs; the
+// run puts it back, so that lo is as the run found it (it stayed promiscuous).
+void TstDpdk::anAfPacketPortLeavesItsInterfaceAsItFoundIt()
+{
+    RINGLAB_REQUIRE(geteuid() == 0, "net_af_packet opens a raw socket: needs root");
+    const auto loFlags = [] {
+        QFile f("/sys/class/net/lo/flags");
+        return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed().toInt(nullptr, 16) : -1;
+    };
+    const int before = loFlags();
+    QVERIFY(before >= 0);
+    RINGLAB_REQUIRE(!(before & IFF_PROMISC), "lo is promiscuous already: nothing to put back");
+    {
+        Engine engine(params({{"fwd.mode", "io"}, {"poll.mode", "sleep"}}),
+                      dpdkPorts("dpdk:net_af_packet0,iface=lo"), EngineOptions{50'000'000});
+        auto c = std::make_shared<SampleCollector>();
+        engine.subscribe(c);
+        if (auto st = engine.start(); !st.ok()) QFAIL(st.error.c_str());
+        QVERIFY(c->waitSamples(2));
+        QVERIFY2(loFlags() & IFF_PROMISC, "the port did not make lo promiscuous: nothing tested");
+        engine.stop();
+    }
+    QCOMPARE(loFlags(), before);
 }
 
 QTEST_GUILESS_MAIN(TstDpdk)
