@@ -261,6 +261,11 @@ Status ApiServer::start(const ApiServerOptions &o, std::string &notes)
         server_ = std::make_unique<GatedServer>(kServerThreads, gate);
     }
     routes();
+    if (auto *gated = dynamic_cast<GatedServer *>(server_.get()); gated && policy_.needToken)
+        gated->setTokenCheck([this](const httplib::Request &req) {
+            return req.get_header_value_count("Authorization") == 1 &&
+                   bearerMatches(req.get_header_value("Authorization"), policy_.token);
+        });
     if (!l.unixSocket) {
         port_ = l.port == 0 ? server_->bind_to_any_port(l.host)
                             : (server_->bind_to_port(l.host, l.port) ? l.port : -1);

@@ -359,10 +359,12 @@ void GatedServer::admitLocked(Connection c, std::size_t inFlight)
         c.source = sourceOf(c.fd);
         while (!countUnproven(c))
             if (!makeRoomForSourceLocked(c.source)) return closeConnection(c);
-        // Room for it: the connection idle the longest goes; with none idle, this one does.
+        // Room for it: the unproven connection idle the longest goes, a proven one only when
+        // none is left; with none idle, this one goes.
         while (static_cast<int>(idle_.size() + inFlight) + busy_.load() >= maxConnections_) {
             if (idle_.empty()) return closeConnection(c);
             auto oldest = std::min_element(idle_.begin(), idle_.end(), [](auto &a, auto &b) {
+                if (a.second.proven != b.second.proven) return !a.second.proven;
                 return a.second.idleSinceMs < b.second.idleSinceMs;
             });
             closeConnection(oldest->second); // leaves the epoll set as it closes
@@ -561,7 +563,7 @@ void GatedServer::serve(Connection c)
         give(std::move(c));
         return;
     }
-    bool keep = false, refused = false, gated = false;
+    bool keep = false, refused = false, showedToken = false;
     if (!stopping_) {
         GateStream strm(c, static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000),
                         static_cast<int>(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
@@ -570,13 +572,13 @@ void GatedServer::serve(Connection c)
         bool closed = false;
         keep = process_request(strm, last, closed,
                                [&](httplib::Request &req) {
-                                   gated = true;
                                    refused = requestGate_ && requestGate_(req);
+                                   showedToken = !refused && (!showsToken_ || showsToken_(req));
                                }) &&
                !closed && !last && !refused;
-        // A request that passed the gate showed a valid token: the connection is no longer
-        // bounded by its source's count of unproven ones.
-        if (gated && !refused && !c.proven) {
+        // A request that passed the gate with a valid token: the connection is no longer
+        // bounded by its source's count of unproven ones (a public /metrics does not count).
+        if (showedToken && !c.proven) {
             c.proven = true;
             forgetUnproven(c);
         }

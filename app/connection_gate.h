@@ -16,7 +16,8 @@
 // gate) is "unproven": each source address (IPv4, or an IPv6 /64) may hold at most
 // kMaxUnprovenPerSource of them, the one of that source idle the longest closed to make room,
 // so that one client cannot fill the total and push out others' idle connections. A request
-// that fails the gate closes its connection after the reply.
+// that fails the gate closes its connection after the reply. Past the total, the unproven
+// connection idle the longest goes first; a proven one only when none is left.
 //
 // HTTPS goes through the same gate: a new connection waits in the epoll set until its
 // ClientHello arrives (or the idle time passes), and the TLS handshake is made in steps on the
@@ -39,6 +40,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -68,6 +70,14 @@ class GatedServer : public httplib::Server {
     // httplib 0.11 listens with a backlog of 5: connections beyond it wait for the client's
     // SYN retry (1 s, 3 s...). Called once bound, this makes it the system's largest.
     void widenBacklog();
+
+    // Whether a request that passed the gate showed a valid token, which makes its connection
+    // proven (no longer bounded by its source's share); before listening. Unset: any request
+    // that passes proves it (a Unix socket, where the socket's mode is the credential).
+    void setTokenCheck(std::function<bool(const httplib::Request &)> showsToken)
+    {
+        showsToken_ = std::move(showsToken);
+    }
 
     // Open connections at most (kMaxConnections, or fewer when the process may open fewer files).
     int maxConnections() const { return maxConnections_; }
@@ -130,6 +140,7 @@ class GatedServer : public httplib::Server {
     void takeBackLocked(Connection c, std::vector<Connection> &ready);
 
     RequestGate requestGate_;
+    std::function<bool(const httplib::Request &)> showsToken_;
     SSL_CTX *tls_ = nullptr;
     int maxConnections_ = kMaxConnections;
     int epoll_ = -1, wake_ = -1;

@@ -615,6 +615,11 @@ void TstApiSecurity::oneSourceHoldsABoundedShareOfUnprovenConnections()
     bool closed = false;
     QVERIFY(readFor(proven, 300, closed).starts_with("HTTP/1.1 200"));
     QVERIFY(!closed);
+    // Another client's silent connections, from another address.
+    std::vector<int> others;
+    for (int k = 0; k < 10; ++k)
+        others.push_back(connectTo(s.port, 1));
+    QVERIFY(std::all_of(others.begin(), others.end(), [](int fd) { return fd >= 0; }));
     // 300 silent connections from the same address: the first 44 make room for the rest.
     std::vector<int> silent;
     for (int k = 0; k < 300; ++k) {
@@ -627,6 +632,8 @@ void TstApiSecurity::oneSourceHoldsABoundedShareOfUnprovenConnections()
         QVERIFY2(closedByPeer(silent[k]), qPrintable(QString::number(k)));
     for (int k = 44; k < 300; ++k)
         QVERIFY2(!closedByPeer(silent[k]), qPrintable(QString::number(k)));
+    for (int fd : others) // never the other client's
+        QVERIFY(!closedByPeer(fd));
     // The proven connection is served still, on the same socket.
     QCOMPARE(::write(proven, get.data(), get.size()), ssize_t(get.size()));
     QVERIFY(readFor(proven, 300, closed).starts_with("HTTP/1.1 200"));
@@ -641,6 +648,28 @@ void TstApiSecurity::oneSourceHoldsABoundedShareOfUnprovenConnections()
     close(wrong);
     close(proven);
     for (int fd : silent)
+        close(fd);
+    for (int fd : others)
+        close(fd);
+
+    // A public /metrics answers without a token, but shows none: connections that ask only
+    // for it stay bounded like silent ones.
+    QTemporaryDir dir2;
+    Serve pub;
+    QVERIFY(startTcp(pub, dir2, {"--metrics-public"}));
+    const std::string metrics = "GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n";
+    std::vector<int> scrapers;
+    for (int k = 0; k < 257; ++k) {
+        const int fd = connectTo(pub.port);
+        QVERIFY(fd >= 0);
+        scrapers.push_back(fd);
+        if (k == 0) { // the first asks, and is answered
+            QCOMPARE(::write(fd, metrics.data(), metrics.size()), ssize_t(metrics.size()));
+            QVERIFY(readFor(fd, 500, closed).starts_with("HTTP/1.1 200"));
+        }
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(closedByPeer(scrapers[0]), 1'500);
+    for (int fd : scrapers)
         close(fd);
 }
 

@@ -39,6 +39,7 @@ class TstKernelDevice : public QObject {
     void socketDropsAreCountedAsMissed();
     void threadedNapiMovesTheWorkToItsKthread();
     void theNapiTimerDrivesPollsWithDeferredIrqs();
+    void eachNapiOfAMultiQueueNetdevHasItsOwnPollSources();
     void socketBusyPollIsSetLive();
     void epollBusyPollIsSetLive();
     void trafficGoesOnAcrossARestart();
@@ -368,6 +369,38 @@ void TstKernelDevice::theNapiTimerDrivesPollsWithDeferredIrqs()
     std::sort(ratio.begin(), ratio.end());
     QVERIFY2(ratio.size() >= 15, qPrintable(QString::number(ratio.size())));
     QVERIFY2(std::abs(median(ratio) - 1) < 0.05, qPrintable(QString::number(median(ratio))));
+}
+
+// Part 6, per NAPI: with two RX channels the lab's veth has two NAPIs, and each sample gives
+// each NAPI's polls and frames by source beside the netdev's totals, which they add up to.
+void TstKernelDevice::eachNapiOfAMultiQueueNetdevHasItsOwnPollSources()
+{
+    RINGLAB_REQUIRE(root(), "the kernel lab needs root");
+    const Run r = run({"run", "--device", "kernel-lab", "--set", "netdev.rx_channels=2", "--set",
+                       "poll.mode=interrupt", "--set", "load.rate_pps=5000", "--duration", "3s",
+                       "--no-record", "--output", "jsonl"});
+    QCOMPARE(r.exitCode, 0);
+    static const QRegularExpression perNapi("^kernel_napi(\\d+)_poll_packets_softirq_per_s$");
+    QSet<QString> napis;
+    int checked = 0;
+    for (int k = 5; k < r.samples.size(); ++k) {
+        const QJsonObject d = r.samples[k]["device"].toObject();
+        double sum = 0;
+        int found = 0;
+        for (auto it = d.begin(); it != d.end(); ++it)
+            if (const auto m = perNapi.match(it.key()); m.hasMatch()) {
+                napis << m.captured(1);
+                sum += it.value().toDouble();
+                ++found;
+            }
+        const double total = d["kernel_poll_packets_softirq_per_s"].toDouble();
+        if (found < 2 || total < 1000) continue;
+        QVERIFY2(std::abs(sum - total) <= 1e-6 * total + 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(sum).arg(total)));
+        ++checked;
+    }
+    QVERIFY2(napis.size() == 2, qPrintable(QStringList(napis.values()).join(' ') + r.err));
+    QVERIFY2(checked >= 15, qPrintable(QString::number(checked) + " samples; " + r.err));
 }
 
 // Part 2, the socket's options: sock.busy_poll_us set mid-run (as a user types it on the

@@ -543,7 +543,9 @@ void TstSessions::statementsAreNamedByWholeWords()
     QCOMPARE(sqlStatementName("\n  UPDATE sessions SET status = ? WHERE id = ?"),
              std::string("UPDATE sessions"));
     QCOMPARE(sqlStatementName("SELECT id, name FROM sessions WHERE id = ?"),
-             std::string("SELECT id, name FROM sessions"));
+             std::string("SELECT ... FROM sessions"));
+    QCOMPARE(sqlStatementName("select COALESCE(MAX(t), 0) from sample_times st"),
+             std::string("SELECT ... FROM sample_times"));
     QCOMPARE(sqlStatementName("CREATE TABLE IF NOT EXISTS jobs (id INTEGER)"),
              std::string("CREATE TABLE IF NOT EXISTS jobs"));
     QCOMPARE(sqlStatementName("(((("), std::string("a statement"));

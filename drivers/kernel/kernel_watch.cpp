@@ -29,16 +29,30 @@ void kernelFigures(const KernelReading &before, const KernelReading &after, Devi
         // What each NAPI present in both readings did between them: a NAPI that came or went
         // (channels changed) adds nothing, rather than its whole count at once.
         PollCounts zero, moved;
+        std::vector<std::pair<unsigned, PollCounts>> perNapi;
         for (const auto &[id, a] : after.polls)
             for (const auto &[was, b] : before.polls)
-                if (was == id)
+                if (was == id) {
+                    PollCounts napi;
                     for (std::size_t k = 0; k < kPollSources; ++k) {
-                        moved.polls[k] += a.polls[k] >= b.polls[k] ? a.polls[k] - b.polls[k] : 0;
-                        moved.packets[k] +=
+                        napi.polls[k] = a.polls[k] >= b.polls[k] ? a.polls[k] - b.polls[k] : 0;
+                        napi.packets[k] =
                             a.packets[k] >= b.packets[k] ? a.packets[k] - b.packets[k] : 0;
+                        moved.polls[k] += napi.polls[k];
+                        moved.packets[k] += napi.packets[k];
                     }
+                    perNapi.emplace_back(id, napi);
+                }
         for (auto &m : pollRates(zero, moved, s))
             out.metrics.push_back(std::move(m));
+        // Each NAPI's own, when the netdev has several (a multi-queue NIC, a veth with
+        // channels): which queue the busy poll reached, which one its kthread served.
+        if (perNapi.size() > 1)
+            for (const auto &[id, napi] : perNapi)
+                for (auto &m : pollRates(zero, napi, s)) {
+                    m.name = napiFigureName(m.name, id);
+                    out.metrics.push_back(std::move(m));
+                }
     }
     for (const auto &t : after.threads)
         for (const auto &b : before.threads)

@@ -101,6 +101,14 @@ std::span<const PollSourceName> pollSourceNames()
     return kSources;
 }
 
+std::string napiFigureName(std::string_view figure, unsigned napiId)
+{
+    constexpr std::string_view kernel = "kernel_";
+    const std::string_view rest =
+        figure.starts_with(kernel) ? figure.substr(kernel.size()) : figure;
+    return std::string(kernel) + "napi" + std::to_string(napiId) + "_" + std::string(rest);
+}
+
 struct PollAttribution::Skeleton {
     napi_poll *obj = nullptr;
 };

@@ -35,6 +35,9 @@ struct PollSourceName {
     std::string_view packetsHelp;
 };
 std::span<const PollSourceName> pollSourceNames();
+// A poll source's figure for one NAPI: "kernel_polls_busy_per_s" of NAPI 8193 is
+// "kernel_napi8193_polls_busy_per_s" (its "kernel_" followed by "napiID_").
+std::string napiFigureName(std::string_view figure, unsigned napiId);
 
 struct PollCounts {
     std::array<std::uint64_t, kPollSources> polls{}, packets{};

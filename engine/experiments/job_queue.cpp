@@ -74,10 +74,15 @@ JobQueue::JobQueue(JobQueueOptions o) : options_(std::move(o))
     try {
         store_ = std::make_unique<JobStore>(SessionStore::pathOr(options_.db.string()),
                                             options_.history);
-        diedOnOpen_ = store_->markDied();
     } catch (const DbError &e) {
         store_.reset();
         storeError_ = e.what();
+        return;
+    }
+    try {
+        diedOnOpen_ = store_->markDied();
+    } catch (const DbError &) {
+        // Busy with another writer: the next list marks them.
     }
 }
 
@@ -103,26 +108,39 @@ std::optional<json> JobQueue::jobView(int id) const
     }
 }
 
-std::vector<json> JobQueue::jobPage(int before, std::size_t limit) const
+JobPage JobQueue::jobPage(int before, std::size_t limit) const
 {
-    std::vector<json> out;
+    JobPage out;
+    bool fromStore = false;
     if (store_) {
         try {
             store_->markDied(); // another engine on this database may have died since
-            out = store_->page(before, limit);
         } catch (const DbError &) {
-            out.clear();
+            // Best effort: a database busy with another writer is asked again next time.
+        }
+        try {
+            out = store_->page(before, limit);
+            fromStore = true;
+        } catch (const DbError &) {
+            out = {}; // the jobs in memory instead
         }
     }
     // The ones in memory as they are now (the one going: its progress), and all of them
-    // when there is no database.
+    // when there is no database to read.
     std::lock_guard lock(mutex_);
-    for (auto &j : out)
-        if (const auto it = jobs_.find(j.value("id", 0)); it != jobs_.end())
+    for (auto &j : out.jobs) {
+        const auto id = j["id"].get<std::int64_t>(); // the row's, set by the store
+        if (const auto it = jobs_.find(static_cast<int>(id)); it != jobs_.end())
             j = jobJson(it->second->info);
-    if (!store_)
-        for (auto it = jobs_.rbegin(); it != jobs_.rend() && out.size() < limit; ++it)
-            if (before <= 0 || it->first < before) out.push_back(jobJson(it->second->info));
+    }
+    if (!fromStore) {
+        for (auto it = jobs_.rbegin(); it != jobs_.rend() && out.jobs.size() < limit; ++it)
+            if (before <= 0 || it->first < before) {
+                out.jobs.push_back(jobJson(it->second->info));
+                out.lastId = it->first;
+            }
+        if (out.jobs.size() < limit) out.lastId = 0;
+    }
     return out;
 }
 
@@ -432,6 +450,13 @@ void JobQueue::runNapiJob(Job &job, const ReproduceOptions &o)
                        {"p99_vs_base_pct", base || !r.p99VsBase.a ? json() : json(r.p99VsBase.pct)},
                        {"cpu_vs_base_pct", base || !r.cpuVsBase.a ? json() : json(r.cpuVsBase.pct)},
                        {"rx_by_pct", by},
+                       {"published",
+                        {{"testcase", std::string(r.c->published.testcase)},
+                         {"load", std::string(r.publishedLoad)},
+                         {"p99_us", r.publishedP99Us},
+                         {"cpu_pct", r.publishedCpuPct},
+                         {"p99_vs_base_pct", base ? json() : json(r.publishedP99VsBasePct)},
+                         {"cpu_vs_base_pct", base ? json() : json(r.publishedCpuVsBasePct)}}},
                        {"verdict", r.verdict}});
     }
     std::lock_guard lock(mutex_);

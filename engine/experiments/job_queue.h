@@ -85,7 +85,7 @@ class JobQueue : public JobRoutes {
     // included).
     std::optional<nlohmann::json> jobView(int id) const;
     // Newest first, at most `limit` with an id below `before` (0: from the newest).
-    std::vector<nlohmann::json> jobPage(int before, std::size_t limit) const;
+    JobPage jobPage(int before, std::size_t limit) const;
     // Jobs an engine that died left "running" in the database, marked interrupted when this
     // queue opened it.
     int diedOnOpen() const { return diedOnOpen_; }

@@ -53,14 +53,16 @@ ApiReply JobQueue::handle(const ApiRequest &r)
                                                     "\" is not " +
                                                     (into == &limit ? "1 to 1000" : "a job id"));
             }
+            JobPage page = jobPage(before, static_cast<std::size_t>(limit));
             json arr = json::array();
-            for (auto &j : jobPage(before, static_cast<std::size_t>(limit)))
+            for (auto &j : page.jobs)
                 arr.push_back(std::move(j));
-            // The next page's cursor when this one is full.
-            json next = nullptr;
-            if (arr.size() == static_cast<std::size_t>(limit) && !arr.empty())
-                next = arr.back().value("id", 0);
-            return {200, {{"jobs", arr}, {"next_before", next}}, {}, {}};
+            // The next page's cursor, until the last page.
+            return {
+                200,
+                {{"jobs", arr}, {"next_before", page.lastId ? json(page.lastId) : json(nullptr)}},
+                {},
+                {}};
         }
         if (!post) return wrongMethod("GET or POST");
         json body;
@@ -98,9 +100,16 @@ ApiReply JobQueue::handle(const ApiRequest &r)
     if (!cancelling && !get) return wrongMethod("GET");
     if (cancelling) {
         if (!job(n)) {
-            if (const auto old = jobView(n))
-                return ApiReply::error(409, "cancel: job " + id + " has ended (" +
-                                                old->value("state", std::string("?")) + ")");
+            if (const auto old = jobView(n)) {
+                const auto state = old->find("state");
+                const std::string s =
+                    state != old->end() && state->is_string() ? state->get<std::string>() : "?";
+                return ApiReply::error(409,
+                                       "cancel: job " + id +
+                                           (s == "running" ? " is run by another engine on this "
+                                                             "database: cancel it there"
+                                                           : " has ended (" + s + ")"));
+            }
             return ApiReply::error(404, "no job " + id);
         }
         if (const Status st = cancel(n); !st.ok())

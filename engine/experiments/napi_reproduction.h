@@ -10,6 +10,7 @@
 // reports and where.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,13 +23,26 @@
 
 namespace ringlab {
 
+// What the series' cover letter measured for the case it names (its table: the median over
+// about 10 runs of the 99th percentile latency, the mean CPU utilisation), at its two lowest
+// loads, which stand beside this reproduction's low and high rate.
+struct NapiPublished {
+    std::string_view testcase;      // the cover letter's name: base, defer20, napibusy, ...
+    std::array<double, 2> p99Us{};  // at 200K and at 400K queries/s
+    std::array<double, 2> cpuPct{}; // the same
+};
+
 struct NapiCase {
     std::string_view name; // base, defer, busy, suspend
     std::string_view what;
     std::vector<std::pair<std::string_view, std::string_view>> settings; // over base's
     int p99Expected = 0, cpuExpected = 0; // against base: -1 lower, +1 higher, 0 none
     std::string_view expectedText;        // what the kernel's documentation says, and where
+    NapiPublished published;
 };
+// The series' loads beside napiRates() (low, high), and where its figures come from.
+inline constexpr std::array<std::string_view, 2> kNapiPublishedLoads{"200K", "400K"};
+extern const std::string_view kNapiPublishedSource;
 std::span<const NapiCase> napiCases();
 // The request rates each case runs at, low then high.
 std::span<const int> napiRates();
@@ -41,6 +55,11 @@ struct NapiRow {
     std::vector<std::int64_t> sessions;
     Estimate p99, cpu;
     Difference p99VsBase, cpuVsBase;
+    // The series' own figures for this case at the load beside this rate, and their change
+    // against its base (percent); the changes are what compares across the two machines.
+    double publishedP99Us = 0, publishedCpuPct = 0;
+    double publishedP99VsBasePct = 0, publishedCpuVsBasePct = 0;
+    std::string_view publishedLoad;
     std::vector<std::pair<std::string, double>> pollShare; // source, % of frames
     std::string verdict;
 };

@@ -160,6 +160,9 @@ Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
         auto resumed = loadSweep(store, o.resume);
         if (!resumed.ok()) return resumed.status();
         sweep = std::move(resumed).value();
+        // Recorded before sweeps took their profile's device, an empty device meant the
+        // simulated NIC: the runs still to make go where the first ones went.
+        if (sweep.spec.device.empty()) sweep.spec.device = DeviceOptions{}.spec;
     } else {
         sweep.spec = o.spec;
     }

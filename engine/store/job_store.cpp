@@ -37,6 +37,7 @@ std::string stringOf(const json &job, const char *key)
 JobStore::JobStore(const std::filesystem::path &db, JobHistoryBounds bounds)
     : store_(std::make_unique<SessionStore>(db)), bounds_(bounds)
 {
+    prune(); // what aged past the bound while no engine ended a job
 }
 
 JobStore::~JobStore() = default;
@@ -81,18 +82,28 @@ std::optional<json> JobStore::get(std::int64_t id)
     auto q = store_->db().prepare("SELECT job FROM jobs WHERE id = ?1");
     q.bind(1, id);
     if (!q.step()) return std::nullopt;
-    return jobFromText(q.text(0));
+    auto j = jobFromText(q.text(0));
+    if (j) (*j)["id"] = id;
+    return j;
 }
 
-std::vector<json> JobStore::page(std::int64_t before, std::size_t limit)
+JobPage JobStore::page(std::int64_t before, std::size_t limit)
 {
     std::lock_guard lock(mutex_);
     auto q = store_->db().prepare(
-        "SELECT job FROM jobs WHERE ?1 <= 0 OR id < ?1 ORDER BY id DESC LIMIT ?2");
+        "SELECT id, job FROM jobs WHERE ?1 <= 0 OR id < ?1 ORDER BY id DESC LIMIT ?2");
     q.bind(1, before).bind(2, static_cast<std::int64_t>(limit));
-    std::vector<json> out;
-    while (q.step())
-        if (auto j = jobFromText(q.text(0))) out.push_back(std::move(*j));
+    JobPage out;
+    std::size_t rows = 0;
+    while (q.step()) {
+        ++rows;
+        out.lastId = q.i64(0);
+        auto j = jobFromText(q.text(1));
+        if (!j) continue;        // a row that is not a job: left out, the page goes on past it
+        (*j)["id"] = out.lastId; // the row's id is the job's, whatever its text says
+        out.jobs.push_back(std::move(*j));
+    }
+    if (rows < limit) out.lastId = 0; // the last page
     return out;
 }
 
@@ -101,6 +112,11 @@ int JobStore::markDied()
     std::lock_guard lock(mutex_);
     Db &db = store_->db();
     const std::string host = currentHost().hostname;
+    {
+        // Cheap first, without the write lock: usually no job is left running.
+        auto q = db.prepare("SELECT COUNT(*) FROM jobs WHERE state = 'running'");
+        if (!q.step() || q.i64(0) == 0) return 0;
+    }
     Transaction tx(db);
     std::vector<std::pair<std::int64_t, json>> died;
     {

@@ -18,6 +18,11 @@ namespace ringlab {
 
 class SessionStore;
 
+struct JobPage {
+    std::vector<nlohmann::json> jobs;
+    std::int64_t lastId = 0; // the next page's `before`; 0 when this was the last
+};
+
 struct JobHistoryBounds {
     std::size_t endedJobs = 1000; // the most recent ended jobs kept
     int days = 90;                // and none that ended longer ago
@@ -38,8 +43,9 @@ class JobStore {
     // prunes the history to its bounds.
     void save(const nlohmann::json &job);
     std::optional<nlohmann::json> get(std::int64_t id);
-    // Newest first: at most `limit` jobs with an id below `before` (0: from the newest).
-    std::vector<nlohmann::json> page(std::int64_t before, std::size_t limit);
+    // Newest first: at most `limit` jobs with an id below `before` (0: from the newest); a
+    // row that is not a job is left out, and the page's cursor goes past it.
+    JobPage page(std::int64_t before, std::size_t limit);
     // Jobs still "running" whose process on this host is gone become "interrupted", saying
     // so: how many.
     int markDied();

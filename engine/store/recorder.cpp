@@ -110,7 +110,7 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
                 recovered = "database commits work again after " + commitCount(failedCommits_) +
                             " that failed; every sample waiting was written";
             failedCommits_ = 0;
-            streakError_.clear();
+            streakCause_ = {};
         }
         if (onError_ && !recovered.empty()) onError_(recovered);
     } catch (const DbError &e) {
@@ -143,12 +143,15 @@ void Recorder::flush(std::vector<std::shared_ptr<const Sample>> &samples,
                 samples_.insert(samples_.begin(), samples.begin(), samples.end());
                 events_.insert(events_.begin(), events.begin(), events.end());
                 // A disk that stays full fails every commit the same way: said once.
-                tell = failedCommits_ == 0 || message != streakError_;
+                // The same cause (a full disk) fails whichever statement comes first in a
+                // commit: the streak is the cause's, not the message's.
+                const std::pair<int, int> cause{e.code(), e.systemErrno()};
+                tell = failedCommits_ == 0 || cause != streakCause_;
                 if (tell) {
                     if (failedCommits_ > 1)
                         earlier = "that error: " + commitCount(failedCommits_) + " failed in a row";
                     failedCommits_ = 0;
-                    streakError_ = message;
+                    streakCause_ = cause;
                 }
                 ++failedCommits_;
             }

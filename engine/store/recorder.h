@@ -68,7 +68,7 @@ class Recorder final : public Subscriber {
     // Commits that failed in a row with the same error: said once when the streak begins,
     // counted, and its end (commits work again, or the run ends) said with the count.
     std::uint64_t failedCommits_ = 0;
-    std::string streakError_;
+    std::pair<int, int> streakCause_; // DbError's code and errno
     std::jthread thread_;
 };
 

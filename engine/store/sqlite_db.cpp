@@ -57,8 +57,21 @@ bool sqlWordChar(char c)
 
 std::string sqlStatementName(const std::string &sql)
 {
-    // Up to the first list, value or condition: "INSERT INTO samples", "UPDATE sessions",
-    // "SELECT id FROM sessions"; whole words, at most 60 characters.
+    // A query by its table: "SELECT ... FROM sessions" (its columns say little).
+    std::string shouted;
+    for (char c : sql)
+        shouted += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::size_t start = shouted.find_first_not_of(" \t\n");
+    if (start != std::string::npos && shouted.compare(start, 7, "SELECT ") == 0) {
+        const std::size_t from = shouted.find(" FROM ", start);
+        if (from == std::string::npos) return "SELECT";
+        std::size_t t = from + 6, end = t;
+        while (end < sql.size() && sqlWordChar(sql[end]))
+            ++end;
+        return "SELECT ... FROM " + sql.substr(t, std::min<std::size_t>(end - t, 60));
+    }
+    // Up to the first list, value or condition: "INSERT INTO samples", "UPDATE sessions";
+    // whole words, at most 60 characters.
     std::string out;
     std::size_t i = 0;
     while (i < sql.size()) {
@@ -149,13 +162,15 @@ Db::~Db()
 
 void Db::fail(const std::string &what, int rc) const
 {
-    const std::string why = explain(rc, db_ ? sqlite3_system_errno(db_) : 0);
+    const int sysErrno = db_ ? sqlite3_system_errno(db_) : 0;
+    const std::string why = explain(rc, sysErrno);
     std::string msg = "database " + file_.string() + ": " + what + ": " + why;
     const char *detail = db_ ? sqlite3_errmsg(db_) : nullptr;
     // SQLite's own words when they add something ("disk I/O error" does not).
     if (detail && explain(rc) != detail && std::strcmp(detail, sqlite3_errstr(rc)) != 0)
         msg += std::string(" (") + detail + ")";
-    throw DbError(msg);
+    throw DbError(msg, rc,
+                  (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL ? sysErrno : 0);
 }
 
 void Db::exec(const std::string &sql)

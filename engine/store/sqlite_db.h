@@ -16,12 +16,24 @@ namespace ringlab {
 class DbError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
+    DbError(const std::string &what, int code, int systemErrno)
+        : std::runtime_error(what), code_(code), systemErrno_(systemErrno)
+    {
+    }
+    // The cause, apart from the statement that met it: SQLite's (extended) result code and
+    // the system's errno where it came from a system call (0: none).
+    int code() const { return code_; }
+    int systemErrno() const { return systemErrno_; }
+
+  private:
+    int code_ = 0, systemErrno_ = 0;
 };
 
 class Stmt;
 
 // A statement as messages name it: its leading words, whole, up to its first list, value or
-// condition ("INSERT INTO samples", "UPDATE sessions"), never cut inside a word.
+// condition ("INSERT INTO samples", "UPDATE sessions"), a query by its table ("SELECT ...
+// FROM sessions"), never cut inside a word.
 std::string sqlStatementName(const std::string &sql);
 
 class Db {
