@@ -141,7 +141,7 @@ QList<QCommandLineOption> desktopOptions()
     p.append({QStringLiteral("size"), QStringLiteral("window size, e.g. 1280x800"),
               QStringLiteral("WxH")});
     p.append({QStringLiteral("device"),
-              QStringLiteral("sim, lab or dpdk:PORT[+PORT] (default: the profile's)"),
+              QString::fromLatin1(kDeviceSpecForms) + QStringLiteral(" (default: the profile's)"),
               QStringLiteral("SPEC")});
     p.append({QStringLiteral("eal"), QStringLiteral("extra DPDK EAL arguments"),
               QStringLiteral("ARGS")});

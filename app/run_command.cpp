@@ -483,8 +483,8 @@ Subcommand addRunCommand(CLI::App &app)
         "--seed", [&ro](const std::string &v) { ro.sets.push_back("load.seed=" + v); },
         "Seed of the simulated traffic: the same as --set load.seed=N (default 1)");
     run->add_option("--device", ro.device,
-                    "sim, lab, dpdk:PORT[+PORT], kernel:IFNAME[,port=N] or kernel-lab (default: "
-                    "the profile's device, else sim); see 'ringlab-engine devices'")
+                    std::string(kDeviceSpecForms) +
+                        " (default: the profile's device, else sim); see 'ringlab-engine devices'")
         ->type_name(kValueDevice);
     run->add_option("--eal", ro.eal, "Extra DPDK EAL arguments, e.g. \"-a 0000:03:00.0\"");
     run->add_option("--traffic", ro.traffic,

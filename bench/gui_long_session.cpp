@@ -169,7 +169,7 @@ OpenFigures openInWindow(const QString &db, std::int64_t id, bool printRss)
     spin([] { return false; }, 1500); // the window up and idle
     QElapsedTimer clock;
     std::vector<std::unique_ptr<PaintWatch>> watches;
-    for (auto *c : w.charts()->charts()) {
+    for (auto *c : w.charts()->shownCharts()) {
         watches.push_back(std::make_unique<PaintWatch>());
         watches.back()->clock = &clock;
         c->viewport()->installEventFilter(watches.back().get());
@@ -206,7 +206,7 @@ OpenFigures openInWindow(const QString &db, std::int64_t id, bool printRss)
     f.gaps = w.charts()->gapCount();
     if (printRss)
         std::printf("desktop RSS with the session open: %ld MB (goal <= 300 MB)\n", rssMb());
-    for (auto *c : w.charts()->charts())
+    for (auto *c : w.charts()->shownCharts())
         c->viewport()->removeEventFilter(watches.front().get());
     return f;
 }

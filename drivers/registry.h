@@ -26,6 +26,9 @@ struct DeviceSpec {
     std::string text;               // as given
 };
 Status parseDeviceSpec(const std::string &text, DeviceSpec &out);
+// The forms of a spec, for every front end's help.
+inline constexpr const char *kDeviceSpecForms =
+    "sim, lab, dpdk:PORT[+PORT], kernel:IFNAME[,port=N] or kernel-lab";
 // Specs a user can type as they are, for completion and help: the simulator, the lab, and
 // DPDK's virtual ports alone and paired.
 std::vector<std::string> deviceSpecExamples();

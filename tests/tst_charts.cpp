@@ -87,6 +87,7 @@ class TstCharts : public QObject {
     void preparedInSlicesIsPreparedWhole();
     void threadSeriesNeverTakeACatalogueName();
     void aDevicesFiguresAreChartedByName();
+    void whoDroveThePollsIsAStackOfItsOwn();
     void aDevicesFiguresAreSegmentColumnsByName();
     void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
@@ -231,7 +232,7 @@ void TstCharts::reopenedSessionIsOneSpanEverywhere()
     QVERIFY(oneSpan());
     view_->setCrosshair(40.8);
     const qreal x = view_->throughput()->xForTime(40.8);
-    for (TimeChart *c : view_->charts()) {
+    for (TimeChart *c : view_->shownCharts()) {
         QVERIFY(std::fabs(c->plotArea().left() - view_->throughput()->plotArea().left()) < 0.01);
         QVERIFY(std::fabs(c->plotArea().width() - view_->throughput()->plotArea().width()) < 0.01);
         QVERIFY(std::fabs(c->xForTime(40.8) - x) < 0.01);
@@ -508,22 +509,121 @@ void TstCharts::aDevicesFiguresAreChartedByName()
     view_->adopt(std::move(prepared));
     view_->replot();
     TimeChart *events = view_->events();
+    TimeChart *polls = view_->polls();
     std::set<QRgb> colours;
     for (const char *src : sources) {
         const QString frames = QString("rx by %1").arg(src);
-        QVERIFY2(events->seriesNames().contains(frames), qPrintable(frames));
-        QVERIFY(events->isChosen(frames));
-        QCOMPARE(events->pointCount(frames), 200);
+        QVERIFY2(polls->seriesNames().contains(frames), qPrintable(frames));
+        QVERIFY(polls->isChosen(frames));
+        QCOMPARE(polls->pointCount(frames), 200);
         QVERIFY(events->isChosen(QString("polls by %1").arg(src)) == false);
-        colours.insert(seriesColor(events->keyOf(frames)).rgb());
+        colours.insert(seriesColor(polls->keyOf(frames)).rgb());
     }
     QCOMPARE(colours.size(), std::size(sources));
-    QCOMPARE(*events->valueAt("rx by softirq", 5.0, 0.25), 10'000.0);
-    QCOMPARE(*events->valueAt("rx by kthread", 15.0, 0.25), 10'000.0);
+    QCOMPARE(*polls->valueAt("rx by softirq", 5.0, 0.25), 10'000.0);
+    QCOMPARE(*polls->valueAt("rx by kthread", 15.0, 0.25), 10'000.0);
     QVERIFY(events->seriesNames().contains("kernel net rx softirqs"));
-    for (const TimeChart *c : {view_->throughput(), view_->cpu(), view_->latency(), events})
+    for (const TimeChart *c : view_->charts())
         for (const QString &name : c->seriesNames())
             QVERIFY2(!name.contains("rr reply") && !name.contains("rr_reply"), qPrintable(name));
+}
+
+// Issue 44 part 6: who drove the NAPI's polls is a stack of its own, under the others, shown
+// only for a run that has those figures: the top is every frame the polls handed up, each
+// band a source's share; with several NAPIs, each NAPI's sources are the bands and the
+// totals move to the Events legend (off), so that no frame is counted twice.
+void TstCharts::whoDroveThePollsIsAStackOfItsOwn()
+{
+    view_->setWindow(ChartsView::kWholeSession);
+    view_->appendSamples(run(0.1, 10.0));
+    QVERIFY(view_->settle());
+    TimeChart *polls = view_->polls();
+    QCOMPARE(view_->shownCharts().size(), view_->charts().size() - 1); // not for the sim
+    QVERIFY(!view_->events()->timeLabels().empty()); // Events labels the time axis
+
+    // One NAPI: softirq 6,000 and busy 3,000 frames/s, then the kthread 8,000 alone.
+    auto kernelRun = [](double from, double to, bool twoNapis) {
+        std::vector<std::shared_ptr<const Sample>> out;
+        for (double t = from; t <= to + 1e-9; t += 0.1) {
+            auto s = std::make_shared<Sample>(*sample(t, 0.1));
+            const bool late = t > 15;
+            const std::pair<const char *, double> frames[] = {{"softirq", late ? 0 : 6'000},
+                                                              {"timer", 0},
+                                                              {"busy", late ? 0 : 3'000},
+                                                              {"kthread", late ? 8'000 : 0},
+                                                              {"other", 0}};
+            for (const auto &[src, v] : frames) {
+                s->device.push_back(
+                    {std::string("kernel_poll_packets_") + src + "_per_s", "1/s", v});
+                if (!twoNapis) continue;
+                // Two NAPIs: 8193 takes two thirds of each source, 8194 the rest.
+                s->device.push_back({std::string("kernel_napi8193_poll_packets_") + src + "_per_s",
+                                     "1/s", v * 2 / 3});
+                s->device.push_back(
+                    {std::string("kernel_napi8194_poll_packets_") + src + "_per_s", "1/s", v / 3});
+            }
+            out.push_back(s);
+        }
+        return out;
+    };
+    view_->appendSamples(kernelRun(10.1, 20.0, false));
+    view_->replot();
+    QVERIFY(view_->settle());
+    QCOMPARE(view_->shownCharts().back(), polls); // shown, at the bottom, labelling time
+    QVERIFY(!polls->timeLabels().empty());
+    QVERIFY(view_->events()->timeLabels().empty());
+    QVERIFY(polls->stacked());
+    // The stack's lines: each the sum of its band and those below, in the order they came.
+    auto top = [&](const QString &name, double t) {
+        for (const QPointF &p : polls->drawnPoints(name))
+            if (std::fabs(p.x() - t) < 1e-6) return p.y();
+        return -1.0;
+    };
+    QCOMPARE(top("rx by softirq", 12.0), 6'000.0);
+    QCOMPARE(top("rx by busy", 12.0), 9'000.0);
+    QCOMPARE(top("rx by other", 12.0), 9'000.0); // the top: every frame
+    QCOMPARE(top("rx by other", 18.0), 8'000.0);
+    QVERIFY(polls->valueMax() >= 9'000);
+    // The legend reads each source's own figure, and lists the stack's top first.
+    QCOMPARE(*polls->valueAt("rx by busy", 12.0, 0.25), 3'000.0);
+    QCOMPARE(view_->legend(int(ChartId::Polls))->entryNames().front(), QString("rx by other"));
+    // A band hidden by its legend entry leaves the stack.
+    polls->setHidden("rx by softirq", true);
+    view_->replot();
+    QCOMPARE(top("rx by busy", 12.0), 3'000.0);
+    polls->setHidden("rx by softirq", false);
+    // Never on a log axis: a stack there would misstate each band.
+    polls->setLogScale(true);
+    QVERIFY(!polls->logScale());
+    // The busy band is drawn in a light shade of its colour between 6,000 and 9,000.
+    view_->replot();
+    QVERIFY(view_->settle());
+    const QImage img = polls->grab().toImage();
+    const QRectF pa = polls->plotArea();
+    const auto yFor = [&](double v) {
+        return pa.bottom() -
+               (v - polls->valueMin()) / (polls->valueMax() - polls->valueMin()) * pa.height();
+    };
+    const QColor busy = seriesColor(polls->keyOf("rx by busy"));
+    const QColor inBand = img.pixelColor(qRound(polls->xForTime(12.0)), qRound(yFor(7'500)));
+    QVERIFY2(inBand.hue() == busy.hue() || std::abs(inBand.hue() - busy.hue()) <= 3,
+             qPrintable(QString("%1 against %2").arg(inBand.name(), busy.name())));
+
+    // Two NAPIs: each one's sources are the bands; the totals are Events lines, off.
+    view_->clear();
+    QCOMPARE(view_->shownCharts().size(), view_->charts().size() - 1); // hidden again
+    view_->appendSamples(kernelRun(0.1, 20.0, true));
+    view_->replot();
+    QVERIFY(polls->seriesNames().contains("napi 8193 rx by busy"));
+    QVERIFY(!polls->seriesNames().contains("rx by busy"));
+    QVERIFY(view_->events()->seriesNames().contains("rx by busy"));
+    QVERIFY(!view_->events()->isChosen("rx by busy"));
+    const QString topName = polls->chosenNames().back();
+    QCOMPARE(topName, QString("napi 8194 rx by other"));
+    QCOMPARE(top(topName, 12.0), 9'000.0); // each frame once
+    QCOMPARE(top(topName, 18.0), 8'000.0);
+    QVERIFY(seriesColor(polls->keyOf("napi 8193 rx by busy")) !=
+            seriesColor(polls->keyOf("napi 8194 rx by busy")));
 }
 
 // Issue 20: a user's mark between changes made in quick succession keeps its label; the
@@ -634,7 +734,7 @@ void TstCharts::aDropBurstIsSeenAtAnyZoom()
     view_->replot();
     const QColor dropColour = seriesColor("drops_per_s");
     auto check = [&](const QString &when) {
-        for (TimeChart *c : view_->charts()) {
+        for (TimeChart *c : view_->shownCharts()) {
             QCOMPARE(c->dropSpanCount(), 1);
             const QList<QRectF> band = c->dropBandRects();
             QVERIFY2(band.size() == 1, qPrintable(when + ": " + c->title()));
@@ -732,7 +832,7 @@ void TstCharts::plotAreasShareOneTimeAxis()
     view_->replot();
     auto aligned = [this] {
         const QRectF first = view_->charts().front()->plotArea();
-        for (TimeChart *c : view_->charts())
+        for (TimeChart *c : view_->shownCharts())
             // Exactly, not to the pixel: a plot 0.5 px off draws its edge and every line in
             // the next pixel column (issue 46 item 8).
             if (std::fabs(c->plotArea().left() - first.left()) >= 0.01 ||
@@ -743,10 +843,10 @@ void TstCharts::plotAreasShareOneTimeAxis()
     QTRY_VERIFY(aligned());
     // The same time sits at the same pixel in every chart.
     const qreal x = view_->charts().front()->xForTime(12.5);
-    for (TimeChart *c : view_->charts())
+    for (TimeChart *c : view_->shownCharts())
         QVERIFY(std::fabs(c->xForTime(12.5) - x) < 0.01);
     // Round ticks: 0, 5, 10 s (or 1, 2, 5 times a power of ten), anchored on a multiple.
-    for (TimeChart *c : view_->charts()) {
+    for (TimeChart *c : view_->shownCharts()) {
         QVERIFY2(isRoundStep(c->timeTickStep()), qPrintable(QString::number(c->timeTickStep())));
         const double k = c->timeTickAnchor() / c->timeTickStep();
         QCOMPARE(k, std::round(k));
@@ -774,9 +874,9 @@ void TstCharts::timeLabelsSitUnderTheBottomPlotApart()
     view_->appendSamples(run(0.1, 300.0));
     view_->replot();
     QVERIFY(view_->settle());
-    const auto charts = view_->charts();
-    for (std::size_t k = 0; k + 1 < charts.size(); ++k)
-        QVERIFY(charts[k]->timeLabels().empty());
+    const auto charts = view_->shownCharts();
+    for (std::size_t k = 0; k + 1 < view_->charts().size(); ++k)
+        if (view_->charts()[k] != charts.back()) QVERIFY(view_->charts()[k]->timeLabels().empty());
     TimeChart *bottom = charts.back();
     const auto labels = bottom->timeLabels();
     QVERIFY2(labels.size() >= 5, qPrintable(QString::number(labels.size())));

@@ -122,7 +122,10 @@ QString ChartLegend::titleText() const
 
 QStringList ChartLegend::entryNames() const
 {
-    return items_.keys();
+    QStringList out;
+    for (int i = 0; i < list_->count(); ++i)
+        out << list_->item(i)->data(Qt::UserRole).toString();
+    return out;
 }
 
 QString ChartLegend::entryText(const QString &name) const

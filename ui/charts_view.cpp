@@ -30,6 +30,10 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
     for (const ChartDef &def : chartDefs()) {
         auto *chart = new TimeChart(tr(def.title), tr(def.unit), def.logByDefault);
         if (def.rightUnit) chart->addRightAxis(tr(def.rightUnit));
+        if (def.stacked) {
+            chart->setStacked(true);
+            chart->setStackRank(stackRank);
+        }
         const ChartId id = def.id;
         chart->setChosenPredicate([id](const QString &key) {
             for (const SeriesDef &s : seriesDefs())
@@ -37,7 +41,7 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
             if (key.startsWith(QLatin1String(kDeviceKeyPrefix))) {
                 const auto d =
                     deviceSeriesFor(key.mid(int(std::strlen(kDeviceKeyPrefix))).toStdString());
-                return d && d->defaultOn;
+                return d && d->chart == id && d->defaultOn; // a whole not stacked: off
             }
             return true; // threads, the GUI thread
         });
@@ -49,9 +53,11 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
         h->addWidget(chart, 1);
         h->addWidget(legend);
         split->addWidget(row);
+        if (def.onlyWhenUsed) row->hide();
         const int k = static_cast<int>(charts_.size());
         charts_.push_back(chart);
         legends_.push_back(legend);
+        rows_.push_back(row);
         connect(chart, &TimeChart::seriesChanged, this, [this, k] { refreshLegend(k); });
         // The layout places each plot after its labels change: line the four up again.
         connect(chart->chart(), &QChart::plotAreaChanged, this, &ChartsView::requestAlign,
@@ -77,8 +83,7 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
         refreshLegend(k);
     }
     charts_.front()->setMarkerLabels(true);
-    for (std::size_t k = 0; k + 1 < charts_.size(); ++k)
-        charts_[k]->setTimeLabels(false); // one time axis: labelled under the bottom chart
+    labelBottomChart();
     // Equal shares of the height (beyond each chart's minimum), whatever each one's size hint:
     // a chart with a longer axis title was given twice the others' (issue 46 item 8).
     for (int k = 0; k < split->count(); ++k)
@@ -122,6 +127,39 @@ void ChartsView::setSettingsGroup(const QString &group)
         for (const QString &key : off)
             charts_[k]->setKeyChosen(currentKey(key), false);
     }
+}
+
+std::vector<TimeChart *> ChartsView::shownCharts() const
+{
+    std::vector<TimeChart *> out;
+    for (std::size_t k = 0; k < charts_.size(); ++k)
+        if (!rows_[k]->isHidden()) out.push_back(charts_[k]);
+    return out;
+}
+
+void ChartsView::labelBottomChart()
+{
+    // One time axis: labelled under the bottom chart shown.
+    const std::vector<TimeChart *> shown = shownCharts();
+    for (TimeChart *c : charts_)
+        c->setTimeLabels(c == shown.back());
+}
+
+void ChartsView::showUsedCharts()
+{
+    bool changed = false;
+    for (std::size_t k = 0; k < charts_.size(); ++k) {
+        if (!chartDefs()[k].onlyWhenUsed) continue;
+        const bool used = !charts_[k]->seriesNames().isEmpty();
+        if (used == !rows_[k]->isHidden()) continue;
+        rows_[k]->setVisible(used);
+        changed = true;
+    }
+    if (!changed) return;
+    labelBottomChart();
+    // Equal shares again, the new chart's included.
+    split_->setSizes(QList<int>(split_->count(), 1000));
+    requestAlign();
 }
 
 void ChartsView::setForExport()
@@ -197,7 +235,7 @@ void ChartsView::refreshLegend(int k)
         }
         if (chosen) chosenLabels << label;
     }
-    legend->setChoices(all, chosenLabels, c->logScale(), true);
+    legend->setChoices(all, chosenLabels, c->logScale(), !c->stacked());
     QHash<QString, QColor> colors;
     QHash<QString, bool> dashed, hidden;
     // The chart's own series first, in the catalogue's order, then the GUI thread, then the
@@ -216,6 +254,11 @@ void ChartsView::refreshLegend(int k)
     };
     std::stable_sort(names.begin(), names.end(),
                      [&](const QString &a, const QString &b) { return rank(a) < rank(b); });
+    if (c->stacked()) { // a stack's legend reads as the stack does: its top first
+        names.clear();
+        for (const QString &n : c->stackOrder())
+            if (c->isChosen(n)) names.prepend(n);
+    }
     for (const QString &n : names) {
         colors.insert(n, seriesColor(c->keyOf(n)));
         dashed.insert(n, c->isDashed(n));
@@ -234,6 +277,7 @@ void ChartsView::clear()
     plottedEnd_ = -1;
     latencyEvery_ = 1;
     legend(static_cast<int>(ChartId::Latency))->setNote({}, {});
+    showUsedCharts();
     setCrosshair(std::nullopt);
     setPaused(false);
     replot();
@@ -299,13 +343,19 @@ void ChartsView::prepareMore(PreparedCharts &out,
         return first;
     };
     // A device's charted figures, found by name once per batch as the threads are; a figure
-    // no row charts is remembered as such.
-    std::vector<std::pair<std::string, std::optional<std::size_t>>> figures;
-    const auto deviceSeries = [&](const std::string &name) -> std::optional<std::size_t> {
-        for (const auto &[seen, at] : figures)
-            if (seen == name) return at;
+    // no row charts is remembered as such. `split`: the sample gives each NAPI's figures.
+    struct Figure {
+        std::string name;
+        bool split;
         std::optional<std::size_t> at;
-        if (const auto d = deviceSeriesFor(name)) {
+    };
+    std::vector<Figure> figures;
+    const auto deviceSeries = [&](const std::string &name,
+                                  bool split) -> std::optional<std::size_t> {
+        for (const Figure &f : figures)
+            if (f.split == split && f.name == name) return f.at;
+        std::optional<std::size_t> at;
+        if (const auto d = deviceSeriesFor(name, split)) {
             const QString label = d->label + suffix;
             std::size_t k = fixed;
             while (k < out.series.size() &&
@@ -315,7 +365,7 @@ void ChartsView::prepareMore(PreparedCharts &out,
                 out.series.push_back({static_cast<int>(d->chart), label, d->key, false, {}});
             at = k;
         }
-        figures.emplace_back(name, at);
+        figures.push_back({name, split, at});
         return at;
     };
     for (const auto &sp : samples) {
@@ -345,8 +395,11 @@ void ChartsView::prepareMore(PreparedCharts &out,
             for (const ThreadSeriesDef &def : threadSeriesDefs())
                 out.series[d++].points.push(QPointF(t, th.*def.field));
         }
+        const bool split = std::any_of(s.device.begin(), s.device.end(), [](const DeviceMetric &m) {
+            return isPerNapiFigure(m.name);
+        });
         for (const DeviceMetric &m : s.device)
-            if (const auto at = deviceSeries(m.name))
+            if (const auto at = deviceSeries(m.name, split))
                 out.series[*at].points.push(QPointF(t, m.value));
     }
     if (out.intervals.size() > kRecentIntervals)
@@ -404,6 +457,7 @@ void ChartsView::adopt(PreparedCharts &&prepared, bool dashed)
     for (auto &s : prepared.series)
         charts_[static_cast<std::size_t>(s.chart)]->adopt(s.name, std::move(s.points), dashed,
                                                           s.key, s.right);
+    showUsedCharts();
 }
 
 void ChartsView::add(const std::vector<std::shared_ptr<const Sample>> &samples,
@@ -546,7 +600,7 @@ bool ChartsView::settle()
     // To a hundredth of a pixel: the insets carry the labels' fractional widths.
     auto aligned = [this] {
         const QRectF first = charts_.front()->plotArea();
-        for (auto *c : charts_)
+        for (auto *c : shownCharts())
             if (std::abs(c->plotArea().left() - first.left()) >= kAligned ||
                 std::abs(c->plotArea().right() - first.right()) >= kAligned)
                 return false;
@@ -582,7 +636,7 @@ void ChartsView::requestAlign()
 void ChartsView::align()
 {
     qreal left = 0, right = 0;
-    for (auto *c : charts_) {
+    for (auto *c : shownCharts()) {
         left = std::max(left, c->leftNeeded());
         right = std::max(right, c->rightNeeded());
     }

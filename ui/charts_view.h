@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The four stacked charts of a session on one time axis (throughput, CPU per thread,
-// latency, events), each with its legend, fed live from the engine or all at once from the
-// database. The series come from the catalogue (series_catalog.h); the user chooses them per
-// chart, hides one by its legend entry, switches an axis to log, zooms and pans the time
-// axis, pauses the view while recording goes on, and reads every chart at one time with the
-// crosshair. The plot areas share their left and right edges to the pixel.
+// The stacked charts of a session on one time axis (throughput, CPU per thread, latency,
+// events, and for the kernel device who drove its NAPI polls), each with its legend, fed live from
+// the engine or all at once from the database. The series come from the catalogue
+// (series_catalog.h); the user chooses them per chart, hides one by its legend entry, switches an
+// axis to log, zooms and pans the time axis, pauses the view while recording goes on, and reads
+// every chart at one time with the crosshair. The plot areas share their left and right edges to
+// the pixel.
 #pragma once
 
 #include <QWidget>
@@ -97,7 +98,11 @@ class ChartsView : public QWidget {
     TimeChart *cpu() const { return charts_[1]; }
     TimeChart *latency() const { return charts_[2]; }
     TimeChart *events() const { return charts_[3]; }
+    TimeChart *polls() const { return charts_[static_cast<std::size_t>(ChartId::Polls)]; }
+    // Every chart, in the stack's order, shown or not (a device's own chart is shown only
+    // when the run has its figures).
     const std::vector<TimeChart *> &charts() const { return charts_; }
+    std::vector<TimeChart *> shownCharts() const;
     ChartLegend *legend(int chart) const { return legends_[static_cast<std::size_t>(chart)]; }
     double endTime() const { return end_; }
     // Samples drawn as the start of a new line: the stalls the engine recorded.
@@ -120,6 +125,9 @@ class ChartsView : public QWidget {
     void requestReplot();
     void align();
     void requestAlign();
+    // A chart shown only when used (ChartDef::onlyWhenUsed) is shown while it has a series.
+    void showUsedCharts();
+    void labelBottomChart();
     void refreshLegend(int k);
     // The latency legend says when its figures are sampled (latency.sample_every).
     void noteLatencySampling(std::uint32_t every);
@@ -128,6 +136,7 @@ class ChartsView : public QWidget {
     void saveChoices(int chart) const;
     std::vector<TimeChart *> charts_;
     std::vector<ChartLegend *> legends_;
+    std::vector<QWidget *> rows_;    // each chart with its legend, in the splitter
     std::uint32_t latencyEvery_ = 1; // the latency legend's sampling note
     QSplitter *split_ = nullptr;
     QString settingsGroup_;

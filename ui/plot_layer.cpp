@@ -3,6 +3,7 @@
 
 #include <QFontMetrics>
 #include <QPainter>
+#include <algorithm>
 #include <cmath>
 
 namespace ringlab::ui {
@@ -149,12 +150,23 @@ void PlotLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidg
     for (const Line &line : lines_) {
         const double lo = line.right ? rlo_ : lo_, hi = line.right ? rhi_ : hi_;
         const double ys = plot_.height() / (hi - lo);
-        painter->setPen(line.pen);
+        const qreal base = plot_.bottom() - (std::clamp(0.0, lo, hi) - lo) * ys;
         for (const QPolygonF &piece : line.pieces) {
             scratch_.resize(piece.size());
             for (qsizetype i = 0; i < piece.size(); ++i)
                 scratch_[i] = QPointF(plot_.left() + (piece[i].x() - from_) * xs,
                                       plot_.bottom() - (piece[i].y() - lo) * ys);
+            if (line.fill.style() != Qt::NoBrush && scratch_.size() > 1) {
+                const QPointF first = scratch_.front(), last = scratch_.back();
+                scratch_.append(QPointF(last.x(), base));
+                scratch_.append(QPointF(first.x(), base));
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(line.fill);
+                painter->drawPolygon(scratch_);
+                painter->setBrush(Qt::NoBrush);
+                scratch_.resize(piece.size());
+            }
+            painter->setPen(line.pen);
             if (scratch_.size() == 1) // a lone sample between gaps: a dot, not nothing
                 painter->drawPoint(scratch_.front());
             else

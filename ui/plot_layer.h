@@ -10,6 +10,7 @@
 // Here a redraw is a polyline per piece and a drawText per label.
 #pragma once
 
+#include <QBrush>
 #include <QFont>
 #include <QGraphicsItem>
 #include <QPen>
@@ -26,6 +27,9 @@ class PlotLayer : public QGraphicsItem {
         QPen pen;
         bool right = false;
         std::vector<QPolygonF> pieces;
+        // Filled down to the value 0 under the line (a stacked chart's band: the layers are
+        // painted from the top of the stack down, each over the one above's fill).
+        QBrush fill = Qt::NoBrush;
     };
     // The time axis's ticks: every `step` seconds from `anchor`, labelled with `decimals`.
     struct TimeTicks {

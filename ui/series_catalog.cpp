@@ -2,6 +2,7 @@
 #include "ui/series_catalog.h"
 
 #include <QHash>
+#include <cstring>
 #include <string_view>
 
 #include "engine/metrics/metric_table.h"
@@ -15,6 +16,9 @@ const std::vector<ChartDef> &chartDefs()
         {ChartId::Cpu, "cpu", "CPU per thread", "ms/s", nullptr, false},
         {ChartId::Latency, "latency", "Latency", "µs", nullptr, true},
         {ChartId::Events, "events", "Events", "1/s", nullptr, true},
+        // Who drove the NAPI's polls (issue 44 part 6): the frames each source's polls handed
+        // up, stacked, so that the top is every frame the polls took and each band its share.
+        {ChartId::Polls, "napi_polls", "NAPI polls", "frames/s", nullptr, false, true, true},
     };
     return defs;
 }
@@ -99,30 +103,58 @@ const std::vector<ThreadSeriesDef> &threadSeriesDefs()
 
 const std::vector<DeviceSeriesDef> &deviceSeriesDefs()
 {
-    // First match wins. Who drove the NAPI's polls is the kernel device's headline (issue 44
-    // part 6): "rx by SOURCE", the frames its polls handed up, is shown; the rest is a click
-    // away in the legend.
+    // First match wins. Who drove the NAPI's polls is the kernel device's headline: the
+    // frames by source, each NAPI's where the netdev has several, stacked on a chart of their
+    // own; the poll counts and the other counters are a click away in the Events legend.
     static const std::vector<DeviceSeriesDef> defs = {
-        {"kernel_poll_packets_", ChartId::Events, true, "rx by "},
-        {"kernel_polls_", ChartId::Events, false, "polls by "},
-        {"kernel_", ChartId::Events, false, "kernel "},
-        {"netdev_", ChartId::Events, false, "netdev "},
+        {"poll_packets_", true, ChartId::Polls, true, "rx by "},
+        {"kernel_poll_packets_", false, ChartId::Polls, true, "rx by ", true, ChartId::Events},
+        {"kernel_polls_", false, ChartId::Events, false, "polls by "},
+        {"kernel_", false, ChartId::Events, false, "kernel "},
+        {"netdev_", false, ChartId::Events, false, "netdev "},
     };
     return defs;
 }
 
-std::optional<DeviceSeries> deviceSeriesFor(const std::string &figure)
+namespace {
+constexpr std::string_view kNapiPrefix = "kernel_napi";
+
+// "kernel_napi8193_poll_packets_busy_per_s": 8193 and what follows "kernel_napi8193_".
+std::optional<std::pair<std::string_view, std::string_view>> splitNapi(std::string_view figure)
 {
+    if (figure.substr(0, kNapiPrefix.size()) != kNapiPrefix) return std::nullopt;
+    const std::string_view rest = figure.substr(kNapiPrefix.size());
+    std::size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9')
+        ++digits;
+    if (digits == 0 || digits >= rest.size() || rest[digits] != '_') return std::nullopt;
+    return std::pair{rest.substr(0, digits), rest.substr(digits + 1)};
+}
+} // namespace
+
+bool isPerNapiFigure(const std::string &figure)
+{
+    return splitNapi(figure).has_value();
+}
+
+std::optional<DeviceSeries> deviceSeriesFor(const std::string &figure, bool split)
+{
+    const auto napi = splitNapi(figure);
     for (const DeviceSeriesDef &d : deviceSeriesDefs()) {
+        if (d.perNapi && !napi) continue;
+        const std::string_view name = d.perNapi ? napi->second : std::string_view(figure);
         const std::string_view prefix(d.prefix);
-        if (figure.size() <= prefix.size() || figure.compare(0, prefix.size(), prefix) != 0)
-            continue;
-        QString rest = QString::fromStdString(figure.substr(prefix.size()));
+        if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+        QString rest = QString::fromUtf8(name.substr(prefix.size()));
         if (rest.endsWith(QLatin1String("_per_s"))) rest.chop(6);
         rest.replace(QLatin1Char('_'), QLatin1Char(' '));
-        return DeviceSeries{d.chart, d.defaultOn,
+        QString label = QLatin1String(d.label) + rest;
+        if (d.perNapi)
+            label = QStringLiteral("napi %1 ").arg(QString::fromUtf8(napi->first)) + label;
+        const bool elsewhere = d.whole && split;
+        return DeviceSeries{elsewhere ? d.wholeChart : d.chart, elsewhere ? false : d.defaultOn,
                             QLatin1String(kDeviceKeyPrefix) + QString::fromStdString(figure),
-                            QLatin1String(d.label) + rest};
+                            label};
     }
     return std::nullopt;
 }
@@ -203,6 +235,55 @@ const QHash<QString, QColor> &otherColors()
 }
 } // namespace
 
+namespace {
+// The poll sources in the kernel's order (drivers/kernel/poll_attribution.h), each with
+// its hue: one per source, whichever NAPI, so that a stack reads by colour.
+constexpr std::pair<std::string_view, QRgb> kPollSources[] = {
+    {"softirq", 0xf28e2b}, {"timer", 0xb07aa1}, {"busy", 0x4e79a7},
+    {"kthread", 0x59a14f}, {"other", 0xbab0ac},
+};
+
+struct PollFigure {
+    unsigned napi = 0; // 0: the netdev's total
+    std::size_t source = 0;
+};
+// A figure of frames by poll source ("kernel_poll_packets_busy_per_s", or one NAPI's).
+std::optional<PollFigure> pollFigure(const std::string &figure)
+{
+    const auto napi = splitNapi(figure);
+    const std::string_view name = napi ? napi->second : std::string_view(figure);
+    const std::string_view prefix = napi ? "poll_packets_" : "kernel_poll_packets_";
+    if (name.substr(0, prefix.size()) != prefix) return std::nullopt;
+    const std::string_view source = name.substr(prefix.size());
+    for (std::size_t k = 0; k < std::size(kPollSources); ++k)
+        if (source.substr(0, kPollSources[k].first.size()) == kPollSources[k].first)
+            return PollFigure{napi ? QString::fromUtf8(napi->first).toUInt() : 0, k};
+    return std::nullopt;
+}
+
+// A NAPI of several takes a shade of its source's hue by its id (its bands lie together).
+std::optional<QColor> pollSourceColor(const std::string &figure)
+{
+    const auto f = pollFigure(figure);
+    if (!f) return std::nullopt;
+    QColor c(kPollSources[f->source].second);
+    if (f->napi) {
+        static constexpr int kShades[] = {100, 135, 75};
+        c = c.darker(kShades[f->napi % std::size(kShades)]);
+    }
+    return c;
+}
+} // namespace
+
+long stackRank(const QString &key)
+{
+    if (!key.startsWith(QLatin1String(kDeviceKeyPrefix))) return 0;
+    const auto f = pollFigure(key.mid(int(std::strlen(kDeviceKeyPrefix))).toStdString());
+    if (!f) return 0;
+    return static_cast<long>(f->napi) * static_cast<long>(std::size(kPollSources)) +
+           static_cast<long>(f->source);
+}
+
 bool isThreadColorKey(const QString &key)
 {
     return !otherColors().contains(key) && !key.startsWith(QLatin1String(kDeviceKeyPrefix));
@@ -212,7 +293,10 @@ QColor seriesColor(const QString &key)
 {
     if (auto it = otherColors().find(key); it != otherColors().end()) return *it;
     if (key.startsWith(QLatin1String(kDeviceKeyPrefix))) {
-        // A device's figures: muted hues of their own, by a stable hash of the name.
+        if (const auto c =
+                pollSourceColor(key.mid(int(std::strlen(kDeviceKeyPrefix))).toStdString()))
+            return *c;
+        // A device's other figures: muted hues of their own, by a stable hash of the name.
         static constexpr QRgb kDevice[] = {0x3b6e8f, 0xb5651d, 0x4f7942, 0x8e4585, 0x6d6875,
                                            0xc08497, 0x2a9d8f, 0x9c6644, 0x5e60ce, 0x80b918};
         return QColor(kDevice[qHash(key, 0) % std::size(kDevice)]);

@@ -14,8 +14,10 @@
 
 namespace ringlab::ui {
 
-enum class ChartId { Throughput, Cpu, Latency, Events };
-inline constexpr int kChartCount = 4;
+// The charts of the stack, top to bottom. Polls is the kernel device's: shown only when a
+// run has its figures.
+enum class ChartId { Throughput, Cpu, Latency, Events, Polls };
+inline constexpr int kChartCount = 5;
 
 struct ChartDef {
     ChartId id;
@@ -24,6 +26,10 @@ struct ChartDef {
     const char *unit;
     const char *rightUnit; // null: no right axis
     bool logByDefault;
+    // Series drawn as stacked areas on a linear axis (parts of one whole); never log.
+    bool stacked = false;
+    // Shown only while it has a series (a device's own chart).
+    bool onlyWhenUsed = false;
 };
 const std::vector<ChartDef> &chartDefs();
 
@@ -50,10 +56,19 @@ const std::vector<ThreadSeriesDef> &threadSeriesDefs();
 // poll), charted by the prefix of their names: one series per figure the run has, keyed
 // "device:" + name. Figures that match no row are in the session, not on a chart.
 struct DeviceSeriesDef {
-    const char *prefix; // of the figure's name
+    // Of the figure's name; for a row `perNapi`, of what follows "kernel_napiID_" (the
+    // figures of one NAPI of several, drivers/kernel/poll_attribution.h).
+    const char *prefix;
+    bool perNapi;
     ChartId chart;
     bool defaultOn;
-    const char *label; // the legend: label + what follows the prefix, without "_per_s"
+    // The legend: label + what follows the prefix, without "_per_s" ("napi ID " before it
+    // for a row perNapi).
+    const char *label;
+    // In a stacked chart, a whole that the sample also gives in parts (each NAPI's): drawn
+    // on `wholeChart` instead, so that the stack counts each frame once.
+    bool whole = false;
+    ChartId wholeChart = ChartId::Events;
 };
 const std::vector<DeviceSeriesDef> &deviceSeriesDefs();
 inline constexpr const char *kDeviceKeyPrefix = "device:";
@@ -62,8 +77,15 @@ struct DeviceSeries {
     bool defaultOn;
     QString key, label;
 };
-// The series a device's figure is drawn as, if any.
-std::optional<DeviceSeries> deviceSeriesFor(const std::string &figure);
+// The series a device's figure is drawn as, if any. `split`: the same sample has figures of
+// rows perNapi (the whole is then not stacked).
+std::optional<DeviceSeries> deviceSeriesFor(const std::string &figure, bool split = false);
+// Where a device's series lies in a stack (ChartDef::stacked), bottom first: by NAPI (the
+// totals first), then by poll source in the kernel's order (softirq, timer, busy, kthread,
+// other).
+long stackRank(const QString &key);
+// Whether a figure is one of a row perNapi (a sample that has one is `split`).
+bool isPerNapiFigure(const std::string &figure);
 
 // The desktop's own GUI thread, a CPU series of its own (live runs only).
 inline constexpr const char *kGuiThreadKey = "gui";

@@ -130,8 +130,33 @@ void TimeChart::fitMinimumHeight()
     if (wanted != minimumHeight()) setMinimumHeight(wanted);
 }
 
+void TimeChart::setStacked(bool stacked)
+{
+    stacked_ = stacked;
+    if (stacked_) setLogScale(false); // a stack on a log axis would misstate each band
+    replot(from_, to_);
+}
+
+void TimeChart::setStackRank(std::function<long(const QString &key)> rank)
+{
+    stackRank_ = std::move(rank);
+    replot(from_, to_);
+    emit seriesChanged();
+}
+
+QStringList TimeChart::stackOrder() const
+{
+    QStringList out = order_;
+    if (stackRank_)
+        std::stable_sort(out.begin(), out.end(), [this](const QString &a, const QString &b) {
+            return stackRank_(keyOf(a)) < stackRank_(keyOf(b));
+        });
+    return out;
+}
+
 void TimeChart::setLogScale(bool log)
 {
+    if (stacked_) log = false;
     if (log == log_) return;
     log_ = log;
     y_->setTitleText(log_ ? unit_ + tr(" (log)") : unit_);
@@ -549,6 +574,71 @@ QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int 
     return out;
 }
 
+namespace {
+// A series' points around [from, to]: those inside and one each side (the line entering
+// and leaving the window).
+std::pair<std::size_t, std::size_t> windowOf(const std::vector<QPointF> &pts, double from,
+                                             double to)
+{
+    auto lo = std::lower_bound(pts.begin(), pts.end(), from,
+                               [](const QPointF &p, double t) { return p.x() < t; });
+    auto hi = std::upper_bound(pts.begin(), pts.end(), to,
+                               [](double t, const QPointF &p) { return t < p.x(); });
+    if (lo != pts.begin()) --lo;
+    if (hi != pts.end()) ++hi;
+    return {static_cast<std::size_t>(lo - pts.begin()), static_cast<std::size_t>(hi - pts.begin())};
+}
+
+// `below` (a stack's running sum) with the points [from, to) of `layer` added, both in time
+// order. The figures of one sample share its time: a time only one of them has is a sample
+// where the other had no value (a NAPI that came or went), which adds nothing there.
+std::vector<QPointF> stackOn(const std::vector<QPointF> &below, const std::vector<QPointF> &layer,
+                             std::size_t from, std::size_t to)
+{
+    std::vector<QPointF> out;
+    out.reserve(below.size() + (to - from));
+    std::size_t i = 0, j = from;
+    while (i < below.size() || j < to) {
+        if (j == to || (i < below.size() && below[i].x() < layer[j].x())) {
+            out.push_back(below[i++]);
+        } else if (i == below.size() || layer[j].x() < below[i].x()) {
+            out.push_back(layer[j++]);
+        } else {
+            out.emplace_back(below[i].x(), below[i].y() + layer[j].y());
+            ++i;
+            ++j;
+        }
+    }
+    return out;
+}
+} // namespace
+
+std::vector<std::pair<TimeChart::Series *, QList<QPointF>>> TimeChart::stackedInView(int columns)
+{
+    std::vector<std::pair<Series *, QList<QPointF>>> shown;
+    // A run's own series stack together; a comparison's (dashed) stack on their own.
+    for (const bool dashed : {false, true}) {
+        Series sum; // the running sum so far, unbroken: the gaps cut it when drawn
+        for (const QString &name : stackOrder()) {
+            const auto it = series_.find(name);
+            if (it == series_.end() || it->dashed != dashed) continue;
+            Series &s = *it;
+            if (!drawnNow(s)) {
+                if (s.drawn) draw(s, {});
+                continue;
+            }
+            const auto [from, to] = windowOf(s.data.points, from_, to_);
+            // Only the window is summed: the cost is the points in view, not the session's.
+            const auto [bFrom, bTo] = windowOf(sum.data.points, from_, to_);
+            std::vector<QPointF> below(sum.data.points.begin() + static_cast<long>(bFrom),
+                                       sum.data.points.begin() + static_cast<long>(bTo));
+            sum.data.points = stackOn(below, s.data.points, from, to);
+            shown.emplace_back(&s, decimate(sum, from_, to_, columns));
+        }
+    }
+    return shown;
+}
+
 void TimeChart::draw(Series &s, const QList<QPointF> &pts, double floor)
 {
     // Cut the points into unbroken pieces at the gaps, one line series per piece.
@@ -660,14 +750,20 @@ void TimeChart::replot(double from, double to)
     // The points first, then the axis's range, then the lines: on a log axis the zeros are
     // drawn below the floor the range gives.
     std::vector<std::pair<Series *, QList<QPointF>>> shown;
-    for (auto it = series_.begin(); it != series_.end(); ++it) {
-        Series &s = *it;
-        if (!drawnNow(s)) {
-            if (s.drawn) draw(s, {});
-            continue;
+    if (stacked_) {
+        shown = stackedInView(columns);
+    } else {
+        for (auto it = series_.begin(); it != series_.end(); ++it) {
+            Series &s = *it;
+            if (!drawnNow(s)) {
+                if (s.drawn) draw(s, {});
+                continue;
+            }
+            shown.emplace_back(&s, decimate(s, from_, to_, columns));
         }
-        shown.emplace_back(&s, decimate(s, from_, to_, columns));
-        const QList<QPointF> &pts = shown.back().second;
+    }
+    for (const auto &[sp, pts] : shown) {
+        const Series &s = *sp;
         for (const auto &p : pts)
             if (p.x() >= from_ && p.x() <= to_ && !(log_ && !s.right && p.y() <= 0)) {
                 if (s.right) {
@@ -694,14 +790,30 @@ void TimeChart::replot(double from, double to)
     layer_->setValueRange(y_->min(), y_->max());
     if (yRight_) layer_->setRightRange(yRight_->min(), yRight_->max());
     std::vector<PlotLayer::Line> lines;
-    for (const QString &name : order_) {
+    for (const QString &name : stacked_ ? stackOrder() : order_) {
         const auto it = series_.constFind(name);
         if (it == series_.constEnd() || it->shown.empty()) continue;
         const Series &s = *it;
-        QPen pen(seriesColor(s.key));
+        const QColor color = seriesColor(s.key);
+        QPen pen(color);
         pen.setWidthF(1.6);
         if (s.dashed) pen.setStyle(Qt::DashLine);
-        lines.push_back({pen, s.right, s.shown});
+        QBrush fill = Qt::NoBrush;
+        if (stacked_ && !s.dashed) {
+            // The band in a light shade of the series' colour, its top edge in the colour.
+            fill = QColor::fromRgbF(0.45f * color.redF() + 0.55f, 0.45f * color.greenF() + 0.55f,
+                                    0.45f * color.blueF() + 0.55f);
+            pen.setWidthF(1.2);
+        }
+        lines.push_back({pen, s.right, s.shown, fill});
+    }
+    // A stack is painted from its top down, each band's fill covering the one above's below
+    // it; a comparison's unfilled lines go over the bands.
+    if (stacked_) {
+        const auto unfilled = std::stable_partition(lines.begin(), lines.end(), [](const auto &l) {
+            return l.fill.style() != Qt::NoBrush;
+        });
+        std::reverse(lines.begin(), unfilled);
     }
     layer_->setLines(std::move(lines));
     placeMarkers();

@@ -82,6 +82,16 @@ class TimeChart : public QChartView {
     bool isHidden(const QString &series) const;
     void setLogScale(bool log);
     bool logScale() const { return log_; }
+    // Series drawn as stacked bands on a linear axis, in the order they came: each line is
+    // the sum of its series and those before it (at each sample's time), its
+    // band filled down to the one below. A comparison's dashed series stack on their own,
+    // unfilled; a hidden series leaves the stack. Values read (valueAt) are each series' own.
+    void setStacked(bool stacked);
+    bool stacked() const { return stacked_; }
+    // The stack's order, bottom first, by a rank of each series' key (equal ranks: in the
+    // order they came).
+    void setStackRank(std::function<long(const QString &key)> rank);
+    QStringList stackOrder() const;
 
     int pointCount(const QString &series) const; // points drawn now
     int lineCount(const QString &series) const;  // drawn pieces: 1 + the gaps it crosses
@@ -179,6 +189,8 @@ class TimeChart : public QChartView {
     void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
              bool right);
     static QList<QPointF> decimate(const Series &s, double from, double to, int columns);
+    // The series' stacked lines in view (setStacked), decimated as decimate() does.
+    std::vector<std::pair<Series *, QList<QPointF>>> stackedInView(int columns);
     // `floor`: on a log axis, the axis's bottom (log10); zeros are drawn a decade below it.
     void draw(Series &s, const QList<QPointF> &pts, double floor = 0);
     void placeDropBand();
@@ -200,6 +212,8 @@ class TimeChart : public QChartView {
 
     QString title_, unit_;
     bool log_;
+    bool stacked_ = false;
+    std::function<long(const QString &)> stackRank_;
     PlotLayer *layer_ = nullptr;
     bool timeLabels_ = false;
     QCategoryAxis *y_;
