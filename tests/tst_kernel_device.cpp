@@ -327,6 +327,32 @@ void TstKernelDevice::threadedNapiMovesTheWorkToItsKthread()
     for (const auto &s : r.before)
         for (const auto &t : s["cpu"].toObject()["threads"].toArray())
             QVERIFY(!t.toObject()["name"].toString().startsWith("napi/"));
+    // The softirq's own CPU, a row per CPU that ran it ("NET_RX/N", from the BPF program):
+    // its runs are the NET_RX softirqs /proc/softirqs counts, sample by sample, and before
+    // the switch it carried every request and reply.
+    QVector<double> rxMs, rxRatio;
+    for (int k = 5; k < r.before.size(); ++k) {
+        double ms = 0, runs = 0;
+        int rows = 0;
+        for (const auto &t : r.before[k]["cpu"].toObject()["threads"].toArray())
+            if (t.toObject()["name"].toString().startsWith("NET_RX/")) {
+                ++rows;
+                ms += t.toObject()["cpu_ms_per_s"].toDouble();
+                runs += t.toObject()["wakeups_per_s"].toDouble();
+            }
+        const double counted =
+            r.before[k]["device"].toObject()["kernel_net_rx_softirqs_per_s"].toDouble();
+        if (rows == 0 || counted <= 0) continue;
+        rxMs << ms;
+        rxRatio << runs / counted;
+    }
+    QVERIFY2(rxMs.size() >= 8,
+             qPrintable(QString("%1 samples with NET_RX rows: %2").arg(rxMs.size()).arg(r.err)));
+    std::sort(rxMs.begin(), rxMs.end());
+    std::sort(rxRatio.begin(), rxRatio.end());
+    QVERIFY2(median(rxMs) > 1, qPrintable(QString::number(median(rxMs))));
+    QVERIFY2(median(rxRatio) > 0.8 && median(rxRatio) < 1.25,
+             qPrintable(QString("BPF's runs / softirqs counted: %1").arg(median(rxRatio))));
     // Part 6, who drove each poll: the softirq before, the kthread after, each carrying the
     // requests (10,000 a second) to the engine's socket.
     const QVector<double> bySoftirq = figure(r.before, 5, "kernel_poll_packets_softirq_per_s");

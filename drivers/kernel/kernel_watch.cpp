@@ -58,6 +58,19 @@ void kernelFigures(const KernelReading &before, const KernelReading &after, Devi
         for (const auto &b : before.threads)
             if (b.napi.pid == t.napi.pid && b.napi.name == t.napi.name)
                 out.threads.push_back(threadRates(t.napi.name, b.cpu, t.cpu, s));
+    // The softirq as a row of the CPU chart per CPU that ran it since the run began (a CPU
+    // that never did is not a row of zeros on a large machine).
+    if (before.netRx.size() == after.netRx.size())
+        for (std::size_t c = 0; c < after.netRx.size(); ++c) {
+            const SoftirqTime &a = after.netRx[c], &b = before.netRx[c];
+            if (a.runs == 0) continue;
+            ThreadStat t;
+            t.name = kNetRxRowPrefix + std::to_string(c);
+            t.cpuMsPerS = (a.ns >= b.ns ? static_cast<double>(a.ns - b.ns) : 0) / 1e6 / s;
+            t.cpuPct = t.cpuMsPerS / 10;
+            t.wakeupsPerS = (a.runs >= b.runs ? static_cast<double>(a.runs - b.runs) : 0) / s;
+            out.threads.push_back(std::move(t));
+        }
 }
 
 KernelWatch::KernelWatch(std::string ifname)
@@ -138,6 +151,11 @@ void KernelWatch::run()
         else if (problem.empty())
             problem = st.error;
         findThreads(r);
+        if (polls_)
+            if (auto st = polls_->readSoftirqTime(r.netRx); !st.ok()) {
+                r.netRx.clear();
+                if (problem.empty()) problem = st.error;
+            }
         if (!polls_) {
             if (problem.empty()) problem = pollsRefused;
         } else if (napiIds_.empty()) {

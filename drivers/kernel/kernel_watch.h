@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // What the kernel spends on a netdev's traffic, for every sample of a kernel-device run
 // (issue 44, part 3): softnet, NET_RX/NET_TX softirqs and busy-poll receives (host-wide),
-// the netdev's packets and drops, and each NAPI kthread's CPU and wakeups.
+// the netdev's packets and drops, each NAPI kthread's CPU and wakeups, and each CPU's time
+// in the NET_RX softirq.
 //
 // Those are files in procfs and sysfs, and the threads that measure never do I/O
 // (DESIGN.md): a thread of the watch's own reads them every 50 ms and publishes the reading;
@@ -35,6 +36,8 @@ struct KernelReading {
     // Each of the netdev's NAPIs (by id): its polls by what drove them.
     std::vector<std::pair<unsigned, PollCounts>> polls;
     bool hasPolls = false;
+    // Each CPU's NET_RX softirq time (by CPU number; from the same BPF program).
+    std::vector<SoftirqTime> netRx;
     struct Thread {
         NapiThread napi;
         ThreadCpu cpu;
@@ -43,7 +46,10 @@ struct KernelReading {
 };
 
 // The figures between two readings, as a sample records them: metrics under the names of
-// kernelMetrics(), and a CPU row per NAPI kthread present in both.
+// kernelMetrics(), a CPU row per NAPI kthread present in both, and a CPU row per CPU that
+// has run the NET_RX softirq since the run began ("NET_RX/N": its time in the softirq, every
+// netdev's, and as wakeups the times it ran).
+inline constexpr const char *kNetRxRowPrefix = "NET_RX/";
 void kernelFigures(const KernelReading &before, const KernelReading &after, DeviceReading &out);
 
 class KernelWatch {

@@ -185,4 +185,18 @@ Status PollAttribution::read(std::span<const unsigned> napiIds,
     return Status::success();
 }
 
+Status PollAttribution::readSoftirqTime(std::vector<SoftirqTime> &perCpu) const
+{
+    std::vector<rl_softirq_time> values(static_cast<std::size_t>(cpus_));
+    const __u32 key = 0;
+    if (bpf_map__lookup_elem(skel_->obj->maps.rx_time, &key, sizeof key, values.data(),
+                             values.size() * sizeof(rl_softirq_time), 0) != 0)
+        return Status::failed(std::string("poll attribution: reading the NET_RX softirq time: ") +
+                              std::strerror(errno));
+    perCpu.resize(values.size());
+    for (std::size_t c = 0; c < values.size(); ++c)
+        perCpu[c] = {values[c].ns, values[c].runs};
+    return Status::success();
+}
+
 } // namespace ringlab::kernel

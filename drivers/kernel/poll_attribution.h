@@ -43,6 +43,12 @@ struct PollCounts {
     std::array<std::uint64_t, kPollSources> polls{}, packets{};
 };
 
+// One CPU's time in the NET_RX softirq (every netdev's, any task: ksoftirqd's too) and how
+// many times it ran, since the program was loaded.
+struct SoftirqTime {
+    std::uint64_t ns = 0, runs = 0;
+};
+
 class PollAttribution {
   public:
     // Loads and attaches the program, counting the NAPIs of the netdev `ifindex` (in this
@@ -56,6 +62,8 @@ class PollAttribution {
     // been polled since the program was loaded counts zero.
     Status read(std::span<const unsigned> napiIds,
                 std::vector<std::pair<unsigned, PollCounts>> &out) const;
+    // Each possible CPU's NET_RX softirq time, by CPU number.
+    Status readSoftirqTime(std::vector<SoftirqTime> &perCpu) const;
     // What the figures cannot tell apart here (empty when nothing): said once with them.
     const std::string &caveat() const { return caveat_; }
 

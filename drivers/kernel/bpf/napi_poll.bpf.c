@@ -68,8 +68,15 @@ struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
     __uint(max_entries, 1);
     __type(key, __u32);
-    __type(value, __u32); /* 1 while this CPU runs the NET_RX softirq */
+    __type(value, __u64); /* while this CPU runs the NET_RX softirq: when it began (ns), else 0 */
 } in_rx SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct rl_softirq_time);
+} rx_time SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -78,26 +85,32 @@ struct {
     __type(value, __u8);
 } timer_kicked SEC(".maps");
 
-/* A flag, not a depth: NET_RX does not nest on a CPU, and a flag heals at the next exit
+/* A mark, not a depth: NET_RX does not nest on a CPU, and a mark heals at the next exit
  * where a depth would stay wrong forever after an entry or exit the attach missed. */
-static __always_inline void set_in_rx(__u32 value)
-{
-    __u32 zero = 0;
-    __u32 *flag = bpf_map_lookup_elem(&in_rx, &zero);
-    if (flag) *flag = value;
-}
-
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(softirq_entry, unsigned int vec)
 {
-    if (vec == RL_NET_RX_SOFTIRQ) set_in_rx(1);
+    if (vec != RL_NET_RX_SOFTIRQ) return 0;
+    __u32 zero = 0;
+    __u64 *began = bpf_map_lookup_elem(&in_rx, &zero);
+    if (began) *began = bpf_ktime_get_ns();
     return 0;
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(softirq_exit, unsigned int vec)
 {
-    if (vec == RL_NET_RX_SOFTIRQ) set_in_rx(0);
+    if (vec != RL_NET_RX_SOFTIRQ) return 0;
+    __u32 zero = 0;
+    __u64 *began = bpf_map_lookup_elem(&in_rx, &zero);
+    if (!began) return 0;
+    /* An exit whose entry the attach missed (began 0) adds nothing. */
+    struct rl_softirq_time *t = bpf_map_lookup_elem(&rx_time, &zero);
+    if (t && *began) {
+        t->ns += bpf_ktime_get_ns() - *began;
+        t->runs += 1;
+    }
+    *began = 0;
     return 0;
 }
 
@@ -134,7 +147,7 @@ int BPF_PROG(napi_poll, struct napi_struct *napi, int work, int budget)
     if (!id || !watched(napi)) return 0; /* a CPU's backlog, another netdev's NAPI */
 
     __u32 zero = 0;
-    __u32 *rx = bpf_map_lookup_elem(&in_rx, &zero);
+    __u64 *rx = bpf_map_lookup_elem(&in_rx, &zero);
     int source;
     /* The timer's mark lasts until the NAPI's next poll, whoever runs it. */
     const int timer = bpf_map_lookup_elem(&timer_kicked, &id) != 0;

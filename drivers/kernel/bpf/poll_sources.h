@@ -21,4 +21,11 @@ struct rl_poll_counts {
     unsigned long long packets[RL_POLL_SOURCES];
 };
 
+/* Per CPU (a per-CPU array of one): the time this CPU spent in the NET_RX softirq, every
+ * netdev's, and how many times it ran, since the program was loaded. */
+struct rl_softirq_time {
+    unsigned long long ns;
+    unsigned long long runs;
+};
+
 #endif
