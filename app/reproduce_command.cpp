@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/reproduce_command.h"
 #include "app/cli_model.h"
+#include "drivers/registry_devices.h"
 #include "engine/common/duration.h"
 #include "engine/experiments/napi_reproduction.h"
 #include "engine/profile/reference_cases.h"
@@ -41,8 +42,9 @@ int reproduceNapi(ReproduceOptions o)
 
 int reproduceCommand(const ReproduceOptions &opts)
 {
-    if (opts.which == kNapiCaseName) return reproduceNapi(opts);
     ReproduceOptions o = opts;
+    o.devices = &registryDevices();
+    if (o.which == kNapiCaseName) return reproduceNapi(o);
     if (const auto cases = casesFor(o.which); !cases.ok()) {
         std::fprintf(stderr, "ringlab-engine: reproduce: %s\n", cases.error().c_str());
         return exitCode(cases.status().outcome());

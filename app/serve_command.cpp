@@ -80,7 +80,8 @@ std::unique_ptr<RunApi> openRunApi(const ServeOptions &options, const ApiServerO
                             return a->refuseWithoutGrant(spec, what);
                         },
                         kKeptEndedJobs,
-                        {}});
+                        {}},
+        registryDevices());
     if (jobs->diedOnOpen())
         std::fprintf(stderr,
                      "ringlab-engine: %d job(s) left running by an engine that is gone were "

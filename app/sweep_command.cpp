@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/sweep_command.h"
 #include "app/cli_model.h"
+#include "drivers/registry_devices.h"
 #include "engine/common/duration.h"
 #include <memory>
 
@@ -18,6 +19,7 @@ namespace ringlab {
 int sweepCommand(const SweepOptions &opts)
 {
     SweepOptions o = opts;
+    o.devices = &registryDevices();
     o.progress = [](const std::string &msg) {
         std::fprintf(stderr, "ringlab-engine: %s\n", msg.c_str());
     };

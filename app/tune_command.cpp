@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "app/tune_command.h"
 #include "app/cli_model.h"
+#include "drivers/registry_devices.h"
 #include "engine/common/duration.h"
 #include <memory>
 
@@ -15,6 +16,7 @@ namespace ringlab {
 int tuneCommand(const TuneOptions &opts)
 {
     TuneOptions o = opts;
+    o.devices = &registryDevices();
     o.progress = [](const std::string &msg) {
         std::fprintf(stderr, "ringlab-engine: %s\n", msg.c_str());
     };

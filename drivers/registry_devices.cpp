@@ -15,6 +15,12 @@ class RegistryDevices final : public DeviceProvider {
     {
         return deviceGrant(spec, why);
     }
+    bool usesEal(const std::string &spec) const override
+    {
+        DeviceSpec parsed;
+        return parseDeviceSpec(spec, parsed).ok() &&
+               (parsed.kind == DeviceSpec::Kind::Dpdk || parsed.kind == DeviceSpec::Kind::Lab);
+    }
     std::vector<DeviceListing> list(const std::vector<std::string> &eal) const override
     {
         return listDevices(eal);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run at every build (cmake -P, ENGINE_DIR set): each layer of the engine includes only
-# itself, the layers it is allowed, and the outside headers it is allowed; of drivers/, only
-# the experiments include anything (the run layer takes a DeviceProvider); ui/ includes
-# nothing of app/. The table below
+# itself, the layers it is allowed, and the outside headers it is allowed; no layer includes
+# drivers/ (the run layer and the experiments take a DeviceProvider that each program gives);
+# ui/ includes nothing of app/. The table below
 # is the layering; engine/CMakeLists.txt links the same way.
 
 cmake_minimum_required(VERSION 3.25)
@@ -39,16 +39,13 @@ foreach(layer IN LISTS layers)
                     list(APPEND problems "${file}: ${line} (${layer} may include: ${layer} ${below_${layer}})")
                 endif()
             elseif(line MATCHES "#[ \t]*include[ \t]*\"(drivers|app|ui)/")
-                # Only the experiments (above the run layer) name the device registry; the run
-                # layer is given a DeviceProvider (engine/run/device_provider.h) by each
-                # program, so that the devices stay below it.
+                # The devices stay below the engine: each program gives the run layer and the
+                # experiments a DeviceProvider (engine/run/device_provider.h).
                 set(to "${CMAKE_MATCH_1}")
-                if(NOT (layer STREQUAL "experiments" AND to STREQUAL "drivers"))
-                    if(to STREQUAL "drivers")
-                        list(APPEND problems "${file}: ${line} (${layer} does not include drivers/: take a DeviceProvider, engine/run/device_provider.h)")
-                    else()
-                        list(APPEND problems "${file}: ${line} (the engine does not include ${to}/)")
-                    endif()
+                if(to STREQUAL "drivers")
+                    list(APPEND problems "${file}: ${line} (${layer} does not include drivers/: take a DeviceProvider, engine/run/device_provider.h)")
+                else()
+                    list(APPEND problems "${file}: ${line} (the engine does not include ${to}/)")
                 endif()
             elseif(line MATCHES "#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"]")
                 set(header "${CMAKE_MATCH_1}")

@@ -42,6 +42,7 @@ class GoneDevices final : public DeviceProvider {
     {
         return registryDevices().grant(spec, why);
     }
+    bool usesEal(const std::string &spec) const override { return registryDevices().usesEal(spec); }
     std::vector<DeviceListing> list(const std::vector<std::string> &eal) const override
     {
         return registryDevices().list(eal);

@@ -43,7 +43,8 @@ struct Served {
                             [a = api.get()](const std::string &line) { a->publish(line); },
                             {},
                             keptEndedJobs,
-                            {keptEndedJobs, 90}});
+                            {keptEndedJobs, 90}},
+            registryDevices());
         api->attachJobs(jobs);
     }
     // Every reply is kept with its schema key, for the schema check.
@@ -433,23 +434,23 @@ void TstJobs::aJobRunsOnItsProfilesDeviceUnlessItNamesOne()
     JobSpec spec;
     const json sweep = {
         {"kind", "sweep"}, {"profile", "kni-lab-100-200"}, {"vary", "poll.sleep_min_us=10,20"}};
-    QVERIFY(jobSpecFromJson(sweep, spec).ok());
+    QVERIFY(jobSpecFromJson(sweep, registryDevices(), spec).ok());
     QCOMPARE(spec.sweep.spec.device, std::string("lab"));
     json onSim = sweep;
     onSim["device"] = "sim";
-    QVERIFY(jobSpecFromJson(onSim, spec).ok());
+    QVERIFY(jobSpecFromJson(onSim, registryDevices(), spec).ok());
     QCOMPARE(spec.sweep.spec.device, std::string("sim"));
     const json tune = {{"kind", "tune"},
                        {"profile", "kni-lab-100-200"},
                        {"minimize", "engine_cpu_ms_per_s"},
                        {"over", "poll.sleep_min_us=10..100"}};
     JobSpec tuned;
-    const Status st = jobSpecFromJson(tune, tuned);
+    const Status st = jobSpecFromJson(tune, registryDevices(), tuned);
     QVERIFY2(st.ok(), st.error.c_str());
     QCOMPARE(tuned.tune.device, std::string("lab"));
     json bad = sweep;
     bad["device"] = "dpdk:net_pcap0,rx_pcap=x"; // a file's option: the server's --eal only
-    const Status refused = jobSpecFromJson(bad, spec);
+    const Status refused = jobSpecFromJson(bad, registryDevices(), spec);
     QVERIFY2(!refused.ok() && refused.error.find("rx_pcap") != std::string::npos,
              refused.error.c_str());
 }
@@ -561,7 +562,8 @@ void TstJobs::jobIdsOutliveTheEngineAndAJobItsDeathCutIsInterrupted()
 void TstJobs::aNapiReproductionIsAJobOnTheKernelLab()
 {
     JobSpec spec;
-    QVERIFY(jobSpecFromJson({{"kind", "reproduce"}, {"case", "napi"}}, spec).ok());
+    QVERIFY(
+        jobSpecFromJson({{"kind", "reproduce"}, {"case", "napi"}}, registryDevices(), spec).ok());
     QCOMPARE(spec.reproduce.device, std::string("kernel-lab"));
     RINGLAB_REQUIRE(geteuid() == 0, "the kernel lab needs root");
     QTemporaryDir dir;

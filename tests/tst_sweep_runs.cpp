@@ -7,6 +7,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
+#include "drivers/registry_devices.h"
 #include "engine/experiments/sweep_job.h"
 #include "engine/experiments/tune_job.h"
 #include "engine/store/session_store.h"
@@ -59,6 +60,7 @@ void TstSweepRuns::idleSweepFallsMonotonically()
     o.spec.durationNs = 1'500'000'000;
     o.spec.warmupS = 0.5;
     o.db = db("idle.db").toStdString();
+    o.devices = &registryDevices();
     std::vector<std::string> progress;
     o.progress = [&](const std::string &m) { progress.push_back(m); };
     int runs = 0;
@@ -205,6 +207,7 @@ void TstSweepRuns::tunerMeetsAConstraintTheProfileBreaks()
     o.durationNs = 1'000'000'000;
     o.warmupS = 0.3;
     o.db = db("tune.db").toStdString();
+    o.devices = &registryDevices();
     o.saveProfile = db("tuned.json").toStdString();
     TuneResult r;
     std::string report, error;

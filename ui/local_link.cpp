@@ -21,7 +21,8 @@ LocalLink::LocalLink(RunApiOptions options, const DeviceProvider &devices, QObje
                         [api = api_.get()](const std::string &line) { api->publish(line); },
                         {},
                         kKeptEndedJobs,
-                        {}})); // in-process: the user's own rights, no grants
+                        {}},
+        devices)); // in-process: the user's own rights, no grants
 }
 
 LocalLink::~LocalLink()

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "drivers/registry.h"
 #include "engine/common/duration.h"
 #include "engine/profile/run_defaults.h"
 #include "engine/profile/sweep_spec.h"
@@ -127,7 +126,7 @@ Status onlyFields(const json &body, const std::vector<std::string> &allowed,
     return {};
 }
 
-Status sweepFrom(const json &b, SweepSpec &s)
+Status sweepFrom(const json &b, const DeviceProvider &devices, SweepSpec &s)
 {
     if (auto st = onlyFields(
             b, {"profile", "device", "set", "vary", "grid", "tie", "repeat", "duration"}, "sweep");
@@ -163,7 +162,7 @@ Status sweepFrom(const json &b, SweepSpec &s)
     // Every point against the profile and the registry now, so that a mistake is the
     // request's (400), not a job that fails at its first run.
     ResolvedProfile base;
-    if (auto st = resolveSweepBase(s, base); !st.ok()) return st;
+    if (auto st = resolveSweepBase(s, devices, base); !st.ok()) return st;
     if (s.device.empty()) s.device = base.profile.device; // the runs' (and the grant's)
     std::vector<SweepPoint> points;
     return expandPoints(s, base.params, points);
@@ -203,7 +202,8 @@ Status tuneFrom(const json &b, TuneOptions &t)
     if (auto st = checkTune(t); !st.ok()) return st; // the request's mistake (400)
     if (t.device.empty()) { // the runs' (and the grant's): the profile's, as a run's
         ResolvedProfile r;
-        if (auto st = resolveProfile(t.profile, t.sets, r, {}, deviceDefaults); !st.ok()) return st;
+        if (auto st = resolveProfile(t.profile, t.sets, r, {}, t.devices->defaultsFn()); !st.ok())
+            return st;
         t.device = r.profile.device;
     }
     return {};
@@ -225,16 +225,17 @@ Status reproduceFrom(const json &b, ReproduceOptions &r)
 
 } // namespace
 
-Status jobSpecFromJson(const json &body, JobSpec &out)
+Status jobSpecFromJson(const json &body, const DeviceProvider &devices, JobSpec &out)
 {
     out = JobSpec{}; // nothing of an earlier request
+    out.sweep.devices = out.tune.devices = out.reproduce.devices = &devices;
     if (!body.is_object()) return Status{"a job is a JSON object with its \"kind\""};
     if (!body.contains("kind") || !body["kind"].is_string())
         return Status{"\"kind\": sweep, tune or reproduce"};
     out.kind = body["kind"].get<std::string>();
     out.params = body;
     out.params.erase("kind");
-    if (out.kind == "sweep") return sweepFrom(body, out.sweep.spec);
+    if (out.kind == "sweep") return sweepFrom(body, devices, out.sweep.spec);
     if (out.kind == "tune") return tuneFrom(body, out.tune);
     if (out.kind == "reproduce") return reproduceFrom(body, out.reproduce);
     return Status{"\"kind\": \"" + out.kind + "\" is not one (allowed: sweep, tune, reproduce)"};

@@ -26,6 +26,8 @@ struct JobSpec {
 
 // The error names the field, its value and what is allowed. Profiles by name only: paths
 // are not taken over the API.
-[[nodiscard]] Status jobSpecFromJson(const nlohmann::json &body, JobSpec &out);
+// `devices`: the engine's, which the job's runs are made by (and its values checked against).
+[[nodiscard]] Status jobSpecFromJson(const nlohmann::json &body, const DeviceProvider &devices,
+                                     JobSpec &out);
 
 } // namespace ringlab

@@ -67,7 +67,8 @@ json jobJson(const JobInfo &j)
             {"error", j.error}};
 }
 
-JobQueue::JobQueue(JobQueueOptions o) : options_(std::move(o))
+JobQueue::JobQueue(JobQueueOptions o, const DeviceProvider &devices)
+    : options_(std::move(o)), devices_(devices)
 {
     if (!options_.lock) options_.lock = std::make_shared<MeasurementLock>();
     if (!options_.record) return;
@@ -339,6 +340,7 @@ void JobQueue::runSweepJob(Job &job)
 {
     SweepOptions o = job.spec.sweep;
     o.db = options_.db.string();
+    o.devices = &devices_;
     o.onProgress = [&](const JobProgress &p) { progress(job, p); };
     o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
     o.cancelled = [&] { return job.cancel.load(); };
@@ -368,6 +370,7 @@ void JobQueue::runTuneJob(Job &job)
 {
     TuneOptions o = job.spec.tune;
     o.db = options_.db.string();
+    o.devices = &devices_;
     o.onProgress = [&](const JobProgress &p) { progress(job, p); };
     o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
     o.cancelled = [&] { return job.cancel.load(); };
@@ -391,6 +394,7 @@ void JobQueue::runReproduceJob(Job &job)
 {
     ReproduceOptions o = job.spec.reproduce;
     o.db = options_.db.string();
+    o.devices = &devices_;
     o.onProgress = [&](const JobProgress &p) { progress(job, p); };
     o.onSessionStarted = [&](std::int64_t s) { sessionStarted(job, s); };
     o.cancelled = [&] { return job.cancel.load(); };

@@ -68,7 +68,9 @@ struct JobQueueOptions {
 
 class JobQueue : public JobRoutes {
   public:
-    explicit JobQueue(JobQueueOptions o);
+    // `devices`: the engine's (drivers/registry_devices.h), which make every job's runs; it
+    // outlives the queue.
+    JobQueue(JobQueueOptions o, const DeviceProvider &devices);
     ~JobQueue() override; // a job going is cancelled and waited for
     JobQueue(const JobQueue &) = delete;
     JobQueue &operator=(const JobQueue &) = delete;
@@ -117,6 +119,7 @@ class JobQueue : public JobRoutes {
     void forgetOldJobs();
 
     JobQueueOptions options_;
+    const DeviceProvider &devices_;
     mutable std::mutex mutex_; // the jobs below
     mutable std::condition_variable ended_;
     std::map<int, std::shared_ptr<Job>> jobs_;

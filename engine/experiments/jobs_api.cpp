@@ -76,7 +76,7 @@ ApiReply JobQueue::handle(const ApiRequest &r)
                                             body.type_name() + " (" + text + ")");
         }
         JobSpec spec;
-        if (auto st = jobSpecFromJson(body, spec); !st.ok())
+        if (auto st = jobSpecFromJson(body, devices_, spec); !st.ok())
             return ApiReply::error(400, "jobs: " + st.error);
         if (options_.refuseDevice)
             if (auto refused = options_.refuseDevice(jobDevice(spec), "jobs")) return *refused;

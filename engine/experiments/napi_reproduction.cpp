@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "drivers/registry.h"
 #include "engine/common/host_info.h"
 #include "engine/common/number_text.h"
 #include "engine/experiments/recorded_run.h"
@@ -231,6 +230,10 @@ std::span<const int> napiRates()
 Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<NapiRow> &rows,
                             std::string &error)
 {
+    if (!o.devices) {
+        error = "reproduce napi: no device provider (a program's mistake)";
+        return Outcome::Failed;
+    }
     if (!o.device.empty() && o.device != kNapiDevice) {
         error = "napi runs on " + std::string(kNapiDevice) + ", not on --device " + o.device;
         return Outcome::Refused;
@@ -248,7 +251,7 @@ Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<Na
                 set.emplace_back(name, value);
             ResolvedProfile resolved;
             if (auto st = resolveProfile("default", set, resolved, std::string(kNapiDevice),
-                                         deviceDefaults);
+                                         o.devices->defaultsFn());
                 !st.ok()) {
                 error = "napi " + std::string(c.name) + ": " + st.error;
                 return Outcome::Refused;
@@ -293,7 +296,7 @@ Outcome runNapiReproduction(const ReproduceOptions &o, int sigFd, std::vector<Na
                 run.durationNs = o.durationNs;
                 run.started = o.onSessionStarted;
                 std::int64_t id = 0;
-                const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
+                const Outcome end = recordRun(run, *o.devices, store, sigFd, o.cancelled, say, id);
                 if (id && end == Outcome::Done) cell.ids.push_back(id); // a cut run: kept, not used
                 if (end == Outcome::Interrupted)
                     return cut(end, "interrupted; the runs so far are in " + store.file().string() +

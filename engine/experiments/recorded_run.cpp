@@ -6,21 +6,20 @@
 #include <algorithm>
 #include <memory>
 
-#include "drivers/registry_devices.h"
 #include "engine/datapath/clock.h"
 #include "engine/run/run_service.h"
 
 namespace ringlab {
 
-Outcome recordRun(const RecordedRun &run, SessionStore &store, int sigFd,
-                  const std::function<bool()> &cancelled,
+Outcome recordRun(const RecordedRun &run, const DeviceProvider &devices, SessionStore &store,
+                  int sigFd, const std::function<bool()> &cancelled,
                   const std::function<void(const std::string &)> &say, std::int64_t &session)
 {
     session = 0;
     RunSetup setup = run.setup;
     if (setup.device.spec.empty()) setup.device.spec = DeviceOptions{}.spec;
     setup.device.trafficBoundS = static_cast<int>(run.durationNs / 1'000'000'000) + 1;
-    RunService service(registryDevices());
+    RunService service(devices);
     if (const Status st = service.start(setup, &store); !st.ok()) {
         say(st.error);
         return Outcome::Failed;

@@ -8,7 +8,6 @@
 #include <functional>
 #include <memory>
 
-#include "drivers/registry.h"
 #include "engine/common/host_info.h"
 #include "engine/common/number_text.h"
 #include "engine/datapath/clock.h"
@@ -161,7 +160,7 @@ Outcome runSide(const ReproduceOptions &o, int sigFd, SessionStore &store, const
 {
     const RecordedRun run = reproduceRun(o, s, r, device);
     std::int64_t id = 0;
-    const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, id);
+    const Outcome end = recordRun(run, *o.devices, store, sigFd, o.cancelled, say, id);
     if (id) {
         if (!s.firstId) s.firstId = id;
         s.ids.push_back(id);
@@ -331,6 +330,10 @@ Outcome runReproduce(const ReproduceOptions &o, int sigFd, std::string &error)
     const Say say = [&](const std::string &msg) {
         if (o.progress) o.progress(msg);
     };
+    if (!o.devices) {
+        error = "reproduce: no device provider (a program's mistake)";
+        return Outcome::Failed;
+    }
     const auto chosen = casesFor(o.which);
     if (!chosen.ok()) {
         error = chosen.error();

@@ -15,10 +15,13 @@
 #include "engine/metrics/statistics.h"
 #include "engine/profile/reference_cases.h"
 #include "engine/profile/run_defaults.h"
+#include "engine/run/device_provider.h"
 
 namespace ringlab {
 
 struct ReproduceOptions {
+    // Makes the runs' devices (the program's provider, drivers/registry_devices.h); required.
+    const DeviceProvider *devices = nullptr;
     std::string which = "all"; // a case name or all
     int repeat = 3;
     std::int64_t durationNs = 5'000'000'000;

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "drivers/registry.h"
 #include "engine/datapath/clock.h"
 #include "engine/experiments/recorded_run.h"
 #include "engine/profile/resolve_profile.h"
@@ -110,7 +109,7 @@ Status runSweepPoints(const SweepOptions &o, int sigFd, SessionStore &store, Swe
             announceSweepRun(o, sweep, pt, r, planned, left, perRun, say);
             const RecordedRun run = sweepRun(o, sweep, pt, r, base, profileName);
             std::int64_t session = 0;
-            const Outcome end = recordRun(run, store, sigFd, o.cancelled, say, session);
+            const Outcome end = recordRun(run, *o.devices, store, sigFd, o.cancelled, say, session);
             if (session)
                 sweep.runs.push_back({pt.index, r, session,
                                       end == Outcome::Done          ? "completed"
@@ -139,10 +138,10 @@ std::string completedLoadWarning(SessionStore &store, const SweepRecord &sweep)
 
 } // namespace
 
-Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out)
+Status resolveSweepBase(const SweepSpec &spec, const DeviceProvider &devices, ResolvedProfile &out)
 {
     // The runs' device's defaults first: the device given, else the profile's (as a run).
-    return resolveProfile(spec.profile, spec.sets, out, spec.device, deviceDefaults);
+    return resolveProfile(spec.profile, spec.sets, out, spec.device, devices.defaultsFn());
 }
 
 Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
@@ -150,6 +149,7 @@ Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
     auto say = [&](const std::string &msg) {
         if (o.progress) o.progress(msg);
     };
+    if (!o.devices) return Status::failed("sweep: no device provider (a program's mistake)");
     if (auto labels =
             sweepMetricLabels(o.metrics.empty() ? defaultSweepMetrics() : o.metrics, true);
         !labels.ok())
@@ -167,7 +167,7 @@ Status runSweep(const SweepOptions &o, int sigFd, std::string &id)
         sweep.spec = o.spec;
     }
     ResolvedProfile resolved;
-    if (auto st = resolveSweepBase(sweep.spec, resolved); !st.ok()) return st;
+    if (auto st = resolveSweepBase(sweep.spec, *o.devices, resolved); !st.ok()) return st;
     const ParamSet &base = resolved.params;
     const std::string &profileName = resolved.profile.name;
     // The runs are on the device given, else the profile's, as a run's; the sweep's

@@ -14,10 +14,13 @@
 #include "engine/experiments/sweep_report.h"
 #include "engine/profile/resolve_profile.h"
 #include "engine/profile/sweep_spec.h"
+#include "engine/run/device_provider.h"
 
 namespace ringlab {
 
 struct SweepOptions {
+    // Makes the runs' devices (the program's provider, drivers/registry_devices.h); required.
+    const DeviceProvider *devices = nullptr;
     SweepSpec spec;                   // a new sweep
     std::string resume;               // or: the id of one to continue
     std::string db;                   // empty: the default database
@@ -38,7 +41,8 @@ struct SweepOptions {
 // The values every point of a sweep starts from: its profile over the defaults of the runs'
 // device (the one given, else the profile's, as for a run), the sweep's --set on top
 // (resolveProfile).
-[[nodiscard]] Status resolveSweepBase(const SweepSpec &spec, ResolvedProfile &out);
+[[nodiscard]] Status resolveSweepBase(const SweepSpec &spec, const DeviceProvider &devices,
+                                      ResolvedProfile &out);
 
 // Checks everything (profile, values, every point, metrics) before the first run. `id`
 // receives the sweep's id as soon as it has one.

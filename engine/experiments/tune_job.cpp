@@ -8,7 +8,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "drivers/registry.h"
 #include "engine/common/number_text.h"
 #include "engine/experiments/recorded_run.h"
 #include "engine/experiments/report_text.h"
@@ -64,7 +63,9 @@ Status prepare(const TuneOptions &o, Prepared &p)
                                " is too small (at least 4 runs)");
     // The runs' device's defaults first: the device given, else the profile's.
     ResolvedProfile resolved;
-    if (auto st = resolveProfile(o.profile, o.sets, resolved, o.device, deviceDefaults); !st.ok())
+    if (!o.devices) return Status::failed("tune: no device provider (a program's mistake)");
+    if (auto st = resolveProfile(o.profile, o.sets, resolved, o.device, o.devices->defaultsFn());
+        !st.ok())
         return st;
     p.device = o.device.empty() ? resolved.profile.device : o.device;
     // A device's own figures (the lab's client round trips, a port's counters) are measured
@@ -242,7 +243,8 @@ Outcome runTune(const TuneOptions &o, int sigFd, TuneResult &result, std::string
             why = msg;
             say(msg);
         };
-        const Outcome end = recordRun(run, store, sigFd, o.cancelled, sayAndKeep, session);
+        const Outcome end =
+            recordRun(run, *o.devices, store, sigFd, o.cancelled, sayAndKeep, session);
         if (end != Outcome::Done) {
             if (end == Outcome::Failed) m.failure = why.empty() ? "no reason given" : why;
             return m;

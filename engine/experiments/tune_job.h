@@ -12,11 +12,14 @@
 #include "engine/common/status.h"
 #include "engine/experiments/job_progress.h"
 #include "engine/profile/run_defaults.h"
+#include "engine/run/device_provider.h"
 #include "engine/tune/tuner.h"
 
 namespace ringlab {
 
 struct TuneOptions {
+    // Makes the runs' devices (the program's provider, drivers/registry_devices.h); required.
+    const DeviceProvider *devices = nullptr;
     std::string profile = "default";
     Assignments sets;
     std::string objective; // --minimize or --maximize

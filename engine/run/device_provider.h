@@ -12,6 +12,7 @@
 #include "engine/common/words.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/engine.h"
+#include "engine/profile/resolve_profile.h"
 
 namespace ringlab {
 
@@ -53,9 +54,16 @@ class DeviceProvider {
     // The device's own defaults over the registry's (empty for the simulated NIC, or a spec
     // that names none).
     virtual Assignments defaults(const std::string &spec) const = 0;
+    // The same as a function, for resolveProfile.
+    DeviceDefaultsFn defaultsFn() const
+    {
+        return [this](const std::string &spec) { return defaults(spec); };
+    }
     // The grant a client of `serve` needs to start it ("lab", "dpdk"), empty for none; `why`
     // hears what the device does with the privilege.
     virtual std::string grant(const std::string &spec, std::string *why) const = 0;
+    // Whether the device runs on DPDK, so that a run's EAL arguments (--eal) are its.
+    virtual bool usesEal(const std::string &spec) const = 0;
     // Every device this host can run; `eal`: DPDK's arguments, if listing starts it.
     virtual std::vector<DeviceListing> list(const std::vector<std::string> &eal) const = 0;
 };

@@ -267,13 +267,13 @@ std::optional<ApiReply> refuseClientPaths(const StartRequest &r, const RunApiOpt
 // when it names none), named after the profile and its overrides when the request names it
 // not.
 RunSetup startSetup(const StartRequest &r, const ResolvedProfile &resolved,
-                    const RunApiOptions &options)
+                    const RunApiOptions &options, const DeviceProvider &devices)
 {
     RunSetup setup;
     setup.params = resolved.params;
     setup.profile = resolved.profile.name;
     setup.device.spec = r.device.empty() ? resolved.profile.device : r.device;
-    if (setup.device.spec.rfind("dpdk:", 0) == 0 || setup.device.spec == "lab")
+    if (devices.usesEal(setup.device.spec))
         setup.device.eal = options.inProcess && !r.eal.empty() ? splitEalArgs(r.eal) : options.eal;
     setup.device.traffic = r.traffic;
     setup.intervalNs = r.intervalMs * 1'000'000;
@@ -576,7 +576,7 @@ ApiReply RunApi::start(const json &body)
         return ApiReply::error(409, "start: a run is going (session " +
                                         std::to_string(service_.sessionId()) +
                                         ", controlled by \"" + controller_ + "\"): stop it first");
-    const RunSetup setup = startSetup(request, resolved, options_);
+    const RunSetup setup = startSetup(request, resolved, options_, provider_);
     if (auto refused = refuseWithoutGrant(setup.device.spec)) return *refused;
     if (auto st = provider_.check(setup.device); !st.ok()) return ApiReply::error(422, st.error);
     std::string refusal;
