@@ -26,6 +26,7 @@
 #include "api_schema.h"
 #include "drivers/registry_devices.h"
 #include "engine/metrics/sample_json.h"
+#include "engine/run/catalog_json.h"
 #include "engine/run/run_api.h"
 #include "engine/run/stream_hub.h"
 #include "engine/store/session_store.h"
@@ -211,6 +212,7 @@ class TstApi : public QObject {
     void watcherThatFallsBehindIsCutOffWithAReason();
     void publicMetricsAreOnlyTheMetrics();
     void sampleLinesRoundTripAndBadOnesAreRefused();
+    void deviceListsRoundTripAndBadOnesAreRefused();
     void scrapesDoNotWaitForAStart();
     void requestsAreFramedOnceAndAnsweredInOrder();
 
@@ -804,6 +806,50 @@ void TstApi::publicMetricsAreOnlyTheMetrics()
     QVERIFY(r && r->status == 401); // only reading the metrics goes without the token
     r = c.Get("/v1/version");
     QVERIFY(r && r->status == 401);
+}
+
+// GET /v1/devices read back by a client (the desktop attached to an engine): every row as the
+// engine wrote it; a bad reply is refused by its place, and a newer engine's tunable is left
+// out rather than refusing the list.
+void TstApi::deviceListsRoundTripAndBadOnesAreRefused()
+{
+    DeviceListing lab;
+    lab.spec = "kernel-lab";
+    lab.kind = "kernel lab";
+    lab.driver = "veth";
+    lab.description = "a veth pair";
+    lab.link = "up, 10000 Mbit/s";
+    lab.rxInterrupts = true;
+    lab.available = false;
+    lab.unavailableWhy = "needs root";
+    lab.support = {{findTunable("napi.threaded")->id, Support::Applies, ""},
+                   {findTunable("rx.ring_size")->id, Support::Ignored, "the kernel's ring"}};
+    DeviceListing sim;
+    sim.spec = "sim";
+    const auto back = devicesFromJson(devicesJson({sim, lab}));
+    QVERIFY2(back.ok(), back.error().c_str());
+    QCOMPARE(devicesJson(back.value()), devicesJson({sim, lab}));
+
+    json newer = devicesJson({lab});
+    newer[0]["support"].push_back({{"tunable", "napi.future_knob"}, {"support", "applies"}});
+    newer[0]["support"].push_back({{"tunable", "rx.ring_size"}, {"support", "someday"}});
+    const auto kept = devicesFromJson(newer);
+    QVERIFY(kept.ok());
+    QCOMPARE(kept.value()[0].support.size(), std::size_t{2});
+
+    const std::pair<json, const char *> bad[] = {
+        {json::object(), "expected an array"},
+        {json::array({1}), "devices[0]: expected an object"},
+        {json::array({json::object()}), "devices[0].spec: missing"},
+        {json::array({{{"spec", "sim"}, {"link", 3}}}), "devices[0].link: expected a string"},
+        {json::array({{{"spec", "sim"}, {"available", "yes"}}}), "devices[0].available"},
+        {json::array({{{"spec", "sim"}, {"support", {{{"tunable", 1}}}}}}), "devices[0].support"},
+    };
+    for (const auto &[reply, says] : bad) {
+        const auto r = devicesFromJson(reply);
+        QVERIFY2(!r.ok() && r.error().find(says) != std::string::npos,
+                 qPrintable(QString::fromStdString(reply.dump() + ": " + r.error())));
+    }
 }
 
 void TstApi::sampleLinesRoundTripAndBadOnesAreRefused()

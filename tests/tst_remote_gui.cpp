@@ -28,6 +28,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "drivers/registry.h"
 #include "engine/store/session_store.h"
 #include "serve_process.h"
 #include "ui/connect_dialog.h"
@@ -133,6 +134,21 @@ void TstRemoteGui::startSetMarkStopOnTheEngine()
                  w.engineLabel()->text().contains(e.url().toString()),
              qPrintable(w.engineLabel()->text()));
     QCOMPARE(w.segments()->rowCount(), 0); // no run on the engine: no segment either
+    // The Device box offers the engine's devices, as its host lists them (its DPDK ports
+    // attached and described: their link in the tooltip), asked for without blocking.
+    QTRY_VERIFY(w.deviceBox()->isEnabled());
+    QVERIFY2(w.deviceBox()->toolTip().startsWith("The devices of"),
+             qPrintable(w.deviceBox()->toolTip()));
+    const json engineDevices = e.get("/v1/devices");
+    QCOMPARE(w.deviceBox()->count(), int(engineDevices.size()));
+    for (int i = 0; i < w.deviceBox()->count(); ++i) {
+        const json &d = engineDevices[std::size_t(i)];
+        QCOMPARE(w.deviceBox()->itemData(i).toString().toStdString(), d["spec"].get<std::string>());
+        const QString tip = w.deviceBox()->itemData(i, Qt::ToolTipRole).toString();
+        if (!d["link"].get<std::string>().empty())
+            QVERIFY2(tip.contains(QString::fromStdString(d["link"].get<std::string>())),
+                     qPrintable(tip));
+    }
     // Sweeps and tuning are the engine's jobs: no notice that they run elsewhere.
     for (const QLabel *label : w.sweepTab()->findChildren<QLabel *>())
         QVERIFY2(!label->text().contains("on this machine"), qPrintable(label->text()));
@@ -333,6 +349,10 @@ void TstRemoteGui::engineSessionsAreListedOpenedComparedAndExported()
     // Back to this process: its own (empty) database again.
     action(w, QStringLiteral("Use the engine in this &process"))->trigger();
     QCOMPARE(model->rowCount(), 0);
+    // And this host's devices, from the registry.
+    QVERIFY(w.deviceBox()->isEnabled());
+    QCOMPARE(w.deviceBox()->toolTip(), QString("The devices of this machine"));
+    QCOMPARE(w.deviceBox()->count(), int(listDevices({}, DeviceProbe::Later).size()));
 }
 
 void TstRemoteGui::attachesToAnEngineOnThisMachineThroughItsSocket()

@@ -11,6 +11,7 @@
 
 #include "drivers/registry_devices.h"
 #include "engine/metrics/sample_json.h"
+#include "engine/run/catalog_json.h"
 #include "engine/run/run_api.h"
 #include "engine/version.h"
 #include "ui/json_fields.h"
@@ -334,6 +335,22 @@ void EngineController::deliver()
         samples_.insert(samples_.end(), s.begin(), s.end());
         emit samplesArrived(s);
     }
+}
+
+void EngineController::engineDevices(std::function<void(Result<std::vector<DeviceListing>>)> done)
+{
+    if (!remote_) {
+        done(Status::refused("the engine in this process lists the registry's devices"));
+        return;
+    }
+    link_->callLater(
+        "GET", QStringLiteral("/v1/devices"), nlohmann::json::object(),
+        [done = std::move(done)](const EngineLink::Reply &r) {
+            if (!r.ok())
+                done(Status::failed(r.error.isEmpty() ? "no reply" : r.error.toStdString()));
+            else
+                done(devicesFromJson(r.body));
+        });
 }
 
 Status EngineController::attach(const QUrl &url, const QByteArray &token)

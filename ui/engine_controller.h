@@ -92,6 +92,10 @@ class EngineController : public QObject {
     // signals. A run going there when attaching is watched until control is taken.
     Status attach(const QUrl &url, const QByteArray &token);
     void detach(); // back to the engine in this process (a run there goes on)
+    // The attached engine's devices (GET /v1/devices, listed there with that host's ports and
+    // privileges); `done` gets them, or why not, from the event loop. Attached only: this
+    // process's devices are the registry's.
+    void engineDevices(std::function<void(Result<std::vector<DeviceListing>>)> done);
     bool remote() const { return remote_; }
     bool connected() const { return remote_ && linkUp_; }
     // Attached and the engine not reached: tries again now. When its stream is back, its first

@@ -395,6 +395,7 @@ void MainWindow::buildFileMenu()
     file->addAction(tr("Use the engine in this &process"), this, [this] {
         ctl_->detach();
         clearForNewRun(); // what was shown was the engine's
+        fillDeviceBox();
         connectionProblem_.clear();
         updateStatus();
         sessions_->reload(); // this process's sessions again
@@ -538,9 +539,45 @@ Status MainWindow::loadProfile(const QString &nameOrPath)
 
 void MainWindow::fillDeviceBox()
 {
-    // Listed without attaching DPDK's ports: the EAL starts when one is chosen
-    // (describeDevice in chooseDevice), never at start-up.
-    devices_ = listDevices({}, DeviceProbe::Later);
+    const int ticket = ++devicesTicket_;
+    if (!ctl_->remote()) {
+        // Listed without attaching DPDK's ports: the EAL starts when one is chosen
+        // (describeDevice in chooseDevice), never at start-up.
+        deviceBox_->setEnabled(true);
+        deviceBox_->setToolTip(tr("The devices of this machine"));
+        showDevices(listDevices({}, DeviceProbe::Later), false);
+        return;
+    }
+    // An attached engine's devices are its host's, never this one's: asked for, and until
+    // the answer only the device the window holds, the box greyed with the reason.
+    DeviceListing current;
+    current.spec = ctl_->device().spec;
+    current.kind = "custom";
+    showDevices({current}, true);
+    deviceBox_->setEnabled(false);
+    deviceBox_->setToolTip(tr("Asking the engine for its devices…"));
+    ctl_->engineDevices([this, ticket](Result<std::vector<DeviceListing>> rows) {
+        if (ticket != devicesTicket_) return; // detached or attached elsewhere since
+        deviceBox_->setEnabled(true);
+        if (!rows.ok()) {
+            const QString why = tr("The engine's devices could not be listed: %1")
+                                    .arg(QString::fromStdString(rows.error()));
+            deviceBox_->setToolTip(why);
+            statusBar()->showMessage(why, 8000);
+            return;
+        }
+        deviceBox_->setToolTip(tr("The devices of %1").arg(ctl_->engineText()));
+        showDevices(std::move(rows).value(), true);
+    });
+}
+
+void MainWindow::showDevices(std::vector<DeviceListing> rows, bool described)
+{
+    devices_ = std::move(rows);
+    described_.clear(); // another engine's rows, or this process's again
+    if (described)
+        for (const auto &d : devices_)
+            described_.insert(d.spec);
     deviceBox_->clear();
     for (const auto &d : devices_) {
         QString label = QString::fromStdString(d.spec);
@@ -551,7 +588,9 @@ void MainWindow::fillDeviceBox()
         showDeviceRow(deviceBox_->count() - 1);
     }
     deviceBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    deviceBox_->setCurrentIndex(0);
+    // The device the window holds stays chosen when the list has it.
+    const int held = deviceBox_->findData(QString::fromStdString(ctl_->device().spec));
+    deviceBox_->setCurrentIndex(held >= 0 ? held : 0);
 }
 
 void MainWindow::showDeviceRow(int i)
@@ -714,6 +753,7 @@ Status MainWindow::connectToEngine(const QUrl &url, const QByteArray &token)
         return refusedBecause(tr("Stop the run in this process first"));
     if (Status st = ctl_->attach(url, token); !st.ok()) return st;
     clearForNewRun(); // what was shown was this process's (or another engine's)
+    fillDeviceBox();  // the engine's devices, not this host's
     ConnectDialog::remember(url);
     connectionProblem_.clear();
     updateStatus();

@@ -116,7 +116,10 @@ class MainWindow : public QMainWindow {
 
   private:
     void showSession(SessionData &session);
+    // The Device box from the window's engine: this process's registry (its DPDK ports
+    // described once chosen), or the attached engine's list, asked for off the GUI thread.
     void fillDeviceBox();
+    void showDevices(std::vector<DeviceListing> rows, bool described);
     // Row i's tooltip and state, from devices_[i].
     void showDeviceRow(int i);
     void buildDeviceToolbar();
@@ -158,6 +161,7 @@ class MainWindow : public QMainWindow {
     QComboBox *deviceBox_ = nullptr;
     std::vector<DeviceListing> devices_;
     std::set<std::string> described_; // rows whose ports were attached to describe them
+    int devicesTicket_ = 0;           // the engine's list asked for last (older ones ignored)
     QComboBox *trafficBox_ = nullptr;
     QLabel *trafficError_ = nullptr;
     QString labTraffic_;

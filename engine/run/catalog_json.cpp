@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/run/catalog_json.h"
 
+#include <optional>
+
 #include "engine/profile/profile.h"
 
 namespace ringlab {
@@ -42,6 +44,63 @@ json devicesJson(const std::vector<DeviceListing> &devices)
                        {"support", sup}});
     }
     return arr;
+}
+
+Result<std::vector<DeviceListing>> devicesFromJson(const json &rows)
+{
+    if (!rows.is_array())
+        return Status::refused(std::string("devices: expected an array, not ") + rows.type_name());
+    std::vector<DeviceListing> out;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const json &r = rows[i];
+        const std::string at = "devices[" + std::to_string(i) + "]";
+        if (!r.is_object()) return Status::refused(at + ": expected an object");
+        DeviceListing d;
+        const std::pair<const char *, std::string *> texts[] = {
+            {"spec", &d.spec},     {"kind", &d.kind},
+            {"driver", &d.driver}, {"description", &d.description},
+            {"link", &d.link},     {"unavailable_why", &d.unavailableWhy}};
+        for (const auto &[name, into] : texts) {
+            const auto it = r.find(name);
+            if (it == r.end()) continue;
+            if (!it->is_string())
+                return Status::refused(at + "." + name + ": expected a string, not " +
+                                       it->type_name());
+            *into = it->get<std::string>();
+        }
+        if (d.spec.empty()) return Status::refused(at + ".spec: missing or empty");
+        const std::pair<const char *, bool *> flags[] = {{"rx_interrupts", &d.rxInterrupts},
+                                                         {"available", &d.available}};
+        for (const auto &[name, into] : flags) {
+            const auto it = r.find(name);
+            if (it == r.end()) continue;
+            if (!it->is_boolean())
+                return Status::refused(at + "." + name + ": expected true or false");
+            *into = it->get<bool>();
+        }
+        if (const auto sup = r.find("support"); sup != r.end()) {
+            if (!sup->is_array()) return Status::refused(at + ".support: expected an array");
+            for (const json &s : *sup) {
+                if (!s.is_object() || !s.value("tunable", json()).is_string() ||
+                    !s.value("support", json()).is_string())
+                    return Status::refused(at + ".support: each row has a \"tunable\" and a "
+                                                "\"support\" (strings)");
+                const TunableInfo *t = findTunable(s["tunable"].get<std::string>());
+                const std::string name = s["support"].get<std::string>();
+                std::optional<Support> level;
+                for (Support k :
+                     {Support::Applies, Support::Ignored, Support::Fixed, Support::Unavailable})
+                    if (supportName(k) == name) level = k;
+                if (!t || !level) continue; // a newer engine's
+                const json reason = s.value("reason", json(""));
+                d.support.push_back(
+                    {t->id, *level,
+                     reason.is_string() ? reason.get<std::string>() : std::string()});
+            }
+        }
+        out.push_back(std::move(d));
+    }
+    return out;
 }
 
 json tunablesJson(const ParamSet &current, const std::vector<TunableSupport> &support)

@@ -17,6 +17,10 @@ namespace ringlab {
 std::string_view supportName(Support s);
 
 nlohmann::json devicesJson(const std::vector<DeviceListing> &devices);
+// The inverse, for a client of another engine (GET /v1/devices): every row as devicesJson
+// wrote it. A row or field that is not one is refused, naming its place and what is allowed;
+// a tunable or support this build does not know is left out (a newer engine's).
+Result<std::vector<DeviceListing>> devicesFromJson(const nlohmann::json &rows);
 // Every tunable: type, unit, range or choices, live or restart, help; "default" is the value
 // in `current`; "device" says what a device does with it when `support` names it.
 nlohmann::json tunablesJson(const ParamSet &current,
