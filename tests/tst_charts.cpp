@@ -624,6 +624,23 @@ void TstCharts::whoDroveThePollsIsAStackOfItsOwn()
     QCOMPARE(top(topName, 18.0), 8'000.0);
     QVERIFY(seriesColor(polls->keyOf("napi 8193 rx by busy")) !=
             seriesColor(polls->keyOf("napi 8194 rx by busy")));
+
+    // One NAPI, then two (channels changed live), read back in one batch as a reopened
+    // session is: the totals are stacked until the change and Events lines after it, never
+    // both, so the stack's top is every frame once on either side.
+    view_->clear();
+    auto mixed = kernelRun(0.1, 10.0, false);
+    const auto later = kernelRun(10.1, 20.0, true);
+    mixed.insert(mixed.end(), later.begin(), later.end());
+    view_->adopt(ChartsView::prepare(mixed));
+    view_->replot();
+    QCOMPARE(*polls->valueAt("rx by busy", 5.0, 0.25), 3'000.0);
+    QVERIFY(!polls->valueAt("rx by busy", 12.0, 0.25));
+    QCOMPARE(*view_->events()->valueAt("rx by busy", 12.0, 0.25), 3'000.0);
+    QVERIFY(!view_->events()->valueAt("rx by busy", 5.0, 0.25));
+    const QString top2 = polls->stackOrder().back();
+    QCOMPARE(top(top2, 12.0), 9'000.0);
+    QCOMPARE(top(top2, 5.0), 9'000.0);
 }
 
 // Issue 20: a user's mark between changes made in quick succession keeps its label; the

@@ -2,7 +2,7 @@
 // The legend beside a time chart: its title, a menu to choose the series and the axis
 // scale, and one entry per chosen series with its colour and its value at the crosshair
 // (or the newest value). Clicking an entry hides or shows its line. A widget of its own, of
-// one fixed width for every chart, so that the four plot areas line up.
+// one fixed width for every chart, so that the plot areas line up.
 #pragma once
 
 #include <QFrame>

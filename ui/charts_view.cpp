@@ -59,7 +59,7 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
         legends_.push_back(legend);
         rows_.push_back(row);
         connect(chart, &TimeChart::seriesChanged, this, [this, k] { refreshLegend(k); });
-        // The layout places each plot after its labels change: line the four up again.
+        // The layout places each plot after its labels change: line them up again.
         connect(chart->chart(), &QChart::plotAreaChanged, this, &ChartsView::requestAlign,
                 Qt::QueuedConnection);
         connect(chart, &TimeChart::hoveredAt, this, [this](double t) { setCrosshair(t); });
@@ -358,11 +358,14 @@ void ChartsView::prepareMore(PreparedCharts &out,
         if (const auto d = deviceSeriesFor(name, split)) {
             const QString label = d->label + suffix;
             std::size_t k = fixed;
+            // By chart too: a whole (the poll totals) is stacked while a sample has no NAPI's
+            // parts and an Events line once it has them, under one key and label.
+            const int chart = static_cast<int>(d->chart);
             while (k < out.series.size() &&
-                   (out.series[k].key != d->key || out.series[k].name != label))
+                   (out.series[k].key != d->key || out.series[k].name != label ||
+                    out.series[k].chart != chart))
                 ++k;
-            if (k == out.series.size())
-                out.series.push_back({static_cast<int>(d->chart), label, d->key, false, {}});
+            if (k == out.series.size()) out.series.push_back({chart, label, d->key, false, {}});
             at = k;
         }
         figures.push_back({name, split, at});

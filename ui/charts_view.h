@@ -91,7 +91,7 @@ class ChartsView : public QWidget {
     // For an exported image: no Series buttons and no splitter grips, only charts and legends.
     void setForExport();
     // Lays the charts out and lines their plot areas up now (an off-screen render has no
-    // event loop turn to do it in); true when the four agree.
+    // event loop turn to do it in); true when the charts shown agree.
     bool settle();
 
     TimeChart *throughput() const { return charts_[0]; }

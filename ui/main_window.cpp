@@ -15,6 +15,7 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
@@ -186,6 +187,8 @@ void MainWindow::connectController()
     connect(ctl_, &EngineController::runStopped, this, [this] {
         segmentTimer_->stop(); // also when another client stopped it
         if (!shownSession_) segments_->setSession(live_.table(), liveChanges_); // all exact
+        // An engine lists its devices only while no run goes: asked again once it stopped.
+        if (ctl_->remote() && !devicesListed_) fillDeviceBox();
         updateStatus();
     });
 }
@@ -544,6 +547,7 @@ void MainWindow::fillDeviceBox()
         // Listed without attaching DPDK's ports: the EAL starts when one is chosen
         // (describeDevice in chooseDevice), never at start-up.
         deviceBox_->setEnabled(true);
+        devicesListed_ = true;
         deviceBox_->setToolTip(tr("The devices of this machine"));
         showDevices(listDevices({}, DeviceProbe::Later), false);
         return;
@@ -556,19 +560,28 @@ void MainWindow::fillDeviceBox()
     showDevices({current}, true);
     deviceBox_->setEnabled(false);
     deviceBox_->setToolTip(tr("Asking the engine for its devices…"));
-    ctl_->engineDevices([this, ticket](Result<std::vector<DeviceListing>> rows) {
-        if (ticket != devicesTicket_) return; // detached or attached elsewhere since
-        deviceBox_->setEnabled(true);
-        if (!rows.ok()) {
-            const QString why = tr("The engine's devices could not be listed: %1")
-                                    .arg(QString::fromStdString(rows.error()));
-            deviceBox_->setToolTip(why);
-            statusBar()->showMessage(why, 8000);
-            return;
-        }
-        deviceBox_->setToolTip(tr("The devices of %1").arg(ctl_->engineText()));
-        showDevices(std::move(rows).value(), true);
-    });
+    devicesListed_ = false;
+    // The window may be gone when the answer comes (a link's reply outlives a detach).
+    ctl_->engineDevices(
+        [self = QPointer<MainWindow>(this), ticket](Result<std::vector<DeviceListing>> rows) {
+            if (!self || ticket != self->devicesTicket_) return; // gone, or another engine since
+            self->devicesAnswered(std::move(rows));
+        });
+}
+
+void MainWindow::devicesAnswered(Result<std::vector<DeviceListing>> rows)
+{
+    deviceBox_->setEnabled(true);
+    if (!rows.ok()) {
+        const QString why = tr("The engine's devices could not be listed: %1")
+                                .arg(QString::fromStdString(rows.error()));
+        deviceBox_->setToolTip(why);
+        statusBar()->showMessage(why, 8000);
+        return;
+    }
+    deviceBox_->setToolTip(tr("The devices of %1").arg(ctl_->engineText()));
+    devicesListed_ = true;
+    showDevices(std::move(rows).value(), true);
 }
 
 void MainWindow::showDevices(std::vector<DeviceListing> rows, bool described)
@@ -588,9 +601,20 @@ void MainWindow::showDevices(std::vector<DeviceListing> rows, bool described)
         showDeviceRow(deviceBox_->count() - 1);
     }
     deviceBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    // The device the window holds stays chosen when the list has it.
-    const int held = deviceBox_->findData(QString::fromStdString(ctl_->device().spec));
-    deviceBox_->setCurrentIndex(held >= 0 ? held : 0);
+    // The device the window holds stays chosen, a row of its own when the list lacks it (a
+    // port of another host's): the box never shows a device the next start would not use.
+    const QString heldSpec = QString::fromStdString(ctl_->device().spec);
+    int held = deviceBox_->findData(heldSpec);
+    if (held < 0) {
+        DeviceListing custom;
+        custom.spec = ctl_->device().spec;
+        custom.kind = "custom";
+        devices_.push_back(custom);
+        deviceBox_->addItem(heldSpec, heldSpec);
+        held = deviceBox_->count() - 1;
+        showDeviceRow(held);
+    }
+    deviceBox_->setCurrentIndex(held);
 }
 
 void MainWindow::showDeviceRow(int i)

@@ -120,6 +120,7 @@ class MainWindow : public QMainWindow {
     // described once chosen), or the attached engine's list, asked for off the GUI thread.
     void fillDeviceBox();
     void showDevices(std::vector<DeviceListing> rows, bool described);
+    void devicesAnswered(Result<std::vector<DeviceListing>> rows);
     // Row i's tooltip and state, from devices_[i].
     void showDeviceRow(int i);
     void buildDeviceToolbar();
@@ -162,6 +163,7 @@ class MainWindow : public QMainWindow {
     std::vector<DeviceListing> devices_;
     std::set<std::string> described_; // rows whose ports were attached to describe them
     int devicesTicket_ = 0;           // the engine's list asked for last (older ones ignored)
+    bool devicesListed_ = true;       // false: the attached engine's list is still to come
     QComboBox *trafficBox_ = nullptr;
     QLabel *trafficError_ = nullptr;
     QString labTraffic_;

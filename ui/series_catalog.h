@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Every series the four time charts can show, defined once: which chart, its label, axis,
+// Every series the time charts can show, defined once: which chart, its label, axis,
 // whether it is shown by default, its fixed colour, and how it is read from a Sample.
 // Per-thread series (CPU, wakeups) are families, one series per thread the run has.
 #pragma once

@@ -22,18 +22,9 @@ constexpr int kMarkerRows = 2;
 // Half a label's height above and below the plot: the top and bottom ticks' labels sit
 // on its edges.
 constexpr int kTopPad = 8;
-// Points per block of the first level of a series' pyramid, and the factor between levels.
-constexpr std::size_t kBlock = 64;
-constexpr std::size_t kMaxLevels = 4; // 64 .. 16.7 M points a block
 // Unbroken pieces drawn per series. Beyond this many stalls in view, the last piece joins
 // the rest (a pathological session; one with a stall in every other sample).
 constexpr std::size_t kMaxPieces = 256;
-
-void widen(QPointF &lo, QPointF &hi, const QPointF &lo2, const QPointF &hi2)
-{
-    if (lo2.y() < lo.y()) lo = lo2;
-    if (hi2.y() > hi.y()) hi = hi2;
-}
 
 // 1, 2 or 5 times a power of ten, at least `rough`.
 double niceStep(double rough)
@@ -217,59 +208,6 @@ void TimeChart::appendRight(const QString &name, double t, double value, bool da
 void TimeChart::addGap(double t)
 {
     if (gaps_.empty() || t > gaps_.back()) gaps_.push_back(t);
-}
-
-void TimeChart::Points::push(const QPointF &p)
-{
-    if (!std::isfinite(p.y())) return;
-    // Grow geometrically (a live run adds a point ten times a second to an hour's).
-    if (points.size() == points.capacity())
-        points.reserve(std::max<std::size_t>(64, 2 * points.size()));
-    points.push_back(p);
-    // Each level closes a block when its last point (or last lower block) arrives.
-    std::size_t size = kBlock, n = points.size();
-    for (std::size_t k = 0; k < kMaxLevels && n % size == 0; ++k, size *= kBlock) {
-        if (levels.size() <= k) levels.emplace_back();
-        Extremes e{points[n - size], points[n - size]};
-        if (k == 0) {
-            for (std::size_t i = n - size; i < n; ++i)
-                widen(e.lo, e.hi, points[i], points[i]);
-        } else {
-            const auto &below = levels[k - 1];
-            for (std::size_t b = below.size() - kBlock; b < below.size(); ++b)
-                widen(e.lo, e.hi, below[b].lo, below[b].hi);
-        }
-        levels[k].push_back(e);
-    }
-}
-
-void TimeChart::Points::extend(const Points &later)
-{
-    // Copied at once (their values are finite already), then the blocks they close, level by
-    // level: a session read in parts is joined without a push per point.
-    points.insert(points.end(), later.points.begin(), later.points.end());
-    std::size_t size = kBlock;
-    for (std::size_t k = 0; k < kMaxLevels; ++k, size *= kBlock) {
-        if (levels.size() <= k) {
-            if (points.size() < size) break; // as push(): a level once it has a block
-            levels.emplace_back();
-        }
-        std::vector<Extremes> &level = levels[k];
-        for (std::size_t b = level.size(); (b + 1) * size <= points.size(); ++b) {
-            Extremes e;
-            if (k == 0) {
-                e = {points[b * size], points[b * size]};
-                for (std::size_t i = b * size; i < (b + 1) * size; ++i)
-                    widen(e.lo, e.hi, points[i], points[i]);
-            } else {
-                const auto &below = levels[k - 1];
-                e = below[b * kBlock];
-                for (std::size_t i = b * kBlock; i < (b + 1) * kBlock; ++i)
-                    widen(e.lo, e.hi, below[i].lo, below[i].hi);
-            }
-            level.push_back(e);
-        }
-    }
 }
 
 TimeChart::Series &TimeChart::seriesFor(const QString &name, bool dashed, const QString &colorKey,
@@ -497,17 +435,7 @@ bool TimeChart::isDashed(const QString &name) const
 std::optional<double> TimeChart::valueAt(const QString &name, double t, double maxAge) const
 {
     auto it = series_.find(name);
-    if (it == series_.end() || it->data.points.empty()) return std::nullopt;
-    const auto &pts = it->data.points;
-    auto hi = std::upper_bound(pts.begin(), pts.end(), t,
-                               [](double v, const QPointF &p) { return v < p.x(); });
-    if (hi == pts.begin()) return std::nullopt;
-    const QPointF &p = *(hi - 1);
-    if (t - p.x() > maxAge) return std::nullopt;
-    // A gap after p: its value does not reach t.
-    auto g = std::upper_bound(gaps_.begin(), gaps_.end(), p.x());
-    if (g != gaps_.end() && *g <= t) return std::nullopt;
-    return p.y();
+    return it == series_.end() ? std::nullopt : it->data.valueAt(t, maxAge, gaps_);
 }
 
 std::optional<double> TimeChart::lastValue(const QString &name) const
@@ -517,108 +445,12 @@ std::optional<double> TimeChart::lastValue(const QString &name) const
     return it->data.points.back().y();
 }
 
-QList<QPointF> TimeChart::decimate(const Series &s, double from, double to, int columns)
-{
-    const std::vector<QPointF> &pts = s.data.points;
-    auto lo = std::lower_bound(pts.begin(), pts.end(), from,
-                               [](const QPointF &p, double t) { return p.x() < t; });
-    auto hi = std::upper_bound(pts.begin(), pts.end(), to,
-                               [](double t, const QPointF &p) { return t < p.x(); });
-    if (lo != pts.begin()) --lo; // keep the line entering the window
-    if (hi != pts.end()) ++hi;
-    QList<QPointF> out;
-    const auto n = hi - lo;
-    if (n <= 2 * columns) {
-        out.reserve(n);
-        for (auto it = lo; it != hi; ++it)
-            out.append(*it);
-        return out;
-    }
-    // Min and max per pixel column, in time order: peaks survive, the line stays honest. A
-    // whole block of the pyramid inside one column counts as its two extremes, so a column
-    // costs about the pyramid's depth, not its points.
-    out.reserve(2 * columns + 4);
-    const double width = (to - from) / columns;
-    auto column = [&](double x) { return static_cast<long>(std::floor((x - from) / width)); };
-    const std::size_t end = static_cast<std::size_t>(hi - pts.begin());
-    std::size_t i = static_cast<std::size_t>(lo - pts.begin());
-    while (i < end) {
-        const long col = column(pts[i].x());
-        QPointF mn = pts[i], mx = pts[i];
-        while (i < end && column(pts[i].x()) == col) {
-            std::size_t step = 1;
-            std::size_t size = kBlock;
-            for (std::size_t k = 0; k < s.data.levels.size(); ++k, size *= kBlock) {
-                if (i % size != 0 || i + size > end || column(pts[i + size - 1].x()) != col) break;
-                step = size;
-            }
-            if (step == 1) {
-                widen(mn, mx, pts[i], pts[i]);
-            } else {
-                std::size_t k = 0;
-                for (std::size_t sz = kBlock; sz < step; sz *= kBlock)
-                    ++k;
-                const Extremes &e = s.data.levels[k][i / step];
-                widen(mn, mx, e.lo, e.hi);
-            }
-            i += step;
-        }
-        if (mn.x() <= mx.x()) {
-            out.append(mn);
-            if (mx != mn) out.append(mx);
-        } else {
-            out.append(mx);
-            out.append(mn);
-        }
-    }
-    return out;
-}
-
-namespace {
-// A series' points around [from, to]: those inside and one each side (the line entering
-// and leaving the window).
-std::pair<std::size_t, std::size_t> windowOf(const std::vector<QPointF> &pts, double from,
-                                             double to)
-{
-    auto lo = std::lower_bound(pts.begin(), pts.end(), from,
-                               [](const QPointF &p, double t) { return p.x() < t; });
-    auto hi = std::upper_bound(pts.begin(), pts.end(), to,
-                               [](double t, const QPointF &p) { return t < p.x(); });
-    if (lo != pts.begin()) --lo;
-    if (hi != pts.end()) ++hi;
-    return {static_cast<std::size_t>(lo - pts.begin()), static_cast<std::size_t>(hi - pts.begin())};
-}
-
-// `below` (a stack's running sum) with the points [from, to) of `layer` added, both in time
-// order. The figures of one sample share its time: a time only one of them has is a sample
-// where the other had no value (a NAPI that came or went), which adds nothing there.
-std::vector<QPointF> stackOn(const std::vector<QPointF> &below, const std::vector<QPointF> &layer,
-                             std::size_t from, std::size_t to)
-{
-    std::vector<QPointF> out;
-    out.reserve(below.size() + (to - from));
-    std::size_t i = 0, j = from;
-    while (i < below.size() || j < to) {
-        if (j == to || (i < below.size() && below[i].x() < layer[j].x())) {
-            out.push_back(below[i++]);
-        } else if (i == below.size() || layer[j].x() < below[i].x()) {
-            out.push_back(layer[j++]);
-        } else {
-            out.emplace_back(below[i].x(), below[i].y() + layer[j].y());
-            ++i;
-            ++j;
-        }
-    }
-    return out;
-}
-} // namespace
-
 std::vector<std::pair<TimeChart::Series *, QList<QPointF>>> TimeChart::stackedInView(int columns)
 {
     std::vector<std::pair<Series *, QList<QPointF>>> shown;
     // A run's own series stack together; a comparison's (dashed) stack on their own.
     for (const bool dashed : {false, true}) {
-        Series sum; // the running sum so far, unbroken: the gaps cut it when drawn
+        SeriesPoints sum; // the running sum in view, unbroken: the gaps cut it when drawn
         for (const QString &name : stackOrder()) {
             const auto it = series_.find(name);
             if (it == series_.end() || it->dashed != dashed) continue;
@@ -627,13 +459,9 @@ std::vector<std::pair<TimeChart::Series *, QList<QPointF>>> TimeChart::stackedIn
                 if (s.drawn) draw(s, {});
                 continue;
             }
-            const auto [from, to] = windowOf(s.data.points, from_, to_);
             // Only the window is summed: the cost is the points in view, not the session's.
-            const auto [bFrom, bTo] = windowOf(sum.data.points, from_, to_);
-            std::vector<QPointF> below(sum.data.points.begin() + static_cast<long>(bFrom),
-                                       sum.data.points.begin() + static_cast<long>(bTo));
-            sum.data.points = stackOn(below, s.data.points, from, to);
-            shown.emplace_back(&s, decimate(sum, from_, to_, columns));
+            sum = stackOn(sum, s.data, from_, to_);
+            shown.emplace_back(&s, sum.decimate(from_, to_, columns));
         }
     }
     return shown;
@@ -759,7 +587,7 @@ void TimeChart::replot(double from, double to)
                 if (s.drawn) draw(s, {});
                 continue;
             }
-            shown.emplace_back(&s, decimate(s, from_, to_, columns));
+            shown.emplace_back(&s, s.data.decimate(from_, to_, columns));
         }
     }
     for (const auto &[sp, pts] : shown) {

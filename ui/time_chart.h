@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One chart of the stack: named line series over a shared time axis, kept whole in memory
-// and drawn through a bounded window, decimated to min and max per pixel column. Each series
-// keeps a pyramid of min/max blocks (64, 4096, ... points), so that a redraw costs about the
-// plot's width whatever the session's length. Lines break where the engine recorded a stall
+// and drawn through a bounded window, decimated to min and max per pixel column. Each series'
+// data is a SeriesPoints (ui/series_points.h: its points and pyramid of min/max blocks, no
+// widget), so that a redraw costs about the plot's width whatever the session's length.
+// Lines break where the engine recorded a stall
 // (gaps); changes, marks and restarts are vertical markers whose
 // labels are staggered in rows above the plot so that none covers another. The plot area
 // is placed by the caller (setInsets) so that stacked charts share one time axis to the
@@ -22,6 +23,8 @@ class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
 class QGraphicsRectItem;
 class QGraphicsPathItem;
+
+#include "ui/series_points.h"
 
 namespace ringlab::ui {
 class PlotLayer;
@@ -150,20 +153,9 @@ class TimeChart : public QChartView {
     void leaveEvent(QEvent *e) override;
 
   public:
-    // The lowest and the highest point of a run of points.
-    struct Extremes {
-        QPointF lo, hi;
-    };
-    // A series' points in time order with their pyramid: levels[k][b] holds the extremes of
-    // points [b * 64^(k+1), (b + 1) * 64^(k+1)), whole blocks only. Built on any thread (a
+    // A series' points with their pyramid (ui/series_points.h): built on any thread (a
     // session read on a worker), then adopted by a chart.
-    struct Points {
-        std::vector<QPointF> points;
-        std::vector<std::vector<Extremes>> levels;
-        void push(const QPointF &p); // non-finite values are left out
-        // The points of `later` (all after these) added at once: the same as pushing each.
-        void extend(const Points &later);
-    };
+    using Points = SeriesPoints;
     // Takes a series' points whole (its first points, or more after those it has).
     void adopt(const QString &series, Points &&points, bool dashed, const QString &colorKey,
                bool right);
@@ -188,7 +180,6 @@ class TimeChart : public QChartView {
     };
     void add(const QString &series, double t, double value, bool dashed, const QString &colorKey,
              bool right);
-    static QList<QPointF> decimate(const Series &s, double from, double to, int columns);
     // The series' stacked lines in view (setStacked), decimated as decimate() does.
     std::vector<std::pair<Series *, QList<QPointF>>> stackedInView(int columns);
     // `floor`: on a log axis, the axis's bottom (log10); zeros are drawn a decade below it.
