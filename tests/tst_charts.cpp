@@ -10,6 +10,8 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QScatterSeries>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -88,6 +90,7 @@ class TstCharts : public QObject {
     void threadSeriesNeverTakeACatalogueName();
     void aDevicesFiguresAreChartedByName();
     void whoDroveThePollsIsAStackOfItsOwn();
+    void aShortWindowScrollsTheChartsRatherThanGrowOrElide();
     void aDevicesFiguresAreSegmentColumnsByName();
     void zerosLieBelowTheLogFloor();
     void aDropBurstIsSeenAtAnyZoom();
@@ -641,6 +644,34 @@ void TstCharts::whoDroveThePollsIsAStackOfItsOwn()
     const QString top2 = polls->stackOrder().back();
     QCOMPARE(top(top2, 12.0), 9'000.0);
     QCOMPARE(top(top2, 5.0), 9'000.0);
+}
+
+// Five charts (a kernel run's) in a short window: the stack scrolls, each chart keeps a plot
+// tall enough for two unelided value labels, and the view asks no more height than before,
+// so the window never grows past the screen when the NAPI polls chart comes mid-run.
+void TstCharts::aShortWindowScrollsTheChartsRatherThanGrowOrElide()
+{
+    view_->resize(900, 380);
+    view_->setWindow(ChartsView::kWholeSession);
+    const int before = view_->minimumSizeHint().height();
+    std::vector<std::shared_ptr<const Sample>> all;
+    for (int k = 1; k <= 100; ++k) {
+        auto s = std::make_shared<Sample>(*sample(0.1 * k, 0.1));
+        s->device.push_back({"kernel_poll_packets_softirq_per_s", "1/s", 5'000});
+        all.push_back(s);
+    }
+    view_->appendSamples(all);
+    view_->replot();
+    QVERIFY(view_->settle());
+    QCOMPARE(view_->shownCharts().size(), view_->charts().size());
+    QCOMPARE(view_->minimumSizeHint().height(), before);
+    QVERIFY(view_->minimumSizeHint().height() <= 380);
+    const int perTick = QFontMetrics(view_->cpu()->valueAxis()->labelsFont()).height() + 12;
+    for (TimeChart *c : view_->shownCharts())
+        QVERIFY2(c->plotArea().height() >= 3 * perTick - 6 - 1,
+                 qPrintable(QString("%1: plot %2 px").arg(c->title()).arg(c->plotArea().height())));
+    auto *scroll = view_->findChild<QScrollArea *>();
+    QVERIFY(scroll && scroll->verticalScrollBar()->maximum() > 0); // the rest a scroll away
 }
 
 // Issue 20: a user's mark between changes made in quick succession keeps its label; the

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/chart_legend.h"
 
+#include <QFontMetrics>
+
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
@@ -67,6 +69,9 @@ ChartLegend::ChartLegend(const QString &title, QWidget *parent)
     connect(list_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         emit hiddenToggled(item->data(Qt::UserRole).toString());
     });
+    // Three rows at least, the rest a scroll away: a short chart (five of them in a 1024x640
+    // window) is never held taller by its legend than by its own axis.
+    list_->setMinimumHeight(3 * (QFontMetrics(small).height() + 1) + 2);
     layout->addWidget(list_, 1);
 }
 

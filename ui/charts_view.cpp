@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QTimer>
@@ -89,7 +90,15 @@ ChartsView::ChartsView(QWidget *parent) : QWidget(parent)
     for (int k = 0; k < split->count(); ++k)
         split->setStretchFactor(k, 1);
     split->setSizes(QList<int>(split->count(), 1000));
-    layout->addWidget(split);
+    // Where the charts shown need more height than the window has (five at 1024x640), the
+    // stack scrolls: each chart keeps its readable axes, and the window never grows past the
+    // screen when a chart is added mid-run.
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setWidget(split);
+    layout->addWidget(scroll_);
 }
 
 namespace {

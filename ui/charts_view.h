@@ -139,6 +139,7 @@ class ChartsView : public QWidget {
     std::vector<QWidget *> rows_;    // each chart with its legend, in the splitter
     std::uint32_t latencyEvery_ = 1; // the latency legend's sampling note
     QSplitter *split_ = nullptr;
+    class QScrollArea *scroll_ = nullptr; // around split_: it scrolls when the charts need more
     QString settingsGroup_;
     double window_ = 120;
     double end_ = 0;

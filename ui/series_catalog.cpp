@@ -18,7 +18,7 @@ const std::vector<ChartDef> &chartDefs()
         {ChartId::Events, "events", "Events", "1/s", nullptr, true},
         // Who drove the NAPI's polls (issue 44 part 6): the frames each source's polls handed
         // up, stacked, so that the top is every frame the polls took and each band its share.
-        {ChartId::Polls, "napi_polls", "NAPI polls", "frames/s", nullptr, false, true, true},
+        {ChartId::Polls, "napi_polls", "NAPI polls", "1/s", nullptr, false, true, true},
     };
     return defs;
 }

@@ -117,7 +117,10 @@ void TimeChart::fitMinimumHeight()
                            ? measured
                            : chart()->margins().top() + 4 +
                                  (timeLabels_ ? PlotLayer::labelRowHeight(y_->labelsFont()) : 0);
-    const int wanted = around + title + 8;
+    // And a plot with two labelled ticks unelided: Qt Charts gives each label the axis's
+    // height over the ticks and the start value, less its padding ("..." when shorter).
+    const int ticks = 3 * (QFontMetrics(y_->labelsFont()).height() + 12) - 6;
+    const int wanted = around + std::max(title + 8, ticks);
     if (wanted != minimumHeight()) setMinimumHeight(wanted);
 }
 
