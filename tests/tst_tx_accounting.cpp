@@ -25,20 +25,9 @@ namespace {
 
 // A TX buffer flushed to a port that takes two frames in three. Its RX side is empty. Locked:
 // should the coalesce timer fire on a slow machine, the TX clean thread reclaims too.
-class RefusingPort final : public Device {
+class RefusingPort final : public test::TxBufferPort {
   public:
     explicit RefusingPort(BufferSource &pool) : pool_(pool) {}
-    DeviceInfo info() const override { return {"refusing0", "test", false, false}; }
-    void reconfigure(const ParamSet &) override {}
-    void linkUp(std::int64_t) override {}
-    std::uint32_t rxHarvest(Buffer **, std::uint32_t, std::int64_t, Counters &) override
-    {
-        return 0;
-    }
-    std::uint32_t rxFree() const override { return 0; }
-    std::uint32_t rxPost(Buffer *const *, std::uint32_t, std::int64_t) override { return 0; }
-    std::uint32_t rxPosted() const override { return 0; }
-    std::uint32_t rxDrain(Buffer **, std::uint32_t) override { return 0; }
     std::uint32_t txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t) override
     {
         std::lock_guard hold(lock_);
@@ -70,7 +59,6 @@ class RefusingPort final : public Device {
         pool_.release(bufs, n); // sent or refused, the port is done with them
         return true;
     }
-    bool txCompletesOnFlush() const override { return true; }
     Chunks chunks() const override { return {64, 16}; }
     std::uint32_t txPending() const override
     {
@@ -78,11 +66,6 @@ class RefusingPort final : public Device {
         return static_cast<std::uint32_t>(queue_.size());
     }
     std::uint32_t txFree() const override { return 4096; }
-    std::uint32_t txDrain(Buffer **out, std::uint32_t max) override
-    {
-        return txReclaim(out, max, 0);
-    }
-    std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
 
     std::uint64_t sentBytes = 0; // what the port put on its wire (read after the stop)
 

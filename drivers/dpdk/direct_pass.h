@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A DPDK device's direct pass (engine/datapath/direct_pass.h): rte_eth_rx_burst round robin
 // over the ports a chunk at a time, as the staged poll loop harvests, then out of the egress
-// ports through the same TX buffer the staged path has: frames of both ports held together, up
-// to tx.ring_size (the rest of a chunk dropped as tx_full), everything flushed when
-// tx.coalesce_frames wait or when fewer than tx.free_thresh places are left, and drained by the
-// poll loop's check tx.coalesce_usecs after frames began to wait. A chunk that reaches
-// tx.coalesce_frames on its own, into an empty buffer, goes straight to rte_eth_tx_burst, as
-// testpmd's io engine sends it. No frame's Buffer (the mbuf's private area, a cache line of
-// its own) is touched: a measured frame is its arrival time, kept until its flush.
+// ports through a TX buffer under the staged path's rules (engine/datapath/pass_tx_buffer.h,
+// tx_buffer_policy.h), drained by the poll loop's check tx.coalesce_usecs after frames began to
+// wait. No frame's Buffer (the mbuf's private area, a cache line of its own) is touched.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -18,6 +14,7 @@
 #include <vector>
 
 #include "engine/datapath/direct_pass.h"
+#include "engine/datapath/pass_tx_buffer.h"
 
 namespace ringlab::dpdk {
 
@@ -38,42 +35,26 @@ class DpdkDirectPass final : public DirectPass {
     std::uint64_t polls() const { return polls_.load(std::memory_order_relaxed); }
 
   private:
-    // Frames received from one port in one rx_burst: chunk_[start, start + count), out of
-    // port `out`, their bytes, and their measured frames: `first`, then every every_.
-    struct Run {
-        std::uint32_t start, count;
-        std::uint16_t out;
-        std::uint32_t first;
-        std::uint64_t bytes;
+    // The device's side of the pass's TX buffer (PassTxBuffer's Port).
+    struct Ports {
+        using Frame = rte_mbuf *;
+        DpdkDevice &dev;
+        Transmitter *tx = nullptr; // the round's: the latency record
+        static std::uint32_t bytes(Frame f) { return f->pkt_len; }
+        void flushing(const std::int64_t *arrivals, std::uint32_t n);
+        void send(std::uint16_t out, Frame *m, std::uint32_t k, Device::TxRefused &refused);
+        static void drop(Frame *m, std::uint32_t k) { rte_pktmbuf_free_bulk(m, k); }
     };
-    // The frames waiting for one egress port, in order, and their bytes.
-    struct PortFrames {
-        std::vector<rte_mbuf *> frames;
-        std::uint32_t count = 0;
-        std::uint64_t bytes = 0;
-    };
-    // Up to `want` frames, round robin over the ports, as DpdkDevice::harvestPorts() takes a
-    // chunk: into chunk_ and runs_. Returns how many.
+    // Up to `want` frames, round robin over the ports (DpdkDevice::pollPorts), into chunk_ and
+    // runs_. Returns how many.
     std::uint32_t receive(std::uint32_t want, DirectRound &r);
-    // The chunk on its way out, as Transmitter::xmit() takes one.
-    void post(std::uint32_t k, DirectRound &r);
-    // Sends `k` frames out of `out`, counting what the port took and freeing (tx_full) what
-    // it refused.
-    void send(std::uint16_t out, rte_mbuf **m, std::uint32_t k, std::uint64_t bytes,
-              DirectRound &r);
-    // Everything waiting goes out, the measured frames completed now.
-    void flushAll(DirectRound &r);
-    void recordMeasured(const std::int64_t *arrivals, std::uint32_t n, DirectRound &r);
 
     DpdkDevice &dev_;
+    Ports ports_{dev_};
+    PassTxBuffer<Ports> buffer_;
     std::vector<rte_mbuf *> chunk_ = std::vector<rte_mbuf *>(kMaxChunk);
-    std::vector<Run> runs_ = std::vector<Run>(kMaxChunk);
+    std::vector<PassRun> runs_ = std::vector<PassRun>(kMaxChunk);
     std::uint32_t nRuns_ = 0;
-    std::uint32_t every_ = 1; // the chunk's sampling
-    std::array<PortFrames, 2> port_;
-    std::uint32_t pending_ = 0;          // frames waiting, both ports
-    std::vector<std::int64_t> measured_; // the arrival of each measured frame waiting
-    std::uint32_t nMeasured_ = 0;
     bool active_ = false; // poll thread: taking rounds (its start and end are device events)
     std::atomic<std::uint64_t> polls_{0};
 };

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "engine/datapath/clock.h"
+#include "engine/datapath/tx_buffer_policy.h"
 
 namespace ringlab::dpdk {
 
@@ -470,31 +471,19 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
 
 std::uint32_t DpdkDevice::harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs)
 {
-    const auto n = static_cast<std::uint16_t>(port_.size());
     rte_mbuf *m[kBurst];
-    std::uint32_t got = 0;
-    // Round robin over the ports, starting where the last poll stopped, so that a busy port
-    // cannot starve the other.
-    for (std::uint16_t j = 0; j < n && got < max; ++j) {
-        const std::uint16_t idx = static_cast<std::uint16_t>((nextRx_ + j) % n);
-        while (got < max) {
-            const auto want =
-                static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, max - got));
-            const std::uint16_t k = rte_eth_rx_burst(port_[idx], 0, m, want);
+    return pollPorts(
+        max, [&m](std::uint32_t) { return m; },
+        [&](std::uint16_t idx, rte_mbuf **got, std::uint16_t k, std::uint32_t at) {
             for (std::uint16_t i = 0; i < k; ++i) {
-                Buffer *b = wrap(m[i], idx);
+                Buffer *b = wrap(got[i], idx);
                 b->seq = seq_++;
                 // No hardware timestamp: arrival is the poll. Every later stage stamps its own
                 // but the completion, which is the clean's reading (txCompletesOnFlush).
                 b->at(Stage::Arrival) = nowNs;
-                out[got + i] = b;
+                out[at + i] = b;
             }
-            got += k;
-            if (k < want) break;
-        }
-    }
-    nextRx_ = static_cast<std::uint16_t>((nextRx_ + 1) % n);
-    return got;
+        });
 }
 
 std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int64_t)
@@ -513,7 +502,7 @@ std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int6
         for (std::uint32_t k = 0; k < n; ++k)
             swapMacs(bufs[k]->data, bufs[k]->len);
     }
-    return txq_->push(bufs, n);
+    return txq_->push(bufs, TxBufferPolicy::admit(n, txFree()));
 }
 
 std::uint16_t DpdkDevice::egressOf(FwdMode mode, std::uint16_t ingress, std::size_t ports)

@@ -7,6 +7,7 @@
 
 #include <rte_ethdev.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -111,6 +112,31 @@ class DpdkDevice final : public Device {
     // Poll thread, at each round: its lcore, and PMD power management as poll.mode says.
     void beginPoll();
     std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);
+    // Up to `max` frames, round robin over the ports starting where the last poll stopped, so
+    // that a busy port cannot starve the other, up to kBurst per rte_eth_rx_burst: each burst
+    // goes where `into(received so far)` says, and `took(port, frames, k, received before)`
+    // has it. Returns how many. The staged harvest and the direct pass poll through it.
+    template <class Into, class Took>
+    std::uint32_t pollPorts(std::uint32_t max, Into &&into, Took &&took)
+    {
+        const auto n = static_cast<std::uint16_t>(port_.size());
+        std::uint32_t got = 0;
+        for (std::uint16_t j = 0; j < n && got < max; ++j) {
+            const auto idx = static_cast<std::uint16_t>((nextRx_ + j) % n);
+            while (got < max) {
+                const auto want =
+                    static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, max - got));
+                rte_mbuf **m = into(got);
+                const std::uint16_t k = rte_eth_rx_burst(port_[idx], 0, m, want);
+                if (k == 0) break;
+                took(idx, m, k, got);
+                got += k;
+                if (k < want) break;
+            }
+        }
+        nextRx_ = static_cast<std::uint16_t>((nextRx_ + 1) % n);
+        return got;
+    }
     // Up to kBurst frames out of port `idx`, retried a bounded number of times; what the
     // port refuses is freed and added to `refused`.
     void transmit(std::uint16_t idx, rte_mbuf **m, std::uint16_t k, TxRefused &refused);

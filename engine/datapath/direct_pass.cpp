@@ -6,11 +6,12 @@ namespace ringlab {
 bool stagesPassFramesThrough(const LiveParams &live)
 {
     const auto mode = live.choice<PollMode>(TunableId::PollMode);
-    return live.flag(TunableId::FwdDirectPass) &&
-           (mode == PollMode::Busy || mode == PollMode::PmdPause) &&
-           live.integer(TunableId::ProcNsPerPacket) == 0 && !live.flag(TunableId::ProcCopy) &&
-           live.choice<HeaderMode>(TunableId::TxHeader) == HeaderMode::None &&
-           live.integer(TunableId::CostTxCleanNs) == 0 && !live.flag(TunableId::TxCoalesceAdaptive);
+    if (!live.flag(TunableId::FwdDirectPass) ||
+        (mode != PollMode::Busy && mode != PollMode::PmdPause))
+        return false;
+    for (const TunableInfo *t : frameWorkTunables())
+        if (live.integer(t->id) != *t->noFrameWorkAt) return false;
+    return true;
 }
 
 } // namespace ringlab

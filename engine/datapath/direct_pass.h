@@ -48,8 +48,9 @@ class DirectPass {
 };
 
 // Whether the pass is allowed (fwd.direct_pass) and, under the settings in force, no stage between
-// RX and TX does anything per frame and the poll thread drains the TX side itself: no processing
-// cost, copy or header, no per-clean cost, no adaptive coalescing, a poll loop that does not sleep.
+// RX and TX does anything per frame (every tunable of the registry's frameWorkTunables() at its
+// noFrameWorkAt: no processing cost, copy or header, no per-clean cost, no adaptive coalescing)
+// and the poll thread drains the TX side itself (a poll loop that does not sleep).
 // The hand-off (direct) is a restart setting, checked when the datapath is built. Read per round.
 bool stagesPassFramesThrough(const LiveParams &live);
 

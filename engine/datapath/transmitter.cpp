@@ -11,6 +11,7 @@
 
 #include "engine/datapath/calibrated_spin.h"
 #include "engine/datapath/clock.h"
+#include "engine/datapath/tx_buffer_policy.h"
 #include "engine/datapath/waiter.h"
 
 namespace ringlab {
@@ -147,8 +148,9 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     // When the timer arms below happen: after an inline clean, later than the frames were
     // ready.
     std::int64_t armNs = now;
-    if (dev_.txFree() < static_cast<std::uint32_t>(live_.integer(TunableId::TxFreeThresh)) &&
-        reclaim(c) > 0) {
+    TxBufferPolicy policy = TxBufferPolicy::of(live_);
+    policy.coalesceFrames = coalesceFrames();
+    if (policy.dueByRoom(dev_.txFree()) && reclaim(c) > 0) {
         c.add(CounterId::TxInlineCleans);
         armNs = nowNs();
     }
@@ -158,7 +160,6 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
         pool_.release(bufs + sent, n - sent);
     }
 
-    const std::uint32_t coalesceFrames = this->coalesceFrames();
     if (flushInline_) {
         // A DPDK TX buffer: the timer is l2fwd's drain timer, once per burst (or the busy
         // poll loop's check, pollDrain()), and every tx.coalesce_frames frames are flushed
@@ -167,7 +168,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
             pollDrains_ = true; // pollDrain() hands them to the timer if the mode changes
         else if (sent)
             timerArm(c, armNs);
-        if (dev_.txPending() >= coalesceFrames && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
+        if (policy.dueByCount(dev_.txPending()) && reclaim(c) > 0) c.add(CounterId::TxInlineCleans);
         return;
     }
     // stmmac_xmit(), once per frame: the tx.coalesce_frames-th frame is marked to interrupt
@@ -175,6 +176,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     // interrupt schedules the TX NAPI; it is taken as raised when the frame is posted (its
     // wire time, under a microsecond for small frames, is not modelled).
     // Taken a run of frames at a time: up to and including the next marked frame.
+    const std::uint32_t coalesceFrames = policy.coalesceFrames;
     for (std::uint32_t k = 0; k < sent;) {
         const std::uint32_t toIc =
             coalesceFrames > framesSinceIc_ ? coalesceFrames - framesSinceIc_ : 1;

@@ -172,7 +172,7 @@ const TunableInfo kTable[] = {
     {TunableId::TxCoalesceAdaptive, "tx.coalesce_adaptive", "TX coalescing", T::Flag, "", 0, 1, 0, L, none,
      "Adaptive TX coalescing (ethtool adaptive-tx): net_dim over the TX cleans replaces "
      "tx.coalesce_usecs/tx.coalesce_frames with its TX profiles (5 us/128 frames .. 64 us/32 "
-     "frames). tx_coalesce_us shows the profile in force."},
+     "frames). tx_coalesce_us shows the profile in force.", false, {}, {}, 0},
     {TunableId::TxTimerPolicy, "tx.timer_policy", "TX coalescing", T::Choice, "", 0, 1, 1, L, kTimerPolicies,
      "When the coalesce timer is armed. rearm: on every transmit (stmmac before the fix; each "
      "arm is a timer syscall). skip_if_scheduled: only when a TX clean is not already "
@@ -199,14 +199,14 @@ const TunableInfo kTable[] = {
      "work and housekeeping. With more than one worker, per-packet work can complete out of "
      "order."},
     {TunableId::ProcNsPerPacket, "proc.ns_per_packet", "Processing", T::Integer, "ns", 0, 1000000, 200, L, none,
-     "Calibrated CPU work done on every packet by the processing stage (the protocol stack)."},
+     "Calibrated CPU work done on every packet by the processing stage (the protocol stack).", false, {}, {}, 0},
     {TunableId::ProcCopy, "proc.copy", "Processing", T::Flag, "", 0, 1, 0, L, none,
-     "Copy each payload into an application buffer, as copy_to_user does."},
+     "Copy each payload into an application buffer, as copy_to_user does.", false, {}, {}, 0},
     {TunableId::TxHeader, "tx.header", "Processing", T::Choice, "", 0, 2, 1, L, kHeaderModes,
      "How the injection header of each transmitted frame is made. per_packet: built field by "
      "field with bit packing (ocelot before the fix). precomputed: copied from a prepared "
      "template with the per-packet fields patched (ocelot after). none: no header, as a plain "
-     "NIC. The header is written ahead of the frame, which leaves unchanged."},
+     "NIC. The header is written ahead of the frame, which leaves unchanged.", false, {}, {}, static_cast<std::int64_t>(HeaderMode::None)},
     {TunableId::StressThreads, "stress.threads", "Interference", T::Integer, "threads", 0, 64, 0, L, none,
      "Threads competing for the CPU, each busy for stress.duty_pct of every millisecond, to "
      "see how a mechanism holds up under concurrent load."},
@@ -221,7 +221,7 @@ const TunableInfo kTable[] = {
      "figure. 0: this host's cost only."},
     {TunableId::CostTxCleanNs, "cost.tx_clean_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of cleaning one transmitted frame in the TX clean (DMA unmap and free), "
-     "spent in the clean context while it holds the clean scheduled."},
+     "spent in the clean context while it holds the clean scheduled.", false, {}, {}, 0},
     {TunableId::CostRefillBufferNs, "cost.refill_buffer_ns", "Target model", T::Integer, "ns", 0, 1000000, 0, L, none,
      "Target CPU cost of preparing one RX buffer in the refill context (mhi_net: allocate an "
      "skb and map it), spent on top of the engine's own descriptor fill."},
@@ -438,6 +438,17 @@ std::span<const TunableInfo> tunables()
 const TunableInfo &info(TunableId p)
 {
     return kTable[static_cast<std::size_t>(p)];
+}
+
+std::span<const TunableInfo *const> frameWorkTunables()
+{
+    static const std::vector<const TunableInfo *> rows = [] {
+        std::vector<const TunableInfo *> v;
+        for (const auto &t : kTable)
+            if (t.noFrameWorkAt) v.push_back(&t);
+        return v;
+    }();
+    return rows;
 }
 
 const TunableInfo *findTunable(std::string_view name)

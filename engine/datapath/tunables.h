@@ -135,6 +135,11 @@ struct TunableInfo {
     bool power_of_two = false;
     std::span<const std::string_view> choiceHelp{}; // a phrase per choice (strategy tables)
     std::string_view minWord{}; // an integer's minimum spelled as a word ("any" for -1)
+    // Whether it gives a stage between RX and TX work per frame (a processing cost, a copy, a
+    // header to write, a clean's cost, adaptive coalescing), and the one value at which it gives
+    // none: a device's direct pass forwards only while each such tunable holds it
+    // (stagesPassFramesThrough). Empty: it never gives per-frame work.
+    std::optional<std::int64_t> noFrameWorkAt{};
 };
 
 // Every tunable, in TunableId order.
@@ -148,6 +153,8 @@ inline bool isKernelGroup(std::string_view group)
     return group == kKernelGroup || group == kKernelNetdevGroup;
 }
 const TunableInfo &info(TunableId p);
+// The tunables that can give a stage per-frame work (TunableInfo::noFrameWorkAt), in order.
+std::span<const TunableInfo *const> frameWorkTunables();
 const TunableInfo *findTunable(std::string_view name);
 // The help, and for a choice its members' help: "How ... busy: never sleeps. sleep: ...".
 std::string helpText(const TunableInfo &t);
