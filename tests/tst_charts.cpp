@@ -102,6 +102,7 @@ class TstCharts : public QObject {
     void markerLabelsNeverCollide();
     void coloursAreFixedAndDistinct();
     void crosshairReadsEveryChart();
+    void chartsShareTheHeightAndKeepTheGuiThreadInView();
     void zoomPanAndPause();
     void choicesStoredUnderOldKeysSurvive();
     void theLatencyLegendSaysItsSampling();
@@ -1151,6 +1152,104 @@ void TstCharts::crosshairReadsEveryChart()
     QVERIFY(std::fabs(*view_->crosshair() - 7.0) < 0.1);
     view_->setCrosshair(std::nullopt); // back to the newest values
     QCOMPARE(view_->legend(0)->entryText("rx"), QStringLiteral("rx  100"));
+
+    // Issue 46 item 8: a crosshair shown over the charts stays at its time in every chart
+    // through a wheel zoom (new axis labels, the plots laid out again): the same pixel column
+    // in each, found in the pixels (the columns of a plot's row that change when it is hidden).
+    TimeChart *events = view_->events();
+    const double t = 6.0;
+    view_->setCrosshair(t);
+    const QPointF over(events->xForTime(5.0), events->plotArea().center().y());
+    QWheelEvent wheel(over, events->viewport()->mapToGlobal(over), QPoint(), QPoint(0, 240),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(events->viewport(), &wheel);
+    QVERIFY(view_->paused());
+    QVERIFY(view_->throughput()->from() < t && view_->throughput()->to() > t);
+    auto aligned = [this] {
+        for (TimeChart *c : view_->shownCharts())
+            if (std::fabs(c->plotArea().left() - view_->throughput()->plotArea().left()) >= 0.01 ||
+                std::fabs(c->plotArea().right() - view_->throughput()->plotArea().right()) >= 0.01)
+                return false;
+        return true;
+    };
+    QTRY_VERIFY(aligned());
+    const QImage with = view_->grab().toImage();
+    view_->setCrosshair(std::nullopt);
+    const QImage without = view_->grab().toImage();
+    const qreal ratio = with.devicePixelRatio();
+    std::vector<int> columns;
+    for (TimeChart *c : view_->shownCharts()) {
+        const QPoint mid = c->viewport()->mapTo(
+            view_.get(),
+            c->mapFromScene(QPointF(c->plotArea().center().x(),
+                                    c->plotArea().top() + c->plotArea().height() / 3)));
+        const int y = static_cast<int>(mid.y() * ratio);
+        int found = -1;
+        for (int x = 0; x < with.width() && found < 0; ++x)
+            if (with.pixel(x, y) != without.pixel(x, y)) found = x;
+        QVERIFY2(found >= 0, qPrintable(c->title() + ": no crosshair drawn"));
+        const QPoint expect = c->viewport()->mapTo(
+            view_.get(), c->mapFromScene(QPointF(c->xForTime(t), c->plotArea().center().y())));
+        QVERIFY2(std::abs(found - static_cast<int>(expect.x() * ratio)) <= 1,
+                 qPrintable(QStringLiteral("%1: crosshair at x %2, its time at %3")
+                                .arg(c->title())
+                                .arg(found)
+                                .arg(expect.x() * ratio)));
+        columns.push_back(found);
+    }
+    QVERIFY(columns.size() >= 4);
+    for (int x : columns)
+        QVERIFY2(x == columns.front(), qPrintable(QStringLiteral("columns %1 %2 %3 %4")
+                                                      .arg(columns[0])
+                                                      .arg(columns[1])
+                                                      .arg(columns[2])
+                                                      .arg(columns[3])));
+}
+
+// Issue 46 item 8: attached at 1152x720 the Events chart had twice the others' height, and the
+// CPU legend, long with an engine's threads, scrolled the GUI thread's row out of view.
+void TstCharts::chartsShareTheHeightAndKeepTheGuiThreadInView()
+{
+    view_->resize(880, 520); // the charts' part of a 1152x720 window
+    view_->setWindow(30);
+    std::vector<std::shared_ptr<const Sample>> samples;
+    for (int k = 1; k <= 100; ++k) {
+        auto s = std::make_shared<Sample>(*sample(0.1 * k, 0.1));
+        for (int w = 0; w < 12; ++w)
+            s->threads.push_back({"worker/" + std::to_string(w), 10, 5, 100});
+        samples.push_back(s);
+    }
+    view_->appendSamples(samples);
+    for (int k = 10; k <= 100; k += 10)
+        view_->addGuiThreadCpu(0.1 * k, 30);
+    view_->replot();
+    QVERIFY(view_->settle());
+    auto heights = [this] {
+        int lo = 1 << 30, hi = 0;
+        for (TimeChart *c : view_->shownCharts()) {
+            lo = std::min(lo, c->height());
+            hi = std::max(hi, c->height());
+        }
+        return std::pair{lo, hi};
+    };
+    QTRY_VERIFY2(
+        heights().second - heights().first <= 2,
+        qPrintable(QStringLiteral("%1..%2 px").arg(heights().first).arg(heights().second)));
+    auto *list = view_->legend(static_cast<int>(ChartId::Cpu))->findChild<QListWidget *>();
+    QVERIFY(list);
+    QVERIFY2(list->count() >= 14, qPrintable(QString::number(list->count())));
+    QVERIFY(list->verticalScrollBar()->maximum() > 0); // it does scroll: the test means something
+    QListWidgetItem *gui = nullptr;
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->text().startsWith(QLatin1String(kGuiThreadLabel))) gui = list->item(i);
+    QVERIFY(gui);
+    const QRect row = list->visualItemRect(gui);
+    QVERIFY2(row.top() >= 0 && row.bottom() < list->viewport()->height(),
+             qPrintable(QStringLiteral("row %1 of %2 at y %3 in %4 px")
+                            .arg(list->row(gui))
+                            .arg(list->count())
+                            .arg(list->visualItemRect(gui).y())
+                            .arg(list->viewport()->height())));
 }
 
 void TstCharts::zoomPanAndPause()

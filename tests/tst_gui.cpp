@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPointer>
 #include <QProcess>
 #include <QPushButton>
@@ -29,6 +30,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QtCharts/QChartView>
+#include <QtCharts/QScatterSeries>
 #include <QtTest>
 #include <set>
 
@@ -40,6 +43,7 @@
 #include "ui/charts_view.h"
 #include "ui/compare_dialog.h"
 #include "ui/compare_model.h"
+#include "ui/distribution_charts.h"
 #include "ui/engine_controller.h"
 #include "ui/main_window.h"
 #include "ui/parameter_panel.h"
@@ -62,6 +66,26 @@ SessionStore *storeOf(EngineController *controller)
     const auto store = controller->store();
     if (!store.ok()) qFatal("the session database: %s", store.error().c_str());
     return store.value();
+}
+
+// Closes `w` as Ctrl+Q does and answers Cancel should it ask: returns the question, empty when
+// it quit without asking.
+QString closeAndCancel(QWidget *w)
+{
+    QString asked;
+    QTimer poll;
+    poll.setInterval(10);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        for (QWidget *top : QApplication::topLevelWidgets())
+            if (auto *box = qobject_cast<QMessageBox *>(top); box && box->isVisible()) {
+                asked = box->text();
+                box->button(QMessageBox::Cancel)->click();
+                poll.stop();
+            }
+    });
+    poll.start();
+    w->close();
+    return asked;
 }
 } // namespace
 
@@ -90,6 +114,7 @@ class TstGui : public QObject {
     void segmentsCompareWithAChosenBaseline();
     void compareDialogIsPerSegmentAndFits();
     void fitsAndFollowsAt1280x800();
+    void sweepTabFitsAt1024x640();
     void profileAppliedLiveAsOneChange();
 
   private:
@@ -587,6 +612,13 @@ void TstGui::reproduceFromTheToolsMenu()
     // Its progress as the engine counts it: 5 cases, before and after, 3 repeats each.
     QTRY_VERIFY2(dlg->status()->text().startsWith("Run 1 of 30: "),
                  qPrintable(dlg->status()->text()));
+    // Issue 46 item 5: the dialog is not modal, so Ctrl+Q reaches the window: it asks, naming
+    // the reproduction and its progress.
+    QTRY_COMPARE(w_->measurementHold().kind, MeasurementHold::Kind::Reproduction);
+    const QString asked = closeAndCancel(w_.get());
+    QVERIFY2(asked.contains("\nreproducing 1/30 in this window's engine"), qPrintable(asked));
+    QVERIFY(w_->isVisible());
+    QVERIFY(dlg->running());
     QTest::mouseClick(dlg->runButton(), Qt::LeftButton); // Cancel
     QVERIFY(done.wait(10000));
     QCOMPARE(done.takeFirst().at(0).toBool(), false);
@@ -620,6 +652,9 @@ void TstGui::aSweepHoldsTheMeasurement()
     QVERIFY(!w_->startAction()->isEnabled());
     QVERIFY2(w_->startAction()->toolTip().startsWith("A run is measuring (since "),
              qPrintable(w_->startAction()->toolTip()));
+    QVERIFY(w_->loadProfile("kni-tick").ok()); // a change to undo, applied to the run
+    QVERIFY(w_->undoAction()->isEnabled());
+    QVERIFY(w_->profileBox()->isEnabled()); // a run's values can change: it is the user's
     QTest::mouseClick(tab->runButton(), Qt::LeftButton);
     QVERIFY(!tab->running());
     QVERIFY2(tab->status()->text().startsWith("A run is measuring"),
@@ -641,6 +676,24 @@ void TstGui::aSweepHoldsTheMeasurement()
              qPrintable(tip));
     QTRY_VERIFY2_WITH_TIMEOUT(w_->stateLabel()->text().startsWith("sweeping 1/2"),
                               qPrintable(w_->stateLabel()->text()), 10000);
+    // Issue 46 item 6: nothing the window holds changes the values the sweep measures (the
+    // panel, a profile, undo), and each says why.
+    const QString note = w_->parameters()->jobNote();
+    QVERIFY2(note.startsWith("A sweep is measuring"), qPrintable(note));
+    QVERIFY(!w_->profileBox()->isEnabled());
+    QVERIFY2(w_->profileBox()->toolTip().startsWith("A sweep is measuring"),
+             qPrintable(w_->profileBox()->toolTip()));
+    QVERIFY(!w_->undoAction()->isEnabled());
+    const Status profile = w_->loadProfile("default");
+    QVERIFY2(!profile.ok() && profile.error.find("A sweep is measuring") != std::string::npos,
+             profile.error.c_str());
+    // Item 5: quitting asks, naming the job and its progress; Cancel keeps the window and the
+    // sweep.
+    const QString asked = closeAndCancel(w_.get());
+    QVERIFY2(asked.startsWith("A job is measuring on this window's engine:\nRun "),
+             qPrintable(asked));
+    QVERIFY(w_->isVisible());
+    QVERIFY(tab->running());
     QVERIFY(!w_->startRun()); // Start's shortcut or a script: refused alike
     QVERIFY2(w_->statusBar()->currentMessage().startsWith("A sweep is measuring"),
              qPrintable(w_->statusBar()->currentMessage()));
@@ -650,6 +703,10 @@ void TstGui::aSweepHoldsTheMeasurement()
     QVERIFY(!w_->measurementHold().held());
     QVERIFY(w_->startAction()->isEnabled());
     QCOMPARE(w_->startAction()->toolTip(), QString("Start a run (Ctrl+R, F5)"));
+    QVERIFY(w_->parameters()->jobNote().isEmpty());
+    QVERIFY(w_->profileBox()->isEnabled());
+    QVERIFY(w_->undoAction()->isEnabled());
+    QVERIFY(w_->quitQuestion().isEmpty());
     QVERIFY2(w_->stateLabel()->text().contains("stopped"), qPrintable(w_->stateLabel()->text()));
     QCOMPARE(store->list().size(), before + 2); // the sweep's two runs, nothing in between
 }
@@ -1034,6 +1091,63 @@ void TstGui::compareDialogIsPerSegmentAndFits()
     QVERIFY(table.height() >= 150);
     for (QWidget *p : dlg.plots())
         QVERIFY(inside.contains(QRect(p->mapTo(&dlg, QPoint(0, 0)), p->size())));
+    // Issue 46 item 3: each box plot marks the means its own row compares, A's and B's, so a
+    // plot cannot say other than its row.
+    int boxes = 0;
+    for (QWidget *p : dlg.plots()) {
+        auto *view = qobject_cast<QChartView *>(p);
+        QVERIFY(view);
+        QScatterSeries *means = nullptr;
+        for (QAbstractSeries *s : view->chart()->series())
+            if (s->name() == kBoxMeanSeries) means = qobject_cast<QScatterSeries *>(s);
+        if (!means) continue; // the latency tail
+        const std::string metric = view->chart()->title().toStdString();
+        const auto &rows = dlg.model()->rows();
+        const auto row = std::find_if(rows.begin(), rows.end(),
+                                      [&](const CompareRow &r) { return r.metric == metric; });
+        QVERIFY2(row != rows.end(), metric.c_str());
+        QCOMPARE(means->count(), 2);
+        QCOMPARE(means->at(0).y(), row->a.mean);
+        QCOMPARE(means->at(1).y(), row->b.mean);
+        ++boxes;
+    }
+    QVERIFY(boxes >= 3);
+}
+
+// Issue 46 item 8: at 1024x640 the Sweep tab's Mode, Vary, Tie and x fields were cut at their
+// right edge. Each field lies whole inside the tab and the window, and is as wide as it needs.
+void TstGui::sweepTabFitsAt1024x640()
+{
+    w_->resize(1024, 640);
+    SweepTab *tab = w_->sweepTab();
+    w_->tabs()->setCurrentWidget(tab);
+    tab->varyEdit()->setText("poll.sleep_min_us=50,100,200,500,1000");
+    tab->tieEdit()->setText("poll.sleep_max_us=poll.sleep_min_us");
+    QTRY_VERIFY(tab->isVisible() && tab->width() > 0);
+    QTRY_COMPARE(w_->size(), QSize(1024, 640));
+    const QRect inTab = tab->rect();
+    const QRect inWindow = w_->rect();
+    for (QWidget *f : std::initializer_list<QWidget *>{
+             tab->modeBox(), tab->profileBox(), tab->varyEdit(), tab->tieEdit(), tab->repeatBox(),
+             tab->xBox(), tab->yBox()}) {
+        QVERIFY(f->isVisible());
+        const QRect r(f->mapTo(tab, QPoint(0, 0)), f->size());
+        const QRect w(f->mapTo(w_.get(), QPoint(0, 0)), f->size());
+        QVERIFY2(inTab.contains(r) && inWindow.contains(w),
+                 qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 in a tab of %6x%7")
+                                .arg(f->metaObject()->className())
+                                .arg(r.x())
+                                .arg(r.y())
+                                .arg(r.width())
+                                .arg(r.height())
+                                .arg(inTab.width())
+                                .arg(inTab.height())));
+        QVERIFY2(f->width() >= f->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("%1 %2 px wide, needs %3")
+                                .arg(f->metaObject()->className())
+                                .arg(f->width())
+                                .arg(f->minimumSizeHint().width())));
+    }
 }
 
 // Issue 9 items 6 and 11: at 1280x800 the window fits, every legend entry of the default

@@ -13,6 +13,7 @@ class CompareModel : public QAbstractTableModel {
   public:
     using QAbstractTableModel::QAbstractTableModel;
     void setRows(std::vector<CompareRow> rows);
+    const std::vector<CompareRow> &rows() const { return rows_; }
     int rowCount(const QModelIndex &parent = {}) const override
     {
         return parent.isValid() ? 0 : static_cast<int>(rows_.size());

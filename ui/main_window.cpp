@@ -359,11 +359,12 @@ void MainWindow::buildMenus()
     buildFileMenu();
 
     auto *edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(undo_->createUndoAction(edit, tr("&Undo")));
-    edit->actions().constLast()->setShortcut(QKeySequence::Undo);
-    edit->addAction(undo_->createRedoAction(edit, tr("&Redo")));
-    edit->actions().constLast()->setShortcuts(
-        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    undoAct_ = undo_->createUndoAction(edit, tr("&Undo"));
+    undoAct_->setShortcut(QKeySequence::Undo);
+    edit->addAction(undoAct_);
+    redoAct_ = undo_->createRedoAction(edit, tr("&Redo"));
+    redoAct_->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    edit->addAction(redoAct_);
 
     auto *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(start_);
@@ -496,6 +497,9 @@ void MainWindow::buildDocks()
 
 Status MainWindow::loadProfile(const QString &nameOrPath)
 {
+    if (const MeasurementHold hold = ctl_->jobHold(); hold.held())
+        return Status::failure(
+            tr("profile %1 not loaded: %2").arg(nameOrPath, hold.blockedReason()).toStdString());
     // A profile is a set of values over the defaults, checked as one.
     ResolvedProfile resolved;
     // Resolved for its own device, as `ringlab-engine run --profile` does (a stopped workbench
@@ -984,10 +988,14 @@ void MainWindow::updateStatus()
     const MeasurementHold hold = measurementHold();
     const QString noContact = tr("No contact with the engine: Reconnect first");
     start_->setEnabled(!hold.held() && driving);
-    if (params_)
-        params_->setMeasuredByJob(hold.held() && hold.kind != MeasurementHold::Kind::Run
-                                      ? hold.blockedReason()
-                                      : QString());
+    // A job measures its own values: nothing the window holds can change them meanwhile (the
+    // panel, a profile, undo and redo), and each says why.
+    const QString jobReason =
+        hold.held() && hold.kind != MeasurementHold::Kind::Run ? hold.blockedReason() : QString();
+    if (params_) params_->setMeasuredByJob(jobReason);
+    profileBox_->setEnabled(jobReason.isEmpty());
+    undoAct_->setEnabled(jobReason.isEmpty() && undo_->canUndo());
+    redoAct_->setEnabled(jobReason.isEmpty() && undo_->canRedo());
     start_->setToolTip(!lost.isEmpty() ? noContact
                        : hold.held()   ? hold.blockedReason()
                                        : tr("Start a run (Ctrl+R, F5)"));
@@ -1019,8 +1027,9 @@ void MainWindow::updateStatus()
     pause_->setEnabled(!shownSession_);
     mark_->setEnabled(running && driving);
     updateTrafficField();
-    profileBox_->setToolTip(running ? tr("Apply a profile's values to the run as one change")
-                                    : tr("Load a profile: its values and its device"));
+    profileBox_->setToolTip(!jobReason.isEmpty() ? jobReason
+                            : running ? tr("Apply a profile's values to the run as one change")
+                                      : tr("Load a profile: its values and its device"));
     QString state;
     if (running && !lost.isEmpty())
         state =
@@ -1086,10 +1095,15 @@ void MainWindow::saveSettings()
 QString MainWindow::quitQuestion() const
 {
     // An attached engine's job goes on there when the window detaches: nothing to ask.
-    if (ctl_->remote() || !sweep_ || !sweep_->running()) return {};
+    if (ctl_->remote()) return {};
+    // A sweep of the Sweep tab says its own progress; a tune or a reproduction (whose dialog
+    // is not modal) as the engine counts it.
+    const bool sweeping = sweep_ && sweep_->running();
+    const MeasurementHold job = ctl_->jobHold();
+    if (!sweeping && !job.held()) return {};
     return tr("A job is measuring on this window's engine:\n%1\n\nQuitting interrupts it. "
               "The runs it has measured are kept; the one going is marked interrupted.")
-        .arg(sweep_->progress());
+        .arg(sweeping ? sweep_->progress() : job.stateLine());
 }
 
 void MainWindow::closeEvent(QCloseEvent *e)

@@ -62,6 +62,8 @@ class MainWindow : public QMainWindow {
     QAction *recordAction() const { return record_; }
     QAction *reproduceAction() const { return reproduce_; }
     QAction *pauseAction() const { return pause_; }
+    QAction *undoAction() const { return undoAct_; }
+    QComboBox *profileBox() const { return profileBox_; }
     SweepTab *sweepTab() const { return sweep_; }
     // What quitting now would interrupt, as the question to ask (a sweep or tune measuring on
     // this window's own engine, with its progress); empty when nothing would be.
@@ -159,6 +161,7 @@ class MainWindow : public QMainWindow {
     ParameterPanel *params_ = nullptr;
     SessionsPanel *sessions_ = nullptr;
     QComboBox *profileBox_ = nullptr;
+    QAction *undoAct_ = nullptr, *redoAct_ = nullptr;
     QComboBox *deviceBox_ = nullptr;
     std::vector<DeviceListing> devices_;
     std::set<std::string> described_; // rows whose ports were attached to describe them
