@@ -319,11 +319,16 @@ void TstGui::openRecordedSessionAndExport()
     QVERIFY(w_->controller()->apply({{"poll.mode", "busy"}}, "test").ok());
     QTRY_VERIFY_WITH_TIMEOUT(w_->controller()->samples().size() >= 30, 10000);
     const qint64 id = w_->controller()->sessionId();
+    w_->pauseAction()->setChecked(true); // the live view paused, then a recording opened
     w_->stopRun();
 
     w_->charts()->clear();
     w_->openSession(id);
     QTRY_COMPARE(w_->shownSession(), id); // read off the GUI thread
+    // Issue 46 item 9: a recording does not follow anything: "Pause view" is neither pressed
+    // nor offered.
+    QVERIFY(!w_->pauseAction()->isChecked());
+    QVERIFY(!w_->pauseAction()->isEnabled());
     QVERIFY(w_->charts()->throughput()->pointCount("rx") >= 25);
     QVERIFY(w_->charts()->cpu()->seriesNames().contains("poll"));
     QCOMPARE(w_->segments()->rowCount(), 2);

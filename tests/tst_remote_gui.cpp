@@ -621,7 +621,12 @@ void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
     QVERIFY2(started.status == 201, started.body.c_str());
     const qint64 session = json::parse(started.body).at("session").get<qint64>();
     QVERIFY(session > 0);
-    w.reconnectAction()->trigger();
+    // Where things are while the notice says contact is lost: nothing moves under the pointer
+    // when it changes (issue 46 item 7).
+    auto at = [&w](const QWidget *x) { return QRect(x->mapTo(&w, QPoint(0, 0)), x->size()); };
+    const QRect chartsWhileLost = at(w.charts());
+    const QRect reconnectWhileLost = at(notice->button());
+    // The window tries again by itself (every RemoteLink::kRetryMs): no click needed.
     QTRY_VERIFY_WITH_TIMEOUT(ctl->connected(), 10'000);
     QTRY_COMPARE_WITH_TIMEOUT(ctl->sessionId(), session, 10'000);
     QVERIFY(ctl->isRunning());
@@ -642,6 +647,16 @@ void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
         qPrintable(notice->text()), 10'000);
     QVERIFY(notice->dismissButton()->isVisible());
     QVERIFY(!notice->button()->isVisible());
+    QCOMPARE(at(w.charts()), chartsWhileLost);
+    // A click meant for Reconnect lands on Dismiss, not on whatever was under the notice.
+    QVERIFY2(at(notice->dismissButton()).contains(reconnectWhileLost.center()),
+             qPrintable(QStringLiteral("Reconnect was at %1,%2; Dismiss is at %3,%4 %5x%6")
+                            .arg(reconnectWhileLost.center().x())
+                            .arg(reconnectWhileLost.center().y())
+                            .arg(at(notice->dismissButton()).x())
+                            .arg(at(notice->dismissButton()).y())
+                            .arg(at(notice->dismissButton()).width())
+                            .arg(at(notice->dismissButton()).height())));
     QTest::mouseClick(notice->dismissButton(), Qt::LeftButton);
     QVERIFY(!notice->isVisible());
 }

@@ -5,10 +5,13 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
+#include "engine/experiments/sweep_report.h"
 #include "engine/metrics/statistics.h"
 #include "engine/profile/sweep_spec.h"
 #include "engine/store/sweep_store.h"
@@ -33,6 +36,7 @@ class TstSweep : public QObject {
     void frontKeepsTheBestOfEachAxis_data();
     void frontKeepsTheBestOfEachAxis();
     void frontIsAStaircase();
+    void theReportSaysEachPointsPlace();
     void constraintsParseAndJudge();
     void tunerFindsTheConstrainedOptimum();
     void tunerRefusesAnImpossibleConstraint();
@@ -446,6 +450,70 @@ void TstSweep::frontIsAStaircase()
     // Higher is better on the first: the other way round.
     const auto g = frontPlaces({{est(10, 1), est(10, 1)}, {est(20, 1), est(10, 1)}}, {+1, -1});
     QCOMPARE(g, (std::vector<P>{P::Beaten, P::On}));
+}
+
+// Issue 46 item 2, as the CLI prints it (table and JSON): the 5-point sweep of
+// poll.sleep_min_us all on the front, a point within the noise of point 1 and one beaten.
+void TstSweep::theReportSaysEachPointsPlace()
+{
+    const std::vector<std::pair<double, double>> cpu{{412, 9}, {231, 8}, {118, 6}, {61, 4},
+                                                     {33, 3},  {413, 9}, {1200, 1}},
+        p99{{133, 163}, {402, 350}, {891, 620}, {1540, 690}, {2093, 119}, {140, 163}, {6000, 1}};
+    SweepRecord sweep;
+    sweep.id = "s1";
+    SweepTable t;
+    t.metrics = {"engine_cpu_ms_per_s", "latency_p99_us"};
+    t.directions = {-1, -1};
+    for (std::size_t k = 0; k < cpu.size(); ++k) {
+        PointResult p;
+        p.point.index = static_cast<int>(k + 1);
+        p.point.values = {{"poll.sleep_min_us", std::to_string(10 * (k + 1))}};
+        p.sessions = {static_cast<std::int64_t>(k + 1)};
+        p.metrics["engine_cpu_ms_per_s"] = est(cpu[k].first, cpu[k].second, 3);
+        p.metrics["latency_p99_us"] = est(p99[k].first, p99[k].second, 3);
+        t.points.push_back(p);
+        sweep.points.push_back(p.point);
+    }
+    placeOnFront(t);
+    const std::string table = formatSweep(sweep, t, SweepFormat::Table);
+    // A point's line: "*" (on the front) or " ", then its number in 5 columns.
+    auto lineOf = [&](int point) {
+        std::istringstream in(table);
+        for (std::string line; std::getline(in, line);) {
+            if (line.size() < 7 || (line[0] != '*' && line[0] != ' ') || line[1] != ' ') continue;
+            const std::string number = line.substr(2, 5);
+            if (number.find_first_not_of(' ') == std::string::npos ||
+                number.find_first_not_of(" 0123456789") != std::string::npos)
+                continue;
+            if (std::atoi(number.c_str()) == point) return line;
+        }
+        return std::string();
+    };
+    for (int k = 1; k <= 5; ++k) {
+        const std::string line = lineOf(k);
+        QVERIFY2(line.rfind("*", 0) == 0 && line.find("noise") == std::string::npos &&
+                     line.find("beaten") == std::string::npos,
+                 qPrintable(QString::fromStdString(table)));
+    }
+    QVERIFY2(lineOf(6).rfind(" ", 0) == 0 &&
+                 lineOf(6).find("within noise of 1") != std::string::npos,
+             qPrintable(QString::fromStdString(table)));
+    QVERIFY2(lineOf(7).rfind(" ", 0) == 0 && lineOf(7).find("beaten by ") != std::string::npos,
+             qPrintable(QString::fromStdString(table)));
+    QVERIFY(table.find("\"within noise\" when not") != std::string::npos);
+
+    const auto j = nlohmann::json::parse(formatSweep(sweep, t, SweepFormat::Json));
+    const auto &points = j.at("points");
+    QCOMPARE(points.size(), std::size_t{7});
+    for (std::size_t k = 0; k < 5; ++k) {
+        QCOMPARE(points[k].at("front").get<bool>(), true);
+        QVERIFY(!points[k].contains("beaten_by") && !points[k].contains("within_noise_of"));
+    }
+    QCOMPARE(points[5].at("front").get<bool>(), false);
+    QCOMPARE(points[5].at("within_noise_of").get<int>(), 1);
+    QVERIFY(!points[5].contains("beaten_by"));
+    QCOMPARE(points[6].at("front").get<bool>(), false);
+    QVERIFY(points[6].contains("beaten_by"));
 }
 
 void TstSweep::constraintsParseAndJudge()

@@ -31,6 +31,7 @@ ConnectionNotice::ConnectionNotice(QAction *reconnect, QWidget *parent)
     connect(dismiss_, &QToolButton::clicked, this, [this] {
         outcome_.clear();
         hide();
+        setMinimumHeight(0); // the next notice is as high as its own text
     });
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(8, 4, 8, 4);
@@ -45,6 +46,7 @@ void ConnectionNotice::setNotice(const QString &text)
     if (!text.isEmpty()) {
         lost_ = true;
         outcome_.clear();
+        holdHeight();
         setStyleSheet(kLostStyle);
         label_->setText(text);
         dismiss_->hide();
@@ -63,8 +65,16 @@ void ConnectionNotice::setOutcome(const QString &text)
     if (!lost_ && isVisible()) showBack();
 }
 
+void ConnectionNotice::holdHeight()
+{
+    // A shorter text while shown would pull up everything under the notice, under the pointer:
+    // it keeps the height it has until dismissed (it grows for a longer one).
+    if (isVisible()) setMinimumHeight(height());
+}
+
 void ConnectionNotice::showBack()
 {
+    holdHeight();
     setStyleSheet(kBackStyle);
     label_->setText(outcome_.isEmpty() ? tr("The engine is reachable again.")
                                        : tr("The engine is reachable again. %1.").arg(outcome_));

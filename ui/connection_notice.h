@@ -31,6 +31,7 @@ class ConnectionNotice : public QFrame {
 
   private:
     void showBack();
+    void holdHeight();
 
     QLabel *label_;
     QToolButton *button_, *dismiss_;

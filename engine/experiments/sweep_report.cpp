@@ -240,6 +240,13 @@ SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
     for (const auto &m : metrics)
         t.directions.push_back(betterDirection(baseName(m)));
     t.points = sweepResults(store, sweep);
+    placeOnFront(t);
+    return t;
+}
+
+void placeOnFront(SweepTable &t)
+{
+    const auto &metrics = t.metrics;
     // The front among the points measured; a metric that follows the load is not an axis.
     std::vector<std::vector<Estimate>> est;
     std::vector<std::size_t> measured;
@@ -269,7 +276,6 @@ SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
         t.place[measured[k]] = places[k];
         if (by[k] >= 0) t.beatenBy[measured[k]] = t.points[measured[by[k]]].point.index;
     }
-    return t;
 }
 
 std::string formatSweep(const SweepRecord &sweep, const SweepTable &t, SweepFormat format)

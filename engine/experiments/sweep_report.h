@@ -38,6 +38,9 @@ struct SweepTable {
 
 SweepTable sweepTable(SessionStore &store, const SweepRecord &sweep,
                       const std::vector<std::string> &metrics);
+// Sets each point's place on the Pareto front of the table's metrics (front, place, beatenBy)
+// from its points' estimates: what sweepTable() does once it has read them.
+void placeOnFront(SweepTable &t);
 
 enum class SweepFormat { Table, Csv, Json };
 std::string formatSweep(const SweepRecord &sweep, const SweepTable &table, SweepFormat format);
