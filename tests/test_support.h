@@ -23,11 +23,10 @@ namespace ringlab::test {
 
 using Collector = SampleCollector;
 
-// A port with nothing to receive and a TX buffer flushed when the transmitter reclaims it
-// (txCompletesOnFlush, as a DPDK device's): the TX side is the test's.
-class TxBufferPort : public Device {
+// A port with nothing to receive: the TX side is the test's.
+class TxOnlyPort : public Device {
   public:
-    DeviceInfo info() const override { return {"txbuffer0", "test", false, false}; }
+    DeviceInfo info() const override { return {"txonly0", "test", false, false}; }
     void reconfigure(const ParamSet &) override {}
     void linkUp(std::int64_t) override {}
     std::uint32_t rxHarvest(Buffer **, std::uint32_t, std::int64_t, Counters &) override
@@ -38,12 +37,18 @@ class TxBufferPort : public Device {
     std::uint32_t rxPost(Buffer *const *, std::uint32_t, std::int64_t) override { return 0; }
     std::uint32_t rxPosted() const override { return 0; }
     std::uint32_t rxDrain(Buffer **, std::uint32_t) override { return 0; }
-    bool txCompletesOnFlush() const override { return true; }
     std::uint32_t txDrain(Buffer **out, std::uint32_t max) override
     {
         return txReclaim(out, max, 0);
     }
     std::int64_t nextInterruptNs(std::int64_t, std::int64_t, std::int64_t) override { return -1; }
+};
+
+// ... whose TX ring is a buffer flushed when the transmitter reclaims it (txCompletesOnFlush,
+// as a DPDK device's).
+class TxBufferPort : public TxOnlyPort {
+  public:
+    bool txCompletesOnFlush() const override { return true; }
 };
 
 // The simulated NIC, whose reconfiguration (a start, a restart) fails with the message

@@ -42,6 +42,8 @@ class CoalesceTimer {
     // hrtimer_try_to_cancel(). Any thread.
     void cancel() { expiry_.store(kIdle, std::memory_order_seq_cst); }
     bool armed() const { return expiry_.load(std::memory_order_relaxed) != kIdle; }
+    // When it expires (CLOCK_MONOTONIC, or a test's clock), 0 when idle.
+    std::int64_t expiryNs() const { return expiry_.load(std::memory_order_relaxed); }
 
     // The clean thread, when fd() is readable: true when the timer expired (and is now
     // idle), false when it was cancelled or pushed out (then the timerfd holds the new one).

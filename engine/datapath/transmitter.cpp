@@ -17,8 +17,9 @@
 namespace ringlab {
 
 Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool,
-                         ThreadRegistry &reg, bool concurrent, bool pollTransmits)
-    : live_(live), dev_(dev), pool_(pool), concurrent_(concurrent),
+                         ThreadRegistry &reg, bool concurrent, bool pollTransmits,
+                         const Clock &clock, CleanContext clean)
+    : live_(live), clock_(clock), dev_(dev), pool_(pool), concurrent_(concurrent),
       flushInline_(dev.txCompletesOnFlush()), drainsInPoll_(flushInline_ && pollTransmits)
 {
     coalesceUs_.store(static_cast<std::uint32_t>(coalesceUsecs()), std::memory_order_relaxed);
@@ -28,8 +29,10 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
     directTimes_.reserve(kDirectTimes); // no allocation on the poll thread
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (kickFd_ < 0) throw std::system_error(errno, std::generic_category(), "TX clean kick");
-    clean_ = EngineThread(reg, "txclean",
-                          [this](std::stop_token st, ThreadEntry &self) { cleanThread(st, self); });
+    if (clean == CleanContext::Thread)
+        clean_ = EngineThread(reg, "txclean", [this](std::stop_token st, ThreadEntry &self) {
+            cleanThread(st, self);
+        });
 }
 
 Transmitter::~Transmitter()
@@ -62,7 +65,7 @@ void Transmitter::armTimer(Counters &c, std::int64_t &now, std::uint32_t frames)
         live_.integer(TunableId::CostTimerArmNs) * static_cast<std::int64_t>(frames);
     if (cost > 0) {
         CalibratedSpin::spinNs(cost);
-        now = nowNs(); // the next arm comes after this one's cost
+        now = clock_.now(); // the next arm comes after this one's cost
     }
     c.add(CounterId::TimerArms, frames);
 }
@@ -132,8 +135,8 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     // timer arm; a DPDK buffer drained by the poll loop needs none. The mode is read once:
     // what decides the reading decides the arm below.
     const bool inPoll = drainInPoll();
-    std::int64_t now = concurrent_ ? nowNs() : readyNs;
-    if (now == kNoReading && !inPoll) now = nowNs();
+    std::int64_t now = concurrent_ ? clock_.now() : readyNs;
+    if (now == kNoReading && !inPoll) now = clock_.now();
     const bool stamped = now != kNoReading;
     std::uint64_t reordered = 0;
     for (std::uint32_t k = 0; k < n; ++k) {
@@ -152,7 +155,7 @@ void Transmitter::xmit(Buffer *const *bufs, std::uint32_t n, Counters &c, std::i
     policy.coalesceFrames = coalesceFrames();
     if (policy.dueByRoom(dev_.txFree()) && reclaim(c) > 0) {
         c.add(CounterId::TxInlineCleans);
-        armNs = nowNs();
+        armNs = clock_.now();
     }
     const std::uint32_t sent = dev_.txPost(bufs, n, now);
     if (sent < n) {
@@ -277,7 +280,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
     constexpr std::uint32_t kMaxBurst = 256;
     const std::uint32_t burst = std::clamp<std::uint32_t>(dev_.chunks().tx, 1, kMaxBurst);
     Buffer *done[kMaxBurst];
-    std::int64_t now = nowNs();
+    std::int64_t now = clock_.now();
     const auto every = static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery));
     std::uint32_t k = 0;
     do {
@@ -299,7 +302,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
         // More may have completed meanwhile: what the next burst takes is done from now.
         // Nothing left on the ring (a flushed DPDK buffer): no reading, no empty call.
         if (dev_.txPending() == 0) break;
-        now = nowNs();
+        now = clock_.now();
     } while (true);
     if (clean) {
         // net_dim over the cleans, whichever context cleans: each is an event, as a TX
@@ -307,7 +310,7 @@ std::uint32_t Transmitter::reclaim(Counters &c, bool clean)
         dimPackets_ += allSent;
         dimBytes_ += allBytes;
         if (live_.flag(TunableId::TxCoalesceAdaptive) &&
-            dim_.sample(nowNs(), ++dimCleans_, dimPackets_, dimBytes_)) {
+            dim_.sample(clock_.now(), ++dimCleans_, dimPackets_, dimBytes_)) {
             dimUsec_.store(dim_.profile().usec, std::memory_order_relaxed);
             dimPkts_.store(dim_.profile().pkts, std::memory_order_relaxed);
             c.add(CounterId::DimSteps);
@@ -328,12 +331,27 @@ bool Transmitter::napiPoll(Counters &c)
     reclaim(c, true);
     // A busy poll loop that drains the buffer itself needs no timer for what is left.
     const bool pending = dev_.txPending() > 0 && !drainInPoll();
-    std::int64_t now = pending ? nowNs() : 0; // the timer runs from the clean's end
+    std::int64_t now = pending ? clock_.now() : 0; // the timer runs from the clean's end
     const bool rearm = live_.choice<TimerPolicy>(TunableId::TxTimerPolicy) == TimerPolicy::Rearm;
     if (pending && rearm) armTimer(c, now); // before the fix: inside the clean, unconditionally
     const bool done = napiComplete();
     if (pending && !rearm) timerArm(c, now); // the fix: after completion, under the policy
     return done;
+}
+
+void Transmitter::timerFired(Counters &c)
+{
+    if (!timer_.expire(clock_.now())) return; // cancelled, or pushed out: not due yet
+    c.add(CounterId::TimerFires);
+    napiSchedule();
+}
+
+void Transmitter::cleanOnce(Counters &c)
+{
+    timerFired(c);
+    if (!napiScheduled()) return;
+    while (!napiPoll(c)) {
+    }
 }
 
 void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
@@ -345,12 +363,7 @@ void Transmitter::cleanThread(std::stop_token st, ThreadEntry &self)
         if (::poll(fds, 2, -1) < 0) continue;
         if (st.stop_requested()) break;
         std::uint64_t v = 0;
-        if (fds[0].revents & POLLIN && read(timer_.fd(), &v, sizeof v) == sizeof v &&
-            timer_.expire(nowNs())) {
-            // stmmac_tx_timer(): schedules the TX NAPI (a miss if it already is).
-            c.add(CounterId::TimerFires);
-            napiSchedule();
-        }
+        if (fds[0].revents & POLLIN && read(timer_.fd(), &v, sizeof v) == sizeof v) timerFired(c);
         if (fds[1].revents & POLLIN) [[maybe_unused]]
             auto r = read(kickFd_, &v, sizeof v);
         if (!napiScheduled()) continue;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/datapath/buffer_source.h"
+#include "engine/datapath/clock.h"
 #include "engine/datapath/coalesce_timer.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/dim.h"
@@ -27,13 +28,24 @@ namespace ringlab {
 
 class Transmitter {
   public:
+    // Who runs the TX clean context (stmmac's TX NAPI and its coalesce timer): a thread of
+    // its own, or the caller, one step at a time (cleanOnce()), for a logic test on a
+    // ManualClock.
+    enum class CleanContext { Thread, Caller };
     // `concurrent`: several threads may transmit at once (per-packet work with several
     // workers); a lock then serialises the TX ring, as the kernel's TX lock does. It is a
     // mutex, not a spinlock: here the holder can be preempted, in the kernel it cannot.
     // `pollTransmits`: the poll thread transmits (direct hand-off), so a busy poll loop can
     // drain a TX buffer itself (pollDrain()).
     Transmitter(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg,
-                bool concurrent, bool pollTransmits = false);
+                bool concurrent, bool pollTransmits = false)
+        : Transmitter(live, dev, pool, reg, concurrent, pollTransmits, monotonicClock(),
+                      CleanContext::Thread)
+    {
+    }
+    // Every time it reads (arms, cleans, fires, the latency of what it reclaims) from `clock`.
+    Transmitter(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg,
+                bool concurrent, bool pollTransmits, const Clock &clock, CleanContext clean);
     ~Transmitter();
     Transmitter(const Transmitter &) = delete;
     Transmitter &operator=(const Transmitter &) = delete;
@@ -70,6 +82,13 @@ class Transmitter {
         recordDirect(nullptr, 0, 0); // the direct pass's times still waiting
     }
     const LatencyStats &latency() const { return latency_; }
+    // CleanContext::Caller: what the clean thread does when it wakes, once, at the clock's
+    // time: the coalesce timer fires if its expiry has passed (the TX NAPI scheduled), then
+    // the TX NAPI polls while scheduled. Counts in `c`.
+    void cleanOnce(Counters &c);
+    // The coalesce timer's expiry (0: idle), and whether the TX NAPI is scheduled.
+    std::int64_t timerExpiryNs() const { return timer_.expiryNs(); }
+    bool napiIsScheduled() { return napiScheduled(); }
     // The coalesce timer in force (tx.coalesce_usecs, or net_dim's). Any thread.
     std::uint32_t coalesceUs() const { return coalesceUs_.load(std::memory_order_relaxed); }
 
@@ -77,6 +96,9 @@ class Transmitter {
     static constexpr unsigned kSched = 1, kMissed = 2;
 
     void cleanThread(std::stop_token st, ThreadEntry &self);
+    // stmmac_tx_timer(), when the timer's descriptor is readable: it schedules the TX NAPI
+    // (a miss if it already is) if the expiry has passed.
+    void timerFired(Counters &c);
     // One TX NAPI poll: clean, complete, arm for what is still pending. False: it was
     // scheduled again meanwhile (missed) and must run again.
     bool napiPoll(Counters &c);
@@ -112,18 +134,19 @@ class Transmitter {
     bool drainInPoll() const;
 
     const LiveParams &live_;
+    const Clock &clock_;
     Device &dev_;
     BufferSource &pool_;
     const bool concurrent_;
-    const bool flushInline_; // tx.coalesce_frames flushes in the transmit context
-    const bool drainsInPoll_;     // flushInline_ and the poll thread transmits
-    DrainCheck drain_;            // poll thread: pollDrain()'s
-    DrainCheck directDrain_;      // poll thread: the direct pass's
+    const bool flushInline_;  // tx.coalesce_frames flushes in the transmit context
+    const bool drainsInPoll_; // flushInline_ and the poll thread transmits
+    DrainCheck drain_;        // poll thread: pollDrain()'s
+    DrainCheck directDrain_;  // poll thread: the direct pass's
     // Poll thread: the direct pass's measured frames' times not yet recorded (recordDirect()),
     // at most kDirectTimes.
     static constexpr std::size_t kDirectTimes = 8192;
     std::vector<std::uint64_t> directTimes_;
-    bool pollDrains_ = false;     // poll thread: the poll loop, not the timer, drains the buffer
+    bool pollDrains_ = false; // poll thread: the poll loop, not the timer, drains the buffer
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
     bool anySeq_ = false;
