@@ -31,7 +31,7 @@ namespace ringlab {
 
 // How a request or a piece of work ended: one kind for every command, job and reply. A
 // program's edge maps it to what its caller reads, each in one place: exit codes
-// (app/cli_options.h: exitCode), HTTP statuses (engine/run/run_api.cpp: httpStatus), job
+// (app/cli_options.h: exitCode), HTTP statuses (engine/run/api_fields.cpp: httpStatus), job
 // states (engine/experiments/job_queue.cpp: jobState).
 enum class Outcome : std::uint8_t {
     Done,        // as asked

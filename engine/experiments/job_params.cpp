@@ -9,6 +9,7 @@
 #include "engine/common/duration.h"
 #include "engine/profile/run_defaults.h"
 #include "engine/profile/sweep_spec.h"
+#include "engine/run/api_fields.h"
 #include "engine/run/run_api.h"
 
 namespace ringlab {
@@ -33,15 +34,6 @@ Status words(const json &body, const char *name, std::vector<std::string> &out)
     }
     return Status{std::string("\"") + name + "\": a string or an array of strings, not " +
                   v.dump()};
-}
-
-Status word(const json &body, const char *name, std::string &out)
-{
-    if (!body.contains(name)) return {};
-    if (!body[name].is_string())
-        return Status{std::string("\"") + name + "\": a string, not " + body[name].dump()};
-    out = body[name].get<std::string>();
-    return {};
 }
 
 Status count(const json &body, const char *name, int lo, int hi, int &out)
@@ -93,43 +85,24 @@ Status assignments(const json &body, Assignments &out)
 
 Status profileName(const json &body, std::string &out)
 {
-    if (auto st = word(body, "profile", out); !st.ok()) return st;
-    const bool jsonFile = out.size() >= 5 && out.compare(out.size() - 5, 5, ".json") == 0;
-    if (out.empty() || out.find('/') != std::string::npos || out.find("..") != std::string::npos ||
-        jsonFile)
-        return Status{"\"profile\": \"" + out +
-                      "\": give a profile's name (GET /v1/profiles lists them); paths are not "
-                      "taken over the API"};
-    return {};
+    if (auto st = stringField(body, "profile", out); !st.ok()) return st;
+    return clientProfileName(out);
 }
 
 // A job's "device": as a run's (clientDeviceSpec); none, the profile's.
 Status deviceSpec(const json &body, std::string &out)
 {
-    if (auto st = word(body, "device", out); !st.ok()) return st;
+    if (auto st = stringField(body, "device", out); !st.ok()) return st;
     if (body.contains("device"))
         if (auto st = clientDeviceSpec(out); !st.ok()) return Status{"\"device\": " + st.error};
-    return {};
-}
-
-Status onlyFields(const json &body, const std::vector<std::string> &allowed,
-                  const std::string &kind)
-{
-    for (const auto &[k, v] : body.items())
-        if (k != "kind" && std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-            std::string list;
-            for (const auto &a : allowed)
-                list += (list.empty() ? "" : ", ") + a;
-            return Status{"a " + kind + " job takes no field \"" + k + "\" (allowed: kind, " +
-                          list + ")"};
-        }
     return {};
 }
 
 Status sweepFrom(const json &b, const DeviceProvider &devices, SweepSpec &s)
 {
     if (auto st = onlyFields(
-            b, {"profile", "device", "set", "vary", "grid", "tie", "repeat", "duration"}, "sweep");
+            b, {"kind", "profile", "device", "set", "vary", "grid", "tie", "repeat", "duration"},
+            "a sweep job");
         !st.ok())
         return st;
     if (auto st = profileName(b, s.profile); !st.ok()) return st;
@@ -171,17 +144,17 @@ Status sweepFrom(const json &b, const DeviceProvider &devices, SweepSpec &s)
 Status tuneFrom(const json &b, TuneOptions &t)
 {
     if (auto st = onlyFields(b,
-                             {"profile", "device", "set", "minimize", "maximize", "subject_to",
-                              "over", "tie", "budget", "duration"},
-                             "tune");
+                             {"kind", "profile", "device", "set", "minimize", "maximize",
+                              "subject_to", "over", "tie", "budget", "duration"},
+                             "a tune job");
         !st.ok())
         return st;
     if (auto st = profileName(b, t.profile); !st.ok()) return st;
     if (auto st = deviceSpec(b, t.device); !st.ok()) return st;
     if (auto st = assignments(b, t.sets); !st.ok()) return st;
     std::string minimize, maximize;
-    if (auto st = word(b, "minimize", minimize); !st.ok()) return st;
-    if (auto st = word(b, "maximize", maximize); !st.ok()) return st;
+    if (auto st = stringField(b, "minimize", minimize); !st.ok()) return st;
+    if (auto st = stringField(b, "maximize", maximize); !st.ok()) return st;
     if (minimize.empty() == maximize.empty())
         return Status{"a tune takes one of \"minimize\" and \"maximize\" (a metric)"};
     t.objective = minimize.empty() ? maximize : minimize;
@@ -211,8 +184,10 @@ Status tuneFrom(const json &b, TuneOptions &t)
 
 Status reproduceFrom(const json &b, ReproduceOptions &r)
 {
-    if (auto st = onlyFields(b, {"case", "repeat", "duration"}, "reproduce"); !st.ok()) return st;
-    if (auto st = word(b, "case", r.which); !st.ok()) return st;
+    if (auto st = onlyFields(b, {"kind", "case", "repeat", "duration"}, "a reproduce job");
+        !st.ok())
+        return st;
+    if (auto st = stringField(b, "case", r.which); !st.ok()) return st;
     if (r.which == kNapiCaseName)
         r.device = std::string(kNapiDevice); // its runs are on the kernel lab: its grant
     else if (auto cases = casesFor(r.which); !cases.ok())

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // /v1/jobs of the engine's API (docs/api.md, "Jobs"): JobQueue's requests and replies.
-#include <charconv>
+#include <limits>
 
 #include "engine/experiments/job_queue.h"
 #include "engine/profile/strict_json.h"
@@ -21,11 +21,13 @@ std::string jobDevice(const JobSpec &spec)
     return d.empty() ? std::string("sim") : d;
 }
 
+// A job's id, or a page's limit or cursor: a positive integer that fits an int.
 bool jobId(const std::string &text, int &out)
 {
-    const char *end = text.data() + text.size();
-    const auto [p, ec] = std::from_chars(text.data(), end, out);
-    return ec == std::errc{} && p == end && out > 0;
+    std::int64_t v = 0;
+    if (!positiveId(text, v) || v > std::numeric_limits<int>::max()) return false;
+    out = static_cast<int>(v);
+    return true;
 }
 
 } // namespace
@@ -85,13 +87,9 @@ ApiReply JobQueue::handle(const ApiRequest &r)
         return {201, jobJson(*job(id.value())), {}, {}};
     }
     // /v1/jobs/ID or /v1/jobs/ID/cancel
-    std::string id = p.substr(std::string("/v1/jobs/").size());
-    const std::string cancelTail = "/cancel";
-    const bool cancelling =
-        id.size() > cancelTail.size() &&
-        id.compare(id.size() - cancelTail.size(), cancelTail.size(), cancelTail) == 0;
-    if (cancelling) id.resize(id.size() - cancelTail.size());
-    if (id.empty() || id.find('/') != std::string::npos)
+    std::string id;
+    bool cancelling = false;
+    if (!idPath(p, "/v1/jobs/", "/cancel", id, cancelling))
         return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
     int n = 0;
     if (!jobId(id, n))

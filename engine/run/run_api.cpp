@@ -11,6 +11,7 @@
 #include "engine/git_revision.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/profile/strict_json.h"
+#include "engine/run/api_fields.h"
 #include "engine/run/catalog_json.h"
 #include "engine/store/environment_json.h"
 #include "engine/store/session_compare.h"
@@ -28,30 +29,6 @@ ApiReply ApiReply::error(int status, const std::string &message)
 
 namespace {
 
-// The HTTP status of an engine's refusal or failure (docs/api.md): a request it understood
-// but cannot do as given is 422, one it failed under is 500, one stopped by a shutdown 503.
-// (Malformed requests are 400 and missing things 404 where they are read.)
-int httpStatus(const Status &st)
-{
-    switch (st.outcome()) {
-    case Outcome::Done:
-        return 200;
-    case Outcome::Refused:
-        return 422;
-    case Outcome::Interrupted:
-        return 503;
-    case Outcome::Failed:
-        break;
-    }
-    return 500;
-}
-
-// Text from clients and the system may not be UTF-8: replaced, never thrown on.
-std::string safeDump(const json &j)
-{
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 std::string randomKey()
 {
     std::random_device rd;
@@ -59,143 +36,6 @@ std::string randomKey()
     for (int k = 0; k < 4; ++k)
         out << std::hex << std::setw(8) << std::setfill('0') << rd();
     return out.str();
-}
-
-// The body as a JSON object (an empty body is an empty object); `error` names what is wrong.
-bool parseObject(const std::string &body, json &out, std::string &error)
-{
-    if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
-        out = json::object();
-        return true;
-    }
-    if (std::string why; !parseStrictJson(body, out, why)) {
-        error = "the request body is not JSON: " + why;
-        return false;
-    }
-    if (!out.is_object()) {
-        error = "the request body must be a JSON object, not " + std::string(out.type_name());
-        return false;
-    }
-    return true;
-}
-
-// Refuses fields a command does not know (a typo must not pass for a default).
-bool onlyFields(const json &body, std::initializer_list<const char *> allowed, const char *command,
-                std::string &error)
-{
-    for (const auto &[key, v] : body.items()) {
-        bool ok = false;
-        std::string list;
-        for (const char *a : allowed) {
-            ok = ok || key == a;
-            list += (list.empty() ? "" : ", ") + std::string(a);
-        }
-        if (!ok) {
-            error = std::string(command) + ": unknown field \"" + key +
-                    "\" (allowed: " + (list.empty() ? "none" : list) + ")";
-            return false;
-        }
-    }
-    return true;
-}
-
-bool boolField(const json &body, const char *name, bool &out, std::string &error)
-{
-    if (!body.contains(name)) return true;
-    if (!body[name].is_boolean()) {
-        error = std::string("field \"") + name + "\" must be true or false, not " +
-                body[name].type_name();
-        return false;
-    }
-    out = body[name].get<bool>();
-    return true;
-}
-
-bool stringField(const json &body, const char *name, std::string &out, std::string &error)
-{
-    if (!body.contains(name)) return true;
-    if (!body[name].is_string()) {
-        error =
-            std::string("field \"") + name + "\" must be a string, not " + body[name].type_name();
-        return false;
-    }
-    out = body[name].get<std::string>();
-    return true;
-}
-
-// Who made a change, as recorded with its event: a short word (gui, script, api).
-bool changeSource(const std::string &s)
-{
-    if (s.empty() || s.size() > 16) return false;
-    for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-    return true;
-}
-
-// {"NAME": VALUE, ...} with string or number values, as assignments in the given order.
-bool assignmentsField(const json &body, Assignments &out, std::string &error)
-{
-    out.clear();
-    if (!body.contains("set")) return true;
-    const json &set = body["set"];
-    if (!set.is_object()) {
-        error = std::string("field \"set\" must be an object of tunable names and values, e.g. "
-                            "{\"poll.mode\": \"busy\"}, not ") +
-                set.type_name();
-        return false;
-    }
-    for (const auto &[name, v] : set.items()) {
-        if (v.is_string())
-            out.emplace_back(name, v.get<std::string>());
-        else if (v.is_number_integer() || v.is_number_unsigned() || v.is_number_float())
-            out.emplace_back(name, v.dump());
-        else {
-            error = "set \"" + name + "\": a value is a string or a number, not " + v.type_name();
-            return false;
-        }
-    }
-    return true;
-}
-
-bool positiveId(const std::string &text, std::int64_t &id)
-{
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    return ec == std::errc() && ptr == text.data() + text.size() && id > 0;
-}
-
-json sessionJson(const SessionInfo &s)
-{
-    return {{"id", s.id},
-            {"uuid", s.uuid},
-            {"name", s.name},
-            {"status", s.status},
-            {"created_at", s.createdAt},
-            {"ended_at", s.endedAt},
-            {"device", s.device},
-            {"profile", s.profile},
-            {"host", s.host.hostname},
-            {"engine_version", s.engineVersion},
-            {"interval_s", s.intervalS},
-            {"run_group", s.runGroup},
-            {"repeat_index", s.repeatIndex},
-            {"duration_s", s.durationS},
-            {"samples", s.sampleCount},
-            {"mean_rx_pps", s.meanRxPps}};
-}
-
-json estimateJson(const Estimate &e)
-{
-    return {{"n", e.n},
-            {"mean", e.mean},
-            {"median", e.median},
-            {"ci_half", e.ciHalf},
-            {"batches", e.batches}};
-}
-
-std::string queryValue(const ApiRequest &r, const std::string &key, const std::string &fallback)
-{
-    const auto it = r.query.find(key);
-    return it == r.query.end() ? fallback : it->second;
 }
 
 // What a start asks for, as its fields give it.
@@ -212,7 +52,6 @@ struct StartRequest {
 std::optional<ApiReply> readStartRequest(const json &body, const RunApiOptions &options,
                                          StartRequest &out)
 {
-    std::string error;
     out.record = options.record;
     if (body.contains("interval_ms")) {
         const json &v = body["interval_ms"];
@@ -222,24 +61,22 @@ std::optional<ApiReply> readStartRequest(const json &body, const RunApiOptions &
                          ": the sample interval is an integer of 10..10000 ms");
         out.intervalMs = v.get<std::int64_t>();
     }
-    const bool ok =
+    const Status fields =
         options.inProcess
             ? onlyFields(body,
                          {"profile", "set", "device", "name", "client", "interval_ms", "record",
                           "eal", "traffic"},
-                         "start", error)
+                         "start")
             : onlyFields(body,
                          {"profile", "set", "device", "name", "client", "interval_ms", "record"},
-                         "start", error);
-    if (!ok || !stringField(body, "profile", out.profileName, error) ||
-        !stringField(body, "device", out.device, error) ||
-        !stringField(body, "name", out.name, error) ||
-        !stringField(body, "client", out.client, error) ||
-        !stringField(body, "eal", out.eal, error) ||
-        !stringField(body, "traffic", out.traffic, error) ||
-        !boolField(body, "record", out.record, error) ||
-        !assignmentsField(body, out.overrides, error))
-        return ApiReply::error(400, error);
+                         "start");
+    for (const Status &st :
+         {fields, stringField(body, "profile", out.profileName),
+          stringField(body, "device", out.device), stringField(body, "name", out.name),
+          stringField(body, "client", out.client), stringField(body, "eal", out.eal),
+          stringField(body, "traffic", out.traffic), boolField(body, "record", out.record),
+          assignmentsField(body, out.overrides)})
+        if (!st.ok()) return ApiReply::error(400, st.error);
     if (out.record && !options.record)
         return ApiReply::error(400, "start: \"record\": true, but this engine records nothing "
                                     "(it was started with --no-record)");
@@ -250,14 +87,9 @@ std::optional<ApiReply> readStartRequest(const json &body, const RunApiOptions &
 // reply when it gives one.
 std::optional<ApiReply> refuseClientPaths(const StartRequest &r, const RunApiOptions &options)
 {
-    const std::string &profileName = r.profileName;
-    const bool jsonFile =
-        profileName.size() >= 5 && profileName.compare(profileName.size() - 5, 5, ".json") == 0;
-    if (!options.inProcess && (profileName.empty() || profileName.find('/') != std::string::npos ||
-                               profileName.find("..") != std::string::npos || jsonFile))
-        return ApiReply::error(400, "profile \"" + profileName +
-                                        "\": give a profile's name (GET /v1/profiles lists "
-                                        "them); paths are not taken over the API");
+    if (!options.inProcess)
+        if (const Status st = clientProfileName(r.profileName); !st.ok())
+            return ApiReply::error(400, st.error);
     if (!r.device.empty() && !options.inProcess)
         if (auto st = clientDeviceSpec(r.device); !st.ok()) return ApiReply::error(400, st.error);
     return std::nullopt;
@@ -378,56 +210,66 @@ ApiReply RunApi::handle(const ApiRequest &r)
 
 ApiReply RunApi::route(const ApiRequest &r)
 {
-    const std::string &p = r.path;
-    const bool get = r.method == "GET" || r.method == "HEAD";
-    const bool post = r.method == "POST";
-    const auto wrongMethod = [&](const char *allowed) {
-        return ApiReply::error(405, r.method + " " + p + ": use " + allowed);
+    // Every endpoint (docs/api.md): its path (a prefix when it ends in '/'), its method (GET
+    // answers HEAD too; none: the endpoint checks, as the jobs API does) and what answers it,
+    // given the request and, for a POST, its body read as a JSON object.
+    using Answer = ApiReply (*)(RunApi &, const ApiRequest &, const json &);
+    struct Route {
+        std::string_view path, method;
+        Answer answer;
     };
-    if (p == "/v1/version") return get ? version() : wrongMethod("GET");
-    if (p == "/v1/devices") return get ? devices() : wrongMethod("GET");
-    if (p == "/v1/profiles")
-        return get ? ApiReply{200, profilesJson(), {}, {}} : wrongMethod("GET");
-    if (p == "/v1/tunables") return get ? tunables(r) : wrongMethod("GET");
-    if (p == "/v1/run") return get ? runState() : wrongMethod("GET");
-    if (p == "/v1/sessions") return get ? sessions() : wrongMethod("GET");
-    if (p == "/v1/compare") return get ? compare(r) : wrongMethod("GET");
-    if (p == "/v1/jobs" || p.rfind("/v1/jobs/", 0) == 0) {
-        if (jobs_) return jobs_->handle(r);
-        return ApiReply::error(404, "no such endpoint: " + p + " (this engine runs no jobs)");
-    }
-    if (const std::string prefix = "/v1/sessions/"; p.rfind(prefix, 0) == 0) {
-        // /v1/sessions/ID or /v1/sessions/ID/export
-        std::string id = p.substr(prefix.size());
-        const std::string exportTail = "/export";
-        const bool exporting =
-            id.size() > exportTail.size() &&
-            id.compare(id.size() - exportTail.size(), exportTail.size(), exportTail) == 0;
-        if (exporting) id.resize(id.size() - exportTail.size());
-        if (id.empty() || id.find('/') != std::string::npos)
-            return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
-        if (!get) return wrongMethod("GET");
-        std::int64_t n = 0;
-        if (!positiveId(id, n))
-            return ApiReply::error(400, "session \"" + id +
-                                            "\" is not a session id (a positive integer)");
-        return exporting ? exportSession(n, r) : session(n);
-    }
-    const bool command = p == "/v1/run/start" || p == "/v1/run/set" || p == "/v1/run/mark" ||
-                         p == "/v1/run/stop" || p == "/v1/run/control";
-    if (!command) return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
-    if (!post) return wrongMethod("POST");
+    static const Route kRoutes[] = {
+        {"/v1/version", "GET",
+         [](RunApi &a, const ApiRequest &, const json &) { return a.version(); }},
+        {"/v1/devices", "GET",
+         [](RunApi &a, const ApiRequest &, const json &) { return a.devices(); }},
+        {"/v1/profiles", "GET",
+         [](RunApi &, const ApiRequest &, const json &) {
+             return ApiReply{200, profilesJson(), {}, {}};
+         }},
+        {"/v1/tunables", "GET",
+         [](RunApi &a, const ApiRequest &q, const json &) { return a.tunables(q); }},
+        {"/v1/run", "GET",
+         [](RunApi &a, const ApiRequest &, const json &) { return a.runState(); }},
+        {"/v1/sessions", "GET",
+         [](RunApi &a, const ApiRequest &, const json &) { return a.sessions(); }},
+        {"/v1/sessions/", "GET",
+         [](RunApi &a, const ApiRequest &q, const json &) { return a.sessionPath(q); }},
+        {"/v1/compare", "GET",
+         [](RunApi &a, const ApiRequest &q, const json &) { return a.compare(q); }},
+        {"/v1/jobs", "", [](RunApi &a, const ApiRequest &q, const json &) { return a.jobs(q); }},
+        {"/v1/jobs/", "", [](RunApi &a, const ApiRequest &q, const json &) { return a.jobs(q); }},
+        {"/v1/run/start", "POST",
+         [](RunApi &a, const ApiRequest &, const json &b) { return a.start(b); }},
+        {"/v1/run/set", "POST",
+         [](RunApi &a, const ApiRequest &q, const json &b) { return a.set(q, b); }},
+        {"/v1/run/mark", "POST",
+         [](RunApi &a, const ApiRequest &q, const json &b) { return a.mark(q, b); }},
+        {"/v1/run/stop", "POST",
+         [](RunApi &a, const ApiRequest &q, const json &b) { return a.stop(q, b); }},
+        {"/v1/run/control", "POST",
+         [](RunApi &a, const ApiRequest &, const json &b) { return a.takeControl(b); }},
+    };
+    const std::string &p = r.path;
+    const Route *route = nullptr;
+    for (const Route &candidate : kRoutes)
+        if (candidate.path.back() == '/' ? p.starts_with(candidate.path) : p == candidate.path)
+            route = &candidate;
+    if (!route) return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
+    const std::string_view method = r.method == "HEAD" ? std::string_view("GET") : r.method;
+    if (!route->method.empty() && method != route->method)
+        return ApiReply::error(405, r.method + " " + p + ": use " + std::string(route->method));
     json body;
-    std::string error;
-    if (!parseObject(r.body, body, error)) return ApiReply::error(400, error);
-    if (p == "/v1/run/start") return start(body);
-    if (p == "/v1/run/set") return set(r, body);
-    if (p == "/v1/run/mark") return mark(r, body);
-    if (p == "/v1/run/stop") {
-        if (!onlyFields(body, {}, "stop", error)) return ApiReply::error(400, error);
-        return stop(r);
-    }
-    return takeControl(body);
+    if (route->method == "POST")
+        if (const Status st = parseObject(r.body, body); !st.ok())
+            return ApiReply::error(400, st.error);
+    return route->answer(*this, r, body);
+}
+
+ApiReply RunApi::jobs(const ApiRequest &r)
+{
+    if (jobs_) return jobs_->handle(r);
+    return ApiReply::error(404, "no such endpoint: " + r.path + " (this engine runs no jobs)");
 }
 
 void RunApi::setEndpoint(const std::string &endpoint)
@@ -621,11 +463,11 @@ ApiReply RunApi::startedLocked(const RunSetup &setup, const std::string &client,
 
 ApiReply RunApi::set(const ApiRequest &r, const json &body)
 {
-    std::string error, source = "api";
+    std::string source = "api";
     Assignments a;
-    if (!onlyFields(body, {"set", "source"}, "set", error) || !assignmentsField(body, a, error) ||
-        !stringField(body, "source", source, error))
-        return ApiReply::error(400, error);
+    for (const Status &st : {onlyFields(body, {"set", "source"}, "set"), assignmentsField(body, a),
+                             stringField(body, "source", source)})
+        if (!st.ok()) return ApiReply::error(400, st.error);
     if (a.empty()) return ApiReply::error(400, "set: field \"set\" names no tunable");
     if (!changeSource(source))
         return ApiReply::error(400, "set: source \"" + source +
@@ -641,9 +483,10 @@ ApiReply RunApi::set(const ApiRequest &r, const json &body)
 
 ApiReply RunApi::mark(const ApiRequest &r, const json &body)
 {
-    std::string error, label;
-    if (!onlyFields(body, {"label"}, "mark", error) || !stringField(body, "label", label, error))
-        return ApiReply::error(400, error);
+    std::string label;
+    for (const Status &st :
+         {onlyFields(body, {"label"}, "mark"), stringField(body, "label", label)})
+        if (!st.ok()) return ApiReply::error(400, st.error);
     if (label.empty()) return ApiReply::error(400, "mark: field \"label\" is empty");
     if (label.size() > 200)
         return ApiReply::error(400, "mark: the label is " + std::to_string(label.size()) +
@@ -654,8 +497,10 @@ ApiReply RunApi::mark(const ApiRequest &r, const json &body)
     return {200, {{"label", label}}, {}, {}};
 }
 
-ApiReply RunApi::stop(const ApiRequest &r)
+ApiReply RunApi::stop(const ApiRequest &r, const json &body)
 {
+    if (const Status st = onlyFields(body, {}, "stop"); !st.ok())
+        return ApiReply::error(400, st.error);
     std::lock_guard lock(mutex_);
     if (auto refused = refuseWithoutControl(r, "stop")) return *refused;
     const RunOutcome out = service_.stop("completed");
@@ -675,10 +520,10 @@ ApiReply RunApi::stop(const ApiRequest &r)
 
 ApiReply RunApi::takeControl(const json &body)
 {
-    std::string error, client = "unnamed client";
-    if (!onlyFields(body, {"client"}, "control", error) ||
-        !stringField(body, "client", client, error))
-        return ApiReply::error(400, error);
+    std::string client = "unnamed client";
+    for (const Status &st :
+         {onlyFields(body, {"client"}, "control"), stringField(body, "client", client)})
+        if (!st.ok()) return ApiReply::error(400, st.error);
     std::lock_guard lock(mutex_);
     if (!service_.running()) return ApiReply::error(409, "control: no run is going");
     const std::string before = controller_;
@@ -692,132 +537,6 @@ ApiReply RunApi::takeControl(const json &body)
                                 {"control_id", controlId_}}));
     return {
         200, {{"control", controlKey_}, {"control_id", controlId_}, {"previous", before}}, {}, {}};
-}
-
-ApiReply RunApi::sessions()
-{
-    json arr = json::array();
-    for (const auto &s : reader()->list())
-        arr.push_back(sessionJson(s));
-    return {200, arr, {}, {}};
-}
-
-ApiReply RunApi::session(std::int64_t id)
-{
-    auto store = reader();
-    SessionInfo s;
-    if (!store->get(id, s)) return ApiReply::error(404, "no session " + std::to_string(id));
-    json j = sessionJson(s);
-    j["environment"] = environmentJson(store->environment(id));
-    json params = json::object();
-    for (const auto &[k, v] : store->params(id))
-        params[k] = v;
-    j["params"] = params;
-    json changes = json::array();
-    const auto changeRows = store->changes(id);
-    for (const auto &c : changeRows)
-        changes.push_back({{"t", c.t},
-                           {"tunable", c.tunable},
-                           {"old", c.oldValue},
-                           {"new", c.newValue},
-                           {"source", c.source}});
-    j["changes"] = changes;
-    json events = json::array();
-    for (const auto &e : store->events(id))
-        events.push_back(
-            {{"t", e.t}, {"kind", e.kind}, {"message", e.message}, {"source", e.source}});
-    j["events"] = events;
-    const SampleTable tab = store->samples(id);
-    json segments = json::array();
-    for (const auto &seg : segmentsOf(tab, changeRows, kWarmupS)) {
-        json summary = json::object();
-        for (const auto &metric : keyMetrics()) {
-            const auto open = metric.find('[');
-            const std::string name = metric.substr(0, open);
-            const std::string thread =
-                open == std::string::npos ? "" : metric.substr(open + 1, metric.size() - open - 2);
-            if (tab.column(name, thread) >= 0)
-                summary[metric] = estimateJson(estimateOf(tab, seg.rows, name, thread));
-        }
-        segments.push_back({{"index", seg.index},
-                            {"start", seg.start},
-                            {"end", seg.end},
-                            {"opened", seg.opened},
-                            {"samples", seg.rows.size()},
-                            {"summary", summary}});
-    }
-    j["segments"] = segments;
-    return {200, j, {}, {}};
-}
-
-ApiReply RunApi::exportSession(std::int64_t id, const ApiRequest &r)
-{
-    const std::string format = queryValue(r, "format", "csv");
-    const ExportFormat *f = findExportFormat(format);
-    if (!f) return ApiReply::error(400, "format \"" + format + "\": use " + exportFormatNames());
-    auto store = reader();
-    SessionInfo s;
-    if (!store->get(id, s)) return ApiReply::error(404, "no session " + std::to_string(id));
-    std::ostringstream out;
-    if (auto st = writeExport(*store, id, format, out); !st.ok())
-        return ApiReply::error(400, st.error);
-    return {200, {}, out.str(), std::string(f->contentType)};
-}
-
-ApiReply RunApi::compare(const ApiRequest &r)
-{
-    const std::string specA = queryValue(r, "a", ""), specB = queryValue(r, "b", "");
-    if (specA.empty() || specB.empty())
-        return ApiReply::error(400, "compare: give a=ID[:SEGMENT] and b=ID[:SEGMENT]");
-    auto store = reader();
-    auto sideA = loadCompareSide(*store, specA, kWarmupS);
-    auto sideB = sideA.ok() ? loadCompareSide(*store, specB, kWarmupS) : sideA;
-    if (!sideB.ok()) return ApiReply::error(404, "compare: " + sideB.error());
-    const CompareSide a = std::move(sideA).value(), b = std::move(sideB).value();
-    if (a.label == b.label)
-        return ApiReply::error(400, "compare: A and B are the same (" + a.label + ")");
-    std::vector<std::string> metrics;
-    for (auto [it, end] = r.query.equal_range("metric"); it != end; ++it)
-        metrics.push_back(it->second);
-    const bool named = !metrics.empty();
-    if (!named) metrics = defaultCompareMetrics(a, b);
-    std::vector<std::string> missing;
-    auto rows = compareSides(a, b, metrics, missing);
-    const auto caveats = environmentCaveats(*store, a, b);
-    addEnvironmentCaveat(rows, caveats);
-    if (named && !missing.empty())
-        return ApiReply::error(404, "compare: metric \"" + missing.front() +
-                                        "\" is not in both sides (the metrics are the columns "
-                                        "of a CSV export, e.g. rx_pps, cpu_ms_per_s[poll])");
-    orderForReading(rows);
-    json out = json::array();
-    for (const auto &row : rows)
-        out.push_back({{"metric", row.metric},
-                       {"unit", row.unit},
-                       {"a", estimateJson(row.a)},
-                       {"b", estimateJson(row.b)},
-                       {"diff", row.diff.diff},
-                       {"pct", row.diff.pct},
-                       {"ci_half", row.diff.ciHalf},
-                       {"significant", row.diff.significant},
-                       {"better", row.better},
-                       {"verdict", row.verdict}});
-    json caveatsJson = json::array();
-    for (const auto &c : caveats)
-        caveatsJson.push_back({{"key", c.key},
-                               {"rank", std::string(rankName(c.rank))},
-                               {"a", c.a},
-                               {"b", c.b},
-                               {"text", c.text()}});
-    return {200,
-            {{"a", a.label},
-             {"b", b.label},
-             {"notes", compareNotes(a, b)},
-             {"caveats", caveatsJson},
-             {"rows", out},
-             {"missing", missing}},
-            {},
-            {}};
 }
 
 } // namespace ringlab

@@ -126,9 +126,12 @@ class RunApi {
     ApiReply start(const nlohmann::json &body);
     ApiReply set(const ApiRequest &r, const nlohmann::json &body);
     ApiReply mark(const ApiRequest &r, const nlohmann::json &body);
-    ApiReply stop(const ApiRequest &r);
+    ApiReply stop(const ApiRequest &r, const nlohmann::json &body);
     ApiReply takeControl(const nlohmann::json &body);
+    ApiReply jobs(const ApiRequest &r);
+    // Sessions (engine/run/run_api_sessions.cpp).
     ApiReply sessions();
+    ApiReply sessionPath(const ApiRequest &r); // /v1/sessions/ID[/export]
     ApiReply session(std::int64_t id);
     ApiReply exportSession(std::int64_t id, const ApiRequest &r);
     ApiReply compare(const ApiRequest &r);
