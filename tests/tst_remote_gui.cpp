@@ -607,8 +607,19 @@ void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
     QVERIFY(notice->label()->width() <= w.width());
     QCOMPARE(notice->button()->defaultAction(), w.reconnectAction());
 
-    // A new engine on the same socket, with a run another client started: Reconnect reads
-    // it back, its session and its values.
+    // Reconnect while the engine is still down: refused, contact still lost, nothing moved.
+    // Where things are meanwhile: nothing moves under the pointer when the notice changes
+    // (issue 46 item 7).
+    auto at = [&w](const QWidget *x) { return QRect(x->mapTo(&w, QPoint(0, 0)), x->size()); };
+    const QRect chartsWhileLost = at(w.charts());
+    const QRect reconnectWhileLost = at(notice->button());
+    w.reconnectAction()->trigger();
+    QVERIFY(!ctl->connected());
+    QVERIFY(notice->lost());
+    QCOMPARE(at(w.charts()), chartsWhileLost);
+
+    // A new engine on the same socket, with a run another client started: the window's
+    // retry reaches it by itself and reads it back, its session and its values.
     serve = std::make_unique<Serve>();
     QVERIFY2(serve->start(args, &error), qPrintable(error));
     const auto started = UnixHttp(socket.toStdString())
@@ -621,11 +632,6 @@ void TstRemoteGui::lostEngineOffersReconnectAndReadsItsStateBack()
     QVERIFY2(started.status == 201, started.body.c_str());
     const qint64 session = json::parse(started.body).at("session").get<qint64>();
     QVERIFY(session > 0);
-    // Where things are while the notice says contact is lost: nothing moves under the pointer
-    // when it changes (issue 46 item 7).
-    auto at = [&w](const QWidget *x) { return QRect(x->mapTo(&w, QPoint(0, 0)), x->size()); };
-    const QRect chartsWhileLost = at(w.charts());
-    const QRect reconnectWhileLost = at(notice->button());
     // The window tries again by itself (every RemoteLink::kRetryMs): no click needed.
     QTRY_VERIFY_WITH_TIMEOUT(ctl->connected(), 10'000);
     QTRY_COMPARE_WITH_TIMEOUT(ctl->sessionId(), session, 10'000);

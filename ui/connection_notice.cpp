@@ -44,6 +44,7 @@ ConnectionNotice::ConnectionNotice(QAction *reconnect, QWidget *parent)
 void ConnectionNotice::setNotice(const QString &text)
 {
     if (!text.isEmpty()) {
+        if (lost_ && isVisible() && text == label_->text()) return; // said already
         lost_ = true;
         outcome_.clear();
         holdHeight();

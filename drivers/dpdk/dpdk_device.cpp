@@ -22,7 +22,6 @@
 #include <string_view>
 
 #include "engine/datapath/clock.h"
-#include "engine/datapath/tx_buffer_policy.h"
 
 namespace ringlab::dpdk {
 
@@ -502,7 +501,9 @@ std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int6
         for (std::uint32_t k = 0; k < n; ++k)
             swapMacs(bufs[k]->data, bufs[k]->len);
     }
-    return txq_->push(bufs, TxBufferPolicy::admit(n, txFree()));
+    // The queue admits as TxBufferPolicy::admit() says (as many as it has room for), from
+    // the one reading of its ends the push makes anyway.
+    return txq_->push(bufs, n);
 }
 
 std::uint16_t DpdkDevice::egressOf(FwdMode mode, std::uint16_t ingress, std::size_t ports)

@@ -4,6 +4,7 @@
 
 #include "engine/experiments/job_queue.h"
 #include "engine/profile/strict_json.h"
+#include "engine/run/api_fields.h"
 
 namespace ringlab {
 namespace {

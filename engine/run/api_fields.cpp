@@ -40,12 +40,24 @@ Status onlyFields(const json &body, std::initializer_list<std::string_view> allo
     return {};
 }
 
+namespace {
+// A value as it came, short: `5 (a number)`, `[1,2] (an array)`.
+std::string given(const json &v)
+{
+    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 40) + "...";
+    const std::string type = v.type_name();
+    const bool vowel = type.find_first_of("aeiou") == 0;
+    return text + " (" + (vowel ? "an " : "a ") + type + ")";
+}
+} // namespace
+
 Status boolField(const json &body, const char *name, bool &out)
 {
     if (!body.contains(name)) return {};
     if (!body[name].is_boolean())
         return Status{std::string("field \"") + name + "\" must be true or false, not " +
-                      body[name].type_name()};
+                      given(body[name])};
     out = body[name].get<bool>();
     return {};
 }
@@ -55,7 +67,7 @@ Status stringField(const json &body, const char *name, std::string &out)
     if (!body.contains(name)) return {};
     if (!body[name].is_string())
         return Status{std::string("field \"") + name + "\" must be a string, not " +
-                      body[name].type_name()};
+                      given(body[name])};
     out = body[name].get<std::string>();
     return {};
 }

@@ -211,7 +211,7 @@ ApiReply RunApi::handle(const ApiRequest &r)
 ApiReply RunApi::route(const ApiRequest &r)
 {
     // Every endpoint (docs/api.md): its path (a prefix when it ends in '/'), its method (GET
-    // answers HEAD too; none: the endpoint checks, as the jobs API does) and what answers it,
+    // answers HEAD too; none: the endpoint checks, after its path: the jobs API, a session),
     // given the request and, for a POST, its body read as a JSON object.
     using Answer = ApiReply (*)(RunApi &, const ApiRequest &, const json &);
     struct Route {
@@ -233,7 +233,7 @@ ApiReply RunApi::route(const ApiRequest &r)
          [](RunApi &a, const ApiRequest &, const json &) { return a.runState(); }},
         {"/v1/sessions", "GET",
          [](RunApi &a, const ApiRequest &, const json &) { return a.sessions(); }},
-        {"/v1/sessions/", "GET",
+        {"/v1/sessions/", "",
          [](RunApi &a, const ApiRequest &q, const json &) { return a.sessionPath(q); }},
         {"/v1/compare", "GET",
          [](RunApi &a, const ApiRequest &q, const json &) { return a.compare(q); }},
@@ -253,8 +253,10 @@ ApiReply RunApi::route(const ApiRequest &r)
     const std::string &p = r.path;
     const Route *route = nullptr;
     for (const Route &candidate : kRoutes)
-        if (candidate.path.back() == '/' ? p.starts_with(candidate.path) : p == candidate.path)
-            route = &candidate;
+        if (candidate.path.back() == '/' ? p.starts_with(candidate.path) : p == candidate.path) {
+            route = &candidate; // the first that matches: no path matches two today
+            break;
+        }
     if (!route) return ApiReply::error(404, "no such endpoint: " + p + " (see docs/api.md)");
     const std::string_view method = r.method == "HEAD" ? std::string_view("GET") : r.method;
     if (!route->method.empty() && method != route->method)

@@ -54,6 +54,8 @@ ApiReply RunApi::sessionPath(const ApiRequest &r)
     bool exporting = false;
     if (!idPath(r.path, "/v1/sessions/", "/export", id, exporting))
         return ApiReply::error(404, "no such endpoint: " + r.path + " (see docs/api.md)");
+    if (r.method != "GET" && r.method != "HEAD")
+        return ApiReply::error(405, r.method + " " + r.path + ": use GET");
     std::int64_t n = 0;
     if (!positiveId(id, n))
         return ApiReply::error(400,
