@@ -66,11 +66,13 @@ int profilesCommand(bool namesOnly)
 }
 
 // The metric table as it is: what a session stores, a line holds and a summary names.
-int metricsCommand(bool json)
+int metricsCommand(bool json, bool markdown)
 {
-    auto direction = [](int better) {
-        return better > 0 ? "higher" : better < 0 ? "lower" : "neither";
-    };
+    auto direction = [](int better) { return std::string(metricDirection(better)); };
+    if (markdown) {
+        std::cout << metricsMarkdown();
+        return 0;
+    }
     if (json) {
         nlohmann::json out = nlohmann::json::array();
         for (const MetricDef &d : metricTable())
@@ -93,8 +95,8 @@ int metricsCommand(bool json)
                                  : d.perThread() ? "cpu.threads[]." + d.line
                                                  : d.line;
         std::printf("%-28s %-12s %-11s %-17s %-34s %s\n", name.c_str(), d.unit.c_str(),
-                    std::string(metricKindName(d.kind)).c_str(), direction(d.better), line.c_str(),
-                    d.label.c_str());
+                    std::string(metricKindName(d.kind)).c_str(), direction(d.better).c_str(),
+                    line.c_str(), d.label.c_str());
     }
     return 0;
 }
@@ -104,11 +106,14 @@ int metricsCommand(bool json)
 Subcommand addMetricsCommand(CLI::App &app)
 {
     auto json = std::make_shared<bool>(false);
+    auto markdown = std::make_shared<bool>(false);
     auto *metrics = app.add_subcommand(
         "metrics",
         "List every metric: unit, kind, which way is better, where a sample line has it");
     metrics->add_flag("--json", *json, "Print as JSON");
-    return {metrics, [json] { return metricsCommand(*json); }};
+    metrics->add_flag("--markdown", *markdown, "Print docs/metrics.md, with what each measures")
+        ->excludes("--json");
+    return {metrics, [json, markdown] { return metricsCommand(*json, *markdown); }};
 }
 
 Subcommand addParamsCommand(CLI::App &app)

@@ -228,18 +228,21 @@ void SamplePrinter::printSummary(const RunSummary &r)
             std::fprintf(out_, "  %-*s %12.1f %12.1f %12.1f  %s\n", width,
                          labelOf(d, thread).c_str(), m.mean, m.median, m.max, d.unit.c_str());
     };
-    for (const char *name :
-         {"offered_pps", "rx_pps", "rx_mbps", "tx_pps", "latency_p50_us", "latency_p99_us",
-          "latency_max_us", "rtt_mean_us", "rtt_p50_us", "rtt_p99_us", "engine_cpu_ms_per_s",
-          "process_cpu_ms_per_s", "neighbour_cpu_ms_per_s"})
-        row(metric(name));
-    for (const auto &name : r.threadNames)
-        for (const MetricDef &d : metricTable())
-            if (d.perThread()) row(d, name);
-    for (const char *name :
-         {"polls_per_s", "empty_polls_per_s", "interrupts_per_s", "refill_wakeups_per_s",
-          "work_items_per_s", "timer_arms_per_s", "timer_fires_per_s"})
-        row(metric(name));
+    // In the metric table's summary order; the families at their place, thread by thread.
+    const auto listed = summaryMetrics();
+    for (std::size_t k = 0; k < listed.size(); ++k) {
+        if (!listed[k]->perThread()) {
+            row(*listed[k]);
+            continue;
+        }
+        std::size_t end = k;
+        while (end < listed.size() && listed[end]->perThread())
+            ++end;
+        for (const auto &name : r.threadNames)
+            for (std::size_t f = k; f < end; ++f)
+                row(*listed[f], name);
+        k = end - 1;
+    }
     for (const auto &[name, m] : r.deviceMetrics)
         if (m.n)
             std::fprintf(out_, "  %-*s %12.1f %12.1f %12.1f  %s\n", width, name.c_str(), m.mean,

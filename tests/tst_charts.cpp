@@ -21,12 +21,14 @@
 #include <random>
 #include <set>
 
+#include "engine/metrics/metric_table.h"
 #include "test_support.h"
 #include "ui/chart_legend.h"
 #include "ui/charts_view.h"
 #include "ui/distribution_charts.h"
 #include "ui/gui_thread_meter.h"
 #include "ui/segment_model.h"
+#include "ui/segment_table.h"
 #include "ui/series_catalog.h"
 #include "ui/session_reader.h"
 #include "ui/time_chart.h"
@@ -105,6 +107,7 @@ class TstCharts : public QObject {
     void chartsShareTheHeightAndKeepTheGuiThreadInView();
     void zoomPanAndPause();
     void choicesStoredUnderOldKeysSurvive();
+    void segmentColumnsAreKeptByName();
     void theLatencyLegendSaysItsSampling();
 
   private:
@@ -1275,6 +1278,49 @@ void TstCharts::zoomPanAndPause()
     QVERIFY(!view_->paused());
     QCOMPARE(view_->throughput()->to(), 40.0);
     QCOMPARE(view_->throughput()->from(), 10.0);
+}
+
+// The segment table's chosen columns are kept by metric name, so that a metric added to the
+// table moves none of them; a choice kept by position (before) is read once, by the old order.
+void TstCharts::segmentColumnsAreKeptByName()
+{
+    QSettings s;
+    s.remove("segments");
+    s.setValue("segments/columns", QVariantList{0, 7, 18}); // rx_pps, tx_pps, rx_per_poll
+    s.sync();
+    auto labels = [](const SegmentModel &m) {
+        QStringList out;
+        for (int k : m.columns())
+            out << QString::fromStdString(segmentMetrics()[std::size_t(k)].label());
+        return out;
+    };
+    {
+        SegmentModel m;
+        SegmentTable table(&m, [] { return nullptr; });
+        QCOMPARE(labels(m), (QStringList{"rx_pps", "tx_pps", "rx_per_poll"}));
+    }
+    QVERIFY(!QSettings().contains("segments/columns"));
+    QCOMPARE(QSettings().value("segments/columnNames").toStringList(),
+             (QStringList{"rx_pps", "tx_pps", "rx_per_poll"}));
+    // A choice in the menu is stored by name; a name the table no longer has is passed over.
+    {
+        SegmentModel m;
+        SegmentTable table(&m, [] { return nullptr; });
+        QMenu *menu = table.columnsMenu();
+        emit menu->aboutToShow();
+        for (QAction *a : menu->actions())
+            if (a->text() == QString::fromStdString(metricHeading(metric("drops_per_s"))))
+                a->trigger();
+        QCOMPARE(QSettings().value("segments/columnNames").toStringList(),
+                 (QStringList{"rx_pps", "drops_per_s", "tx_pps", "rx_per_poll"}));
+    }
+    QSettings().setValue("segments/columnNames", QStringList{"no_such_metric", "rx_per_poll"});
+    {
+        SegmentModel m;
+        SegmentTable table(&m, [] { return nullptr; });
+        QCOMPARE(labels(m), QStringList{"rx_per_poll"});
+    }
+    QSettings().remove("segments");
 }
 
 void TstCharts::choicesStoredUnderOldKeysSurvive()

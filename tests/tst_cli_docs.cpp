@@ -4,6 +4,7 @@
 // registers (which asks compgen), and the man pages `ringlab-engine manual` and
 // `ringlab --manual` print, rendered by man as lintian renders them (no warning allowed).
 // Expectations come from the registries, so a tunable or command added later is checked too.
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -23,6 +24,7 @@ class TstCliDocs : public QObject {
     void completesTunablesAndTheirValuesFromTheRegistry();
     void completesAfterAWordBreakAsBashInsertsIt();
     void engineManualRendersWithoutWarnings();
+    void metricsDocIsTheTable();
     void desktopManualRendersWithoutWarnings();
 
   private:
@@ -188,6 +190,24 @@ TstCliDocs::Ran TstCliDocs::renderManual(const QString &roff)
     Ran text = run("man", {"-E", "UTF-8", "-l", page}, env);
     text.err = warnings.code == 0 ? warnings.err : "man failed: " + warnings.err;
     return text;
+}
+
+// docs/metrics.md is the metric table as the engine prints it: a metric added, renamed or
+// explained anew changes the page, or this fails and says how to make it again.
+void TstCliDocs::metricsDocIsTheTable()
+{
+    const Ran m = run(RINGLAB_ENGINE_BIN, {"metrics", "--markdown"});
+    QCOMPARE(m.code, 0);
+    QFile f(RINGLAB_DOCS_DIR "/metrics.md");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString doc = QString::fromUtf8(f.readAll());
+    QVERIFY2(doc == m.out, "docs/metrics.md is not the metric table's: make it again with "
+                           "ringlab-engine metrics --markdown > docs/metrics.md");
+    // Every metric has its row, and says what it measures.
+    const QStringList rows = doc.split('\n').filter(QRegularExpression("^\\| `"));
+    QVERIFY(rows.size() > 60);
+    for (const QString &row : rows)
+        QVERIFY2(!row.endsWith("|  |"), qPrintable(row));
 }
 
 void TstCliDocs::engineManualRendersWithoutWarnings()

@@ -2,6 +2,7 @@
 #include <QtTest>
 #include <set>
 
+#include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
 #include "engine/datapath/tunables.h"
 
@@ -13,6 +14,7 @@ class TstTunables : public QObject {
     void everyTunable_data();
     void everyTunable();
     void namesAreUniqueAndCanonical();
+    void aFamilysTunableIsIgnoredElsewhere();
     void unknownNameSuggests();
     void crossFieldRules();
     void rejectionKeepsOldValue();
@@ -223,4 +225,43 @@ void TstTunables::liveParamsMirrorValues()
 }
 
 QTEST_GUILESS_MAIN(TstTunables)
+// A tunable that one family of devices applies (the registry's onlyOn, the kernel groups) is
+// ignored by every other device without a word of theirs, with the registry's reason; a
+// device's own row for it wins.
+void TstTunables::aFamilysTunableIsIgnoredElsewhere()
+{
+    auto supportOf = [](const std::vector<TunableSupport> &list, std::string_view name) {
+        const TunableId id = findTunable(name)->id;
+        for (const TunableSupport &s : list)
+            if (s.id == id) return std::optional<TunableSupport>(s);
+        return std::optional<TunableSupport>();
+    };
+    const auto sim = completeSupport(DeviceFamily::Simulated, {});
+    const auto dpdk = completeSupport(DeviceFamily::Dpdk, {});
+    const auto kernel = completeSupport(DeviceFamily::Kernel, {});
+    for (const char *name : {"fwd.direct_pass", "rx.pool_memory"}) {
+        QVERIFY(!supportOf(dpdk, name));
+        for (const auto *other : {&sim, &kernel}) {
+            const auto s = supportOf(*other, name);
+            QVERIFY2(s && s->support == Support::Ignored, name);
+            QVERIFY2(s->reason == findTunable(name)->elsewhere, s->reason.c_str());
+        }
+    }
+    QVERIFY(!supportOf(kernel, "sock.busy_poll_us"));
+    QVERIFY(supportOf(sim, "sock.busy_poll_us")->reason.find("kernel") != std::string::npos);
+    QVERIFY(supportOf(dpdk, "napi.threaded").has_value());
+    // Every device applies the engine's own tunables.
+    for (const auto *list : {&sim, &dpdk, &kernel})
+        QVERIFY(!supportOf(*list, "poll.sleep_min_us"));
+    // A device that says something of a family's tunable keeps its word.
+    const auto fixed =
+        completeSupport(DeviceFamily::Simulated,
+                        {{findTunable("fwd.direct_pass")->id, Support::Fixed, "only 0 here"}});
+    QCOMPARE(supportOf(fixed, "fwd.direct_pass")->support, Support::Fixed);
+    // Every tunable of one family says why the others ignore it.
+    for (const TunableInfo &t : tunables())
+        if (appliedOnlyBy(t) != DeviceFamily::Any)
+            QVERIFY2(!ignoredElsewhereWhy(t).empty(), std::string(t.name).c_str());
+}
+
 #include "tst_tunables.moc"

@@ -6,6 +6,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <algorithm>
 
 #include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_metrics.h"
@@ -14,43 +15,35 @@ namespace ringlab::ui {
 
 const std::vector<SegmentMetric> &segmentMetrics()
 {
+    // The metric table's segment columns (MetricView::segment) in their rank; headings are
+    // its too (metricHeading).
     static const std::vector<SegmentMetric> m = [] {
-        // Headings are the metric table's (engine/metrics: metricHeading).
-        const struct {
-            const char *name, *thread;
-            bool defaultOn;
-        } rows[] = {
-            {"rx_pps", "", true},
-            {"engine_cpu_ms_per_s", "", true},
-            {"wakeups_per_s", "poll", true},
-            {"latency_p99_us", "", true},
-            {"drops_per_s", "", true},
-            {"latency_p50_us", "", false},
-            {"rtt_p50_us", "", false},
-            {"tx_pps", "", false},
-            {"cpu_ms_per_s", "poll", false},
-            {"interrupts_per_s", "", false},
-            {"timer_arms_per_s", "", false},
-            {"timer_arms_per_frame", "", false},
-            {"refill_wakeups_per_s", "", false},
-            {"wakeups_per_s", "refill", false},
-            {"poll_gap_max_us", "poll", false},
-            {"rx_missed_per_s", "", false},
-            {"alloc_fail_per_s", "", false},
-            {"machine_cpu_pct", "", false},
-            // New rows go last: the chosen columns are kept in the settings by position.
-            {"rx_per_poll", "", false},
-        };
+        std::vector<std::pair<int, SegmentMetric>> ranked;
+        for (const MetricDef &d : metricTable())
+            for (const SegmentColumn &c : d.view.segment) {
+                if (d.perThread() == c.thread.empty())
+                    qFatal("segment columns: %s needs a thread exactly when it is a family",
+                           d.name.c_str());
+                ranked.push_back({c.rank,
+                                  {d.name.c_str(), c.thread.empty() ? "" : c.thread.data(),
+                                   metricHeading(d, c.thread), c.on}});
+            }
+        std::stable_sort(ranked.begin(), ranked.end(),
+                         [](const auto &a, const auto &b) { return a.first < b.first; });
         std::vector<SegmentMetric> out;
-        for (const auto &r : rows) {
-            const MetricDef *d = findMetric(r.name);
-            if (!d || d->perThread() != (*r.thread != 0))
-                qFatal("segment columns: %s is not an engine metric of that kind", r.name);
-            out.push_back({r.name, r.thread, metricHeading(*d, r.thread), r.defaultOn});
-        }
+        for (auto &r : ranked)
+            out.push_back(std::move(r.second));
         return out;
     }();
     return m;
+}
+
+int segmentMetricIndex(const std::string &label)
+{
+    const auto &all = segmentMetrics();
+    for (std::size_t k = 0; k < all.size(); ++k)
+        if (all[k].label() == label) return static_cast<int>(k);
+    return -1;
 }
 
 namespace {

@@ -26,6 +26,8 @@ struct SegmentMetric {
 };
 // Every metric the table can show, the reference cases' first.
 const std::vector<SegmentMetric> &segmentMetrics();
+// The index of a column by its label ("rx_pps", "wakeups_per_s[poll]"), or -1.
+int segmentMetricIndex(const std::string &label);
 
 class SegmentModel : public QAbstractTableModel {
     Q_OBJECT

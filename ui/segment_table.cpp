@@ -14,6 +14,8 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <optional>
 
 #include "engine/store/session_compare.h"
 #include "ui/segment_model.h"
@@ -23,6 +25,53 @@ namespace ringlab::ui {
 namespace {
 constexpr int kOther = -1; // the combo's entry that asks for another session's segment
 constexpr int kInUse = -2; // the other session's segment in use
+} // namespace
+
+namespace {
+// The chosen columns, by metric ("rx_pps", "wakeups_per_s[poll]"), so that a column added to
+// the metric table moves none of them.
+const QString kColumnsKey = QStringLiteral("segments/columnNames");
+
+// The settings' columns, or nullopt when none were chosen. Before 0.1 they were kept by
+// position in this, the old catalogue's order: read once and written back by name.
+std::optional<std::vector<int>> savedColumns(QSettings &s)
+{
+    static constexpr const char *kByPosition[] = {"rx_pps",
+                                                  "engine_cpu_ms_per_s",
+                                                  "wakeups_per_s[poll]",
+                                                  "latency_p99_us",
+                                                  "drops_per_s",
+                                                  "latency_p50_us",
+                                                  "rtt_p50_us",
+                                                  "tx_pps",
+                                                  "cpu_ms_per_s[poll]",
+                                                  "interrupts_per_s",
+                                                  "timer_arms_per_s",
+                                                  "timer_arms_per_frame",
+                                                  "refill_wakeups_per_s",
+                                                  "wakeups_per_s[refill]",
+                                                  "poll_gap_max_us[poll]",
+                                                  "rx_missed_per_s",
+                                                  "alloc_fail_per_s",
+                                                  "machine_cpu_pct",
+                                                  "rx_per_poll"};
+    const QString oldKey = QStringLiteral("segments/columns");
+    if (!s.contains(kColumnsKey) && s.contains(oldKey)) {
+        QStringList names;
+        for (const QVariant &v : s.value(oldKey).toList())
+            if (const int k = v.toInt(); k >= 0 && k < int(std::size(kByPosition)))
+                names << QLatin1String(kByPosition[k]);
+        s.setValue(kColumnsKey, names);
+        s.remove(oldKey);
+    }
+    if (!s.contains(kColumnsKey)) return std::nullopt;
+    std::vector<int> cols;
+    for (const QString &name : s.value(kColumnsKey).toStringList())
+        if (const int k = segmentMetricIndex(name.toStdString()); k >= 0) cols.push_back(k);
+    std::sort(cols.begin(), cols.end());
+    if (cols.empty()) return std::nullopt;
+    return cols;
+}
 } // namespace
 
 SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> store,
@@ -69,12 +118,7 @@ SegmentTable::SegmentTable(SegmentModel *model, std::function<SessionStore *()> 
     layout->addWidget(view_, 1);
 
     QSettings s;
-    if (s.contains(QStringLiteral("segments/columns"))) {
-        std::vector<int> cols;
-        for (const QVariant &v : s.value(QStringLiteral("segments/columns")).toList())
-            cols.push_back(v.toInt());
-        if (!cols.empty()) model_->setColumns(cols);
-    }
+    if (const auto cols = savedColumns(s)) model_->setColumns(*cols);
     // A device's figures are chosen by name: another session may have them, or not.
     std::vector<std::string> deviceCols;
     for (const QString &name : s.value(QStringLiteral("segments/deviceColumns")).toStringList())
@@ -168,10 +212,10 @@ void SegmentTable::chooseColumns()
                 std::sort(now.begin(), now.end());
             }
             model_->setColumns(now);
-            QVariantList stored;
+            QStringList stored;
             for (int c : now)
-                stored << c;
-            QSettings().setValue(QStringLiteral("segments/columns"), stored);
+                stored << QString::fromStdString(segmentMetrics()[std::size_t(c)].label());
+            QSettings().setValue(kColumnsKey, stored);
         });
     }
     const auto &figures = model_->deviceFigures();

@@ -23,70 +23,44 @@ const std::vector<ChartDef> &chartDefs()
     return defs;
 }
 
+namespace {
+ChartId chartOf(MetricChart c)
+{
+    switch (c) {
+    case MetricChart::Throughput:
+        return ChartId::Throughput;
+    case MetricChart::Cpu:
+        return ChartId::Cpu;
+    case MetricChart::Latency:
+        return ChartId::Latency;
+    case MetricChart::None:
+    case MetricChart::Events:
+        break;
+    }
+    return ChartId::Events;
+}
+} // namespace
+
 const std::vector<SeriesDef> &seriesDefs()
 {
-    using T = ChartId;
-    // Keys are the engine's metric names (engine/metric_table): the value and the legend are
-    // read from there. A legend is the metric's label, with its unit on a right axis; where a
-    // chart's title already says what the series is, the row shortens it.
+    // The engine's metric table says which metrics are charted, where, in what colour and
+    // legend (MetricDef::view): the keys are its names. A legend is the metric's label, with
+    // its unit on a right axis, unless the table shortens it where the chart's title already
+    // says what the series is.
     static const std::vector<SeriesDef> defs = [] {
-        const struct {
-            ChartId chart;
-            const char *metric;
-            bool right, defaultOn;
-            const char *shortLabel = nullptr;
-        } rows[] = {
-            {T::Throughput, "rx_mbps", false, true},
-            {T::Throughput, "tx_mbps", false, true},
-            {T::Throughput, "rx_pps", true, true},
-            {T::Throughput, "offered_pps", true, false},
-            {T::Throughput, "tx_pps", true, false},
-            // The engine's threads summed: the headline, equal in the desktop and headless.
-            {T::Cpu, "engine_cpu_ms_per_s", false, true, "engine"},
-            // The machine's CPU used outside this process: a busy neighbour shows here.
-            {T::Cpu, "neighbour_cpu_ms_per_s", false, true, "other processes"},
-            {T::Latency, "latency_p50_us", false, true, "p50"},
-            {T::Latency, "latency_p90_us", false, false, "p90"},
-            {T::Latency, "latency_p99_us", false, true, "p99"},
-            {T::Latency, "latency_p999_us", false, false, "p99.9"},
-            {T::Latency, "latency_max_us", false, true, "max"},
-            // Round trips: the simulated NIC's probes, or a real ping across the lab.
-            {T::Latency, "rtt_p50_us", false, true},
-            {T::Latency, "rtt_p99_us", false, false},
-            // Mean time per stage span (the Zephyr-style breakdown of the seeds).
-            {T::Latency, "stage_harvest_us", false, false},
-            {T::Latency, "stage_handoff_us", false, false},
-            {T::Latency, "stage_process_us", false, false},
-            {T::Latency, "stage_tx_post_us", false, false},
-            {T::Latency, "stage_tx_wire_us", false, false},
-            {T::Events, "drops_per_s", false, true},
-            {T::Events, "interrupts_per_s", false, true},
-            {T::Events, "timer_arms_per_s", false, true},
-            {T::Events, "timer_fires_per_s", false, true},
-            {T::Events, "refill_wakeups_per_s", false, true},
-            {T::Events, "timer_cancels_per_s", false, false},
-            {T::Events, "polls_per_s", false, false},
-            {T::Events, "empty_polls_per_s", false, false},
-            {T::Events, "tx_cleans_per_s", false, false},
-            {T::Events, "work_items_per_s", false, false},
-            {T::Events, "dim_steps_per_s", false, false},
-            {T::Events, "rx_missed_per_s", false, false},
-            {T::Events, "alloc_fail_per_s", false, false},
-            {T::Events, "tx_full_per_s", false, false},
-            {T::Events, "handoff_full_per_s", false, false},
-            {T::Events, "rx_errors_per_s", false, false},
-            {T::Events, "tx_errors_per_s", false, false},
-        };
         std::vector<SeriesDef> out;
-        for (const auto &r : rows) {
-            const MetricDef *m = findMetric(r.metric);
-            if (!m || m->perThread())
-                qFatal("series catalogue: %s is not an engine metric", r.metric);
-            const std::string label = r.shortLabel ? r.shortLabel
-                                      : r.right    ? m->label + " " + m->unit
-                                                   : m->label;
-            out.push_back({r.chart, r.metric, label, r.right, r.defaultOn, m->read});
-        }
+        for (MetricChart c :
+             {MetricChart::Throughput, MetricChart::Cpu, MetricChart::Latency, MetricChart::Events})
+            for (const MetricDef *m : chartedMetrics(c)) {
+                if (m->perThread())
+                    qFatal("series catalogue: %s is a family; threadSeriesDefs charts those",
+                           m->name.c_str());
+                const MetricView &v = m->view;
+                const std::string label = !v.legend.empty() ? std::string(v.legend)
+                                          : v.right         ? m->label + " " + m->unit
+                                                            : m->label;
+                out.push_back({chartOf(c), m->name.c_str(), label, v.right, v.shown, m->read});
+            }
         return out;
     }();
     return defs;
@@ -170,12 +144,8 @@ namespace {
 const QHash<QString, QColor> &threadColors()
 {
     static const QHash<QString, QColor> map = {
-        {"poll", QColor(0x1f77b4)},
-        {"refill", QColor(0x2ca02c)},
-        {"txclean", QColor(0x9467bd)},
-        {"rx-fifo", QColor(0x8c564b)},
-        {"engine_cpu_ms_per_s", QColor(QRgb(0x000000))},
-        {"gui", QColor(0xe377c2)},
+        {"poll", QColor(0x1f77b4)},    {"refill", QColor(0x2ca02c)}, {"txclean", QColor(0x9467bd)},
+        {"rx-fifo", QColor(0x8c564b)}, {"gui", QColor(0xe377c2)},
     };
     return map;
 }
@@ -192,45 +162,15 @@ QString threadOf(const QString &key)
 
 const QHash<QString, QColor> &otherColors()
 {
-    // Every other series, one colour each (checked distinct by tst_gui).
-    static const QHash<QString, QColor> map = {
-        // Not a thread of ours: a neutral grey, beside the threads on the CPU chart.
-        {"neighbour_cpu_ms_per_s", QColor(QRgb(0xa0a0a0))},
-        {"rx_mbps", QColor(0xff7f0e)},
-        {"tx_mbps", QColor(0x00a6a6)},
-        {"rx_pps", QColor(0xad494a)},
-        {"offered_pps", QColor(0x637939)},
-        {"tx_pps", QColor(0x6b6ecf)},
-        {"latency_p50_us", QColor(0x3182bd)},
-        {"latency_p90_us", QColor(0x9ecae1)},
-        {"latency_p99_us", QColor(0xe6550d)},
-        {"latency_p999_us", QColor(0xa50f15)},
-        {"latency_max_us", QColor(0x525252)},
-        {"rtt_p50_us", QColor(0x31a354)},
-        {"rtt_p99_us", QColor(0x74c476)},
-        {"stage_harvest_us", QColor(0xc49c94)},
-        {"stage_handoff_us", QColor(0xf7b6d2)},
-        {"stage_process_us", QColor(0xdbdb8d)},
-        {"stage_tx_post_us", QColor(0x9edae5)},
-        {"stage_tx_wire_us", QColor(0xc5b0d5)},
-        {"drops_per_s", QColor(0xd62728)},
-        {"interrupts_per_s", QColor(0xff9896)},
-        {"timer_arms_per_s", QColor(0xfd8d3c)},
-        {"timer_fires_per_s", QColor(0x8c6d31)},
-        {"refill_wakeups_per_s", QColor(0x98df8a)},
-        {"timer_cancels_per_s", QColor(0xe7ba52)},
-        {"polls_per_s", QColor(0x6baed6)},
-        {"empty_polls_per_s", QColor(0xaec7e8)},
-        {"tx_cleans_per_s", QColor(0xce6dbd)},
-        {"work_items_per_s", QColor(0x843c39)},
-        {"dim_steps_per_s", QColor(0x7b4173)},
-        {"rx_missed_per_s", QColor(0xfc9272)},
-        {"alloc_fail_per_s", QColor(0xcb181d)},
-        {"tx_full_per_s", QColor(0x67000d)},
-        {"handoff_full_per_s", QColor(0xfb6a4a)},
-        {"rx_errors_per_s", QColor(0xbd9e39)},
-        {"tx_errors_per_s", QColor(0xe7969c)},
-    };
+    // Every charted metric, one colour each (the metric table's; checked distinct by
+    // tst_charts). The threads' sum, engine CPU, is black: no thread or rate has it.
+    static const QHash<QString, QColor> map = [] {
+        QHash<QString, QColor> m;
+        for (const SeriesDef &d : seriesDefs())
+            if (const auto rgb = findMetric(d.key)->view.rgb)
+                m.insert(QString::fromLatin1(d.key), QColor(QRgb(*rgb)));
+        return m;
+    }();
     return map;
 }
 } // namespace

@@ -164,7 +164,7 @@ bool DpdkDevice::poolMayBePacked() const
     return !desc_.empty();
 }
 
-std::vector<TunableSupport> DpdkDevice::support() const
+std::vector<TunableSupport> DpdkDevice::ownSupport() const
 {
     const std::string drv = desc_.empty() ? "the PMD" : desc_[0].driver;
     const bool virt = allVirtual();
@@ -218,7 +218,6 @@ std::vector<TunableSupport> DpdkDevice::support() const
         s.push_back({TunableId::PollMode, Support::Fixed,
                      drv + " has no RX interrupts: busy, sleep, tick and pmd_pause only "
                            "(interrupt mode needs net_tap, virtio or a PCI NIC)"});
-    addKernelOnlyTunables(s);
     return s;
 }
 

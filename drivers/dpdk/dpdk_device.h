@@ -57,7 +57,8 @@ class DpdkDevice final : public Device {
     const std::vector<PortDescription> &ports() const { return desc_; }
 
     DeviceInfo info() const override;
-    std::vector<TunableSupport> support() const override;
+    DeviceFamily family() const override { return DeviceFamily::Dpdk; }
+    std::vector<TunableSupport> ownSupport() const override;
     Status check(const ParamSet &ps) const override;
     bool needsRestart(TunableId p) const override;
     BufferSource *buffers() override { return pool_.get(); }

@@ -164,7 +164,7 @@ DeviceInfo UdpAppDevice::info() const
             true};
 }
 
-std::vector<TunableSupport> UdpAppDevice::support() const
+std::vector<TunableSupport> UdpAppDevice::ownSupport() const
 {
     std::vector<TunableSupport> s = baseSupport(opts_.lab != nullptr);
     napi_->support(s);
@@ -178,7 +178,7 @@ std::vector<TunableSupport> UdpAppDevice::supportFor(bool lab, const std::string
 {
     std::vector<TunableSupport> s = baseSupport(lab);
     NapiSettings(ifname, ifname.empty() ? 0 : if_nametoindex(ifname.c_str())).support(s);
-    return s;
+    return completeSupport(DeviceFamily::Kernel, std::move(s));
 }
 
 std::vector<TunableSupport> UdpAppDevice::baseSupport(bool lab)
@@ -204,10 +204,6 @@ std::vector<TunableSupport> UdpAppDevice::baseSupport(bool lab)
          "the application waits in epoll on its socket; a NIC's adaptive moderation is "
          "ethtool -C adaptive-rx"},
         {TunableId::FwdMode, Support::Fixed, "the application answers each request (io)"},
-        {TunableId::FwdDirectPass, Support::Ignored,
-         "the kernel device has no direct pass: its requests always cross the stages"},
-        {TunableId::RxPoolMemory, Support::Ignored,
-         "the kernel device's buffers are the engine's own, not DPDK mbufs"},
     };
     if (!noLoad.empty()) {
         s.push_back({TunableId::LoadRatePps, Support::Ignored, noLoad});

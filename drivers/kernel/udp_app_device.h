@@ -54,7 +54,8 @@ class UdpAppDevice final : public Device {
     ~UdpAppDevice() override;
 
     DeviceInfo info() const override;
-    std::vector<TunableSupport> support() const override;
+    DeviceFamily family() const override { return DeviceFamily::Kernel; }
+    std::vector<TunableSupport> ownSupport() const override;
     // What support() says on the kernel lab (its client follows load.*) or on a netdev.
     // IFNAME: the netdev whose NAPI knobs are probed ("" for a lab not made yet: its veth
     // has the sysfs files, so only what netdev netlink takes is probed).

@@ -29,16 +29,9 @@ class SimNic : public Device { // not final: tests derive a device that fails on
                           "DPDK's PMD power management (allowed: busy, sleep, tick, interrupt)"};
         return Status::success();
     }
-    std::vector<TunableSupport> support() const override
+    std::vector<TunableSupport> ownSupport() const override
     {
-        std::vector<TunableSupport> s{
-            {TunableId::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"},
-            {TunableId::FwdDirectPass, Support::Ignored,
-             "the simulated NIC has no direct pass: its frames always cross the stages"},
-            {TunableId::RxPoolMemory, Support::Ignored,
-             "the simulated NIC's buffers are its own, not DPDK mbufs"}};
-        addKernelOnlyTunables(s);
-        return s;
+        return {{TunableId::FwdMode, Support::Ignored, "the simulated NIC reflects every frame"}};
     }
     void reconfigure(const ParamSet &params) override;
     void linkUp(std::int64_t nowNs) override;

@@ -73,17 +73,23 @@ struct DeviceReading {
 // Interrupt mode on a device that waits on a real interrupt source.
 enum class IrqWait { Interrupt, Woken, Timeout, Unsupported };
 
-// The tunables only the kernel device applies (group kKernelGroup: a socket's options, the
-// NAPI's settings, sysctls), as other devices say of them.
-void addKernelOnlyTunables(std::vector<TunableSupport> &support);
+// A device's own support list, completed: a tunable that only another family of devices
+// applies (TunableInfo::onlyOn, the kernel groups) is ignored, with the registry's reason,
+// unless the list says otherwise.
+std::vector<TunableSupport> completeSupport(DeviceFamily family, std::vector<TunableSupport> own);
 
 class Device {
   public:
     virtual ~Device() = default;
     virtual DeviceInfo info() const = 0;
 
-    // Tunables this device treats differently from the registry; the others apply as written.
-    virtual std::vector<TunableSupport> support() const { return {}; }
+    // What it does with each tunable that it does not simply apply: its own list, and the
+    // tunables only other families of devices apply (completeSupport).
+    std::vector<TunableSupport> support() const { return completeSupport(family(), ownSupport()); }
+    virtual DeviceFamily family() const { return DeviceFamily::Simulated; }
+    // Tunables of every device's, or of its family's, that this device treats differently
+    // from the registry; the others apply as written.
+    virtual std::vector<TunableSupport> ownSupport() const { return {}; }
     // Values this device cannot take, with the reason; called before a start and before a
     // change is applied, so a refusal leaves everything as it was.
     virtual Status check(const ParamSet &) const { return Status::success(); }

@@ -118,7 +118,8 @@ const TunableInfo kTable[] = {
      "Where a DPDK port's mbuf pool lives when the EAL runs without hugepages (--no-huge, "
      "the default). A new pool. With hugepages the pool is the EAL's; a port whose device may "
      "read mbufs by IO address (a PCI NIC, or a PMD that does not copy frames: the device's "
-     "notes name those that do) gets eal_paged. The simulated NIC's buffers are its own.", false, kPoolMemoryHelp},
+     "notes name those that do) gets eal_paged. The simulated NIC's buffers are its own.", false, kPoolMemoryHelp, {}, {},
+     DeviceFamily::Dpdk, "its buffers are the engine's own, not DPDK mbufs"},
     {TunableId::RefillContext, "refill.context", "RX refill", T::Choice, "", 0, lastOf(kRefillNames.size()), 0, R, kRefillNames,
      "Who puts fresh buffers back into the RX ring.", false, kRefillHelp},
     {TunableId::RefillThreshold, "refill.threshold", "RX refill", T::Integer, "descriptors", 1, 32767, 256, L, none,
@@ -270,7 +271,8 @@ const TunableInfo kTable[] = {
      "direct, proc.ns_per_packet 0, no proc.copy, tx.header none, poll.mode busy or pmd_pause, "
      "cost.tx_clean_ns 0, no tx.coalesce_adaptive). Counters stay exact and TX coalescing "
      "works as before; the stage spans collapse into TX. 0: the stages always take the "
-     "frames, as when comparing the stage breakdown."},
+     "frames, as when comparing the stage breakdown.", false, {}, {}, {},
+     DeviceFamily::Dpdk, "it has no direct pass: its frames always cross the stages"},
     {TunableId::SockBusyPollUs, "sock.busy_poll_us", kKernelGroup, T::Integer, "us", 0, 100000, 0, L, none,
      "The kernel device's socket busy-polls its NAPI for up to this long on a read that finds "
      "nothing (SO_BUSY_POLL; a non-blocking read polls once), instead of waiting for the "
@@ -438,6 +440,19 @@ std::span<const TunableInfo> tunables()
 const TunableInfo &info(TunableId p)
 {
     return kTable[static_cast<std::size_t>(p)];
+}
+
+DeviceFamily appliedOnlyBy(const TunableInfo &t)
+{
+    return isKernelGroup(t.group) ? DeviceFamily::Kernel : t.onlyOn;
+}
+
+std::string_view ignoredElsewhereWhy(const TunableInfo &t)
+{
+    if (isKernelGroup(t.group))
+        return "a setting of the Linux kernel's receive path, for the kernel device "
+               "(kernel:IFNAME, kernel-lab)";
+    return t.elsewhere;
 }
 
 std::span<const TunableInfo *const> frameWorkTunables()

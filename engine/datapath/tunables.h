@@ -120,6 +120,16 @@ enum class SchedPolicy { Other, Fifo };
 // napi.kthread_policy: Host leaves the kthreads' policy as the host has it.
 enum class KthreadPolicy { Host, Other, Fifo, Rr };
 
+// The devices that apply a tunable: every device (the engine's datapath does it), or one
+// family of devices only; the others ignore it (TunableInfo::elsewhere says why), without a
+// word in their own support lists.
+enum class DeviceFamily : std::uint8_t {
+    Any,       // of a tunable: every device applies it
+    Simulated, // the engine's own devices: the simulated NIC, tests' fakes
+    Dpdk,
+    Kernel,
+};
+
 struct TunableInfo {
     TunableId id;
     std::string_view name;
@@ -140,6 +150,9 @@ struct TunableInfo {
     // none: a device's direct pass forwards only while each such tunable holds it
     // (stagesPassFramesThrough). Empty: it never gives per-frame work.
     std::optional<std::int64_t> noFrameWorkAt{};
+    // Applied only by this family of devices (the kernel groups are the kernel device's).
+    DeviceFamily onlyOn = DeviceFamily::Any;
+    std::string_view elsewhere{}; // why other devices ignore it
 };
 
 // Every tunable, in TunableId order.
@@ -153,6 +166,10 @@ inline bool isKernelGroup(std::string_view group)
     return group == kKernelGroup || group == kKernelNetdevGroup;
 }
 const TunableInfo &info(TunableId p);
+// The family of devices that applies it (TunableInfo::onlyOn; Kernel for the kernel groups),
+// and why the others ignore it.
+DeviceFamily appliedOnlyBy(const TunableInfo &t);
+std::string_view ignoredElsewhereWhy(const TunableInfo &t);
 // The tunables that can give a stage per-frame work (TunableInfo::noFrameWorkAt), in order.
 std::span<const TunableInfo *const> frameWorkTunables();
 const TunableInfo *findTunable(std::string_view name);

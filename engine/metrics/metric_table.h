@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Every metric the engine records, defined once: its name, unit, kind, which direction is
-// better, its label for people, where a sample line holds it, how it is read from a Sample and
-// written back (reading a line or a stored session), and whether it is derived from other
-// metrics. Per-thread metrics are families (one value per thread).
-// flattenSample, the sample line (toJson, sampleFromJson), the run summary, the desktop's
-// charts and segment columns all read this table: a new metric is one entry here.
+// better, its label and meaning for people, where a sample line holds it, how it is read from
+// a Sample and written back (reading a line or a stored session), whether it is derived from
+// other metrics, and how people see it (its chart, colour and legend in the desktop, its place
+// in the printed summary and in the segment table). Per-thread metrics are families (one value
+// per thread).
+// flattenSample, the sample line (toJson, sampleFromJson), GET /metrics, the run summary, the
+// desktop's charts and segment columns and docs/metrics.md (`ringlab-engine metrics
+// --markdown`) all read this table: a new metric is one entry here.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,29 @@ enum class MetricKind : std::uint8_t {
 };
 std::string_view metricKindName(MetricKind k);
 
+// The desktop's time charts, top to bottom (ui/series_catalog draws them).
+enum class MetricChart : std::uint8_t { None, Throughput, Cpu, Latency, Events };
+
+// A column the desktop's segment table offers: the metric's mean per segment, for a family one
+// thread's.
+struct SegmentColumn {
+    int rank;                  // offered in ascending rank: the reference cases' metrics first
+    bool on;                   // shown before anyone chooses
+    std::string_view thread{}; // a family's thread ("poll"), else empty
+};
+
+// How people see a metric. The defaults: on no chart, not in the printed summary, no segment
+// column (still in every line, session, export and GET /metrics).
+struct MetricView {
+    MetricChart chart = MetricChart::None;
+    bool shown = false;        // drawn when a run opens; else one click in the legend
+    bool right = false;        // on the chart's right axis (its legend then gives the unit)
+    std::string_view legend{}; // where the chart's title says the rest ("p99"); else the label
+    std::optional<std::uint32_t> rgb{}; // its colour, 0xRRGGBB: one per charted metric
+    int summary = 0; // the printed run summary lists by group, ascending; 0: not listed
+    std::vector<SegmentColumn> segment{};
+};
+
 struct MetricDef {
     std::string name;
     std::string unit;
@@ -38,10 +64,11 @@ struct MetricDef {
     std::string line;
     bool whole = false;    // a whole number (a count, a level of buffers or microseconds)
     bool optional = false; // left out of a line when it has no value; else written as 0
-    // Exposed by GET /metrics as a gauge of this name (in base units: seconds for "us"), with
-    // this help; empty: the exposition has it otherwise (counters, histograms) or not at all.
-    std::string prometheus;
+    // What it measures, for people: docs/metrics.md, and the HELP of its Prometheus gauge.
     std::string help;
+    // Exposed by GET /metrics as a gauge of this name (in base units: seconds for "us"); empty:
+    // the exposition has it otherwise (counters, histograms) or not at all.
+    std::string prometheus;
     // Whole-engine metrics: absent from a sample when read returns nullopt.
     std::function<std::optional<double>(const Sample &)> read;
     std::function<void(Sample &, double)> write; // null: derived, nothing to set
@@ -50,6 +77,7 @@ struct MetricDef {
     // not poll).
     std::function<std::optional<double>(const ThreadStat &)> readThread;
     std::function<void(ThreadStat &, double)> writeThread;
+    MetricView view{};
     bool perThread() const { return static_cast<bool>(readThread); }
     bool derived() const { return !write && !writeThread; }
 };
@@ -62,6 +90,14 @@ const MetricDef *findMetric(std::string_view name);
 // write them ("engine CPU ms/s", "drops/s", "latency p99 µs"; a ratio's label says its unit);
 // a thread's figure names the thread ("poll thread wakeups/s").
 std::string metricHeading(const MetricDef &d, std::string_view thread = {});
+// The charted metrics of a chart, in table order.
+std::vector<const MetricDef *> chartedMetrics(MetricChart c);
+// The metrics the printed run summary lists, in its order (families where their group is).
+std::vector<const MetricDef *> summaryMetrics();
+// "higher", "lower" or "neither" (it follows the load): MetricDef::better in words.
+std::string_view metricDirection(int better);
+// docs/metrics.md: every metric with its unit, kind, direction, line field and meaning.
+std::string metricsMarkdown();
 // The definition of a name that must be one (a name written in the program): aborts naming it
 // otherwise, so that a misspelt name fails at its first use, in every test that reaches it.
 const MetricDef &metric(std::string_view name);

@@ -137,6 +137,14 @@ const json *find(const json &root, std::string_view path)
     }
 }
 
+// A figure the line has that reads back as absent (a negative time, a negative CPU figure):
+// absence is said by leaving a figure out, never by a value.
+std::range_error notAValue(const MetricDef &d, double v)
+{
+    return std::range_error(d.line + ": " + std::to_string(v) +
+                            (v < 0 ? " is negative" : " is not a value it can have"));
+}
+
 // Reads a figure of the table from `obj` (the line, or one thread's object); true when the
 // line has it. A figure that must be there and is not throws, naming it.
 bool figure(const json &obj, const MetricDef &d, double &out)
@@ -175,9 +183,10 @@ void readSample(const json &j, Sample &s)
     }
     double v = 0;
     for (const MetricDef &d : metricTable())
-        if (!d.line.empty() && !d.perThread() && figure(j, d, v)) d.write(s, v);
-    if (s.neighbourCpuMsPerS < 0 && find(j, "cpu.neighbour_ms_per_s"))
-        throw std::range_error("cpu.neighbour_ms_per_s is negative");
+        if (!d.line.empty() && !d.perThread() && figure(j, d, v)) {
+            d.write(s, v);
+            if (d.optional && !d.read(s)) throw notAValue(d, v);
+        }
     s.processCpuPct = real(j.at("cpu").at("process_pct"));
     const json &totals = j.at("totals");
     for (std::size_t k = 0; k < kCounterCount; ++k) {
@@ -216,7 +225,10 @@ void readSample(const json &j, Sample &s)
         ThreadStat t;
         t.name = th.at("name").get<std::string>();
         for (const MetricDef &d : metricTable())
-            if (d.perThread() && figure(th, d, v)) d.writeThread(t, v);
+            if (d.perThread() && figure(th, d, v)) {
+                d.writeThread(t, v);
+                if (d.optional && !d.readThread(t)) throw notAValue(d, v);
+            }
         t.cpuPct = real(th.at("cpu_pct"));
         s.threads.push_back(std::move(t));
     }
