@@ -36,77 +36,96 @@ void PollLoop::stop()
     thread_.stop();
 }
 
-// Long on purpose: the poll thread's hot loop, one body the compiler sees whole; a call added
-// per pass shows in the per-packet cost (bench/engine_throughput).
+void PollLoop::begin(ThreadEntry &self)
+{
+    self.measuresGaps.store(true, std::memory_order_relaxed);
+    state_ = RoundState{};
+    state_.lastPoll = clock_.now();
+    state_.chunk = std::clamp<std::uint32_t>(dev_.chunks().rx, 1, 4096);
+    state_.bufs.assign(state_.chunk, nullptr);
+}
+
+std::uint32_t PollLoop::pollOnce(ThreadEntry &self)
+{
+    return round(self, static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget)),
+                 clock_.now());
+}
+
+// One round, inlined into the poll thread's loop: a call added per pass shows in the
+// per-packet cost (bench/engine_throughput).
+[[gnu::always_inline]] inline std::uint32_t PollLoop::round(ThreadEntry &self, std::uint32_t budget,
+                                                            std::int64_t now)
+{
+    Counters &c = self.counters;
+    RoundState &s = state_;
+    marker_.setEvery(static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
+    // One relaxed load per poll; a store only when this gap is the interval's longest.
+    if (const std::int64_t gap = now - s.lastPoll;
+        gap > self.longestGapNs.load(std::memory_order_relaxed))
+        self.longestGapNs.store(gap, std::memory_order_relaxed);
+    s.lastPoll = now;
+    self.lastPollNs.store(now, std::memory_order_relaxed);
+    // Up to the budget, a chunk at a time (Device::chunks): each chunk is harvested,
+    // processed and posted while its buffers are still in the first-level cache and TLB.
+    // The refill follows the whole round, as stmmac_rx() refills after its loop.
+    std::uint32_t n = 0;
+    std::uint64_t bytes = 0;
+    if (direct_) {
+        // Into the pass once the staged TX buffer is empty and no reclaim is sending
+        // (its drain comes within tx.coalesce_usecs): one context at a time on the
+        // ports' TX queues. Out of it at once, what its TX buffer holds flushed.
+        const bool want = direct_->forwards(live_) && stagesPassFramesThrough(live_);
+        if (want && !s.direct && tx_.idle()) {
+            s.direct = true;
+        } else if (!want && s.direct) {
+            DirectRound r{c, marker_, tx_, now, budget};
+            direct_->flush(r, true);
+            s.direct = false;
+        }
+    }
+    if (s.direct) {
+        DirectRound r{c, marker_, tx_, now, budget};
+        n = direct_->round(r);
+        bytes = r.bytes;
+    }
+    Buffer **bufs = s.bufs.data();
+    while (!s.direct && n < budget) {
+        const std::uint32_t want = budget - n < s.chunk ? budget - n : s.chunk;
+        const std::uint32_t got = dev_.rxHarvest(bufs, want, now, c);
+        for (std::uint32_t k = 0; k < got; ++k) {
+            bufs[k]->at(Stage::Harvest) = now;
+            bytes += bufs[k]->len;
+            marker_.mark(*bufs[k]);
+        }
+        if (got) handoff_.deliver(bufs, got, c);
+        n += got;
+        if (got < want) break;
+    }
+    c.add(CounterId::Polls);
+    refill_.afterHarvest(now, c);
+    if (!s.direct) tx_.pollDrain(now, c); // the pass drains its own buffers
+    if (n == 0) {
+        c.add(CounterId::EmptyPolls);
+    } else {
+        c.add(CounterId::RxPackets, n);
+        c.add(CounterId::RxBytes, bytes);
+        s.packets += n;
+        s.bytesIn += bytes;
+    }
+    ++s.passes;
+    return n;
+}
+
+// The poll thread: rounds, and between them the wait poll.mode says.
 void PollLoop::run(std::stop_token st, ThreadEntry &self)
 {
     Counters &c = self.counters;
-    self.measuresGaps.store(true, std::memory_order_relaxed);
-    std::int64_t lastPoll = nowNs();
-    const std::uint32_t chunk = std::clamp<std::uint32_t>(dev_.chunks().rx, 1, 4096);
-    std::vector<Buffer *> bufs(chunk);
-    std::int64_t passes = 0; // since the last sleep
-    // net_dim's running totals: interrupts, and what they harvested.
-    std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
-    bool direct = false; // the device's direct pass takes the rounds
+    begin(self);
+    RoundState &s = state_;
     while (!st.stop_requested()) {
         const auto budget = static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget));
-        marker_.setEvery(static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
-        const std::int64_t now = nowNs();
-        // One relaxed load per poll; a store only when this gap is the interval's longest.
-        if (const std::int64_t gap = now - lastPoll;
-            gap > self.longestGapNs.load(std::memory_order_relaxed))
-            self.longestGapNs.store(gap, std::memory_order_relaxed);
-        lastPoll = now;
-        self.lastPollNs.store(now, std::memory_order_relaxed);
-        // Up to the budget, a chunk at a time (Device::chunks): each chunk is harvested,
-        // processed and posted while its buffers are still in the first-level cache and TLB.
-        // The refill follows the whole round, as stmmac_rx() refills after its loop.
-        std::uint32_t n = 0;
-        std::uint64_t bytes = 0;
-        if (direct_) {
-            // Into the pass once the staged TX buffer is empty and no reclaim is sending
-            // (its drain comes within tx.coalesce_usecs): one context at a time on the
-            // ports' TX queues. Out of it at once, what its TX buffer holds flushed.
-            const bool want = direct_->forwards(live_) && stagesPassFramesThrough(live_);
-            if (want && !direct && tx_.idle()) {
-                direct = true;
-            } else if (!want && direct) {
-                DirectRound r{c, marker_, tx_, now, budget};
-                direct_->flush(r, true);
-                direct = false;
-            }
-        }
-        if (direct) {
-            DirectRound r{c, marker_, tx_, now, budget};
-            n = direct_->round(r);
-            bytes = r.bytes;
-        }
-        while (!direct && n < budget) {
-            const std::uint32_t want = budget - n < chunk ? budget - n : chunk;
-            const std::uint32_t got = dev_.rxHarvest(bufs.data(), want, now, c);
-            for (std::uint32_t k = 0; k < got; ++k) {
-                bufs[k]->at(Stage::Harvest) = now;
-                bytes += bufs[k]->len;
-                marker_.mark(*bufs[k]);
-            }
-            if (got) handoff_.deliver(bufs.data(), got, c);
-            n += got;
-            if (got < want) break;
-        }
-        c.add(CounterId::Polls);
-        refill_.afterHarvest(now, c);
-        if (!direct) tx_.pollDrain(now, c); // the pass drains its own buffers
-        if (n == 0) {
-            c.add(CounterId::EmptyPolls);
-        } else {
-            c.add(CounterId::RxPackets, n);
-            c.add(CounterId::RxBytes, bytes);
-            packets += n;
-            bytesIn += bytes;
-        }
-        ++passes;
-        if (n == budget) continue; // a full round: more work is waiting, poll again
+        if (round(self, budget, clock_.now()) == budget)
+            continue; // a full round: more work is waiting, poll again
 
         const auto mode = live_.choice<PollMode>(TunableId::PollMode);
         if (mode != PollMode::Interrupt)
@@ -114,9 +133,9 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
                                 std::memory_order_relaxed);
         // KNI's kthread: KNI_RX_LOOP_NUM passes per wakeup, found work or not, then sleep.
         if ((mode == PollMode::Sleep || mode == PollMode::Tick) &&
-            passes < live_.integer(TunableId::PollPasses))
+            s.passes < live_.integer(TunableId::PollPasses))
             continue;
-        passes = 0;
+        s.passes = 0;
         switch (mode) {
         case PollMode::Busy:
         case PollMode::PmdPause: // DPDK's callback pauses inside rte_eth_rx_burst
@@ -125,7 +144,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         case PollMode::Tick: {
             std::int64_t slack = 0;
             const std::int64_t deadline =
-                sleepDeadline(mode, nowNs(), live_.integer(TunableId::PollSleepMinUs),
+                sleepDeadline(mode, clock_.now(), live_.integer(TunableId::PollSleepMinUs),
                               live_.integer(TunableId::PollSleepMaxUs),
                               live_.integer(TunableId::PollTickHz), slack);
             setTimerSlackNs(slack);
@@ -134,7 +153,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         }
         case PollMode::Interrupt: {
             const bool adaptive = live_.flag(TunableId::IrqAdaptive);
-            if (adaptive && dim_.sample(nowNs(), irqs, packets, bytesIn))
+            if (adaptive && dim_.sample(clock_.now(), s.irqs, s.packets, s.bytesIn))
                 c.add(CounterId::DimSteps);
             const std::int64_t usecs =
                 adaptive ? dim_.profile().usec : live_.integer(TunableId::IrqUsecs);
@@ -146,20 +165,20 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
             const IrqWait w = dev_.waitRxInterrupt(-1);
             if (w == IrqWait::Interrupt) {
                 c.add(CounterId::Interrupts);
-                ++irqs;
+                ++s.irqs;
             }
             if (w != IrqWait::Unsupported) break;
-            const std::int64_t irq = dev_.nextInterruptNs(nowNs(), usecs, frames);
+            const std::int64_t irq = dev_.nextInterruptNs(clock_.now(), usecs, frames);
             if (!waiter_.waitUntil(irq)) {
                 c.add(CounterId::Interrupts);
-                ++irqs;
+                ++s.irqs;
             }
             break;
         }
         }
     }
-    if (direct) { // nothing stays behind in the pass's buffers
-        DirectRound r{c, marker_, tx_, nowNs(), 0};
+    if (s.direct) { // nothing stays behind in the pass's buffers
+        DirectRound r{c, marker_, tx_, clock_.now(), 0};
         direct_->flush(r, false);
     }
 }

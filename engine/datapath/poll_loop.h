@@ -7,7 +7,9 @@
 #include "engine/datapath/strategy.h"
 
 #include <atomic>
+#include <vector>
 
+#include "engine/datapath/clock.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/dim.h"
 #include "engine/datapath/handoff.h"
@@ -39,10 +41,12 @@ class PollLoop {
   public:
     // `direct`: the device's direct pass, taken while the stages pass frames through
     // (stagesPassFramesThrough), under a direct hand-off; null: never.
+    // `clock`: where each round reads the time (a logic test's ManualClock).
     PollLoop(const LiveParams &live, Device &dev, Refiller &refill, Handoff &handoff,
-             Transmitter &tx, ThreadRegistry &reg, DirectPass *direct = nullptr)
+             Transmitter &tx, ThreadRegistry &reg, DirectPass *direct = nullptr,
+             const Clock &clock = monotonicClock())
         : live_(live), dev_(dev), refill_(refill), handoff_(handoff), tx_(tx), reg_(reg),
-          direct_(direct)
+          direct_(direct), clock_(clock)
     {
     }
     ~PollLoop() { stop(); }
@@ -64,8 +68,28 @@ class PollLoop {
                                       std::int64_t maxUs, std::int64_t tickHz,
                                       std::int64_t &slackNs);
 
+    // The poll thread's rounds one at a time, for a logic test that drives them at virtual
+    // times instead of start(): begin() as the thread does when it starts, then each
+    // pollOnce() is one round at the clock's time (harvest up to poll.budget or the direct
+    // pass's round, hand off, refill, TX drain), its counts in `self`; returns the frames
+    // harvested. No wait: the test moves the clock.
+    void begin(ThreadEntry &self);
+    std::uint32_t pollOnce(ThreadEntry &self);
+
   private:
     void run(std::stop_token st, ThreadEntry &self);
+    std::uint32_t round(ThreadEntry &self, std::uint32_t budget, std::int64_t now);
+
+    // What the rounds carry from one to the next (poll thread only).
+    struct RoundState {
+        std::int64_t lastPoll = 0;
+        std::int64_t passes = 0; // since the last sleep
+        // net_dim's running totals: interrupts, and what they harvested.
+        std::uint64_t irqs = 0, packets = 0, bytesIn = 0;
+        bool direct = false; // the device's direct pass takes the rounds
+        std::uint32_t chunk = 1;
+        std::vector<Buffer *> bufs;
+    };
 
     const LiveParams &live_;
     Device &dev_;
@@ -74,6 +98,8 @@ class PollLoop {
     Transmitter &tx_;
     ThreadRegistry &reg_;
     DirectPass *const direct_;
+    const Clock &clock_;
+    RoundState state_;
     Waiter waiter_;
     NetDim dim_{kDimRxProfiles}; // poll thread only
     SampleMarker marker_;        // poll thread only

@@ -25,7 +25,7 @@ bool Refiller::fillRing(Counters &c)
             CalibratedSpin::spinNs((live_.integer(TunableId::CostRefillBufferNs) +
                                     live_.integer(TunableId::CostDoorbellNs)) *
                                    static_cast<std::int64_t>(got));
-            const std::uint32_t posted = dev_.rxPost(bufs, got, nowNs());
+            const std::uint32_t posted = dev_.rxPost(bufs, got, clock_.now());
             c.add(CounterId::RefillPosted, posted);
         }
         if (got < want) {
@@ -52,8 +52,8 @@ class InlineRefill final : public Refiller {
 
 class WorkqueueRefill final : public Refiller {
   public:
-    WorkqueueRefill(const LiveParams &live, Device &dev, BufferSource &pool, WorkQueue &wq)
-        : Refiller(live, dev, pool), wq_(wq)
+    explicit WorkqueueRefill(const RefillDeps &d)
+        : Refiller(d.live, d.dev, d.pool, d.clock), wq_(d.wq)
     {
         work_.ctx = this;
         work_.fn = [](WorkItem *w) { static_cast<WorkqueueRefill *>(w->ctx)->run(); };
@@ -79,8 +79,8 @@ class WorkqueueRefill final : public Refiller {
 
 class ThreadRefill final : public Refiller {
   public:
-    ThreadRefill(const LiveParams &live, Device &dev, BufferSource &pool, ThreadRegistry &reg)
-        : Refiller(live, dev, pool), reg_(reg)
+    explicit ThreadRefill(const RefillDeps &d)
+        : Refiller(d.live, d.dev, d.pool, d.clock), reg_(d.reg)
     {
     }
     ~ThreadRefill() override { stop(); }
@@ -95,7 +95,8 @@ class ThreadRefill final : public Refiller {
                 // on its own initiative below the threshold.
                 if (deadline >= 0 || due(dev_.rxFree())) {
                     if (!fillRing(c))
-                        deadline = nowNs() + live_.integer(TunableId::RefillRetryMs) * 1'000'000;
+                        deadline =
+                            clock_.now() + live_.integer(TunableId::RefillRetryMs) * 1'000'000;
                     else
                         deadline = -1;
                 }
@@ -125,17 +126,17 @@ class ThreadRefill final : public Refiller {
 
 std::unique_ptr<Refiller> makeInlineRefill(const RefillDeps &d)
 {
-    return std::make_unique<InlineRefill>(d.live, d.dev, d.pool);
+    return std::make_unique<InlineRefill>(d.live, d.dev, d.pool, d.clock);
 }
 
 std::unique_ptr<Refiller> makeWorkqueueRefill(const RefillDeps &d)
 {
-    return std::make_unique<WorkqueueRefill>(d.live, d.dev, d.pool, d.wq);
+    return std::make_unique<WorkqueueRefill>(d);
 }
 
 std::unique_ptr<Refiller> makeThreadRefill(const RefillDeps &d)
 {
-    return std::make_unique<ThreadRefill>(d.live, d.dev, d.pool, d.reg);
+    return std::make_unique<ThreadRefill>(d);
 }
 
 std::unique_ptr<Refiller> makeRefiller(RefillContext ctx, const RefillDeps &deps)

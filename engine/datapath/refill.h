@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "engine/datapath/buffer_source.h"
+#include "engine/datapath/clock.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
 #include "engine/datapath/strategy.h"
@@ -17,8 +18,9 @@ namespace ringlab {
 
 class Refiller {
   public:
-    Refiller(const LiveParams &live, Device &dev, BufferSource &pool)
-        : live_(live), dev_(dev), pool_(pool)
+    Refiller(const LiveParams &live, Device &dev, BufferSource &pool,
+             const Clock &clock = monotonicClock())
+        : live_(live), dev_(dev), pool_(pool), clock_(clock)
     {
     }
     virtual ~Refiller() = default;
@@ -43,6 +45,7 @@ class Refiller {
     const LiveParams &live_;
     Device &dev_;
     BufferSource &pool_;
+    const Clock &clock_; // a buffer's post time, a retry's deadline
 };
 
 struct RefillDeps {
@@ -51,6 +54,7 @@ struct RefillDeps {
     BufferSource &pool;
     ThreadRegistry &reg;
     WorkQueue &wq;
+    const Clock &clock = monotonicClock();
 };
 using MakeRefiller = std::unique_ptr<Refiller> (*)(const RefillDeps &);
 std::unique_ptr<Refiller> makeInlineRefill(const RefillDeps &d);

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The poll loop's and the inline refill's logic at exact virtual times (issue 47 item 5): the
+// poll loop, the refill and the simulated NIC read one ManualClock, and the test runs the
+// poll thread's rounds itself (PollLoop::pollOnce), so every harvest, refill, miss and retry
+// is asserted at the microsecond it happens, with no thread, no sleep and no rate window.
+// Constant traffic at 1 Mpps: one arrival every microsecond after the link comes up, the k-th
+// at k us. tst_refill and tst_poll_modes measure the same on the real clock.
+#include <QtTest>
+
+#include <vector>
+
+#include "drivers/sim/sim_nic.h"
+#include "engine/datapath/buffer_pool.h"
+#include "engine/datapath/clock.h"
+#include "engine/datapath/handoff.h"
+#include "engine/datapath/poll_loop.h"
+#include "engine/datapath/refill.h"
+#include "engine/datapath/transmitter.h"
+#include "engine/datapath/work_queue.h"
+
+using namespace ringlab;
+
+class TstPollVirtualTime : public QObject {
+    Q_OBJECT
+  private slots:
+    void harvestRefillAndMissAtTheirTimes();
+    void aDryPoolIsRetriedAfterRefillRetryMs();
+};
+
+namespace {
+
+constexpr std::int64_t kUs = 1000;
+
+// The stages after the hand-off: they return every frame to the pool at once, or keep them
+// (an application that holds its buffers) until the test lets them go.
+class Sink final : public Handoff {
+  public:
+    Sink(BufferSource &pool, bool keep) : pool_(pool), keep_(keep) {}
+    void deliver(Buffer *const *bufs, std::uint32_t n, Counters &) override
+    {
+        if (keep_)
+            kept_.insert(kept_.end(), bufs, bufs + n);
+        else
+            pool_.release(bufs, n);
+    }
+    void releaseKept()
+    {
+        pool_.release(kept_.data(), static_cast<std::uint32_t>(kept_.size()));
+        kept_.clear();
+    }
+
+  private:
+    BufferSource &pool_;
+    const bool keep_;
+    std::vector<Buffer *> kept_;
+};
+
+// The counters the rounds keep, as one comparable row.
+struct RxCounts {
+    std::uint64_t offered, rx, missed, posted, allocFail, polls, empty;
+    friend bool operator==(const RxCounts &, const RxCounts &) = default;
+};
+QString text(const RxCounts &r)
+{
+    return QStringLiteral("offered %1 rx %2 missed %3 posted %4 alloc_fail %5 polls %6 empty %7")
+        .arg(r.offered)
+        .arg(r.rx)
+        .arg(r.missed)
+        .arg(r.posted)
+        .arg(r.allocFail)
+        .arg(r.polls)
+        .arg(r.empty);
+}
+
+// A poll loop on the simulated NIC at 1 Mpps, 64 descriptors, refilled inline 16 at a time
+// from `poolBuffers`, all on one ManualClock.
+struct Rig {
+    Rig(std::uint32_t poolBuffers, bool keep) : pool(poolBuffers), sink(pool, keep)
+    {
+        const Status st = ps.set({{"load.pattern", "constant"},
+                                  {"load.rate_pps", "1000000"},
+                                  {"load.frame_bytes", "64"},
+                                  {"probe.rate_hz", "0"},
+                                  {"rx.ring_size", "64"},
+                                  {"refill.context", "inline"},
+                                  {"refill.threshold", "16"},
+                                  {"refill.batch", "16"},
+                                  {"refill.retry_ms", "1"},
+                                  {"poll.budget", "64"}});
+        if (!st.ok()) qFatal("%s", st.error.c_str());
+        live = std::make_unique<LiveParams>(ps);
+        nic = std::make_unique<sim::SimNic>(ps, *live);
+        nic->linkUp(start);
+        tx = std::make_unique<Transmitter>(*live, *nic, pool, reg, false, false, clock,
+                                           Transmitter::CleanContext::Caller);
+        refill = makeRefiller(RefillContext::Inline, {*live, *nic, pool, reg, wq, clock});
+        loop = std::make_unique<PollLoop>(*live, *nic, *refill, sink, *tx, reg, nullptr, clock);
+        loop->begin(self);
+        refill->prime(self.counters);
+    }
+    // One poll round at `atUs` after the link came up; the frames it harvested.
+    std::uint32_t pollAt(std::int64_t atUs)
+    {
+        clock.set(start + atUs * kUs);
+        return loop->pollOnce(self);
+    }
+    RxCounts counts() const
+    {
+        const Counters &c = self.counters;
+        return {c.get(CounterId::Offered),   c.get(CounterId::RxPackets),
+                c.get(CounterId::RxMissed),  c.get(CounterId::RefillPosted),
+                c.get(CounterId::AllocFail), c.get(CounterId::Polls),
+                c.get(CounterId::EmptyPolls)};
+    }
+
+    ManualClock clock;
+    const std::int64_t start = clock.now();
+    ParamSet ps;
+    std::unique_ptr<LiveParams> live;
+    BufferPool pool;
+    Sink sink;
+    ThreadRegistry reg;
+    WorkQueue wq{reg, 1};
+    std::unique_ptr<sim::SimNic> nic;
+    std::unique_ptr<Transmitter> tx;
+    std::unique_ptr<Refiller> refill;
+    std::unique_ptr<PollLoop> loop;
+    ThreadEntry self;
+};
+
+#define EXPECT_COUNTS(rig, ...)                                                                    \
+    do {                                                                                           \
+        const RxCounts want{__VA_ARGS__};                                                          \
+        QVERIFY2((rig).counts() == want,                                                           \
+                 qPrintable(text((rig).counts()) + QStringLiteral(" != ") + text(want)));          \
+    } while (0)
+
+} // namespace
+
+void TstPollVirtualTime::harvestRefillAndMissAtTheirTimes()
+{
+    Rig r(1024, false);
+    // Primed: every descriptor posted before the first arrival.
+    QCOMPARE(r.nic->rxPosted(), 64u);
+    EXPECT_COUNTS(r, 0, 0, 0, 64, 0, 0, 0);
+
+    // 10 us: the arrivals at 1..10 us. 10 descriptors free, below the threshold: no refill.
+    QCOMPARE(r.pollAt(10), 10u);
+    EXPECT_COUNTS(r, 10, 10, 0, 64, 0, 1, 0);
+    QCOMPARE(r.nic->rxPosted(), 54u);
+    QCOMPARE(r.self.longestGapNs.load(), 10 * kUs);
+
+    // 16 us: 6 more, 16 free: the refill fills the ring to the top, after the harvest.
+    QCOMPARE(r.pollAt(16), 6u);
+    EXPECT_COUNTS(r, 16, 16, 0, 80, 0, 2, 0);
+    QCOMPARE(r.nic->rxPosted(), 64u);
+
+    // The same microsecond again: nothing arrived, an empty poll.
+    QCOMPARE(r.pollAt(16), 0u);
+    EXPECT_COUNTS(r, 16, 16, 0, 80, 0, 3, 1);
+
+    // 100 us away (a long sleep): 100 arrivals at 17..116 us, 64 descriptors. The first 64
+    // take them, the other 36 are missed; the round is a full budget, and the ring is
+    // refilled whole after it.
+    QCOMPARE(r.pollAt(116), 64u);
+    EXPECT_COUNTS(r, 116, 80, 36, 144, 0, 4, 1);
+    QCOMPARE(r.self.longestGapNs.load(), 100 * kUs);
+    QCOMPARE(r.self.lastPollNs.load(), r.start + 116 * kUs);
+
+    // The budget bounds a round: poll.budget 10, 30 arrivals at 117..146 us: 10 a round. The
+    // refill is due after the second (20 free) and tops the ring up; after the third, 10 are
+    // free, below the threshold.
+    QVERIFY(r.ps.set({{"poll.budget", "10"}}).ok());
+    r.live->publish(r.ps);
+    QCOMPARE(r.pollAt(146), 10u);
+    QCOMPARE(r.pollAt(146), 10u);
+    QCOMPARE(r.pollAt(146), 10u);
+    QCOMPARE(r.pollAt(146), 0u);
+    EXPECT_COUNTS(r, 146, 110, 36, 164, 0, 8, 2);
+    QCOMPARE(r.nic->rxPosted(), 54u);
+}
+
+void TstPollVirtualTime::aDryPoolIsRetriedAfterRefillRetryMs()
+{
+    // 80 buffers: 64 in the ring and one refill of 16. The stages keep what they take.
+    Rig r(80, true);
+    QCOMPARE(r.pollAt(16), 16u);
+    EXPECT_COUNTS(r, 16, 16, 0, 80, 0, 1, 0);
+    QCOMPARE(r.pool.available(), 0u);
+
+    // 32 us: 16 more free, the pool dry: one alloc_fail, and no refill before the retry.
+    QCOMPARE(r.pollAt(32), 16u);
+    EXPECT_COUNTS(r, 32, 32, 0, 80, 1, 2, 0);
+    r.sink.releaseKept(); // the application lets its 32 buffers go
+    QCOMPARE(r.pool.available(), 32u);
+
+    // 1 ns before the retry (refill.retry_ms 1): 32 descriptors free and buffers in the pool,
+    // but the refill waits. The ring ran dry at 80 us: 48 posted took 33..80, the rest missed.
+    r.clock.set(r.start + 32 * kUs + 1'000'000 - 1);
+    QCOMPARE(r.loop->pollOnce(r.self), 48u);
+    EXPECT_COUNTS(r, 1031, 80, 951, 80, 1, 3, 0);
+    QCOMPARE(r.nic->rxPosted(), 0u);
+
+    // At the retry's time to the nanosecond: the ring is filled again (32 from the pool, the
+    // other 32 descriptors stay empty: the pool is dry again, a second alloc_fail).
+    r.clock.set(r.start + 32 * kUs + 1'000'000);
+    QCOMPARE(r.loop->pollOnce(r.self), 0u);
+    EXPECT_COUNTS(r, 1032, 80, 952, 112, 2, 4, 1);
+    QCOMPARE(r.nic->rxPosted(), 32u);
+}
+
+QTEST_APPLESS_MAIN(TstPollVirtualTime)
+#include "tst_poll_virtual_time.moc"
