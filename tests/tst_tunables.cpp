@@ -2,6 +2,8 @@
 #include <QtTest>
 #include <set>
 
+#include "drivers/kernel/udp_app_device.h"
+#include "drivers/sim/sim_nic.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
 #include "engine/datapath/tunables.h"
@@ -224,7 +226,6 @@ void TstTunables::liveParamsMirrorValues()
     QCOMPARE(live.integer(TunableId::RxRingSize), 1024);
 }
 
-QTEST_GUILESS_MAIN(TstTunables)
 // A tunable that one family of devices applies (the registry's onlyOn, the kernel groups) is
 // ignored by every other device without a word of theirs, with the registry's reason; a
 // device's own row for it wins.
@@ -258,10 +259,25 @@ void TstTunables::aFamilysTunableIsIgnoredElsewhere()
         completeSupport(DeviceFamily::Simulated,
                         {{findTunable("fwd.direct_pass")->id, Support::Fixed, "only 0 here"}});
     QCOMPARE(supportOf(fixed, "fwd.direct_pass")->support, Support::Fixed);
+    // The devices themselves: the simulated NIC ignores the DPDK and kernel tunables, the
+    // kernel lab applies its own and ignores DPDK's.
+    ParamSet ps;
+    LiveParams live(ps);
+    const auto simNic = sim::SimNic(ps, live).support();
+    for (const char *name : {"fwd.direct_pass", "rx.pool_memory", "sock.busy_poll_us"})
+        QVERIFY2(supportOf(simNic, name) && supportOf(simNic, name)->support == Support::Ignored,
+                 name);
+    const auto lab = kernel::UdpAppDevice::supportFor(true);
+    QVERIFY(supportOf(lab, "fwd.direct_pass")->support == Support::Ignored);
+    for (const char *name : {"sock.busy_poll_us", "napi.threaded", "poll.sleep_min_us"}) {
+        const auto s = supportOf(lab, name);
+        QVERIFY2(!s || s->support != Support::Ignored, name);
+    }
     // Every tunable of one family says why the others ignore it.
     for (const TunableInfo &t : tunables())
         if (appliedOnlyBy(t) != DeviceFamily::Any)
             QVERIFY2(!ignoredElsewhereWhy(t).empty(), std::string(t.name).c_str());
 }
 
+QTEST_GUILESS_MAIN(TstTunables)
 #include "tst_tunables.moc"

@@ -51,18 +51,23 @@ const std::vector<SeriesDef> &seriesDefs()
         std::vector<SeriesDef> out;
         for (MetricChart c :
              {MetricChart::Throughput, MetricChart::Cpu, MetricChart::Latency, MetricChart::Events})
-            for (bool rightAxis : {false, true}) // the left axis's series first
-                for (const MetricDef *m : chartedMetrics(c)) {
-                    if (m->view.right != rightAxis) continue;
-                    if (m->perThread())
-                        qFatal("series catalogue: %s is a family; threadSeriesDefs charts those",
-                               m->name.c_str());
-                    const MetricView &v = m->view;
-                    const std::string label = !v.legend.empty() ? std::string(v.legend)
-                                              : v.right         ? m->label + " " + m->unit
-                                                                : m->label;
-                    out.push_back({chartOf(c), m->name.c_str(), label, v.right, v.shown, m->read});
-                }
+            // The left axis's series first, and on each axis the ones shown by default
+            // first, in the table's order.
+            for (bool rightAxis : {false, true})
+                for (bool shown : {true, false})
+                    for (const MetricDef *m : chartedMetrics(c)) {
+                        if (m->view.right != rightAxis || m->view.shown != shown) continue;
+                        if (m->perThread())
+                            qFatal(
+                                "series catalogue: %s is a family; threadSeriesDefs charts those",
+                                m->name.c_str());
+                        const MetricView &v = m->view;
+                        const std::string label = !v.legend.empty() ? std::string(v.legend)
+                                                  : v.right         ? m->label + " " + m->unit
+                                                                    : m->label;
+                        out.push_back(
+                            {chartOf(c), m->name.c_str(), label, v.right, v.shown, m->read});
+                    }
         return out;
     }();
     return defs;

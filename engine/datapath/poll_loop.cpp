@@ -45,12 +45,6 @@ void PollLoop::begin(ThreadEntry &self)
     state_.bufs.assign(state_.chunk, nullptr);
 }
 
-std::uint32_t PollLoop::pollOnce(ThreadEntry &self)
-{
-    return round(self, static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget)),
-                 clock_.now());
-}
-
 // One round, inlined into the poll thread's loop: a call added per pass shows in the
 // per-packet cost (bench/engine_throughput).
 [[gnu::always_inline]] inline std::uint32_t PollLoop::round(ThreadEntry &self, std::uint32_t budget,
@@ -114,6 +108,12 @@ std::uint32_t PollLoop::pollOnce(ThreadEntry &self)
     }
     ++s.passes;
     return n;
+}
+
+std::uint32_t PollLoop::pollOnce(ThreadEntry &self)
+{
+    return round(self, static_cast<std::uint32_t>(live_.integer(TunableId::PollBudget)),
+                 clock_.now());
 }
 
 // The poll thread: rounds, and between them the wait poll.mode says.

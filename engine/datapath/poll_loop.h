@@ -72,13 +72,14 @@ class PollLoop {
     // times instead of start(): begin() as the thread does when it starts, then each
     // pollOnce() is one round at the clock's time (harvest up to poll.budget or the direct
     // pass's round, hand off, refill, TX drain), its counts in `self`; returns the frames
-    // harvested. No wait: the test moves the clock.
+    // harvested. No wait: the test moves the clock (start() waits on the monotonic clock, and
+    // a refill thread does too: a ManualClock is for these rounds and the inline refill).
     void begin(ThreadEntry &self);
     std::uint32_t pollOnce(ThreadEntry &self);
 
   private:
     void run(std::stop_token st, ThreadEntry &self);
-    std::uint32_t round(ThreadEntry &self, std::uint32_t budget, std::int64_t now);
+    inline std::uint32_t round(ThreadEntry &self, std::uint32_t budget, std::int64_t now);
 
     // What the rounds carry from one to the next (poll thread only).
     struct RoundState {

@@ -184,7 +184,7 @@ void addLatency(std::vector<MetricDef> &t, const std::string &prefix, const std:
                  .label = prefix + " count",
                  .line = line + ".count",
                  .whole = true,
-                 .help = "frames measured in the interval: " + what,
+                 .help = "frames measured in the interval for " + what,
                  .read = [field](const Sample &s) -> std::optional<double> {
                      return static_cast<double>((s.*field).count);
                  },
@@ -211,7 +211,7 @@ void addLatency(std::vector<MetricDef> &t, const std::string &prefix, const std:
                      .kind = MetricKind::Percentile,
                      .label = prefix + " " + (part == "p999" ? "p99.9" : part),
                      .line = line + "." + part,
-                     .help = std::string(p.says) + " " + what + " (absent without one)",
+                     .help = std::string(p.says) + " of " + what + " (absent without a frame)",
                      .read = [field, f](const Sample &s) -> std::optional<double> {
                          if (!(s.*field).count) return std::nullopt;
                          return (s.*field).*f;
@@ -360,7 +360,7 @@ std::vector<MetricDef> build()
         if (!isThroughput(static_cast<CounterId>(k)))
             t.push_back(counterRate(static_cast<CounterId>(k)));
     addLatency(t, "latency", "latency_us", &Sample::latency,
-               "of the load frames' latency from arrival to TX completion", latencyView);
+               "the load frames' latency from arrival to TX completion", latencyView);
     // What the latency figures above were measured on (probes are always measured). Absent
     // from lines written before it existed: every frame.
     t.push_back({.name = std::string(kLatencySampleEveryMetric),
@@ -371,8 +371,9 @@ std::vector<MetricDef> build()
                  .line = "latency_us.sample_every",
                  .whole = true,
                  .optional = true,
-                 .help = "Load frames per frame measured in the latency and stage figures "
-                         "(latency.sample_every; 1: every frame)",
+                 .help = "load frames per frame measured in the latency figures "
+                         "(ringlab_latency_seconds) and the stage figures (latency.sample_every; "
+                         "1: every frame)",
                  .prometheus = "ringlab_latency_sample_every",
                  .read = [](const Sample &s) -> std::optional<double> {
                      return static_cast<double>(s.latency.sampleEvery);
@@ -382,7 +383,7 @@ std::vector<MetricDef> build()
                          s.latency.sampleEvery = v < 1 ? 1 : static_cast<std::uint32_t>(v);
                      }});
     addLatency(t, "rtt", "probe_rtt_us", &Sample::rtt,
-               "round trip of the probes (the simulated NIC's, or a real ping across the lab)",
+               "the probes' round trip (the simulated NIC's, or a real ping across the lab)",
                rttView);
     // Mean time per stage span (the Zephyr-style breakdown of the seeds).
     static constexpr struct {
@@ -464,7 +465,7 @@ std::vector<MetricDef> build()
                      .write = [f](Sample &s, double v) { s.*f = u32(v); }});
     };
     gauge("pool_free", "buffers", 0, "free buffers", &Sample::poolFree, "ringlab_pool_free_buffers",
-          "Free buffers in the pool");
+          "free buffers in the pool");
     gauge("rx_posted", "descriptors", 0, "rx posted", &Sample::rxPosted,
           "ringlab_rx_posted_descriptors",
           "RX descriptors holding an empty buffer, not yet filled by an arrival (as of the "
@@ -472,7 +473,7 @@ std::vector<MetricDef> build()
     gauge("tx_pending", "descriptors", 0, "TX pending", &Sample::txPending,
           "ringlab_tx_pending_descriptors", "TX descriptors posted and not yet cleaned");
     gauge("handoff_depth", "packets", -1, "hand-off depth", &Sample::handoffDepth,
-          "ringlab_handoff_depth_frames", "Frames waiting in the hand-off (fifo or work)");
+          "ringlab_handoff_depth_frames", "frames waiting in the hand-off (fifo or work)");
     gauge("rx_moderation_us", "us", 0, "rx moderation", &Sample::rxModerationUs,
           "ringlab_rx_moderation_seconds",
           "RX interrupt moderation in force: irq.usecs, or net_dim's under irq.adaptive");

@@ -139,9 +139,10 @@ const json *find(const json &root, std::string_view path)
 
 // A figure the line has that reads back as absent (a negative time, a negative CPU figure):
 // absence is said by leaving a figure out, never by a value.
-std::range_error notAValue(const MetricDef &d, double v)
+std::range_error notAValue(const MetricDef &d, double v, const std::string &thread = {})
 {
-    return std::range_error(d.line + ": " + std::to_string(v) +
+    const std::string where = thread.empty() ? d.line : "cpu.threads[" + thread + "]." + d.line;
+    return std::range_error(where + ": " + std::to_string(v) +
                             (v < 0 ? " is negative" : " is not a value it can have"));
 }
 
@@ -227,7 +228,7 @@ void readSample(const json &j, Sample &s)
         for (const MetricDef &d : metricTable())
             if (d.perThread() && figure(th, d, v)) {
                 d.writeThread(t, v);
-                if (d.optional && !d.readThread(t)) throw notAValue(d, v);
+                if (d.optional && !d.readThread(t)) throw notAValue(d, v, t.name);
             }
         t.cpuPct = real(th.at("cpu_pct"));
         s.threads.push_back(std::move(t));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/metrics/sample_metrics.h"
 
+#include <algorithm>
+
 #include "engine/metrics/metric_table.h"
 
 namespace ringlab {
@@ -50,8 +52,22 @@ void setSampleMetric(Sample &s, const MetricDef *d, const std::string &name,
 
 const std::vector<std::string> &keyMetrics()
 {
-    static const std::vector<std::string> m = {
-        "rx_pps", "engine_cpu_ms_per_s", "wakeups_per_s[poll]", "latency_p99_us", "drops_per_s"};
+    // The metric table's segment columns shown by default, in their rank.
+    static const std::vector<std::string> m = [] {
+        std::vector<std::pair<int, std::string>> ranked;
+        for (const MetricDef &d : metricTable())
+            for (const SegmentColumn &c : d.view.segment)
+                if (c.on)
+                    ranked.push_back({c.rank, c.thread.empty()
+                                                  ? d.name
+                                                  : d.name + "[" + std::string(c.thread) + "]"});
+        std::stable_sort(ranked.begin(), ranked.end(),
+                         [](const auto &a, const auto &b) { return a.first < b.first; });
+        std::vector<std::string> out;
+        for (auto &r : ranked)
+            out.push_back(std::move(r.second));
+        return out;
+    }();
     return m;
 }
 
