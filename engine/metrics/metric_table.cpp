@@ -81,12 +81,14 @@ MetricView counterView(CounterId c)
                 .right = true,
                 .rgb = 0xad494a,
                 .summary = 1,
+                .compare = 1,
                 .segment = {{1, true}}};
     case CounterId::TxPackets:
         return {.chart = C::Throughput,
                 .right = true,
                 .rgb = 0x6b6ecf,
                 .summary = 1,
+                .compare = 2,
                 .segment = {{8, false}}};
     case CounterId::RxBytes:
     case CounterId::TxBytes:
@@ -99,7 +101,7 @@ MetricView counterView(CounterId c)
     case CounterId::Count:
         return {};
     case CounterId::RxMissed:
-        return {.chart = C::Events, .rgb = 0xfc9272, .segment = {{16, false}}};
+        return {.chart = C::Events, .rgb = 0xfc9272, .compare = 3, .segment = {{16, false}}};
     case CounterId::AllocFail:
         return {.chart = C::Events, .rgb = 0xcb181d, .segment = {{17, false}}};
     case CounterId::TxFull:
@@ -129,6 +131,7 @@ MetricView counterView(CounterId c)
                 .shown = true,
                 .rgb = 0xfd8d3c,
                 .summary = 3,
+                .compare = 9,
                 .segment = {{11, false}}};
     case CounterId::TimerCancels:
         return {.chart = C::Events, .rgb = 0xe7ba52};
@@ -292,14 +295,14 @@ MetricView latencyView(std::string_view part)
         std::string_view part;
         bool shown;
         std::uint32_t rgb;
-        int summary;
+        int summary, compare;
         std::vector<SegmentColumn> segment;
     };
-    static const Row rows[] = {{"p50", true, 0x3182bd, 1, {{6, false}}},
-                               {"p90", false, 0x9ecae1, 0, {}},
-                               {"p99", true, 0xe6550d, 1, {{4, true}}},
-                               {"p999", false, 0xa50f15, 0, {}},
-                               {"max", true, 0x525252, 1, {}}};
+    static const Row rows[] = {{"p50", true, 0x3182bd, 1, 6, {{6, false}}},
+                               {"p90", false, 0x9ecae1, 0, 0, {}},
+                               {"p99", true, 0xe6550d, 1, 7, {{4, true}}},
+                               {"p999", false, 0xa50f15, 0, 0, {}},
+                               {"max", true, 0x525252, 1, 0, {}}};
     for (const Row &r : rows)
         if (r.part == part)
             return {.chart = C::Latency,
@@ -307,6 +310,7 @@ MetricView latencyView(std::string_view part)
                     .legend = r.part == "p999" ? "p99.9" : r.part,
                     .rgb = r.rgb,
                     .summary = r.summary,
+                    .compare = r.compare,
                     .segment = r.segment};
     return {};
 }
@@ -319,7 +323,7 @@ MetricView rttView(std::string_view part)
                 .summary = 1,
                 .segment = {{7, false}}};
     if (part == "p99") return {.chart = C::Latency, .rgb = 0x74c476, .summary = 1};
-    if (part == "mean") return {.summary = 1};
+    if (part == "mean") return {.summary = 1, .compare = 8};
     return {};
 }
 
@@ -421,10 +425,12 @@ std::vector<MetricDef> build()
                        .legend = "engine",
                        .rgb = 0x000000,
                        .summary = 1,
+                       .compare = 4,
                        .segment = {{2, true}}}));
     t.push_back(field("process_cpu_ms_per_s", "ms/s", K::Rate, "process CPU",
                       "cpu.process_ms_per_s", "CPU of the whole process, ms per second",
-                      &Sample::processCpuMsPerS, {.summary = 1}, [](Sample &s, double v) {
+                      &Sample::processCpuMsPerS, {.summary = 1, .compare = 5},
+                      [](Sample &s, double v) {
                           s.processCpuMsPerS = v;
                           s.processCpuPct = v / 10;
                       }));
@@ -496,7 +502,7 @@ std::vector<MetricDef> build()
                  th.cpuMsPerS = v;
                  th.cpuPct = v / 10;
              },
-         .view = {.summary = 2, .segment = {{9, false, "poll"}}}});
+         .view = {.summary = 2, .compare = 10, .segment = {{9, false, "poll"}}}});
     t.push_back(
         {.name = "wakeups_per_s",
          .unit = "1/s",
@@ -506,7 +512,8 @@ std::vector<MetricDef> build()
          .help = "voluntary context switches of the thread per second",
          .readThread = [](const ThreadStat &th) -> std::optional<double> { return th.wakeupsPerS; },
          .writeThread = setTo(&ThreadStat::wakeupsPerS),
-         .view = {.summary = 2, .segment = {{3, true, "poll"}, {14, false, "refill"}}}});
+         .view = {
+             .summary = 2, .compare = 10, .segment = {{3, true, "poll"}, {14, false, "refill"}}}});
     // The longest time a polling thread left the RX ring unattended in the interval.
     t.push_back({.name = "poll_gap_max_us",
                  .unit = "us",

@@ -50,6 +50,9 @@ struct MetricView {
     std::string_view legend{}; // where the chart's title says the rest ("p99"); else the label
     std::optional<std::uint32_t> rgb{}; // its colour, 0xRRGGBB: one per charted metric
     int summary = 0; // the printed run summary lists by group, ascending; 0: not listed
+    // Its place among the metrics `compare` ranks when none are named (a family: every thread
+    // both sides have); 0: only when named.
+    int compare = 0;
     std::vector<SegmentColumn> segment{};
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/store/run_load.h"
 #include "engine/store/session_report.h"
@@ -257,22 +258,26 @@ void orderForReading(std::vector<CompareRow> &rows)
 
 std::vector<std::string> defaultCompareMetrics(const CompareSide &a, const CompareSide &b)
 {
+    // The metric table's (MetricView::compare), in their place.
+    std::vector<const MetricDef *> ranked;
+    for (const MetricDef &d : metricTable())
+        if (d.view.compare > 0) ranked.push_back(&d);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const MetricDef *x, const MetricDef *y) {
+        return x->view.compare < y->view.compare;
+    });
     std::vector<std::string> metrics;
-    metrics = {"rx_pps",
-               "tx_pps",
-               "rx_missed_per_s",
-               "engine_cpu_ms_per_s",
-               "process_cpu_ms_per_s",
-               "latency_p50_us",
-               "latency_p99_us",
-               "rtt_mean_us",
-               "timer_arms_per_s"};
-    // Every engine thread present on both sides: CPU and wakeups.
-    for (const auto &[label, v] : a.values)
-        if (b.values.count(label) &&
-            (label.rfind("cpu_ms_per_s[", 0) == 0 || label.rfind("wakeups_per_s[", 0) == 0) &&
-            label.find("sampler") == std::string::npos)
-            metrics.push_back(label);
+    for (const MetricDef *d : ranked)
+        if (!d->perThread()) metrics.push_back(d->name);
+    // A family's: every engine thread present on both sides but the sampler, in the sides'
+    // order (CPU and wakeups of a thread side by side).
+    for (const auto &[label, v] : a.values) {
+        const std::size_t open = label.find('[');
+        if (open == std::string::npos || !b.values.count(label) ||
+            label.find("sampler") != std::string::npos)
+            continue;
+        const MetricDef *d = findMetric(std::string_view(label).substr(0, open));
+        if (d && d->perThread() && d->view.compare > 0) metrics.push_back(label);
+    }
     // The device's own rates both sides have (the kernel device's NAPI, softirq and netdev
     // figures, who drove each poll), after the engine's.
     for (const auto &[label, v] : a.values)
