@@ -125,7 +125,7 @@ enum class KthreadPolicy { Host, Other, Fifo, Rr };
 // word in their own support lists.
 enum class DeviceFamily : std::uint8_t {
     Any,       // of a tunable: every device applies it
-    Simulated, // the engine's own devices: the simulated NIC, tests' fakes
+    Simulated, // devices the engine makes itself: the simulated NIC, and the tests' devices
     Dpdk,
     Kernel,
 };
