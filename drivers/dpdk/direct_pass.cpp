@@ -5,15 +5,18 @@
 
 #include "drivers/dpdk/dpdk_device.h"
 #include "engine/datapath/clock.h"
-#include "engine/datapath/transmitter.h"
 
 namespace ringlab::dpdk {
 
-DpdkDirectPass::DpdkDirectPass(DpdkDevice &dev) : dev_(dev) {}
+DpdkDirectPass::DpdkDirectPass(DpdkDevice &dev, PortIo &io, const LiveParams &live)
+    : dev_(dev), io_(io), live_(live)
+{
+}
 
 void DpdkDirectPass::resize(std::uint32_t txRing)
 {
     buffer_.resize(txRing);
+    ports_.times.assign(txRing, 0); // no allocation on the poll thread
 }
 
 bool DpdkDirectPass::forwards(const LiveParams &live) const
@@ -27,19 +30,18 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
     dev_.beginPoll();
     if (!active_) {
         active_ = true;
-        r.tx.enterDirect();
         dev_.note("direct pass on: the device forwards each poll round itself, nothing being done "
                   "per frame between RX and TX; the stage spans collapse into TX");
     }
     polls_.store(polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    ports_.tx = &r.tx;
+    ports_.round = &r;
     const std::uint32_t every = r.marker.every();
-    const TxBufferPolicy policy = TxBufferPolicy::of(dev_.live_);
+    const TxBufferPolicy policy = TxBufferPolicy::of(live_);
     // A chunk at a time (Device::chunks), as the staged poll loop harvests and transmits: on a
     // pool of one mbuf per 4 KB page the mbuf heads of 8 frames are still in the first-level
     // cache when their lengths are read (76 Mpps against 59 at 64, docs/experiments.md).
     const std::uint32_t chunk =
-        std::clamp<std::uint32_t>(dev_.chunks_.rx, 1, static_cast<std::uint32_t>(chunk_.size()));
+        std::clamp<std::uint32_t>(dev_.chunks().rx, 1, static_cast<std::uint32_t>(chunk_.size()));
     std::uint32_t got = 0;
     while (got < r.budget) {
         const std::uint32_t want = std::min(chunk, r.budget - got);
@@ -50,16 +52,17 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
         got += k;
         if (k < want) break;
     }
-    if (r.tx.directDrainDue(buffer_.pending() > 0, r.nowNs, r.c)) buffer_.flush(ports_, r.c);
+    // The pass runs without adaptive coalescing (stagesPassFramesThrough): the tunable's.
+    buffer_.drainIfDue(r.nowNs, live_.integer(TunableId::TxCoalesceUsecs) * 1000, ports_, r.c);
     return got;
 }
 
 std::uint32_t DpdkDirectPass::receive(std::uint32_t want, DirectRound &r)
 {
-    const auto mode = dev_.live_.choice<FwdMode>(TunableId::FwdMode);
-    const auto n = dev_.port_.size();
+    const auto mode = live_.choice<FwdMode>(TunableId::FwdMode);
+    const auto n = io_.size();
     nRuns_ = 0;
-    const std::uint32_t got = dev_.pollPorts(
+    const std::uint32_t got = io_.receive(
         want, [this](std::uint32_t at) { return chunk_.data() + at; },
         [&](std::uint16_t idx, rte_mbuf **m, std::uint16_t k, std::uint32_t at) {
             std::uint64_t bytes = 0;
@@ -67,15 +70,15 @@ std::uint32_t DpdkDirectPass::receive(std::uint32_t want, DirectRound &r)
                 bytes += m[i]->pkt_len;
             if (mode == FwdMode::Macswap)
                 for (std::uint16_t i = 0; i < k; ++i)
-                    DpdkDevice::swapMacs(rte_pktmbuf_mtod(m[i], std::uint8_t *),
-                                         rte_pktmbuf_data_len(m[i]));
+                    PortIo::swapMacs(rte_pktmbuf_mtod(m[i], std::uint8_t *),
+                                     rte_pktmbuf_data_len(m[i]));
             // Which of them are measured (one load frame in latency.sample_every): all arrived
             // at the poll's reading, and their flush's reading completes them.
-            runs_[nRuns_++] = {at, k, DpdkDevice::egressOf(mode, idx, n), r.marker.measuredFrom(k),
+            runs_[nRuns_++] = {at, k, PortIo::egressOf(mode, idx, n), r.marker.measuredFrom(k),
                                bytes};
             r.bytes += bytes;
         });
-    dev_.seq_ += got;
+    io_.takeSeq(got);
     if (got) r.c.add(CounterId::Offered, got);
     return got;
 }
@@ -84,27 +87,17 @@ void DpdkDirectPass::Ports::flushing(const std::int64_t *arrivals, std::uint32_t
 {
     // Completed now, as the staged path's TX buffer completes when handed to the PMD
     // (txCompletesOnFlush): one clock reading for a flush holding a measured frame.
-    if (n) tx->recordDirect(arrivals, n, nowNs());
-}
-
-void DpdkDirectPass::Ports::send(std::uint16_t out, rte_mbuf **m, std::uint32_t k,
-                                 Device::TxRefused &refused)
-{
-    for (std::uint32_t from = 0; from < k; from += DpdkDevice::kBurst)
-        dev.transmit(
-            out, m + from,
-            static_cast<std::uint16_t>(std::min<std::uint32_t>(DpdkDevice::kBurst, k - from)),
-            refused);
+    if (n == 0) return;
+    const std::int64_t done = nowNs();
+    for (std::uint32_t k = 0; k < n; ++k)
+        times[k] = static_cast<std::uint64_t>(std::max<std::int64_t>(done - arrivals[k], 0));
+    round->latency.recordPassed(times.data(), n, round->marker.every());
 }
 
 void DpdkDirectPass::flush(DirectRound &r, bool leaving)
 {
-    // What waits goes out at once, as the staged TX buffer's last reclaim (no fire counted:
-    // no period ended), and times still waiting to be recorded are recorded.
-    ports_.tx = &r.tx;
-    buffer_.flush(ports_, r.c);
-    r.tx.recordDirect(nullptr, 0, r.nowNs);
-    r.tx.directDrainDue(false, r.nowNs, r.c); // the next period starts afresh
+    ports_.round = &r;
+    buffer_.leave(ports_, r.c);
     if (active_ && leaving)
         dev_.note("direct pass off: a stage has work per frame, the stages take the frames");
     active_ = false;

@@ -26,7 +26,6 @@
 namespace ringlab::dpdk {
 
 namespace {
-constexpr int kTxRetries = 8; // bounded, as testpmd's --burst-tx-retry-num
 // The device whose poll thread this is (set at each harvest): that thread restarts the
 // ports itself, so its own transmits need no guard against a restart.
 thread_local const void *pollingDevice = nullptr;
@@ -57,9 +56,9 @@ DpdkDevice::DpdkDevice(const DpdkOptions &opts, const ParamSet &params, const Li
         open(opts, params);
     } catch (...) {
         // Whatever was attached goes: the same names must work on the next try.
-        for (auto id : port_)
+        for (auto id : io_.ids())
             Eal::detach(id);
-        port_.clear();
+        io_.clear();
         if (wakeFd_ >= 0) close(wakeFd_);
         wakeFd_ = -1;
         throw;
@@ -78,7 +77,7 @@ void DpdkDevice::open(const DpdkOptions &opts, const ParamSet &params)
     for (const auto &p : opts.ports) {
         std::uint16_t id = 0;
         if (auto st = Eal::attach(p, id); !st.ok()) fail(st.error); // the destructor detaches
-        port_.push_back(id);
+        io_.add(id);
         attached_.push_back(true);
         promiscOurs_.push_back(false);
         desc_.push_back(Eal::describe(id));
@@ -93,9 +92,9 @@ DpdkDevice::~DpdkDevice()
     if (addon_ && started_) addon_->beforeStop();
     addon_.reset();
     if (started_) drainRx();
-    for (std::size_t k = 0; k < port_.size(); ++k) {
-        if (promiscOurs_[k]) rte_eth_promiscuous_disable(port_[k]); // as it was found
-        Eal::detach(port_[k]);
+    for (std::size_t k = 0; k < io_.size(); ++k) {
+        if (promiscOurs_[k]) rte_eth_promiscuous_disable(io_.ids()[k]); // as it was found
+        Eal::detach(io_.ids()[k]);
     }
     txq_.reset();
     pool_.reset(); // after the ports: their queues held mbufs of it
@@ -129,7 +128,7 @@ DeviceInfo DpdkDevice::info() const
 Environment DpdkDevice::portFacts() const
 {
     Environment env;
-    for (const auto id : port_)
+    for (const auto id : io_.ids())
         Eal::describeFacts(id, env);
     return env;
 }
@@ -263,7 +262,7 @@ DpdkDevice::PortStats DpdkDevice::stats(std::size_t k) const
 {
     PortStats s;
     rte_eth_stats st{};
-    if (rte_eth_stats_get(port_[k], &st) != 0) return s;
+    if (rte_eth_stats_get(io_.ids()[k], &st) != 0) return s;
     s.ipackets = st.ipackets;
     s.opackets = st.opackets;
     s.ibytes = st.ibytes;
@@ -281,10 +280,10 @@ void DpdkDevice::drainRx()
     // (net_ring) keeps its ring across a restart and a detach, and would hand the next
     // configuration, or the next device of that name, mbufs of a pool freed meanwhile. Bounded:
     // net_null answers every poll.
-    rte_mbuf *m[kBurst];
-    for (auto id : port_)
-        for (std::uint32_t taken = 0; taken < poolSize_ + 2 * kBurst;) {
-            const std::uint16_t n = rte_eth_rx_burst(id, 0, m, kBurst);
+    rte_mbuf *m[PortIo::kBurst];
+    for (auto id : io_.ids())
+        for (std::uint32_t taken = 0; taken < poolSize_ + 2 * PortIo::kBurst;) {
+            const std::uint16_t n = rte_eth_rx_burst(id, 0, m, PortIo::kBurst);
             if (n == 0) break;
             rte_pktmbuf_free_bulk(m, n);
             taken += n;
@@ -296,10 +295,11 @@ void DpdkDevice::stopPorts()
     if (!started_) return;
     if (addon_) addon_->beforeStop();
     drainRx();
-    for (std::size_t k = 0; k < port_.size(); ++k) {
+    for (std::size_t k = 0; k < io_.size(); ++k) {
         base_[k].add(stats(k)); // some PMDs reset their counters at queue setup
-        if (promiscOurs_[k] && rte_eth_promiscuous_disable(port_[k]) == 0) promiscOurs_[k] = false;
-        rte_eth_dev_stop(port_[k]);
+        if (promiscOurs_[k] && rte_eth_promiscuous_disable(io_.ids()[k]) == 0)
+            promiscOurs_[k] = false;
+        rte_eth_dev_stop(io_.ids()[k]);
     }
     started_ = false;
 }
@@ -309,8 +309,8 @@ void DpdkDevice::configurePorts(const ParamSet &ps)
     rxRing_ = static_cast<std::uint32_t>(ps.integer(TunableId::RxRingSize));
     const auto txRing = static_cast<std::uint16_t>(ps.integer(TunableId::TxRingSize));
     bool allIntr = true;
-    for (std::size_t k = 0; k < port_.size(); ++k) {
-        const std::uint16_t id = port_[k];
+    for (std::size_t k = 0; k < io_.size(); ++k) {
+        const std::uint16_t id = io_.ids()[k];
         const std::string what = "port " + desc_[k].name + " (" + desc_[k].driver + "): ";
         rte_eth_dev_info di{};
         if (int rc = rte_eth_dev_info_get(id, &di); rc != 0)
@@ -394,7 +394,7 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
     std::unique_ptr<MbufPool> old;
     if (!pool_ || poolSize != poolSize_ || memory != poolMemory_) {
         // The new pool first: if DPDK cannot give it, nothing has changed.
-        auto fresh = std::make_unique<MbufPool>("ringlab" + std::to_string(port_[0]) + "g" +
+        auto fresh = std::make_unique<MbufPool>("ringlab" + std::to_string(io_.ids()[0]) + "g" +
                                                     std::to_string(poolGeneration_++),
                                                 poolSize, memory);
         old = std::move(pool_);
@@ -419,8 +419,8 @@ void DpdkDevice::reconfigure(const ParamSet &ps)
 void DpdkDevice::linkUp(std::int64_t nowNs)
 {
     if (!started_) {
-        for (std::size_t k = 0; k < port_.size(); ++k)
-            rte_eth_dev_start(port_[k]);
+        for (std::size_t k = 0; k < io_.size(); ++k)
+            rte_eth_dev_start(io_.ids()[k]);
         started_ = true;
         if (addon_) addon_->afterStart();
     }
@@ -450,7 +450,7 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
                                     Counters &c)
 {
     beginPoll();
-    const auto n = static_cast<std::uint16_t>(port_.size());
+    const auto n = static_cast<std::uint16_t>(io_.size());
     if (live_.choice<FwdMode>(TunableId::FwdMode) == FwdMode::Txonly)
         return txonly_.generate(out, max, nowNs, *pool_, n, live_, c);
 
@@ -469,13 +469,13 @@ std::uint32_t DpdkDevice::rxHarvest(Buffer **out, std::uint32_t max, std::int64_
 
 std::uint32_t DpdkDevice::harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs)
 {
-    rte_mbuf *m[kBurst];
-    return pollPorts(
+    rte_mbuf *m[PortIo::kBurst];
+    return io_.receive(
         max, [&m](std::uint32_t) { return m; },
         [&](std::uint16_t idx, rte_mbuf **got, std::uint16_t k, std::uint32_t at) {
             for (std::uint16_t i = 0; i < k; ++i) {
                 Buffer *b = wrap(got[i], idx);
-                b->seq = seq_++;
+                b->seq = io_.takeSeq(1);
                 // No hardware timestamp: arrival is the poll. Every later stage stamps its own
                 // but the completion, which is the clean's reading (txCompletesOnFlush).
                 b->at(Stage::Arrival) = nowNs;
@@ -492,29 +492,17 @@ std::uint32_t DpdkDevice::txPost(Buffer *const *bufs, std::uint32_t n, std::int6
         pool_->release(bufs, n);
         return n;
     }
-    if (mode == FwdMode::Io && port_.size() > 1) {
+    if (mode == FwdMode::Io && io_.size() > 1) {
         // The ingress index becomes the egress one.
         for (std::uint32_t k = 0; k < n; ++k)
-            bufs[k]->port = egressOf(mode, bufs[k]->port, port_.size());
+            bufs[k]->port = PortIo::egressOf(mode, bufs[k]->port, io_.size());
     } else if (mode == FwdMode::Macswap) {
         for (std::uint32_t k = 0; k < n; ++k)
-            swapMacs(bufs[k]->data, bufs[k]->len);
+            PortIo::swapMacs(bufs[k]->data, bufs[k]->len);
     }
     // The queue admits as TxBufferPolicy::admit() says (as many as it has room for), from
     // the one reading of its ends the push makes anyway.
     return txq_->push(bufs, n);
-}
-
-std::uint16_t DpdkDevice::egressOf(FwdMode mode, std::uint16_t ingress, std::size_t ports)
-{
-    return mode == FwdMode::Io && ports > 1 ? static_cast<std::uint16_t>(ingress ^ 1) : ingress;
-}
-
-void DpdkDevice::swapMacs(std::uint8_t *frame, std::uint32_t len)
-{
-    if (len < 2 * RTE_ETHER_ADDR_LEN) return;
-    auto *eth = reinterpret_cast<rte_ether_hdr *>(frame);
-    std::swap(eth->dst_addr, eth->src_addr);
 }
 
 std::uint32_t DpdkDevice::txReclaim(Buffer **out, std::uint32_t max, std::int64_t)
@@ -541,36 +529,24 @@ bool DpdkDevice::txRetire(Buffer *const *bufs, std::uint32_t n, TxRefused &refus
         }
     }
     refused = {};
-    rte_mbuf *m[kBurst];
+    rte_mbuf *m[PortIo::kBurst];
     std::uint32_t from = 0;
     while (from < n) {
         // A run of frames for one port, in order.
         const std::uint16_t idx = bufs[from]->port;
         std::uint16_t k = 0;
-        while (from + k < n && k < kBurst && bufs[from + k]->port == idx) {
+        while (from + k < n && k < PortIo::kBurst && bufs[from + k]->port == idx) {
             rte_mbuf *mb = mbufOf(bufs[from + k]);
             mb->data_len = static_cast<std::uint16_t>(bufs[from + k]->len);
             mb->pkt_len = bufs[from + k]->len;
             m[k] = mb;
             ++k;
         }
-        transmit(idx, m, k, refused);
+        io_.transmit(idx, m, k, refused);
         from += k;
     }
     if (guarded) txBusy_.fetch_sub(1, std::memory_order_release);
     return true;
-}
-
-void DpdkDevice::transmit(std::uint16_t idx, rte_mbuf **m, std::uint16_t k, TxRefused &refused)
-{
-    std::uint16_t sent = rte_eth_tx_burst(port_[idx], 0, m, k);
-    for (int retry = 0; sent < k && retry < kTxRetries; ++retry)
-        sent += rte_eth_tx_burst(port_[idx], 0, m + sent, static_cast<std::uint16_t>(k - sent));
-    if (sent == k) return;
-    for (std::uint16_t i = sent; i < k; ++i)
-        refused.bytes += m[i]->pkt_len;
-    refused.frames += k - sent;
-    rte_pktmbuf_free_bulk(m + sent, k - sent);
 }
 
 void DpdkDevice::switchPowerManagement(bool on)
@@ -578,10 +554,10 @@ void DpdkDevice::switchPowerManagement(bool on)
     txHold_.store(true, std::memory_order_seq_cst);
     while (txBusy_.load(std::memory_order_seq_cst) != 0)
         rte_pause();
-    for (auto id : port_)
+    for (auto id : io_.ids())
         rte_eth_dev_stop(id); // DPDK enables and disables it only on a stopped queue
     if (pmgmtLcore_ >= 0)
-        for (auto id : port_)
+        for (auto id : io_.ids())
             rte_power_ethdev_pmgmt_queue_disable(static_cast<unsigned>(pmgmtLcore_), id, 0);
     pmgmtLcore_ = -1;
     std::string note;
@@ -589,16 +565,16 @@ void DpdkDevice::switchPowerManagement(bool on)
         const unsigned lcore = rte_lcore_id();
         std::size_t done = 0;
         int rc = 0;
-        for (; done < port_.size(); ++done)
-            if ((rc = rte_power_ethdev_pmgmt_queue_enable(lcore, port_[done], 0,
+        for (; done < io_.size(); ++done)
+            if ((rc = rte_power_ethdev_pmgmt_queue_enable(lcore, io_.ids()[done], 0,
                                                           RTE_POWER_MGMT_TYPE_PAUSE)) != 0)
                 break;
-        if (done == port_.size()) {
+        if (done == io_.size()) {
             pmgmtLcore_ = static_cast<int>(lcore);
             note = "PMD power management (PAUSE) enabled on lcore " + std::to_string(lcore);
         } else {
             for (std::size_t k = 0; k < done; ++k)
-                rte_power_ethdev_pmgmt_queue_disable(lcore, port_[k], 0);
+                rte_power_ethdev_pmgmt_queue_disable(lcore, io_.ids()[k], 0);
             pmgmtFailed_ = true;
             note = "poll.mode pmd_pause: rte_power_ethdev_pmgmt_queue_enable on " +
                    desc_[done].name + " failed: " + rte_strerror(-rc) +
@@ -607,7 +583,7 @@ void DpdkDevice::switchPowerManagement(bool on)
     } else {
         note = "PMD power management disabled";
     }
-    for (auto id : port_)
+    for (auto id : io_.ids())
         rte_eth_dev_start(id);
     txHold_.store(false, std::memory_order_seq_cst);
     this->note(std::move(note));
@@ -622,9 +598,9 @@ void DpdkDevice::note(std::string text)
 void DpdkDevice::disablePowerManagement()
 {
     if (pmgmtLcore_ < 0) return;
-    for (auto id : port_)
+    for (auto id : io_.ids())
         rte_eth_dev_stop(id);
-    for (auto id : port_)
+    for (auto id : io_.ids())
         rte_power_ethdev_pmgmt_queue_disable(static_cast<unsigned>(pmgmtLcore_), id, 0);
     pmgmtLcore_ = -1;
     started_ = false;
@@ -640,7 +616,7 @@ IrqWait DpdkDevice::waitRxInterrupt(std::int64_t deadlineNs)
     if (!rxIntr_) return IrqWait::Unsupported;
     pollfd fds[kMaxPorts + 1];
     nfds_t nfds = 0;
-    for (auto id : port_) {
+    for (auto id : io_.ids()) {
         // A PMD whose queue descriptor is always armed (TAP) answers -ENOTSUP: fine.
         rte_eth_dev_rx_intr_enable(id, 0);
         fds[nfds++] = {rte_eth_dev_rx_intr_ctl_q_get_fd(id, 0), POLLIN, 0};
@@ -650,7 +626,7 @@ IrqWait DpdkDevice::waitRxInterrupt(std::int64_t deadlineNs)
     if (deadlineNs >= 0)
         timeoutMs = static_cast<int>(std::max<std::int64_t>(0, (deadlineNs - nowNs()) / 1'000'000));
     const int rc = ::poll(fds, nfds, timeoutMs);
-    for (auto id : port_)
+    for (auto id : io_.ids())
         rte_eth_dev_rx_intr_disable(id, 0);
     if (rc <= 0) return IrqWait::Timeout;
     if (fds[nfds - 1].revents & POLLIN) {
@@ -673,7 +649,7 @@ void DpdkDevice::read(DeviceReading &r)
     const std::int64_t now = nowNs();
     const double dt = lastReadNs_ ? static_cast<double>(now - lastReadNs_) / 1e9 : 0;
     static constexpr const char *kSide[] = {"a", "b"};
-    for (std::size_t k = 0; k < port_.size(); ++k) {
+    for (std::size_t k = 0; k < io_.size(); ++k) {
         PortStats s = base_[k];
         if (started_) s.add(stats(k));
         r.counters.v[static_cast<std::size_t>(CounterId::RxMissed)] += s.imissed;
@@ -695,7 +671,7 @@ void DpdkDevice::read(DeviceReading &r)
         // asks by name in ours): its link is the lab's to report.
         if (!addon_) {
             rte_eth_link link{};
-            rte_eth_link_get_nowait(port_[k], &link);
+            rte_eth_link_get_nowait(io_.ids()[k], &link);
             r.metrics.push_back({p + "link_up", "", link.link_status ? 1.0 : 0.0});
         }
         last_[k] = s;

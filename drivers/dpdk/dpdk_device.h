@@ -18,6 +18,7 @@
 #include "drivers/dpdk/direct_pass.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/dpdk/mbuf_pool.h"
+#include "drivers/dpdk/port_io.h"
 #include "drivers/dpdk/tx_only.h"
 #include "engine/datapath/device.h"
 #include "engine/datapath/live_params.h"
@@ -46,7 +47,6 @@ struct DpdkOptions {
 class DpdkDevice final : public Device {
   public:
     static constexpr std::size_t kMaxPorts = 2;
-    static constexpr std::uint16_t kBurst = 64; // frames per rte_eth_rx_burst / tx_burst call
 
     // Starts the EAL if needed, attaches the ports and brings them up; throws
     // std::runtime_error with a message naming the port and what failed.
@@ -96,51 +96,21 @@ class DpdkDevice final : public Device {
 
     void read(DeviceReading &r) override;
 
+    // Poll thread, at each round (the staged harvest's, the direct pass's): its lcore, and PMD
+    // power management as poll.mode says.
+    void beginPoll();
+    // An event for the next reading (a pool built, power management switched, the direct
+    // pass taken or left).
+    void note(std::string text);
+
   private:
-    friend class DpdkDirectPass;
     struct PortStats {
         std::uint64_t ipackets = 0, opackets = 0, ibytes = 0, obytes = 0;
         std::uint64_t imissed = 0, nombuf = 0, ierrors = 0, oerrors = 0;
         void add(const PortStats &o);
     };
     void open(const DpdkOptions &opts, const ParamSet &params);
-    // fwd.mode's egress: io crosses to the other port (one port: back out of it), the others
-    // go back out of the port they came in on.
-    static std::uint16_t egressOf(FwdMode mode, std::uint16_t ingress, std::size_t ports);
-    // macswap: the frame's source and destination MAC exchanged, if it is long enough to have
-    // them.
-    static void swapMacs(std::uint8_t *frame, std::uint32_t len);
-    // Poll thread, at each round: its lcore, and PMD power management as poll.mode says.
-    void beginPoll();
     std::uint32_t harvestPorts(Buffer **out, std::uint32_t max, std::int64_t nowNs);
-    // Up to `max` frames, round robin over the ports starting where the last poll stopped, so
-    // that a busy port cannot starve the other, up to kBurst per rte_eth_rx_burst: each burst
-    // goes where `into(received so far)` says, and `took(port, frames, k, received before)`
-    // has it. Returns how many. The staged harvest and the direct pass poll through it.
-    template <class Into, class Took>
-    std::uint32_t pollPorts(std::uint32_t max, Into &&into, Took &&took)
-    {
-        const auto n = static_cast<std::uint16_t>(port_.size());
-        std::uint32_t got = 0;
-        for (std::uint16_t j = 0; j < n && got < max; ++j) {
-            const auto idx = static_cast<std::uint16_t>((nextRx_ + j) % n);
-            while (got < max) {
-                const auto want =
-                    static_cast<std::uint16_t>(std::min<std::uint32_t>(kBurst, max - got));
-                rte_mbuf **m = into(got);
-                const std::uint16_t k = rte_eth_rx_burst(port_[idx], 0, m, want);
-                if (k == 0) break;
-                took(idx, m, k, got);
-                got += k;
-                if (k < want) break;
-            }
-        }
-        nextRx_ = static_cast<std::uint16_t>((nextRx_ + 1) % n);
-        return got;
-    }
-    // Up to kBurst frames out of port `idx`, retried a bounded number of times; what the
-    // port refuses is freed and added to `refused`.
-    void transmit(std::uint16_t idx, rte_mbuf **m, std::uint16_t k, TxRefused &refused);
     // Poll thread: turns DPDK's PMD power management on the queues on (for this thread's
     // lcore) or off, with the ports stopped meanwhile, as DPDK requires.
     void switchPowerManagement(bool on);
@@ -164,12 +134,10 @@ class DpdkDevice final : public Device {
     static PortConfig portConfig(const ParamSet &ps);
     // Frees what the RX queues hold (before the ports stop or go).
     void drainRx();
-    // An event for the next reading (a pool built, power management switched).
-    void note(std::string text);
 
     const LiveParams &live_;
     PortConfig configured_;
-    std::vector<std::uint16_t> port_;
+    PortIo io_; // the ports, and the datapath's I/O on them
     // Ports this device put in promiscuous mode (it was off): put back at every stop, so that
     // an af_packet or tap port's kernel interface is left as it was found.
     std::vector<bool> promiscOurs_;
@@ -197,10 +165,8 @@ class DpdkDevice final : public Device {
     std::atomic<bool> txHold_{false};
     std::atomic<int> txBusy_{0};
     int wakeFd_ = -1;
-    std::uint16_t nextRx_ = 0;
-    std::uint64_t seq_ = 0;
     int poolGeneration_ = 0;
-    DpdkDirectPass direct_{*this};
+    DpdkDirectPass direct_{*this, io_, live_};
 
     // Port statistics survive reconfiguration (which resets some PMDs' counters).
     std::array<PortStats, kMaxPorts> base_{};

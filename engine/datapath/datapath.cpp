@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/datapath/datapath.h"
 
+#include <algorithm>
+
 #include "engine/datapath/clock.h"
 
 namespace ringlab {
@@ -12,7 +14,7 @@ constexpr std::int64_t kHousekeepingNs = 10'000'000;
 } // namespace
 
 Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, ThreadRegistry &reg)
-    : dev_(dev), pool_(sourceFor(dev, params, ownPool_)),
+    : live_(live), dev_(dev), pool_(sourceFor(dev, params, ownPool_)),
       wq_(reg, static_cast<int>(params.integer(TunableId::WorkqueueThreads))),
       tx_(live, dev, pool_, reg,
           params.choice<HandoffMode>(TunableId::HandoffMode) == HandoffMode::Work &&
@@ -33,6 +35,16 @@ Datapath::Datapath(const ParamSet &params, const LiveParams &live, Device &dev, 
 {
     housekeeping_.ctx = this;
     housekeeping_.fn = [](WorkItem *w) { static_cast<Datapath *>(w->ctx)->housekeeping(); };
+}
+
+LatencyStats::Snapshot Datapath::latency() const
+{
+    LatencyStats::Snapshot s = poll_.passLatency().snapshot();
+    s.add(tx_.latency().snapshot());
+    // Of the two recorders, one may have been idle since the rate changed.
+    s.sampleEvery = static_cast<std::uint32_t>(
+        std::max<std::int64_t>(1, live_.integer(TunableId::LatencySampleEvery)));
+    return s;
 }
 
 BufferSource &Datapath::sourceFor(Device &dev, const ParamSet &params,

@@ -31,7 +31,9 @@ class Datapath {
     void stop();
     void nudge() { poll_.nudge(); }
 
-    const LatencyStats &latency() const { return tx_.latency(); }
+    // The latency of every frame completed: the staged path's (the transmitter's) and the
+    // direct pass's (the poll loop's), the sampling the one in force.
+    LatencyStats::Snapshot latency() const;
     const BufferSource &pool() const { return pool_; }
     std::uint32_t handoffDepth() const { return handoff_->depth(); }
     std::uint32_t rxModerationUs() const { return poll_.moderationUs(); }
@@ -43,6 +45,7 @@ class Datapath {
     static BufferSource &sourceFor(Device &dev, const ParamSet &params,
                                    std::unique_ptr<BufferPool> &own);
 
+    const LiveParams &live_;
     Device &dev_;
     std::unique_ptr<BufferPool> ownPool_; // when the device supplies no buffers of its own
     BufferSource &pool_;

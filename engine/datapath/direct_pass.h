@@ -22,14 +22,12 @@
 
 namespace ringlab {
 
-class Transmitter;
-
 // One round of the pass, and what it reports back.
 struct DirectRound {
-    Counters &c;          // the poll thread's block
-    SampleMarker &marker; // which frames are measured, counted across rounds
-    Transmitter &tx;      // the drain check and the latency record
-    std::int64_t nowNs;   // the round's reading: each frame's arrival
+    Counters &c;           // the poll thread's block
+    SampleMarker &marker;  // which frames are measured, counted across rounds
+    LatencyStats &latency; // the pass's measured frames (the poll loop's: one writer)
+    std::int64_t nowNs;    // the round's reading: each frame's arrival
     std::uint32_t budget;
     std::uint64_t bytes = 0; // received this round
 };
@@ -40,7 +38,8 @@ class DirectPass {
     // Whether the device forwards in the fwd.mode in force (not txonly, rxonly).
     virtual bool forwards(const LiveParams &live) const = 0;
     // Poll thread: up to r.budget frames received, forwarded and counted; returns how many
-    // were received.
+    // were received. The first round after the transmitter handed the TX queues over
+    // (Transmitter::handOver()) or after flush() starts the pass.
     virtual std::uint32_t round(DirectRound &r) = 0;
     // Poll thread: what waits in its TX buffer goes out now; `leaving`: the stages take the
     // frames from the next round (else the poll thread stops).

@@ -262,7 +262,7 @@ DatapathReading Engine::read()
     DatapathReading r;
     r.latency = retiredLatency_;
     if (datapath_) {
-        r.latency.add(datapath_->latency().snapshot());
+        r.latency.add(datapath_->latency());
         r.poolFree = datapath_->pool().available();
         r.handoffDepth = datapath_->handoffDepth();
         r.rxPosted = device_->rxPosted();
@@ -458,7 +458,7 @@ void Engine::rebuildDatapath(const ParamSet &previous, std::string &failure, std
 {
     std::lock_guard dpLock(datapathMutex_);
     datapath_->stop();
-    retiredLatency_.add(datapath_->latency().snapshot());
+    retiredLatency_.add(datapath_->latency());
     datapath_.reset();
     failure = rebuild(params_).error;
     if (!failure.empty()) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A direct pass's TX buffer (engine/datapath/direct_pass.h): the frames of its poll rounds held
-// for their egress ports, in order, and flushed under the staged path's rules
-// (engine/datapath/tx_buffer_policy.h). Frames are the device's own handles (an rte_mbuf *):
-// no Buffer is touched, a measured frame is its arrival time, kept until its flush.
+// for their egress ports, in order, flushed under the staged path's rules
+// (engine/datapath/tx_buffer_policy.h) and drained by the poll loop's check, as the staged TX
+// buffer is (DrainCheck, Transmitter::pollDrain()). Frames are the device's own handles (an
+// rte_mbuf *): no Buffer is touched, a measured frame is its arrival time, kept until its flush.
 //
 // `Port` is the device's side:
 //   using Frame = ...;
@@ -24,6 +25,7 @@
 
 #include "engine/datapath/counters.h"
 #include "engine/datapath/device.h"
+#include "engine/datapath/drain_check.h"
 #include "engine/datapath/tx_buffer_policy.h"
 
 namespace ringlab {
@@ -118,6 +120,22 @@ template <class Port> class PassTxBuffer {
         return n;
     }
 
+    // The poll loop's check, once per round: what waits is flushed `periodNs`
+    // (tx.coalesce_usecs) after it began to wait, counted as the staged path's drain (an arm, a
+    // fire, a clean).
+    void drainIfDue(std::int64_t nowNs, std::int64_t periodNs, Port &port, Counters &c)
+    {
+        if (drain_.due(pending_ > 0, nowNs, periodNs, c)) flush(port, c);
+    }
+    // The pass is left or the run ends: everything waiting goes out at once, as the staged TX
+    // buffer's last reclaim (no fire counted: no period ended), and the next period starts
+    // afresh.
+    void leave(Port &port, Counters &c)
+    {
+        flush(port, c);
+        drain_.reset();
+    }
+
   private:
     // The frames waiting for one egress port, in order, and their bytes.
     struct PortFrames {
@@ -146,6 +164,7 @@ template <class Port> class PassTxBuffer {
     std::uint32_t pending_ = 0;          // frames waiting, every port
     std::vector<std::int64_t> measured_; // the arrival of each measured frame waiting
     std::uint32_t nMeasured_ = 0;
+    DrainCheck drain_;
 };
 
 } // namespace ringlab

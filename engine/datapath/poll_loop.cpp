@@ -65,20 +65,20 @@ void PollLoop::begin(ThreadEntry &self)
     std::uint32_t n = 0;
     std::uint64_t bytes = 0;
     if (direct_) {
-        // Into the pass once the staged TX buffer is empty and no reclaim is sending
-        // (its drain comes within tx.coalesce_usecs): one context at a time on the
-        // ports' TX queues. Out of it at once, what its TX buffer holds flushed.
+        // Into the pass once the transmitter hands the TX queues over (its buffer empty, no
+        // reclaim sending: its drain comes within tx.coalesce_usecs). Out of it at once, what
+        // the pass's TX buffer holds flushed.
         const bool want = direct_->forwards(live_) && stagesPassFramesThrough(live_);
-        if (want && !s.direct && tx_.idle()) {
+        if (want && !s.direct && tx_.handOver()) {
             s.direct = true;
         } else if (!want && s.direct) {
-            DirectRound r{c, marker_, tx_, now, budget};
+            DirectRound r{c, marker_, passLatency_, now, budget};
             direct_->flush(r, true);
             s.direct = false;
         }
     }
     if (s.direct) {
-        DirectRound r{c, marker_, tx_, now, budget};
+        DirectRound r{c, marker_, passLatency_, now, budget};
         n = direct_->round(r);
         bytes = r.bytes;
     }
@@ -178,7 +178,7 @@ void PollLoop::run(std::stop_token st, ThreadEntry &self)
         }
     }
     if (s.direct) { // nothing stays behind in the pass's buffers
-        DirectRound r{c, marker_, tx_, clock_.now(), 0};
+        DirectRound r{c, marker_, passLatency_, clock_.now(), 0};
         direct_->flush(r, false);
     }
 }

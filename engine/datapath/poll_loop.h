@@ -48,6 +48,9 @@ class PollLoop {
         : live_(live), dev_(dev), refill_(refill), handoff_(handoff), tx_(tx), reg_(reg),
           direct_(direct), clock_(clock)
     {
+        // A datapath says its sampling from the start, not from the pass's first flush.
+        passLatency_.setSampleEvery(
+            static_cast<std::uint32_t>(live.integer(TunableId::LatencySampleEvery)));
     }
     ~PollLoop() { stop(); }
     void start();
@@ -63,6 +66,10 @@ class PollLoop {
     // and benchmarks: returns the absolute deadline and sets the slack to use.
     // The RX moderation in force (irq.usecs, or net_dim's under irq.adaptive). Any thread.
     std::uint32_t moderationUs() const { return moderationUs_.load(std::memory_order_relaxed); }
+
+    // The latency of the frames the direct pass forwarded (its one writer is the poll
+    // thread); the staged path's is the transmitter's.
+    const LatencyStats &passLatency() const { return passLatency_; }
 
     static std::int64_t sleepDeadline(PollMode mode, std::int64_t nowNs, std::int64_t minUs,
                                       std::int64_t maxUs, std::int64_t tickHz,
@@ -104,6 +111,7 @@ class PollLoop {
     Waiter waiter_;
     NetDim dim_{kDimRxProfiles}; // poll thread only
     SampleMarker marker_;        // poll thread only
+    LatencyStats passLatency_;   // written by the poll thread only
     std::atomic<std::uint32_t> moderationUs_{0};
     EngineThread thread_;
 };

@@ -26,7 +26,6 @@ Transmitter::Transmitter(const LiveParams &live, Device &dev, BufferSource &pool
     // A datapath says its sampling from the start, not from its first clean.
     latency_.setSampleEvery(
         static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
-    directTimes_.reserve(kDirectTimes); // no allocation on the poll thread
     kickFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (kickFd_ < 0) throw std::system_error(errno, std::generic_category(), "TX clean kick");
     if (clean == CleanContext::Thread)
@@ -222,14 +221,6 @@ void Transmitter::pollDrain(std::int64_t now, Counters &c)
     if (drain_.due(pending, now, us * 1000, c)) reclaim(c, true);
 }
 
-bool Transmitter::directDrainDue(bool pending, std::int64_t now, Counters &c)
-{
-    // The pass runs without adaptive coalescing (stagesPassFramesThrough): the tunable's.
-    const std::int64_t us = pending ? live_.integer(TunableId::TxCoalesceUsecs) : 0;
-    if (pending) coalesceUs_.store(static_cast<std::uint32_t>(us), std::memory_order_relaxed);
-    return directDrain_.due(pending, now, us * 1000, c);
-}
-
 void Transmitter::takeDrain()
 {
     // The loop drains from now on. A timer armed before is cancelled (it fires once into
@@ -238,25 +229,11 @@ void Transmitter::takeDrain()
     timer_.cancel();
 }
 
-void Transmitter::enterDirect()
+bool Transmitter::handOver()
 {
+    if (dev_.txPending() != 0 || reclaiming_.test(std::memory_order_acquire)) return false;
     takeDrain();
-    directDrain_.reset();
-}
-
-void Transmitter::recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs)
-{
-    const std::size_t room = kDirectTimes - directTimes_.size();
-    for (std::uint32_t k = 0; k < n && k < room; ++k) {
-        const std::int64_t ns = doneNs - arrivalNs[k];
-        directTimes_.push_back(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
-    }
-    if (directTimes_.empty()) return;
-    if (reclaiming_.test_and_set(std::memory_order_acquire)) return; // the next call records
-    latency_.recordPassed(directTimes_.data(), directTimes_.size(),
-                          static_cast<std::uint32_t>(live_.integer(TunableId::LatencySampleEvery)));
-    reclaiming_.clear(std::memory_order_release);
-    directTimes_.clear();
+    return true;
 }
 
 std::int64_t Transmitter::coalesceUsecs() const

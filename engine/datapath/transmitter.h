@@ -12,7 +12,6 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <vector>
 
 #include "engine/datapath/buffer_source.h"
 #include "engine/datapath/clock.h"
@@ -61,26 +60,15 @@ class Transmitter {
     // is flushed here. No timer thread wakes per period, no arm per burst. Leaving busy
     // polling with frames waiting hands them to the timer.
     void pollDrain(std::int64_t nowNs, Counters &c);
-    // The direct pass (engine/datapath/direct_pass.h), poll thread. Entering it, the pass
-    // takes the drain over, as pollDrain() does entering busy polling (a timer armed before
-    // is cancelled); its TX buffer's drain check, true when what waits is due to be flushed
-    // now; and the latency of its measured frames, arrived at `arrivalNs` and flushed at
-    // `doneNs` (recorded as reclaim() records a TX buffer's). Should another context be
-    // recording at that moment (the clean thread, for a timer that fired before it was
-    // cancelled), the times wait for the next call (`n` 0: only those), at most kDirectTimes
-    // of them: the poll thread never waits for it.
-    void enterDirect();
-    // Nothing waits in the TX ring and no context is reclaiming (sending what it took off
-    // it): the direct pass may transmit. Poll thread.
-    bool idle() { return dev_.txPending() == 0 && !reclaiming_.test(std::memory_order_acquire); }
-    bool directDrainDue(bool pending, std::int64_t nowNs, Counters &c);
-    void recordDirect(const std::int64_t *arrivalNs, std::uint32_t n, std::int64_t doneNs);
+    // Poll thread: it takes the device's TX queues for a path of its own (the direct pass,
+    // engine/datapath/direct_pass.h), when nothing waits in the TX ring and no context is
+    // reclaiming (sending what it took off it): one context at a time on the ports' TX
+    // queues. Then, as entering busy polling does for pollDrain(), the coalesce timer is
+    // cancelled (a timer that fired before finds nothing) and nothing arms it until the
+    // staged path transmits again. False: not now, try at the next round.
+    bool handOver();
     // After stop(): reclaims what has completed, counting in `c` (the caller's block).
-    void flush(Counters &c)
-    {
-        reclaim(c);
-        recordDirect(nullptr, 0, 0); // the direct pass's times still waiting
-    }
+    void flush(Counters &c) { reclaim(c); }
     const LatencyStats &latency() const { return latency_; }
     // CleanContext::Caller: what the clean thread does when it wakes, once, at the clock's
     // time: the coalesce timer fires if its expiry has passed (the TX NAPI scheduled), then
@@ -90,7 +78,12 @@ class Transmitter {
     std::int64_t timerExpiryNs() const { return timer_.expiryNs(); }
     bool napiIsScheduled() { return napiScheduled(); }
     // The coalesce timer in force (tx.coalesce_usecs, or net_dim's). Any thread.
-    std::uint32_t coalesceUs() const { return coalesceUs_.load(std::memory_order_relaxed); }
+    std::uint32_t coalesceUs() const
+    {
+        return live_.flag(TunableId::TxCoalesceAdaptive)
+                   ? coalesceUs_.load(std::memory_order_relaxed)
+                   : static_cast<std::uint32_t>(live_.integer(TunableId::TxCoalesceUsecs));
+    }
 
   private:
     static constexpr unsigned kSched = 1, kMissed = 2;
@@ -127,7 +120,7 @@ class Transmitter {
     void armTimer(Counters &c, std::int64_t &nowNs, std::uint32_t frames = 1);
     void cancelTimer(Counters &c);
     void kick();
-    // Poll thread: the poll loop (pollDrain(), the direct pass) takes the drain over from the
+    // Poll thread: the poll loop (pollDrain(), handOver()) takes the drain over from the
     // coalesce timer.
     void takeDrain();
     // The poll loop drains the TX buffer now (pollDrain()).
@@ -141,11 +134,6 @@ class Transmitter {
     const bool flushInline_;  // tx.coalesce_frames flushes in the transmit context
     const bool drainsInPoll_; // flushInline_ and the poll thread transmits
     DrainCheck drain_;        // poll thread: pollDrain()'s
-    DrainCheck directDrain_;  // poll thread: the direct pass's
-    // Poll thread: the direct pass's measured frames' times not yet recorded (recordDirect()),
-    // at most kDirectTimes.
-    static constexpr std::size_t kDirectTimes = 8192;
-    std::vector<std::uint64_t> directTimes_;
     bool pollDrains_ = false; // poll thread: the poll loop, not the timer, drains the buffer
     std::mutex lock_;
     std::uint64_t lastSeq_ = 0;
