@@ -13,6 +13,8 @@
 
 #include "app/fd_stream.h"
 #include "engine/common/utf8_text.h"
+#include "engine/metrics/metric_table.h"
+#include "engine/metrics/sample_metrics.h"
 #include "engine/store/file_identity.h"
 #include "engine/store/session_compare.h"
 #include "engine/store/session_report.h"
@@ -129,8 +131,20 @@ int sessionsShow(const SessionsOptions &o)
     const auto segs = segmentsOf(tab, store->changes(o.id), o.warmupS);
     std::printf("\nsegments (means with 95 %% confidence, first %.1f s of each left out):\n",
                 o.warmupS);
-    std::printf("  %3s %8s %8s  %-20s %-20s %-16s %-18s %s\n", "#", "from s", "to s", "rx pps",
-                "engine CPU ms/s", "p99 latency us", "poll wakeups/s", "opened by");
+    // The segment table's default columns (the metric table's, keyMetrics()), as the
+    // desktop's segment table opens.
+    struct Column {
+        std::string name, thread, heading;
+    };
+    std::vector<Column> columns;
+    for (const std::string &key : keyMetrics()) {
+        const std::size_t open = key.find('[');
+        Column col{key.substr(0, open), {}, {}};
+        if (open != std::string::npos) col.thread = key.substr(open + 1, key.size() - open - 2);
+        const MetricDef *d = findMetric(col.name);
+        col.heading = d ? metricHeading(*d, col.thread) : key;
+        columns.push_back(std::move(col));
+    }
     auto fmt = [](const Estimate &e) {
         char b[64];
         if (!e.n) return std::string("-");
@@ -140,13 +154,29 @@ int sessionsShow(const SessionsOptions &o)
             std::snprintf(b, sizeof b, "%.1f ±%.1f", e.mean, e.ciHalf);
         return std::string(b);
     };
-    for (const auto &seg : segs) {
-        std::printf("  %3d %8.1f %8.1f  %-20s %-20s %-16s %-18s %s\n", seg.index, seg.start,
-                    seg.end, fmt(estimateOf(tab, seg.rows, "rx_pps")).c_str(),
-                    fmt(estimateOf(tab, seg.rows, "engine_cpu_ms_per_s")).c_str(),
-                    fmt(estimateOf(tab, seg.rows, "latency_p99_us")).c_str(),
-                    fmt(estimateOf(tab, seg.rows, "wakeups_per_s", "poll")).c_str(),
-                    seg.opened.c_str());
+    std::vector<std::vector<std::string>> cells(segs.size());
+    std::vector<std::size_t> width;
+    for (const Column &col : columns)
+        width.push_back(displayWidth(col.heading));
+    for (std::size_t r = 0; r < segs.size(); ++r)
+        for (std::size_t k = 0; k < columns.size(); ++k) {
+            cells[r].push_back(
+                fmt(estimateOf(tab, segs[r].rows, columns[k].name, columns[k].thread)));
+            width[k] = std::max(width[k], displayWidth(cells[r].back()));
+        }
+    auto padded = [](const std::string &text, std::size_t w) {
+        return text + std::string(w - std::min(w, displayWidth(text)) + 2, ' ');
+    };
+    std::string head;
+    for (std::size_t k = 0; k < columns.size(); ++k)
+        head += padded(columns[k].heading, width[k]);
+    std::printf("  %3s %8s %8s  %s%s\n", "#", "from s", "to s", head.c_str(), "opened by");
+    for (std::size_t r = 0; r < segs.size(); ++r) {
+        std::string row;
+        for (std::size_t k = 0; k < columns.size(); ++k)
+            row += padded(cells[r][k], width[k]);
+        std::printf("  %3d %8.1f %8.1f  %s%s\n", segs[r].index, segs[r].start, segs[r].end,
+                    row.c_str(), segs[r].opened.c_str());
     }
     std::printf("\nevents:\n");
     // Built as strings: a label may be up to 64 KiB and is printed whole.

@@ -79,6 +79,7 @@ class TstCharts : public QObject {
     void init();
     void cleanup();
     void gapIsDrawnAsAGap();
+    void latencyTailFollowsTheTablesQuantiles();
     void guiThreadCpuIsPerSecondNotPerBatch();
     void lateSamplesAreNotGaps();
     void decimationKeepsExtremes();
@@ -125,6 +126,48 @@ void TstCharts::init()
 void TstCharts::cleanup()
 {
     view_.reset();
+}
+
+void TstCharts::latencyTailFollowsTheTablesQuantiles()
+{
+    // The knots are the metric table's quantiles: p50, p90, p99, p99.9 and the longest.
+    std::vector<double> fractions;
+    for (const MetricDef *d : quantileMetrics("latency"))
+        fractions.push_back(*d->quantile);
+    QCOMPARE(fractions, (std::vector<double>{0.5, 0.9, 0.99, 0.999, 1.0}));
+    QCOMPARE(quantileMetrics("rtt").size(), std::size_t{5});
+
+    // Two samples with the same knots: each point is the fraction slower than x, linear
+    // between them.
+    const std::vector<std::pair<double, double>> knots = {
+        {10, 0.5}, {20, 0.9}, {30, 0.99}, {40, 0.999}, {50, 1.0}};
+    CompareSide side;
+    side.values["latency_count"] = {1000, 3000};
+    for (const auto &[name, v] :
+         std::vector<std::pair<std::string, double>>{{"latency_p50_us", 10},
+                                                     {"latency_p90_us", 20},
+                                                     {"latency_p99_us", 30},
+                                                     {"latency_p999_us", 40},
+                                                     {"latency_max_us", 50}})
+        side.values[name] = {v, v};
+    const std::vector<QPointF> tail = ui::latencyTail(side);
+    QVERIFY(tail.size() > 100);
+    QCOMPARE(tail.front().x(), 10.0);
+    QCOMPARE(tail.front().y(), 0.5);
+    for (const QPointF &p : tail) {
+        double f = 0.5;
+        for (std::size_t j = 1; j < knots.size(); ++j)
+            if (p.x() >= knots[j - 1].first)
+                f = knots[j - 1].second +
+                    (knots[j].second - knots[j - 1].second) *
+                        std::min(1.0, (p.x() - knots[j - 1].first) /
+                                          (knots[j].first - knots[j - 1].first));
+        QVERIFY2(std::abs(p.y() - (1 - f)) < 1e-9,
+                 qPrintable(QString("at %1 us: %2, expected %3").arg(p.x()).arg(p.y()).arg(1 - f)));
+    }
+    // A knot missing: no tail rather than a wrong one.
+    side.values.erase("latency_p999_us");
+    QVERIFY(ui::latencyTail(side).empty());
 }
 
 void TstCharts::gapIsDrawnAsAGap()

@@ -303,6 +303,23 @@ void TstEndToEnd::recordedRunIsASession()
              qPrintable(out));
     QCOMPARE(run({"sessions", "show", "1", "--db", db}, &out), 0);
     QVERIFY2(out.contains("segments") && out.contains("load.frame_bytes"), qPrintable(out));
+    {
+        // The segments' columns are the metric table's default segment columns, as the
+        // desktop's segment table opens (keyMetrics), each figure under its heading.
+        const QStringList seg = out.section("\nsegments", 1).split('\n');
+        QVERIFY2(seg.size() > 2, qPrintable(out));
+        const QString &head = seg[1], &row = seg[2];
+        qsizetype at = 0;
+        for (const char *h : {"rx pps", "engine CPU ms/s", "poll thread wakeups/s",
+                              "latency p99 µs", "drops/s", "opened by"}) {
+            const qsizetype next = head.indexOf(QString::fromUtf8(h), at);
+            QVERIFY2(next > at, qPrintable(QString::fromUtf8(h) + " in " + head));
+            QVERIFY2(next < row.size() && row[next] != ' ' && row[next - 1] == ' ',
+                     qPrintable(QString::fromUtf8(h) + ": " + head + "\n" + row));
+            at = next;
+        }
+        QVERIFY2(row.trimmed().startsWith("1 ") && row.endsWith("start"), qPrintable(row));
+    }
     QCOMPARE(run({"sessions", "export", "2", "--format", "csv", "--db", db}, &out), 0);
     const QStringList lines = out.split('\n', Qt::SkipEmptyParts);
     QVERIFY2(lines.size() >= 14 && lines[0].startsWith("seq,t,interval,"),

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/experiments/sweep_report.h"
+#include "engine/metrics/metric_table.h"
 #include "engine/metrics/statistics.h"
 #include "engine/profile/sweep_spec.h"
 #include "engine/store/sweep_store.h"
@@ -31,6 +32,7 @@ class TstSweep : public QObject {
     void tieCyclesAndSelfReferencesAreRefused();
     void tiesGiveTheSameValuesInAnyOrder();
     void specSurvivesItsJson();
+    void defaultMetricsAreTheTablesSweepColumn();
     void frontOnKnownPoints();
     void frontTiesAndOverlaps();
     void frontKeepsTheBestOfEachAxis_data();
@@ -312,6 +314,18 @@ void TstSweep::specSurvivesItsJson()
     QVERIFY(!sweepSpecFromJson(nlohmann::json::array()).ok());
     QCOMPARE(metricLabel("latency.p99_us"), std::string("latency_p99_us"));
     QCOMPARE(metricLabel("cpu.ms_per_s[rx.q/0]"), std::string("cpu_ms_per_s[rx.q/0]"));
+}
+
+void TstSweep::defaultMetricsAreTheTablesSweepColumn()
+{
+    // A sweep without --metric: the front's three objectives, the cost first, each a metric
+    // the engine records with a direction (the front needs one).
+    QCOMPARE(defaultSweepMetrics(),
+             (std::vector<std::string>{"engine_cpu_ms_per_s", "latency_p99_us", "rx_pps"}));
+    const auto labels = sweepMetricLabels(defaultSweepMetrics(), false);
+    QVERIFY(labels.ok());
+    for (const std::string &name : defaultSweepMetrics())
+        QVERIFY2(findMetric(name) && findMetric(name)->better != 0, name.c_str());
 }
 
 void TstSweep::frontOnKnownPoints()

@@ -335,7 +335,7 @@ void ChartsView::prepareMore(PreparedCharts &out,
             if (seen == name) return first;
         const QString thread = QString::fromStdString(name);
         const ThreadSeriesDef &def0 = threadSeriesDefs().front();
-        const QString key0 = QLatin1String(def0.keyPrefix) + thread;
+        const QString key0 = QString::fromStdString(def0.keyPrefix) + thread;
         const QString name0 = threadSeriesName(thread, def0) + suffix;
         std::size_t first = fixed;
         while (first < out.series.size() &&
@@ -345,7 +345,7 @@ void ChartsView::prepareMore(PreparedCharts &out,
             for (const ThreadSeriesDef &def : threadSeriesDefs())
                 out.series.push_back({static_cast<int>(def.chart),
                                       threadSeriesName(thread, def) + suffix,
-                                      QLatin1String(def.keyPrefix) + thread,
+                                      QString::fromStdString(def.keyPrefix) + thread,
                                       false,
                                       {}});
         threads.emplace_back(name, first);
@@ -404,8 +404,11 @@ void ChartsView::prepareMore(PreparedCharts &out,
         for (const auto &th : s.threads) {
             if (!isChartedThread(th.name)) continue;
             std::size_t d = threadSeries(th.name);
-            for (const ThreadSeriesDef &def : threadSeriesDefs())
-                out.series[d++].points.push(QPointF(t, th.*def.field));
+            for (const ThreadSeriesDef &def : threadSeriesDefs()) {
+                if (const auto v = def.metric->readThread(th))
+                    out.series[d].points.push(QPointF(t, *v));
+                ++d;
+            }
         }
         const bool split = std::any_of(s.device.begin(), s.device.end(), [](const DeviceMetric &m) {
             return isPerNapiFigure(m.name);
@@ -423,10 +426,10 @@ QString ChartsView::threadSeriesName(const QString &thread, const ThreadSeriesDe
 {
     // "refill" + " wakeups" is also the catalogue's refill wakeups (work items or kicks of
     // the refill thread, not its context switches): the thread's series says "thread".
-    const QString name = thread + tr(def.suffix);
+    const QString name = thread + QString::fromStdString(def.suffix);
     for (const SeriesDef &s : seriesDefs())
         if (s.chart == def.chart && QString::fromStdString(s.label) == name)
-            return thread + tr(" thread") + tr(def.suffix);
+            return thread + tr(" thread") + QString::fromStdString(def.suffix);
     return name;
 }
 

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/metrics/metric_table.h"
+
 namespace ringlab::ui {
 
 namespace {
@@ -35,17 +37,18 @@ double quantileOf(std::vector<double> v, double q)
 
 std::vector<QPointF> latencyTail(const CompareSide &side, const std::string &prefix)
 {
-    // The quantile knots of each sample: the percentiles the store keeps. They are present
-    // together (a sample without frames has none), so the lists line up.
-    static constexpr double kP[] = {0.5, 0.9, 0.99, 0.999, 1.0};
-    const std::string names[] = {prefix + "_p50_us", prefix + "_p90_us", prefix + "_p99_us",
-                                 prefix + "_p999_us", prefix + "_max_us"};
+    // The quantile knots of each sample: the percentiles the metric table has for `prefix`
+    // (p50 ... the longest). They are present together (a sample without frames has none), so
+    // the lists line up.
+    std::vector<double> kP;
     std::vector<const std::vector<double> *> q;
-    for (const auto &n : names) {
-        const auto *v = values(side, n);
+    for (const MetricDef *d : quantileMetrics(prefix)) {
+        const auto *v = values(side, d->name);
         if (!v || v->empty()) return {};
+        kP.push_back(*d->quantile);
         q.push_back(v);
     }
+    if (q.size() < 2) return {};
     std::vector<double> weight;
     if (const auto *c = values(side, prefix + "_count"))
         for (double n : *c)
@@ -57,7 +60,7 @@ std::vector<QPointF> latencyTail(const CompareSide &side, const std::string &pre
     double lo = 1e300, hi = 0, total = 0;
     for (std::size_t i = 0; i < n; ++i) {
         lo = std::min(lo, (*q[0])[i]);
-        hi = std::max(hi, (*q[4])[i]);
+        hi = std::max(hi, (*q.back())[i]);
         total += weight[i];
     }
     if (!(lo > 0) || !(hi >= lo) || total <= 0) return {};
@@ -68,16 +71,16 @@ std::vector<QPointF> latencyTail(const CompareSide &side, const std::string &pre
         const double x = lo * std::exp(step * k);
         double slower = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            // This sample's CDF at x, linear between its knots; below its median: at most half.
-            double f = 0.5;
-            for (int j = 0; j < 5; ++j) {
-                const double qj = (*q[static_cast<std::size_t>(j)])[i];
+            // This sample's CDF at x, linear between its knots; below the first: at most that.
+            double f = kP[0];
+            for (std::size_t j = 0; j < q.size(); ++j) {
+                const double qj = (*q[j])[i];
                 if (x >= qj) {
                     f = kP[j];
                     continue;
                 }
                 if (j > 0) {
-                    const double qp = (*q[static_cast<std::size_t>(j - 1)])[i];
+                    const double qp = (*q[j - 1])[i];
                     if (qj > qp) f = kP[j - 1] + (kP[j] - kP[j - 1]) * (x - qp) / (qj - qp);
                 }
                 break;

@@ -57,10 +57,6 @@ const std::vector<SeriesDef> &seriesDefs()
                 for (bool shown : {true, false})
                     for (const MetricDef *m : chartedMetrics(c)) {
                         if (m->view.right != rightAxis || m->view.shown != shown) continue;
-                        if (m->perThread())
-                            qFatal(
-                                "series catalogue: %s is a family; threadSeriesDefs charts those",
-                                m->name.c_str());
                         const MetricView &v = m->view;
                         const std::string label = !v.legend.empty() ? std::string(v.legend)
                                                   : v.right         ? m->label + " " + m->unit
@@ -75,10 +71,13 @@ const std::vector<SeriesDef> &seriesDefs()
 
 const std::vector<ThreadSeriesDef> &threadSeriesDefs()
 {
-    static const std::vector<ThreadSeriesDef> defs = {
-        {ChartId::Cpu, "cpu:", "", &ThreadStat::cpuMsPerS},
-        {ChartId::Events, "wakeups:", " wakeups", &ThreadStat::wakeupsPerS},
-    };
+    static const std::vector<ThreadSeriesDef> defs = [] {
+        std::vector<ThreadSeriesDef> out;
+        for (const MetricDef *m : chartedFamilies())
+            out.push_back({chartOf(m->view.chart), m->name.substr(0, m->name.find('_')) + ":",
+                           std::string(m->view.legend), m});
+        return out;
+    }();
     return defs;
 }
 
@@ -161,7 +160,7 @@ constexpr QRgb kSpareThreadColors[] = {0x17becf, 0xbcbd22, 0x7f7f7f, 0x393b79};
 QString threadOf(const QString &key)
 {
     for (const auto &f : threadSeriesDefs()) {
-        const QString prefix = QString::fromLatin1(f.keyPrefix);
+        const QString prefix = QString::fromStdString(f.keyPrefix);
         if (key.startsWith(prefix)) return key.mid(prefix.size());
     }
     return key;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/datapath/sample.h"
+#include "engine/metrics/metric_table.h"
 
 namespace ringlab::ui {
 
@@ -43,12 +44,14 @@ struct SeriesDef {
 };
 const std::vector<SeriesDef> &seriesDefs();
 
-// A per-thread family: one series per engine thread, named "THREAD" + suffix.
+// A charted per-thread family of the metric table: one series per engine thread, named
+// "THREAD" + suffix, keyed prefix + thread name ("cpu:poll": the family's name up to its
+// first '_', as saved settings have it).
 struct ThreadSeriesDef {
     ChartId chart;
-    const char *keyPrefix; // the series' key is prefix + thread name
-    const char *suffix;
-    double ThreadStat::*field;
+    std::string keyPrefix;
+    std::string suffix; // the table's legend
+    const MetricDef *metric;
 };
 const std::vector<ThreadSeriesDef> &threadSeriesDefs();
 

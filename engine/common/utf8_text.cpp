@@ -71,4 +71,12 @@ std::string terminalText(std::string_view s)
     return out;
 }
 
+std::size_t displayWidth(std::string_view s)
+{
+    std::size_t n = 0;
+    for (const char ch : s)
+        if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80) ++n;
+    return n;
+}
+
 } // namespace ringlab

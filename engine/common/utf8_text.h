@@ -18,4 +18,8 @@ std::string utf8OrEscaped(std::string_view s);
 // newline, DEL) as \xNN too, so stored text can neither break a table nor drive the terminal.
 std::string terminalText(std::string_view s);
 
+// The columns `s` takes on a terminal, for aligning a table: its code points (every byte but
+// UTF-8's continuation bytes). Our headings and figures hold no double-width characters.
+std::size_t displayWidth(std::string_view s);
+
 } // namespace ringlab

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/experiments/sweep_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "engine/common/number_text.h"
+#include "engine/metrics/metric_table.h"
 #include "engine/metrics/sample_metrics.h"
 #include "engine/tune/pareto.h"
 
@@ -213,7 +215,17 @@ std::string frontNote(const SweepTable &t)
 
 std::vector<std::string> defaultSweepMetrics()
 {
-    return {"engine_cpu_ms_per_s", "latency_p99_us", "rx_pps"};
+    // The metric table's sweep column, in its rank.
+    std::vector<const MetricDef *> ranked;
+    for (const MetricDef &d : metricTable())
+        if (d.view.sweep > 0) ranked.push_back(&d);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const MetricDef *a, const MetricDef *b) {
+        return a->view.sweep < b->view.sweep;
+    });
+    std::vector<std::string> names;
+    for (const MetricDef *d : ranked)
+        names.push_back(d->name);
+    return names;
 }
 
 Result<std::vector<std::string>> sweepMetricLabels(const std::vector<std::string> &names,

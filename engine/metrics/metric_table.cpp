@@ -82,6 +82,7 @@ MetricView counterView(CounterId c)
                 .rgb = 0xad494a,
                 .summary = 1,
                 .compare = 1,
+                .sweep = 3,
                 .segment = {{1, true}}};
     case CounterId::TxPackets:
         return {.chart = C::Throughput,
@@ -199,12 +200,13 @@ void addLatency(std::vector<MetricDef> &t, const std::string &prefix, const std:
         const char *part;
         double LatencySummary::*f;
         const char *says;
-    } parts[] = {{"p50", &LatencySummary::p50, "median"},
-                 {"p90", &LatencySummary::p90, "90th percentile"},
-                 {"p99", &LatencySummary::p99, "99th percentile"},
-                 {"p999", &LatencySummary::p999, "99.9th percentile"},
-                 {"max", &LatencySummary::max, "longest"},
-                 {"mean", &LatencySummary::mean, "mean"}};
+        std::optional<double> quantile;
+    } parts[] = {{"p50", &LatencySummary::p50, "median", 0.5},
+                 {"p90", &LatencySummary::p90, "90th percentile", 0.9},
+                 {"p99", &LatencySummary::p99, "99th percentile", 0.99},
+                 {"p999", &LatencySummary::p999, "99.9th percentile", 0.999},
+                 {"max", &LatencySummary::max, "longest", 1.0},
+                 {"mean", &LatencySummary::mean, "mean", std::nullopt}};
     for (const auto &p : parts) {
         const auto f = p.f;
         const std::string part = p.part;
@@ -220,7 +222,8 @@ void addLatency(std::vector<MetricDef> &t, const std::string &prefix, const std:
                          return (s.*field).*f;
                      },
                      .write = [field, f](Sample &s, double v) { (s.*field).*f = v; },
-                     .view = view(part)});
+                     .view = view(part),
+                     .quantile = p.quantile});
     }
 }
 
@@ -295,14 +298,14 @@ MetricView latencyView(std::string_view part)
         std::string_view part;
         bool shown;
         std::uint32_t rgb;
-        int summary, compare;
+        int summary, compare, sweep;
         std::vector<SegmentColumn> segment;
     };
-    static const Row rows[] = {{"p50", true, 0x3182bd, 1, 6, {{6, false}}},
-                               {"p90", false, 0x9ecae1, 0, 0, {}},
-                               {"p99", true, 0xe6550d, 1, 7, {{4, true}}},
-                               {"p999", false, 0xa50f15, 0, 0, {}},
-                               {"max", true, 0x525252, 1, 0, {}}};
+    static const Row rows[] = {{"p50", true, 0x3182bd, 1, 6, 0, {{6, false}}},
+                               {"p90", false, 0x9ecae1, 0, 0, 0, {}},
+                               {"p99", true, 0xe6550d, 1, 7, 2, {{4, true}}},
+                               {"p999", false, 0xa50f15, 0, 0, 0, {}},
+                               {"max", true, 0x525252, 1, 0, 0, {}}};
     for (const Row &r : rows)
         if (r.part == part)
             return {.chart = C::Latency,
@@ -311,6 +314,7 @@ MetricView latencyView(std::string_view part)
                     .rgb = r.rgb,
                     .summary = r.summary,
                     .compare = r.compare,
+                    .sweep = r.sweep,
                     .segment = r.segment};
     return {};
 }
@@ -426,6 +430,7 @@ std::vector<MetricDef> build()
                        .rgb = 0x000000,
                        .summary = 1,
                        .compare = 4,
+                       .sweep = 1,
                        .segment = {{2, true}}}));
     t.push_back(field("process_cpu_ms_per_s", "ms/s", K::Rate, "process CPU",
                       "cpu.process_ms_per_s", "CPU of the whole process, ms per second",
@@ -488,7 +493,7 @@ std::vector<MetricDef> build()
           "TX coalesce timer in force: tx.coalesce_usecs, or net_dim's under "
           "tx.coalesce_adaptive");
     // Per-thread families, after the device's own metrics in a flattened sample; the desktop
-    // charts them by thread (ui/series_catalog: threadSeriesDefs).
+    // charts a charted family with a series per thread (ui/series_catalog: threadSeriesDefs).
     t.push_back(
         {.name = "cpu_ms_per_s",
          .unit = "ms/s",
@@ -502,7 +507,10 @@ std::vector<MetricDef> build()
                  th.cpuMsPerS = v;
                  th.cpuPct = v / 10;
              },
-         .view = {.summary = 2, .compare = 10, .segment = {{9, false, "poll"}}}});
+         .view = {.chart = MetricChart::Cpu,
+                  .summary = 2,
+                  .compare = 10,
+                  .segment = {{9, false, "poll"}}}});
     t.push_back(
         {.name = "wakeups_per_s",
          .unit = "1/s",
@@ -512,8 +520,11 @@ std::vector<MetricDef> build()
          .help = "voluntary context switches of the thread per second",
          .readThread = [](const ThreadStat &th) -> std::optional<double> { return th.wakeupsPerS; },
          .writeThread = setTo(&ThreadStat::wakeupsPerS),
-         .view = {
-             .summary = 2, .compare = 10, .segment = {{3, true, "poll"}, {14, false, "refill"}}}});
+         .view = {.chart = MetricChart::Events,
+                  .legend = " wakeups",
+                  .summary = 2,
+                  .compare = 10,
+                  .segment = {{3, true, "poll"}, {14, false, "refill"}}}});
     // The longest time a polling thread left the RX ring unattended in the interval.
     t.push_back({.name = "poll_gap_max_us",
                  .unit = "us",
@@ -557,7 +568,28 @@ std::vector<const MetricDef *> chartedMetrics(MetricChart c)
 {
     std::vector<const MetricDef *> out;
     for (const MetricDef &d : metricTable())
-        if (d.view.chart == c && c != MetricChart::None) out.push_back(&d);
+        if (d.view.chart == c && c != MetricChart::None && !d.perThread()) out.push_back(&d);
+    return out;
+}
+
+std::vector<const MetricDef *> chartedFamilies()
+{
+    std::vector<const MetricDef *> out;
+    for (const MetricDef &d : metricTable())
+        if (d.view.chart != MetricChart::None && d.perThread()) out.push_back(&d);
+    return out;
+}
+
+std::vector<const MetricDef *> quantileMetrics(std::string_view prefix)
+{
+    std::vector<const MetricDef *> out;
+    for (const MetricDef &d : metricTable())
+        if (d.quantile && d.name.size() > prefix.size() && d.name.starts_with(prefix) &&
+            d.name[prefix.size()] == '_')
+            out.push_back(&d);
+    std::stable_sort(out.begin(), out.end(), [](const MetricDef *a, const MetricDef *b) {
+        return *a->quantile < *b->quantile;
+    });
     return out;
 }
 

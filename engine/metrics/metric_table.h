@@ -45,14 +45,20 @@ struct SegmentColumn {
 // column (still in every line, session, export and GET /metrics).
 struct MetricView {
     MetricChart chart = MetricChart::None;
-    bool shown = false;        // drawn when a run opens; else one click in the legend
-    bool right = false;        // on the chart's right axis (its legend then gives the unit)
-    std::string_view legend{}; // where the chart's title says the rest ("p99"); else the label
-    std::optional<std::uint32_t> rgb{}; // its colour, 0xRRGGBB: one per charted metric
+    bool shown = false; // drawn when a run opens; else one click in the legend
+    bool right = false; // on the chart's right axis (its legend then gives the unit)
+    // Where the chart's title says the rest ("p99"); else the label. A family's: what follows
+    // each thread's name (" wakeups"; the CPU chart's series are the threads' names alone).
+    std::string_view legend{};
+    // Its colour, 0xRRGGBB: one per charted metric. A family's series take their thread's.
+    std::optional<std::uint32_t> rgb{};
     int summary = 0; // the printed run summary lists by group, ascending; 0: not listed
     // Its place among the metrics `compare` ranks when none are named (a family: every thread
     // both sides have); 0: only when named.
     int compare = 0;
+    // Its place among a sweep's metrics when none are named (its table's columns and the
+    // front's objectives); 0: only when named.
+    int sweep = 0;
     std::vector<SegmentColumn> segment{};
 };
 
@@ -81,6 +87,9 @@ struct MetricDef {
     std::function<std::optional<double>(const ThreadStat &)> readThread;
     std::function<void(ThreadStat &, double)> writeThread;
     MetricView view{};
+    // A latency quantile's fraction: the share of frames at or below it (0.5 for p50, 1 for
+    // the longest); the knots of a distribution drawn from the figures (ui's latency tail).
+    std::optional<double> quantile{};
     bool perThread() const { return static_cast<bool>(readThread); }
     bool derived() const { return !write && !writeThread; }
 };
@@ -93,10 +102,14 @@ const MetricDef *findMetric(std::string_view name);
 // write them ("engine CPU ms/s", "drops/s", "latency p99 µs"; a ratio's label says its unit);
 // a thread's figure names the thread ("poll thread wakeups/s").
 std::string metricHeading(const MetricDef &d, std::string_view thread = {});
-// The charted metrics of a chart, in table order.
+// The charted metrics of a chart, in table order (not the families).
 std::vector<const MetricDef *> chartedMetrics(MetricChart c);
+// The charted per-thread families, a series per thread each, in table order.
+std::vector<const MetricDef *> chartedFamilies();
 // The metrics the printed run summary lists, in its order (families where their group is).
 std::vector<const MetricDef *> summaryMetrics();
+// The quantiles a latency's figures hold ("latency", "rtt": the names' prefix), ascending.
+std::vector<const MetricDef *> quantileMetrics(std::string_view prefix);
 // "higher", "lower" or "neither" (it follows the load): MetricDef::better in words.
 std::string_view metricDirection(int better);
 // docs/metrics.md: every metric with its unit, kind, direction, line field and meaning.
