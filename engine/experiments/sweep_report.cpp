@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/experiments/sweep_report.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -216,14 +215,8 @@ std::string frontNote(const SweepTable &t)
 std::vector<std::string> defaultSweepMetrics()
 {
     // The metric table's sweep column, in its rank.
-    std::vector<const MetricDef *> ranked;
-    for (const MetricDef &d : metricTable())
-        if (d.view.sweep > 0) ranked.push_back(&d);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const MetricDef *a, const MetricDef *b) {
-        return a->view.sweep < b->view.sweep;
-    });
     std::vector<std::string> names;
-    for (const MetricDef *d : ranked)
+    for (const MetricDef *d : rankedMetrics(&MetricView::sweep))
         names.push_back(d->name);
     return names;
 }

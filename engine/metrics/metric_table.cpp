@@ -580,6 +580,17 @@ std::vector<const MetricDef *> chartedFamilies()
     return out;
 }
 
+std::vector<const MetricDef *> rankedMetrics(int MetricView::*column)
+{
+    std::vector<const MetricDef *> out;
+    for (const MetricDef &d : metricTable())
+        if (d.view.*column > 0) out.push_back(&d);
+    std::stable_sort(out.begin(), out.end(), [column](const MetricDef *a, const MetricDef *b) {
+        return a->view.*column < b->view.*column;
+    });
+    return out;
+}
+
 std::vector<const MetricDef *> quantileMetrics(std::string_view prefix)
 {
     std::vector<const MetricDef *> out;

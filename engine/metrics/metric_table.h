@@ -108,6 +108,9 @@ std::vector<const MetricDef *> chartedMetrics(MetricChart c);
 std::vector<const MetricDef *> chartedFamilies();
 // The metrics the printed run summary lists, in its order (families where their group is).
 std::vector<const MetricDef *> summaryMetrics();
+// The metrics a rank column of the view places (&MetricView::compare, &MetricView::sweep:
+// above 0), in ascending rank, table order among equals.
+std::vector<const MetricDef *> rankedMetrics(int MetricView::*column);
 // The quantiles a latency's figures hold ("latency", "rtt": the names' prefix), ascending.
 std::vector<const MetricDef *> quantileMetrics(std::string_view prefix);
 // "higher", "lower" or "neither" (it follows the load): MetricDef::better in words.

@@ -259,14 +259,8 @@ void orderForReading(std::vector<CompareRow> &rows)
 std::vector<std::string> defaultCompareMetrics(const CompareSide &a, const CompareSide &b)
 {
     // The metric table's (MetricView::compare), in their place.
-    std::vector<const MetricDef *> ranked;
-    for (const MetricDef &d : metricTable())
-        if (d.view.compare > 0) ranked.push_back(&d);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const MetricDef *x, const MetricDef *y) {
-        return x->view.compare < y->view.compare;
-    });
     std::vector<std::string> metrics;
-    for (const MetricDef *d : ranked)
+    for (const MetricDef *d : rankedMetrics(&MetricView::compare))
         if (!d->perThread()) metrics.push_back(d->name);
     // A family's: every engine thread present on both sides but the sampler, in the sides'
     // order (CPU and wakeups of a thread side by side).
