@@ -14,6 +14,7 @@
 
 #include "drivers/dpdk/eal.h"
 #include "drivers/dpdk/mbuf_pool.h"
+#include "drivers/dpdk/poll_events.h"
 #include "drivers/registry.h"
 #include "engine/datapath/engine.h"
 #include "engine/datapath/sample_collector.h"
@@ -78,6 +79,7 @@ class TstDpdk : public QObject {
     void portRefusesWhatItCannotDo();
     void portsAreAttachedAndDetachedByHotplug();
     void anAfPacketPortLeavesItsInterfaceAsItFoundIt();
+    void pollEventsAreKeptOrCountedLost();
 };
 
 void TstDpdk::ioForwardingCountsAreExact()
@@ -764,6 +766,28 @@ void TstDpdk::anAfPacketPortLeavesItsInterfaceAsItFoundIt()
         engine.stop();
     }
     QCOMPARE(loFlags(), before);
+}
+
+void TstDpdk::pollEventsAreKeptOrCountedLost()
+{
+    // The poll thread's events wait for the next reading in a queue of 64; past that, a
+    // reading says how many were lost rather than blocking the poll thread.
+    dpdk::PollEvents events;
+    for (int k = 0; k < 70; ++k)
+        events.post({k % 2 ? dpdk::PollEvent::Kind::PassOff : dpdk::PollEvent::Kind::PassOn});
+    events.post({dpdk::PollEvent::Kind::PauseFailed, 1, 1, -EINVAL});
+    std::vector<std::string> out;
+    events.drain(out, {"net_null0", "net_null1"});
+    QCOMPARE(out.size(), std::size_t{65});
+    QVERIFY(out[0].starts_with("direct pass on"));
+    QVERIFY(out[1].starts_with("direct pass off"));
+    QCOMPARE(out.back(), std::string("7 poll-thread events lost: more than 64 between two "
+                                     "readings"));
+    out.clear();
+    events.post({dpdk::PollEvent::Kind::PauseFailed, 1, 1, -EINVAL});
+    events.drain(out, {"net_null0", "net_null1"});
+    QCOMPARE(out.size(), std::size_t{1});
+    QVERIFY2(out[0].find("on net_null1 failed: ") != std::string::npos, out[0].c_str());
 }
 
 QTEST_GUILESS_MAIN(TstDpdk)

@@ -30,8 +30,7 @@ std::uint32_t DpdkDirectPass::round(DirectRound &r)
     dev_.beginPoll();
     if (!active_) {
         active_ = true;
-        dev_.note("direct pass on: the device forwards each poll round itself, nothing being done "
-                  "per frame between RX and TX; the stage spans collapse into TX");
+        dev_.notePoll({PollEvent::Kind::PassOn});
     }
     polls_.store(polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     ports_.round = &r;
@@ -98,8 +97,7 @@ void DpdkDirectPass::flush(DirectRound &r, bool leaving)
 {
     ports_.round = &r;
     buffer_.leave(ports_, r.c);
-    if (active_ && leaving)
-        dev_.note("direct pass off: a stage has work per frame, the stages take the frames");
+    if (active_ && leaving) dev_.notePoll({PollEvent::Kind::PassOff});
     active_ = false;
 }
 

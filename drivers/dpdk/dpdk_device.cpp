@@ -560,7 +560,7 @@ void DpdkDevice::switchPowerManagement(bool on)
         for (auto id : io_.ids())
             rte_power_ethdev_pmgmt_queue_disable(static_cast<unsigned>(pmgmtLcore_), id, 0);
     pmgmtLcore_ = -1;
-    std::string note;
+    PollEvent event{PollEvent::Kind::PauseOff};
     if (on) {
         const unsigned lcore = rte_lcore_id();
         std::size_t done = 0;
@@ -571,22 +571,19 @@ void DpdkDevice::switchPowerManagement(bool on)
                 break;
         if (done == io_.size()) {
             pmgmtLcore_ = static_cast<int>(lcore);
-            note = "PMD power management (PAUSE) enabled on lcore " + std::to_string(lcore);
+            event = {PollEvent::Kind::PauseOn, pmgmtLcore_};
         } else {
             for (std::size_t k = 0; k < done; ++k)
                 rte_power_ethdev_pmgmt_queue_disable(lcore, io_.ids()[k], 0);
             pmgmtFailed_ = true;
-            note = "poll.mode pmd_pause: rte_power_ethdev_pmgmt_queue_enable on " +
-                   desc_[done].name + " failed: " + rte_strerror(-rc) +
-                   "; the thread polls without pausing";
+            event = {PollEvent::Kind::PauseFailed, static_cast<int>(lcore),
+                     static_cast<std::uint16_t>(done), rc};
         }
-    } else {
-        note = "PMD power management disabled";
     }
     for (auto id : io_.ids())
         rte_eth_dev_start(id);
     txHold_.store(false, std::memory_order_seq_cst);
-    this->note(std::move(note));
+    pollEvents_.post(event);
 }
 
 void DpdkDevice::note(std::string text)
@@ -685,6 +682,10 @@ void DpdkDevice::read(DeviceReading &r)
             r.events.push_back(std::move(n));
         notes_.clear();
     }
+    std::vector<std::string> names;
+    for (const PortDescription &d : desc_)
+        names.push_back(d.name);
+    pollEvents_.drain(r.events, names);
     if (addon_) addon_->read(r);
 }
 

@@ -18,6 +18,7 @@
 #include "drivers/dpdk/direct_pass.h"
 #include "drivers/dpdk/eal.h"
 #include "drivers/dpdk/mbuf_pool.h"
+#include "drivers/dpdk/poll_events.h"
 #include "drivers/dpdk/port_io.h"
 #include "drivers/dpdk/tx_only.h"
 #include "engine/datapath/device.h"
@@ -99,9 +100,9 @@ class DpdkDevice final : public Device {
     // Poll thread, at each round (the staged harvest's, the direct pass's): its lcore, and PMD
     // power management as poll.mode says.
     void beginPoll();
-    // An event for the next reading (a pool built, power management switched, the direct
-    // pass taken or left).
-    void note(std::string text);
+    // Poll thread: an event for the next reading (the direct pass taken or left), posted
+    // without a lock (PollEvents).
+    void notePoll(const PollEvent &e) { pollEvents_.post(e); }
 
   private:
     struct PortStats {
@@ -123,6 +124,8 @@ class DpdkDevice final : public Device {
     bool allVirtual() const;      // no PCI port among them
     bool poolMayBePacked() const; // every port's PMD copies frames (no IO address read)
     std::string portList() const;
+    // Control thread: an event for the next reading (a pool built).
+    void note(std::string text);
 
     // What the ports were last configured with: a restart that changes none of it leaves
     // them running.
@@ -160,7 +163,8 @@ class DpdkDevice final : public Device {
     int pmgmtLcore_ = -1;            // the lcore it is enabled for, or -1
     bool pmgmtFailed_ = false;       // do not retry until poll.mode changes
     std::mutex notesMutex_;          // notes_
-    std::vector<std::string> notes_; // events for the next reading
+    std::vector<std::string> notes_; // the control thread's events for the next reading
+    PollEvents pollEvents_;          // the poll thread's
     // Transmit stays out while the poll thread restarts the ports (per burst, not per frame).
     std::atomic<bool> txHold_{false};
     std::atomic<int> txBusy_{0};
