@@ -25,6 +25,7 @@ class TstPollVirtualTime : public QObject {
   private slots:
     void harvestRefillAndMissAtTheirTimes();
     void aDryPoolIsRetriedAfterRefillRetryMs();
+    void theRefillThreadIsWokenAtTheThreshold();
 };
 
 namespace {
@@ -72,10 +73,11 @@ QString text(const RxCounts &r)
         .arg(r.empty);
 }
 
-// A poll loop on the simulated NIC at 1 Mpps, 64 descriptors, refilled inline 16 at a time
-// from `poolBuffers`, all on one ManualClock.
+// A poll loop on the simulated NIC at 1 Mpps, 64 descriptors, refilled 16 at a time from
+// `poolBuffers` (inline, or by a refill thread the test steps), all on one ManualClock.
 struct Rig {
-    Rig(std::uint32_t poolBuffers, bool keep) : pool(poolBuffers), sink(pool, keep)
+    Rig(std::uint32_t poolBuffers, bool keep, RefillContext context = RefillContext::Inline)
+        : pool(poolBuffers), sink(pool, keep)
     {
         const Status st = ps.set({{"load.pattern", "constant"},
                                   {"load.rate_pps", "1000000"},
@@ -93,7 +95,8 @@ struct Rig {
         nic->linkUp(start);
         tx = std::make_unique<Transmitter>(*live, *nic, pool, reg, false, false, clock,
                                            Transmitter::CleanContext::Caller);
-        refill = makeRefiller(RefillContext::Inline, {*live, *nic, pool, reg, wq, clock});
+        // A refill thread is never started: the test steps it (Refiller::wakeOnce).
+        refill = makeRefiller(context, {*live, *nic, pool, reg, wq, clock});
         loop = std::make_unique<PollLoop>(*live, *nic, *refill, sink, *tx, reg, nullptr, clock);
         loop->begin(self);
         refill->prime(self.counters);
@@ -207,6 +210,53 @@ void TstPollVirtualTime::aDryPoolIsRetriedAfterRefillRetryMs()
     QCOMPARE(r.loop->pollOnce(r.self), 0u);
     EXPECT_COUNTS(r, 1032, 80, 952, 112, 2, 4, 1);
     QCOMPARE(r.nic->rxPosted(), 32u);
+}
+
+void TstPollVirtualTime::theRefillThreadIsWokenAtTheThreshold()
+{
+    // refill.context thread: the poll context only wakes the thread, at the threshold; the
+    // thread fills the ring when it runs. 88 buffers: 64 in the ring, 24 for refills; the
+    // stages keep what they take.
+    Rig r(88, true, RefillContext::Thread);
+    auto wakeups = [&r] { return r.self.counters.get(CounterId::RefillWakeups); };
+    QCOMPARE(r.pollAt(15), 15u);
+    QVERIFY(!r.refill->woken()); // 15 free, below the threshold
+    QCOMPARE(r.pollAt(16), 1u);
+    QVERIFY(r.refill->woken()); // 16 free: woken, nothing refilled by the poll context
+    EXPECT_COUNTS(r, 16, 16, 0, 64, 0, 2, 0);
+
+    // The thread runs at 20 us: the 4 frames that came meanwhile are still in the ring, 16
+    // free: filled to the top, one wake-up.
+    r.clock.set(r.start + 20 * kUs);
+    r.refill->wakeOnce(r.self.counters);
+    EXPECT_COUNTS(r, 16, 16, 0, 80, 0, 2, 0);
+    QCOMPARE(wakeups(), 1u);
+    QVERIFY(!r.refill->woken());
+    QCOMPARE(r.refill->retryDeadlineNs(), std::int64_t{-1});
+
+    // 36 us: 20 harvested (17..36), 20 free, woken; the pool holds 8: 8 posted, then dry: an
+    // alloc_fail, and the thread waits for its retry, refill.retry_ms after it ran.
+    QCOMPARE(r.pollAt(36), 20u);
+    QVERIFY(r.refill->woken());
+    r.refill->wakeOnce(r.self.counters);
+    EXPECT_COUNTS(r, 36, 36, 0, 88, 1, 3, 0);
+    QCOMPARE(r.refill->retryDeadlineNs(), r.start + 36 * kUs + 1'000'000);
+
+    // Woken before it (a harvest at the threshold): a waiting retry runs at any wake, and the
+    // pool is still dry: a second alloc_fail, the deadline moved on.
+    QCOMPARE(r.pollAt(52), 16u);
+    r.refill->wakeOnce(r.self.counters);
+    EXPECT_COUNTS(r, 52, 52, 0, 88, 2, 4, 0);
+    QCOMPARE(r.refill->retryDeadlineNs(), r.start + 52 * kUs + 1'000'000);
+
+    // The application lets its buffers go; the retry's timeout wakes the thread (no poll
+    // woke it: 28 free were not re-announced): the ring is filled to the top.
+    r.sink.releaseKept();
+    r.clock.set(r.refill->retryDeadlineNs());
+    r.refill->wakeOnce(r.self.counters);
+    QCOMPARE(r.nic->rxPosted(), 64u);
+    QCOMPARE(r.refill->retryDeadlineNs(), std::int64_t{-1});
+    QCOMPARE(wakeups(), 4u);
 }
 
 QTEST_APPLESS_MAIN(TstPollVirtualTime)

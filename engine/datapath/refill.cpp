@@ -89,19 +89,10 @@ class ThreadRefill final : public Refiller {
         thread_ = EngineThread(reg_, "refill", [this](std::stop_token st, ThreadEntry &self) {
             Counters &c = self.counters;
             setTimerSlackNs(50'000);
-            std::int64_t deadline = -1; // >= 0 while an allocation failure waits for its retry
+            work(c);
             while (!st.stop_requested()) {
-                // Woken at the threshold (or for a retry): fill the ring to the top. Never
-                // on its own initiative below the threshold.
-                if (deadline >= 0 || due(dev_.rxFree())) {
-                    if (!fillRing(c))
-                        deadline =
-                            clock_.now() + live_.integer(TunableId::RefillRetryMs) * 1'000'000;
-                    else
-                        deadline = -1;
-                }
-                waiter_.waitUntil(deadline);
-                if (!st.stop_requested()) c.add(CounterId::RefillWakeups);
+                waiter_.waitUntil(deadline_);
+                if (!st.stop_requested()) wakeOnce(c);
             }
         });
     }
@@ -115,10 +106,29 @@ class ThreadRefill final : public Refiller {
     {
         if (due(dev_.rxFree())) waiter_.wake();
     }
+    bool woken() const override { return waiter_.pending(); }
+    std::int64_t retryDeadlineNs() const override { return deadline_; }
+    void wakeOnce(Counters &c) override
+    {
+        waiter_.clear(); // consumed, as the wait does
+        c.add(CounterId::RefillWakeups);
+        work(c);
+    }
 
   private:
+    // Woken at the threshold (or for a retry): fill the ring to the top. Never on its own
+    // initiative below the threshold.
+    void work(Counters &c)
+    {
+        if (deadline_ < 0 && !due(dev_.rxFree())) return;
+        deadline_ =
+            fillRing(c) ? -1 : clock_.now() + live_.integer(TunableId::RefillRetryMs) * 1'000'000;
+    }
+
     ThreadRegistry &reg_;
     Waiter waiter_;
+    // The context's: >= 0 while an allocation failure waits for its retry.
+    std::int64_t deadline_ = -1;
     EngineThread thread_;
 };
 

@@ -31,6 +31,15 @@ class Refiller {
     // Poll context, after each harvest.
     virtual void afterHarvest(std::int64_t nowNs, Counters &c) = 0;
 
+    // A refill context of its own (refill.context thread), stepped by a logic test on a
+    // ManualClock instead of start(): whether the poll context has woken it since its last
+    // step; the retry's deadline it waits for (-1: none, it waits to be woken); and one
+    // wake-up at the clock's time, what its thread does each time it wakes, counted in `c`.
+    // The inline refill has no context: never woken, nothing to do.
+    virtual bool woken() const { return false; }
+    virtual std::int64_t retryDeadlineNs() const { return -1; }
+    virtual void wakeOnce(Counters &) {}
+
     // Fills the ring to the top in steps of refill.batch. Returns false when the pool ran dry
     // (an alloc_fail is counted). Both mhi_net versions call cond_resched() per buffer, which
     // yields only when the time slice is used up: here every context is preemptible, so the

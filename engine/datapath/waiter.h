@@ -18,6 +18,8 @@ class Waiter {
     void wake();
     // A wake() that arrived while nobody slept is kept for the next waitUntil.
     void clear() { word_.store(0, std::memory_order_relaxed); }
+    // A wake() is pending (sent, not yet consumed by a wait or clear()).
+    bool pending() const { return word_.load(std::memory_order_relaxed) != 0; }
 
   private:
     std::atomic<std::uint32_t> word_{0}; // 1 = wake pending
