@@ -26,6 +26,7 @@ class TstPollVirtualTime : public QObject {
     void harvestRefillAndMissAtTheirTimes();
     void aDryPoolIsRetriedAfterRefillRetryMs();
     void theRefillThreadIsWokenAtTheThreshold();
+    void theWorkQueueRefillRunsWhenItsItemDoes();
 };
 
 namespace {
@@ -123,7 +124,7 @@ struct Rig {
     BufferPool pool;
     Sink sink;
     ThreadRegistry reg;
-    WorkQueue wq{reg, 1};
+    WorkQueue wq{reg, 0, "kworker", clock}; // no workers: the test runs its items (runDue)
     std::unique_ptr<sim::SimNic> nic;
     std::unique_ptr<Transmitter> tx;
     std::unique_ptr<Refiller> refill;
@@ -257,6 +258,56 @@ void TstPollVirtualTime::theRefillThreadIsWokenAtTheThreshold()
     QCOMPARE(r.nic->rxPosted(), 64u);
     QCOMPARE(r.refill->retryDeadlineNs(), std::int64_t{-1});
     QCOMPARE(wakeups(), 4u);
+}
+
+void TstPollVirtualTime::theWorkQueueRefillRunsWhenItsItemDoes()
+{
+    // refill.context workqueue: the poll context queues one work item at the threshold (a
+    // refill wake-up); the refill happens when a worker runs it, here the test, at the time
+    // it says. The work item counts on the thread that runs it. 88 buffers, kept.
+    Rig r(88, true, RefillContext::Workqueue);
+    const Counters &worker = currentCounters();
+    const std::uint64_t postedBefore = worker.get(CounterId::RefillPosted);
+    auto posted = [&] { return worker.get(CounterId::RefillPosted) - postedBefore; };
+    auto queued = [&r] { return r.self.counters.get(CounterId::RefillWakeups); };
+
+    QCOMPARE(r.pollAt(15), 15u);
+    QCOMPARE(queued(), 0u); // below the threshold
+    QCOMPARE(r.pollAt(16), 1u);
+    QCOMPARE(queued(), 1u);
+    QCOMPARE(r.pollAt(17), 1u);
+    QCOMPARE(queued(), 1u); // still pending: not queued twice
+    QCOMPARE(r.wq.depth(), std::size_t{1});
+    QCOMPARE(r.nic->rxPosted(), 47u); // nothing refilled by the poll context
+
+    // The item runs at 20 us: 20 free (3 more arrived), filled to the top.
+    r.clock.set(r.start + 20 * kUs);
+    QCOMPARE(r.wq.runDue(), std::size_t{1});
+    QCOMPARE(posted(), 17u); // 17 free when it ran: the arrivals at 18..20 wait in the ring
+    QCOMPARE(r.nic->rxPosted(), 64u);
+    QCOMPARE(r.wq.nextDelayedNs(), std::int64_t{-1});
+
+    // 40 us: 23 harvested, the pool holds 7: 7 posted, then dry: the item requeues itself
+    // refill.retry_ms later, on the clock it ran at.
+    QCOMPARE(r.pollAt(40), 23u);
+    QCOMPARE(queued(), 2u);
+    QCOMPARE(r.wq.runDue(), std::size_t{1});
+    QCOMPARE(posted(), 24u);
+    QCOMPARE(worker.get(CounterId::AllocFail), 1u);
+    QCOMPARE(r.wq.nextDelayedNs(), r.start + 40 * kUs + 1'000'000);
+
+    // Pending while it waits: a poll at the threshold queues nothing. 1 ns before the
+    // deadline nothing runs; at it, the refill finds the buffers the application let go.
+    QCOMPARE(r.pollAt(60), 20u);
+    QCOMPARE(queued(), 2u);
+    r.sink.releaseKept();
+    r.clock.set(r.wq.nextDelayedNs() - 1);
+    QCOMPARE(r.wq.runDue(), std::size_t{0});
+    r.clock.set(r.wq.nextDelayedNs());
+    QCOMPARE(r.wq.runDue(), std::size_t{1});
+    QCOMPARE(r.nic->rxPosted(), 64u);
+    QCOMPARE(r.wq.nextDelayedNs(), std::int64_t{-1});
+    QCOMPARE(worker.get(CounterId::AllocFail), 1u);
 }
 
 QTEST_APPLESS_MAIN(TstPollVirtualTime)

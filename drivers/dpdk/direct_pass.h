@@ -25,7 +25,7 @@ class DpdkDirectPass final : public DirectPass {
   public:
     static constexpr std::uint32_t kMaxChunk = 4096; // poll.budget's maximum
 
-    // `dev`: its poll-round set-up (beginPoll) and events (note); `io`: its ports.
+    // `dev`: its poll-round set-up (beginPoll) and events (notePoll); `io`: its ports.
     DpdkDirectPass(DpdkDevice &dev, PortIo &io, const LiveParams &live);
 
     // While the datapath is stopped (nothing waits): room for tx.ring_size frames.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Per-packet latency, recorded by the one thread that sees a packet complete (TX clean):
-// the end-to-end histogram, the probe round trips, and per-stage sums for the Zephyr-style
+// Per-packet latency, recorded by the one thread that sees a packet complete (the TX clean;
+// for the direct pass's frames, the poll thread, in a LatencyStats of its own): the
+// end-to-end histogram, the probe round trips, and per-stage sums for the Zephyr-style
 // breakdown arrival -> harvest -> hand-off -> processed -> TX posted -> TX completed.
 #pragma once
 
@@ -125,7 +126,9 @@ class LatencyStats {
     struct Snapshot {
         Histogram::Snapshot total, rtt;
         std::array<std::uint64_t, kStageSpans> stageNs{};
-        std::uint32_t sampleEvery = 1; // the load frames' sampling when it was taken
+        // The load frames' sampling: the recorder's last (a datapath's, Datapath::latency(): the
+        // setting in force when it was read).
+        std::uint32_t sampleEvery = 1;
         void add(const Snapshot &o)
         {
             total.add(o.total);

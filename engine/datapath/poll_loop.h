@@ -48,9 +48,6 @@ class PollLoop {
         : live_(live), dev_(dev), refill_(refill), handoff_(handoff), tx_(tx), reg_(reg),
           direct_(direct), clock_(clock)
     {
-        // A datapath says its sampling from the start, not from the pass's first flush.
-        passLatency_.setSampleEvery(
-            static_cast<std::uint32_t>(live.integer(TunableId::LatencySampleEvery)));
     }
     ~PollLoop() { stop(); }
     void start();

@@ -91,8 +91,8 @@ class ThreadRefill final : public Refiller {
             setTimerSlackNs(50'000);
             work(c);
             while (!st.stop_requested()) {
-                waiter_.waitUntil(deadline_);
-                if (!st.stop_requested()) wakeOnce(c);
+                waiter_.waitUntil(deadline_); // consumes the wake-up
+                if (!st.stop_requested()) step(c);
             }
         });
     }
@@ -110,12 +110,17 @@ class ThreadRefill final : public Refiller {
     std::int64_t retryDeadlineNs() const override { return deadline_; }
     void wakeOnce(Counters &c) override
     {
-        waiter_.clear(); // consumed, as the wait does
-        c.add(CounterId::RefillWakeups);
-        work(c);
+        waiter_.consume(); // as the wait does
+        step(c);
     }
 
   private:
+    // Each wake-up, the thread's or a test's.
+    void step(Counters &c)
+    {
+        c.add(CounterId::RefillWakeups);
+        work(c);
+    }
     // Woken at the threshold (or for a retry): fill the ring to the top. Never on its own
     // initiative below the threshold.
     void work(Counters &c)

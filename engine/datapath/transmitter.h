@@ -77,7 +77,8 @@ class Transmitter {
     // The coalesce timer's expiry (0: idle), and whether the TX NAPI is scheduled.
     std::int64_t timerExpiryNs() const { return timer_.expiryNs(); }
     bool napiIsScheduled() { return napiScheduled(); }
-    // The coalesce timer in force (tx.coalesce_usecs, or net_dim's). Any thread.
+    // The coalesce timer's period in force: tx.coalesce_usecs, or under tx.coalesce_adaptive
+    // net_dim's as last armed or drained. Any thread.
     std::uint32_t coalesceUs() const
     {
         return live_.flag(TunableId::TxCoalesceAdaptive)

@@ -18,8 +18,10 @@ class Waiter {
     void wake();
     // A wake() that arrived while nobody slept is kept for the next waitUntil.
     void clear() { word_.store(0, std::memory_order_relaxed); }
-    // A wake() is pending (sent, not yet consumed by a wait or clear()).
+    // A wake() is pending (sent, not yet consumed by a wait, clear() or consume()).
     bool pending() const { return word_.load(std::memory_order_relaxed) != 0; }
+    // Takes a pending wake() as waitUntil does, without waiting (a logic test's step).
+    bool consume() { return word_.exchange(0, std::memory_order_acquire) != 0; }
 
   private:
     std::atomic<std::uint32_t> word_{0}; // 1 = wake pending

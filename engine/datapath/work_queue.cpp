@@ -25,7 +25,8 @@ bool removeOne(std::vector<const WorkItem *> &v, const WorkItem *w)
 
 } // namespace
 
-WorkQueue::WorkQueue(ThreadRegistry &reg, int threads, const std::string &name)
+WorkQueue::WorkQueue(ThreadRegistry &reg, int threads, const std::string &name, const Clock &clock)
+    : clock_(clock)
 {
     workers_.reserve(static_cast<std::size_t>(threads));
     busy_.reserve(static_cast<std::size_t>(threads)); // no allocation while running
@@ -64,11 +65,44 @@ bool WorkQueue::queueDelayed(WorkItem *w, std::int64_t delayNs)
     if (w->pending.exchange(true, std::memory_order_acq_rel)) return false;
     {
         std::lock_guard lock(mutex_);
-        w->dueNs = nowNs() + delayNs;
+        w->dueNs = clock_.now() + delayNs;
         delayed_.emplace(w->dueNs, w);
     }
     cv_.notify_one(); // the earliest deadline may have changed
     return true;
+}
+
+void WorkQueue::moveDueLocked(std::int64_t now)
+{
+    while (!delayed_.empty() && delayed_.begin()->first <= now) {
+        enqueueLocked(delayed_.begin()->second);
+        delayed_.erase(delayed_.begin());
+    }
+}
+
+std::size_t WorkQueue::runDue()
+{
+    std::size_t ran = 0;
+    std::unique_lock lock(mutex_);
+    moveDueLocked(clock_.now());
+    while (WorkItem *w = head_) {
+        head_ = w->next;
+        if (!head_) tail_ = nullptr;
+        --depth_;
+        lock.unlock();
+        w->pending.store(false, std::memory_order_release);
+        w->fn(w);
+        currentCounters().add(CounterId::WorkItems);
+        ++ran;
+        lock.lock();
+    }
+    return ran;
+}
+
+std::int64_t WorkQueue::nextDelayedNs() const
+{
+    std::lock_guard lock(mutex_);
+    return delayed_.empty() ? -1 : delayed_.begin()->first;
 }
 
 std::size_t WorkQueue::depth() const
@@ -95,11 +129,7 @@ void WorkQueue::worker(std::stop_token)
     std::unique_lock lock(mutex_);
     for (;;) {
         if (stopping_) return;
-        const std::int64_t now = nowNs();
-        while (!delayed_.empty() && delayed_.begin()->first <= now) {
-            enqueueLocked(delayed_.begin()->second);
-            delayed_.erase(delayed_.begin());
-        }
+        moveDueLocked(clock_.now());
         if (head_) {
             WorkItem *w = head_;
             head_ = w->next;

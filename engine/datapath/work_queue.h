@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/datapath/clock.h"
 #include "engine/datapath/packet.h"
 #include "engine/datapath/thread_registry.h"
 
@@ -21,8 +22,10 @@ namespace ringlab {
 
 class WorkQueue {
   public:
-    // Workers are named "<name>/N".
-    WorkQueue(ThreadRegistry &reg, int threads, const std::string &name = "kworker");
+    // Workers are named "<name>/N". `clock`: a delayed item's deadline (a ManualClock only
+    // with no workers: they wait on the monotonic clock).
+    WorkQueue(ThreadRegistry &reg, int threads, const std::string &name = "kworker",
+              const Clock &clock = monotonicClock());
     ~WorkQueue() { stop(); }
     WorkQueue(const WorkQueue &) = delete;
     WorkQueue &operator=(const WorkQueue &) = delete;
@@ -34,10 +37,20 @@ class WorkQueue {
     void stop();
     std::size_t depth() const;
 
+    // No workers (`threads` 0), for a logic test on a ManualClock: runs on the calling thread
+    // what is queued and the delayed items due at the clock's time, in order, until none is
+    // left (an item queued meanwhile runs too; one delayed into the future waits). Returns how
+    // many items ran.
+    std::size_t runDue();
+    // The earliest delayed item's deadline; -1: none.
+    std::int64_t nextDelayedNs() const;
+
   private:
     void worker(std::stop_token st);
     void enqueueLocked(WorkItem *w);
+    void moveDueLocked(std::int64_t nowNs);
 
+    const Clock &clock_;
     mutable std::mutex mutex_;
     std::condition_variable cv_;
     WorkItem *head_ = nullptr;
